@@ -64,7 +64,7 @@ def uniform_nodes(x_start: float, x_end: float, dx_max: float) -> tuple[np.ndarr
         dx      the spacing used [m]
     """
     span = float(x_end) - float(x_start)
-    n_cells = max(1, int(np.ceil(span / dx_max - 1e-9)))
+    n_cells = max(1, int(np.ceil(span / dx_max * (1.0 - 1e-9))))
     dx = span / n_cells
     return float(x_start) + dx * np.arange(n_cells + 1, dtype=np.float64), dx
 

@@ -75,7 +75,7 @@ class Iso8608Road(TabulatedRoad):
         if dx_max >= 0.5 / n_hi:
             raise ModelError(f"{owner}: dx_m = {dx_max:g} m does not resolve the shortest wavelength 1/n_hi = "
                              f"{1.0 / n_hi:g} m; need dx_m < {0.5 / n_hi:g} m")
-        n_cells = int(np.ceil(length / dx_max - 1e-9))
+        n_cells = int(np.ceil(length / dx_max * (1.0 - 1e-9)))
         if n_cells + 1 > MAX_TABLE_POINTS:
             raise ModelError(f"{owner}: length_m / dx_m = {n_cells} cells exceeds {MAX_TABLE_POINTS}; "
                              "shorten the road or use a larger dx_m")
