@@ -2,7 +2,6 @@
 import json
 import math
 import shutil
-from pathlib import Path
 
 import numpy as np
 import pytest

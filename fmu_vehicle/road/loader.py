@@ -9,34 +9,38 @@ from ..errors import ModelError
 from ..paths import resource_path
 from .base import Road
 from .csv_road import CsvRoad
-from .iso8608 import DEFAULT_WAVEBAND, Iso8608Road
+from .iso8608 import Iso8608Road
 from .profiles import FlatRoad, SlopeRoad, SpeedBumpRoad
 
 ROADS_DIR = "roads"
 """Folder below the resources directory that holds the shipped road files."""
 
 
+def _kwargs(spec: dict, keys, rename=None) -> dict:
+    """The spec's values for ``keys`` that are present, as keyword arguments (class defaults apply otherwise)."""
+    rename = rename or {}
+    return {rename.get(key, key): spec[key] for key in keys if key in spec}
+
+
 def _flat(spec, where, base):
-    return FlatRoad(mu=spec.get("mu", 1.0), height_m=spec.get("height_m", 0.0))
+    return FlatRoad(**_kwargs(spec, ("mu", "height_m")))
 
 
 def _slope(spec, where, base):
-    return SlopeRoad(spec["angle_deg"], mu=spec.get("mu", 1.0), start_x_m=spec.get("start_x_m", 0.0),
-                     flat_before_start=spec.get("flat_before_start", False))
+    return SlopeRoad(**_kwargs(spec, ("angle_deg", "mu", "start_x_m", "flat_before_start")))
 
 
 def _speed_bumps(spec, where, base):
-    return SpeedBumpRoad(spec["bumps"], mu=spec.get("mu", 1.0), dx_m=spec.get("dx_m", 0.002))
+    return SpeedBumpRoad(**_kwargs(spec, ("bumps", "mu", "dx_m")))
 
 
 def _csv(spec, where, base):
-    return CsvRoad(_resolve_csv(spec["path"], where, base), mu=spec.get("mu", 1.0), dx_m=spec.get("dx_m"))
+    return CsvRoad(_resolve_csv(spec["path"], where, base), **_kwargs(spec, ("mu", "dx_m")))
 
 
 def _iso8608(spec, where, base):
-    return Iso8608Road(spec.get("road_class", "C"), seed=spec.get("seed", 1), length_m=spec.get("length_m", 1000.0),
-                       dx_m=spec.get("dx_m", 0.05), waveband=spec.get("waveband_cycles_per_m", DEFAULT_WAVEBAND),
-                       mu=spec.get("mu", 1.0))
+    keys = ("road_class", "seed", "length_m", "dx_m", "waveband_cycles_per_m", "mu")
+    return Iso8608Road(**_kwargs(spec, keys, {"waveband_cycles_per_m": "waveband"}))
 
 
 ROAD_TYPES = {

@@ -199,7 +199,9 @@ class SpeedBumpRoad(Road):
             on = np.abs(u) <= half + EDGE_TOL_M
             uc = np.clip(u, -half, half)
             root = np.sqrt(radius * radius - uc * uc)
-            h = np.where(on, np.maximum(root - (radius - bump.height_m), 0.0), h)
+            # sqrt(R^2 - u^2) - (R - H) without cancellation, since R^2 - (R - H)^2 = W^2/4: exactly 0 at the edges
+            rise = (half - uc) * (half + uc) / (root + (radius - bump.height_m))
+            h = np.where(on, rise, h)
             s = np.where(on, -uc / root, s)
         nan = np.isnan(x)
         return np.where(nan, np.nan, h), np.where(nan, np.nan, s)
