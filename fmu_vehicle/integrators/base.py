@@ -1,0 +1,43 @@
+"""The integrator interface.
+
+An :class:`OdeSystem` exposes two numba functions and their argument tuple:
+
+* ``rhs(t, y, sys, ydot) -> int``: writes dy/dt; returns 0 (ok), 1 (state valid but the system asks
+  to be re-parameterized, e.g. a new coordinate partition) or a negative failure code;
+* ``record(t, y, sys, row)``: writes the output row of the state just evaluated by ``rhs``;
+
+plus Python hooks ``reparameterize(y) -> y`` and ``failure(code, t) -> Exception``.
+Integrators (fixed-step RK4, the adaptive scipy reference; later Adams-Bashforth-Moulton or an
+implicit Newton-chord method, seed 002) only call these, so they never touch the dynamics.
+"""
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+
+class OdeSystem(Protocol):
+    rhs: object
+    record: object
+    sys: tuple
+    output_names: tuple
+
+    def reparameterize(self, y: np.ndarray) -> np.ndarray: ...
+
+    def failure(self, code: int, t: float) -> Exception: ...
+
+
+def integrate(system, y0, t_end, h, *, integrator="rk4", t0=0.0, record_every=1, progress=False, **options):
+    """Integrate ``system`` from ``t0`` to ``t_end``; returns (t [s], outputs, y_end).
+
+    ``integrator`` is a name from :data:`fmu_vehicle.integrators.INTEGRATORS` or an instance.
+    """
+    from . import INTEGRATORS
+    if isinstance(integrator, str):
+        try:
+            integrator = INTEGRATORS[integrator](**options)
+        except KeyError:
+            raise ValueError(f"unknown integrator {integrator!r}; valid: {', '.join(INTEGRATORS)}") from None
+    return integrator.run(system, np.asarray(y0, dtype=float), t0, t_end, h, record_every=record_every,
+                          progress=progress)

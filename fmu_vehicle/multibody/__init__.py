@@ -1,0 +1,6 @@
+"""Semi-recursive multibody engine (Dai, Pan et al. 2022 §2-3). Knows nothing of FMI, roads or tires."""
+from .mechanism import Mechanism, MechanismSystem, choose_partition
+from .spec import MechanismSpec, load_mechanism_file, parse_mechanism
+
+__all__ = ["Mechanism", "MechanismSystem", "MechanismSpec", "choose_partition", "load_mechanism_file",
+           "parse_mechanism"]

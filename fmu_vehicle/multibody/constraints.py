@@ -1,0 +1,162 @@
+"""Loop closure, coordinate partitioning and the position/velocity problems (semirecursive.md §4,
+seed 001 eqs. 7-10).
+
+Closure equations (rows of Phi):
+    cut spherical joint (3 rows):  Phi = r_a - r_b,  Phi_z = G_a - G_b,  gam = a0_a - a0_b
+    rod / distance (1 row), d = r_a - r_b:
+        Phi = d.d - l^2,  Phi_z = 2 d^T (G_a - G_b),  gam = 2 |dd/dt|^2 + 2 d.(a0_a - a0_b)
+where G = dr/dz is the point Jacobian, a0 the velocity-only point acceleration and gam = dPhi_z/dt zd.
+
+Coordinate partitioning: z = (z^d, z^i) with Phi_z^d square and regular. Second velocity
+transformation  zd = R_z zd^i,  R_z|_d = -(Phi_z^d)^-1 Phi_z^i,  R_z|_i = I  (eq. 8), and
+zdd = R_z zdd^i + S  with  S|_i = 0,  Phi_z^d S|_d = -gam  (eq. 9; dR_z/dt is never formed).
+
+Position problem: Newton-Raphson on z^d,  Phi_z^d dz^d = -Phi,  warm-started from the previous
+solution. Velocity problem: the exact projection zd^d = R_z|_d zd^i (no drift, no Baumgarte).
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from .kinematics import forward_positions, point_accel0, point_jacobian, point_position, point_velocity
+from .linalg import lu_factor, lu_solve
+
+
+@njit(cache=True)
+def eval_constraints(model, data, with_bias):
+    """Phi and Phi_z at the current positions; with ``with_bias`` also gam (needs velocities)."""
+    Ga, Gb = data.Ga, data.Gb
+    ra, rb, va, vb, aa, ab = data.tmp[0], data.tmp[1], data.tmp[2], data.tmp[3], data.tmp[4], data.tmp[5]
+    n = model.n
+    for s in range(model.nsph):
+        A, B = model.sph_a[s], model.sph_b[s]
+        point_position(data, A, model.sph_pa[s], ra)
+        point_position(data, B, model.sph_pb[s], rb)
+        point_jacobian(model, data, A, ra, Ga)
+        point_jacobian(model, data, B, rb, Gb)
+        for k in range(3):
+            row = 3 * s + k
+            data.phi[row] = ra[k] - rb[k]
+            for j in range(n):
+                data.phiz[row, j] = Ga[k, j] - Gb[k, j]
+        if with_bias:
+            point_velocity(data, A, ra, va)
+            point_velocity(data, B, rb, vb)
+            point_accel0(data, A, ra, va, aa)
+            point_accel0(data, B, rb, vb, ab)
+            for k in range(3):
+                data.gam[3 * s + k] = aa[k] - ab[k]
+    base = 3 * model.nsph
+    for q in range(model.nrod):
+        A, B = model.rod_a[q], model.rod_b[q]
+        point_position(data, A, model.rod_pa[q], ra)
+        point_position(data, B, model.rod_pb[q], rb)
+        point_jacobian(model, data, A, ra, Ga)
+        point_jacobian(model, data, B, rb, Gb)
+        d0, d1, d2 = ra[0] - rb[0], ra[1] - rb[1], ra[2] - rb[2]
+        row = base + q
+        L = model.rod_len[q]
+        data.phi[row] = d0 * d0 + d1 * d1 + d2 * d2 - L * L
+        for j in range(n):
+            data.phiz[row, j] = 2.0 * (d0 * (Ga[0, j] - Gb[0, j]) + d1 * (Ga[1, j] - Gb[1, j])
+                                       + d2 * (Ga[2, j] - Gb[2, j]))
+        if with_bias:
+            point_velocity(data, A, ra, va)
+            point_velocity(data, B, rb, vb)
+            point_accel0(data, A, ra, va, aa)
+            point_accel0(data, B, rb, vb, ab)
+            w0, w1, w2 = va[0] - vb[0], va[1] - vb[1], va[2] - vb[2]
+            data.gam[row] = 2.0 * (w0 * w0 + w1 * w1 + w2 * w2) + 2.0 * (
+                d0 * (aa[0] - ab[0]) + d1 * (aa[1] - ab[1]) + d2 * (aa[2] - ab[2]))
+
+
+@njit(cache=True)
+def factor_dependent(model, data):
+    """LU-factor Phi_z^d into data.lu/piv; returns the pivot ratio (inf if singular)."""
+    m = model.m
+    for r in range(m):
+        for c in range(m):
+            data.lu[r, c] = data.phiz[r, data.dep[c]]
+    ratio = lu_factor(data.lu, data.piv)
+    data.stats[2] = ratio
+    return ratio
+
+
+@njit(cache=True)
+def solve_positions(model, data, tol, maxit):
+    """Newton-Raphson on the dependent coordinates until max|Phi| <= tol.
+
+    Leaves positions, screws and Phi_z current. Returns the number of iterations, -1 on failure
+    (no convergence or singular Phi_z^d).
+    """
+    m = model.m
+    x = data.wm
+    for it in range(maxit + 1):
+        forward_positions(model, data)
+        if m == 0:
+            data.stats[0], data.stats[1] = 0.0, 0.0
+            return 0
+        eval_constraints(model, data, False)
+        err = 0.0
+        for r in range(m):
+            err = max(err, abs(data.phi[r]))
+        data.stats[0], data.stats[1] = it, err
+        if err <= tol:
+            return it
+        if it == maxit or err != err:
+            break
+        if factor_dependent(model, data) == 1.0 / 0.0:
+            return -1
+        for r in range(m):
+            x[r] = -data.phi[r]
+        lu_solve(data.lu, data.piv, x)
+        for c in range(m):
+            data.z[data.dep[c]] += x[c]
+    return -1
+
+
+@njit(cache=True)
+def velocity_transform(model, data):
+    """R_z (eq. 8) from the current Phi_z and the dependent velocities zd^d = R_z|_d zd^i.
+
+    Returns False if Phi_z^d is singular.
+    """
+    n, m = model.n, model.m
+    ni = n - m
+    Rz = data.Rz
+    if m > 0 and factor_dependent(model, data) == 1.0 / 0.0:
+        return False
+    x = data.wm
+    for j in range(ni):
+        for r in range(m):
+            x[r] = -data.phiz[r, data.indep[j]]
+        if m > 0:
+            lu_solve(data.lu, data.piv, x)
+        for c in range(m):
+            Rz[data.dep[c], j] = x[c]
+        for l in range(ni):
+            Rz[data.indep[l], j] = 1.0 if l == j else 0.0
+    for c in range(m):
+        d = data.dep[c]
+        s = 0.0
+        for j in range(ni):
+            s += Rz[d, j] * data.zd[data.indep[j]]
+        data.zd[d] = s
+    return True
+
+
+@njit(cache=True)
+def acceleration_bias(model, data):
+    """S = dR_z/dt zd^i from Phi_z^d S^d = -gam, S^i = 0 (uses the LU from velocity_transform)."""
+    m = model.m
+    for i in range(model.n):
+        data.S[i] = 0.0
+    if m == 0:
+        return
+    eval_constraints(model, data, True)
+    x = data.wm
+    for r in range(m):
+        x[r] = -data.gam[r]
+    lu_solve(data.lu, data.piv, x)
+    for c in range(m):
+        data.S[data.dep[c]] = x[c]

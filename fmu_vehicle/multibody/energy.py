@@ -1,0 +1,78 @@
+"""Mechanical energy of the mechanism (kinetic + gravity + elastic), for conservation checks.
+
+T = 1/2 sum_i Z_i^T Mbar_i Z_i + 1/2 sum_rods [v_a; v_b]^T M_rod [v_a; v_b]
+V = -sum m grav . g  (bodies and rods, rod CoM = (1 - xi) r_a + xi r_b)
+    + sum_springs int_0^x Fs dx  (x = L0 - L, compression positive)  + 1/2 sum_rot k (z - z0)^2
+Dampers and the caller's loads (Qext, jforce) do work that is not counted here.
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from .force_elements import spring_compression_force
+from .kinematics import point_position, point_velocity
+
+
+@njit(cache=True)
+def _spring_energy(model, e, x):
+    """int_0^x Fs(s) ds by Gauss-Legendre (3 points per table segment is exact for piecewise linear)."""
+    off, cnt = model.sd_stab[e, 0], model.sd_stab[e, 1]
+    # breakpoints: table nodes and stop clearances inside [0, x]
+    lo, hi = (0.0, x) if x >= 0.0 else (x, 0.0)
+    total = 0.0
+    a = lo
+    while a < hi:
+        b = hi
+        for k in range(cnt):
+            t = model.tab_x[off + k]
+            if a < t < b:
+                b = t
+        st = model.sd_stops[e]
+        if a < st[0] < b:
+            b = st[0]
+        if a < -st[2] < b:
+            b = -st[2]
+        h = 0.5 * (b - a)
+        c = 0.5 * (a + b)
+        q = 0.7745966692414834 * h
+        total += h * (5.0 / 9.0 * spring_compression_force(model, e, c - q)
+                      + 8.0 / 9.0 * spring_compression_force(model, e, c)
+                      + 5.0 / 9.0 * spring_compression_force(model, e, c + q))
+        a = b
+    return total if x >= 0.0 else -total
+
+
+@njit(cache=True)
+def mechanical_energy(model, data):
+    """Return (kinetic, potential) energy [J] at the current positions/velocities."""
+    kin = 0.0
+    pot = 0.0
+    grav = model.gravity
+    for i in range(model.n):
+        Z = data.Z[i]
+        Mb = data.Mbar[i]
+        for k in range(6):
+            s = 0.0
+            for l in range(6):
+                s += Mb[k, l] * Z[l]
+            kin += 0.5 * Z[k] * s
+        pot -= model.mass[i] * (grav[0] * data.g[i, 0] + grav[1] * data.g[i, 1] + grav[2] * data.g[i, 2])
+    ra, rb, va, vb = data.tmp[8], data.tmp[9], data.tmp[10], data.tmp[11]
+    for q in range(model.nrod):
+        point_position(data, model.rod_a[q], model.rod_pa[q], ra)
+        point_position(data, model.rod_b[q], model.rod_pb[q], rb)
+        point_velocity(data, model.rod_a[q], ra, va)
+        point_velocity(data, model.rod_b[q], rb, vb)
+        ca, cb, cc = model.rod_M[q, 0], model.rod_M[q, 1], model.rod_M[q, 2]
+        vaa = va[0] * va[0] + va[1] * va[1] + va[2] * va[2]
+        vab = va[0] * vb[0] + va[1] * vb[1] + va[2] * vb[2]
+        vbb = vb[0] * vb[0] + vb[1] * vb[1] + vb[2] * vb[2]
+        kin += 0.5 * (ca * vaa + 2.0 * cb * vab + cc * vbb)
+        for k in range(3):
+            pot -= grav[k] * (model.rod_w[q, 0] * ra[k] + model.rod_w[q, 1] * rb[k])
+    for e in range(model.nsd):
+        pot += _spring_energy(model, e, model.sd_L0[e] - data.sd_len[e])
+    for e in range(model.nrsd):
+        dz = data.z[model.rsd_coord[e]] - model.rsd_z0[e]
+        pot += 0.5 * model.rsd_k[e] * dz * dz
+    return kin, pot

@@ -1,0 +1,95 @@
+"""Small dense factorizations for the inner loop (matrices of order < 50, no allocation).
+
+LAPACK through ``np.linalg`` allocates on every call inside numba; these in-place kernels keep the
+derivative evaluation allocation-free. They are the textbook algorithms (Golub & Van Loan 3.4.1
+partial-pivoting LU, 4.2.1 Cholesky).
+"""
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+
+@njit(cache=True)
+def lu_factor(a, piv):
+    """In-place LU with partial pivoting of the square matrix ``a``.
+
+    Returns the ratio max|u_ii| / min|u_ii| (a cheap conditioning indicator), ``inf`` if singular.
+    """
+    n = a.shape[0]
+    umax, umin = 0.0, math.inf
+    for k in range(n):
+        p, big = k, abs(a[k, k])
+        for i in range(k + 1, n):
+            if abs(a[i, k]) > big:
+                p, big = i, abs(a[i, k])
+        piv[k] = p
+        if big == 0.0:
+            return math.inf
+        if p != k:
+            for j in range(n):
+                a[k, j], a[p, j] = a[p, j], a[k, j]
+        inv = 1.0 / a[k, k]
+        for i in range(k + 1, n):
+            a[i, k] *= inv
+            lik = a[i, k]
+            if lik != 0.0:
+                for j in range(k + 1, n):
+                    a[i, j] -= lik * a[k, j]
+        umax = max(umax, big)
+        umin = min(umin, big)
+    return umax / umin if n > 0 else 1.0
+
+
+@njit(cache=True)
+def lu_solve(lu, piv, x):
+    """Solve ``A x = b`` in place (``x`` holds b on entry) from :func:`lu_factor` output."""
+    n = lu.shape[0]
+    for k in range(n):
+        p = piv[k]
+        if p != k:
+            x[k], x[p] = x[p], x[k]
+    for i in range(n):
+        s = x[i]
+        for j in range(i):
+            s -= lu[i, j] * x[j]
+        x[i] = s
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for j in range(i + 1, n):
+            s -= lu[i, j] * x[j]
+        x[i] = s / lu[i, i]
+
+
+@njit(cache=True)
+def cholesky_solve(a, x):
+    """Solve ``A x = b`` for symmetric positive definite ``A`` in place (``a`` is overwritten by L).
+
+    Returns False if ``A`` is not positive definite.
+    """
+    n = a.shape[0]
+    for j in range(n):
+        s = a[j, j]
+        for k in range(j):
+            s -= a[j, k] * a[j, k]
+        if s <= 0.0:
+            return False
+        d = math.sqrt(s)
+        a[j, j] = d
+        for i in range(j + 1, n):
+            t = a[i, j]
+            for k in range(j):
+                t -= a[i, k] * a[j, k]
+            a[i, j] = t / d
+    for i in range(n):
+        s = x[i]
+        for k in range(i):
+            s -= a[i, k] * x[k]
+        x[i] = s / a[i, i]
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for k in range(i + 1, n):
+            s -= a[k, i] * x[k]
+        x[i] = s / a[i, i]
+    return True

@@ -1,0 +1,95 @@
+"""Compiled multibody model (static, flat arrays) and its preallocated workspace.
+
+``MultibodyModel`` is the constant description produced once by :func:`topology.compile_mechanism`;
+``MultibodyData`` holds every per-evaluation buffer. Engine functions take ``(model, data, ...)``,
+mutate ``data`` only, and allocate nothing (Pinocchio's Model/Data split, MuJoCo's mjModel/mjData).
+
+Indexing: tree bodies ``0..n-1`` in topological order (parent index < child index), one 1-DOF joint
+each (its input joint), so there are ``n`` relative coordinates ``z``. Index ``-1`` is the ground.
+Body frames coincide with the global frame at the design configuration (``z = 0``), so body-fixed
+points, axes and inertias are stored in design (global) coordinates. Notation follows
+``shared/design/semirecursive.md``: 6-vectors are [translational; rotational] about the global origin.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+JOINT_REVOLUTE = 0
+JOINT_PRISMATIC = 1
+
+MODEL_FIELDS = (
+    "n",            # number of tree bodies = relative coordinates
+    "m",            # number of loop-closure equations (3 per cut spherical joint + 1 per rod)
+    "parent",       # (n,) int64 parent body index, -1 = ground
+    "jtype",        # (n,) int64 JOINT_REVOLUTE | JOINT_PRISMATIC
+    "axis0",        # (n,3) joint axis, design coordinates (unit)
+    "point0",       # (n,3) point on the joint axis, design coordinates [m]
+    "mass",         # (n,) body mass [kg] (0 for auxiliary bodies)
+    "com0",         # (n,3) centre of mass, design coordinates [m]
+    "inertia0",     # (n,3,3) inertia about the CoM, design axes [kg m^2]
+    "on_path",      # (n,n) bool: on_path[i, j] <=> j is i or an ancestor of i (path matrix T)
+    "gravity",      # (3,) [m/s^2]
+    "nsph", "sph_a", "sph_b", "sph_pa", "sph_pb",    # cut spherical joints: bodies, design points [m]
+    "nrod", "rod_a", "rod_b", "rod_pa", "rod_pb",    # removed rods / distance constraints
+    "rod_len",      # (nrod,) constant length [m]
+    "rod_mass",     # (nrod,) [kg]
+    "rod_M",        # (nrod,3) consistent end-point mass coefficients (a, b, c) [kg]: M_rod = [[aI, bI],[bI, cI]]
+    "rod_w",        # (nrod,2) share of the rod weight carried by end a and end b [-]
+    "nsd", "sd_a", "sd_b", "sd_pa", "sd_pb",         # translational spring-damper elements
+    "sd_L0",        # (nsd,) design length [m] (reference for the deflection x = L0 - L)
+    "sd_k",         # (nsd,) stiffness [N/m] (used when no spring table)
+    "sd_pre",       # (nsd,) compressive preload at L0 [N]
+    "sd_c",         # (nsd,) damping [N s/m] (used when no damper table)
+    "sd_stab",      # (nsd,2) int64 (offset, count) into tab_x/tab_y of the spring table, count 0 = linear
+    "sd_dtab",      # (nsd,2) int64 (offset, count) of the damper table, count 0 = linear
+    "sd_stops",     # (nsd,4) bump clearance [m], bump stiffness [N/m], rebound clearance [m], rebound stiffness [N/m]
+    "tab_x", "tab_y",                                  # concatenated characteristic tables
+    "nrsd", "rsd_coord", "rsd_k", "rsd_c", "rsd_z0",   # rotational spring-dampers on a coordinate
+)
+MultibodyModel = namedtuple("MultibodyModel", MODEL_FIELDS)
+
+DATA_FIELDS = (
+    "z", "zd", "zdd",          # (n,) relative coordinates, velocities, accelerations [m | rad, /s, /s^2]
+    "A",                       # (n,3,3) body rotation matrices
+    "o",                       # (n,3) body frame origins [m]: point p = o + A X
+    "u", "r",                  # (n,3) joint axes and joint points, global
+    "b",                       # (n,6) joint screws b_i (semirecursive.md §2.2)
+    "g", "gd",                 # (n,3) CoM positions [m] and velocities [m/s]
+    "Z", "Zd0", "Zd",          # (n,6) Cartesian velocities Z_i, velocity-only accelerations, full dZ_i/dt
+    "Mbar", "Qbar", "Pbar",    # (n,6,6), (n,6), (n,6) body mass matrices, forces, velocity terms
+    "MS", "QS", "PS",          # accumulated M^Σ, Q^Σ, P^Σ
+    "M", "f",                  # (n,n) open-loop mass matrix (rods included), (n,) forces
+    "Qext",                    # (n,6) external wrenches {F; r x F} about the origin, set by the caller
+    "jforce",                  # (n,) generalized joint forces/torques, set by the caller
+    "phi", "phiz", "gam",      # (m,), (m,n), (m,) constraints, Jacobian, dPhi_z/dt * zd
+    "indep", "dep",            # (ni,), (m,) int64 coordinate partition
+    "lu", "piv",               # (m,m), (m,) LU factors of Phi_z^d
+    "Rz", "S",                 # (n,ni), (n,) second velocity transformation and dR_z/dt * zd_i
+    "Mr", "fr", "zddi",        # (ni,ni), (ni,), (ni,) reduced system and independent accelerations
+    "Ga", "Gb",                # (3,n) work: point Jacobians
+    "sd_len", "sd_vel", "sd_force",   # (nsd,) element length [m], rate [m/s], tension [N] (+ pulls ends together)
+    "stats",                   # (4,) float: last Newton iterations, max |phi|, LU pivot ratio, evaluations
+    "tmp", "wm",               # (16,3) scratch 3-vectors, (m,) scratch vector
+)
+MultibodyData = namedtuple("MultibodyData", DATA_FIELDS)
+
+
+def make_data(model: MultibodyModel, indep: np.ndarray) -> MultibodyData:
+    """Allocate the workspace for ``model`` with the independent coordinates ``indep``."""
+    n, m = model.n, model.m
+    indep = np.asarray(indep, dtype=np.int64)
+    ni = indep.size
+    if ni != n - m:
+        raise ValueError(f"{ni} independent coordinates given, the model has {n} coordinates and {m} constraints")
+    dep = np.array(sorted(set(range(n)) - set(indep.tolist())), dtype=np.int64)
+    z = np.zeros
+    A = np.zeros((n, 3, 3))
+    A[:] = np.eye(3)
+    return MultibodyData(
+        z(n), z(n), z(n), A, z((n, 3)), z((n, 3)), z((n, 3)), z((n, 6)), z((n, 3)), z((n, 3)),
+        z((n, 6)), z((n, 6)), z((n, 6)), z((n, 6, 6)), z((n, 6)), z((n, 6)), z((n, 6, 6)), z((n, 6)),
+        z((n, 6)), z((n, n)), z(n), z((n, 6)), z(n), z(m), z((m, n)), z(m), indep.copy(), dep,
+        z((m, m)), np.zeros(m, dtype=np.int64), z((n, ni)), z(n), z((ni, ni)), z(ni), z(ni),
+        z((3, n)), z((3, n)), z(model.nsd), z(model.nsd), z(model.nsd), z(4), z((16, 3)), z(m))

@@ -1,0 +1,52 @@
+"""Entry points of one derivative evaluation: set the state, then (after the caller's loads) solve.
+
+A caller (a mechanism simulation, a vehicle, an FMU) does per evaluation::
+
+    status = set_state(model, data, y, tol, maxit)   # positions (Newton), R_z, velocities, kinematics
+    clear_loads(data); <add wheel/tire/actuator loads to data.Qext, data.jforce>
+    ok = forward_dynamics(model, data)                # -> data.zddi
+State vector y = [z^i, zd^i] (independent coordinates and velocities).
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from .constraints import solve_positions, velocity_transform
+from .kinematics import forward_velocities
+
+STATUS_OK = 0
+STATUS_REPARTITION = 1      # Phi_z^d is becoming ill-conditioned: choose new independent coordinates
+STATUS_POSITION_FAILED = -1
+STATUS_SINGULAR = -2
+STATUS_MASS_NOT_PD = -3
+
+REPARTITION_PIVOT_RATIO = 1e7
+
+
+@njit(cache=True)
+def set_state(model, data, y, tol, maxit):
+    """Impose y = [z^i, zd^i], solve the position and velocity problems and the kinematics.
+
+    Returns STATUS_OK, STATUS_REPARTITION (state valid, partition degrading) or a negative failure.
+    """
+    ni = model.n - model.m
+    for k in range(ni):
+        data.z[data.indep[k]] = y[k]
+        data.zd[data.indep[k]] = y[ni + k]
+    if solve_positions(model, data, tol, maxit) < 0:
+        return STATUS_POSITION_FAILED
+    if not velocity_transform(model, data):
+        return STATUS_SINGULAR
+    forward_velocities(model, data)
+    if model.m > 0 and data.stats[2] > REPARTITION_PIVOT_RATIO:
+        return STATUS_REPARTITION
+    return STATUS_OK
+
+
+@njit(cache=True)
+def clear_loads(data):
+    """Zero the caller's external wrenches and joint forces."""
+    for i in range(data.Qext.shape[0]):
+        data.jforce[i] = 0.0
+        for k in range(6):
+            data.Qext[i, k] = 0.0

@@ -1,0 +1,215 @@
+"""Compile a mechanism description into the flat tree model (run once per model).
+
+Steps (the analogue of Drake's LinkJointGraph -> SpanningForest):
+
+1. Spanning tree of the body/joint graph rooted at the ground. Joints marked ``cut`` are loop
+   closures. When the data names none, cut joints are chosen automatically: non-spherical joints
+   enter the tree first (Kruskal order), so every loop is closed at a spherical joint (3 equations,
+   seed 001 §2). A loop without a cuttable joint, a body not connected to the ground, or a joint whose
+   parent is farther from the ground than its child is reported by name.
+2. Compound joints are expanded into chains of 1-DOF revolute/prismatic joints with massless
+   auxiliary bodies (semirecursive.md §2.3); bodies are numbered in topological order.
+3. Removed rods / fork arms become distance constraints with consistent end-point mass coefficients
+   (semirecursive.md §5.1): a = m - 2 m xi + c, b = m xi - c, c = J_t / l^2 + m xi^2.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ModelError
+from .model import JOINT_PRISMATIC, JOINT_REVOLUTE, MultibodyModel
+from .spec import GROUND, MechanismSpec
+
+
+@dataclass(frozen=True)
+class TreeInfo:
+    """Names and maps that translate between the user's terms and tree indices."""
+    body_names: tuple          # per tree index (auxiliary bodies are named '<joint>#k')
+    coordinate_names: tuple    # per tree index
+    body_index: dict           # physical body name -> tree index (its frame)
+    coordinate_index: dict     # coordinate name -> tree index
+    joint_of_coordinate: tuple # joint name per tree index
+    cut_joints: tuple          # names of the cut spherical joints
+    rod_names: tuple           # names of the rod constraints (fork arms give '<arm>.jk', '<arm>.jl')
+    spring_names: tuple
+    rotational_names: tuple
+
+
+class _UnionFind:
+    def __init__(self, names):
+        self.p = {n: n for n in names}
+
+    def find(self, a):
+        while self.p[a] != a:
+            self.p[a] = self.p[self.p[a]]
+            a = self.p[a]
+        return a
+
+    def union(self, a, b) -> bool:
+        ra, rb = self.find(a), self.find(b)
+        if ra == rb:
+            return False
+        self.p[ra] = rb
+        return True
+
+
+def _choose_tree(spec: MechanismSpec):
+    """Return (tree joints, cut joints). Errors name the offending bodies/joints."""
+    src = spec.source
+    names = [GROUND] + [b.name for b in spec.bodies]
+    named_cuts = [j for j in spec.joints if j.cut]
+    uf = _UnionFind(names)
+    tree, cuts = [], []
+    if named_cuts:
+        for j in spec.joints:
+            if j.cut:
+                cuts.append(j)
+            elif not uf.union(j.parent, j.child):
+                raise ModelError(f"{src}: joints: loop with no closure through joint '{j.name}' "
+                                 f"(bodies '{j.parent}' and '{j.child}' are already connected); "
+                                 "mark one spherical joint of the loop with \"cut\": true")
+            else:
+                tree.append(j)
+    else:
+        order = [j for j in spec.joints if j.type != "spherical"] + [j for j in spec.joints if j.type == "spherical"]
+        for j in order:
+            if uf.union(j.parent, j.child):
+                tree.append(j)
+            elif j.type == "spherical":
+                cuts.append(j)
+            else:
+                raise ModelError(f"{src}: joints: loop with no closure: joint '{j.name}' ({j.type}) closes a loop "
+                                 "of non-spherical joints; only spherical joints can be cut (or model a "
+                                 "link as a removed rod)")
+    root = uf.find(GROUND)
+    for b in spec.bodies:
+        if uf.find(b.name) != root:
+            raise ModelError(f"{src}: bodies: body '{b.name}' is not connected to the ground by joints")
+    return tree, cuts
+
+
+def compile_mechanism(spec: MechanismSpec) -> tuple[MultibodyModel, TreeInfo]:
+    """Build the flat tree model of ``spec`` (see module docstring)."""
+    src = spec.source
+    tree, cuts = _choose_tree(spec)
+    by_child = {}
+    children = {GROUND: []}
+    for j in tree:
+        if j.child in by_child:   # two tree joints into one body: the second one must be a cut
+            raise ModelError(f"{src}: joints: body '{j.child}' is the child of both '{by_child[j.child].name}' "
+                             f"and '{j.name}'; make one of them a cut joint or swap its parent and child")
+        by_child[j.child] = j
+        children.setdefault(j.parent, []).append(j)
+    # breadth-first from the ground gives topological order; a joint reached from its child is reversed
+    body = {b.name: b for b in spec.bodies}
+    order, seen, queue = [], {GROUND}, deque([GROUND])
+    while queue:
+        p = queue.popleft()
+        for j in children.get(p, []):
+            if j.child in seen:
+                continue
+            seen.add(j.child)
+            order.append(j)
+            queue.append(j.child)
+    for j in tree:
+        if j.child not in seen:
+            raise ModelError(f"{src}: joints: joint '{j.name}': parent '{j.parent}' is farther from the ground "
+                             f"than child '{j.child}'; swap parent and child")
+
+    parent, jtype, axis0, point0, mass, com0, inertia0 = [], [], [], [], [], [], []
+    bnames, cnames, jof = [], [], []
+    index = {GROUND: -1}
+    for j in order:
+        p = index[j.parent]
+        k = len(j.axes)
+        for e, (ax, kind, cname) in enumerate(zip(j.axes, j.kinds, j.coordinate_names)):
+            last = e == k - 1
+            parent.append(p)
+            jtype.append(JOINT_REVOLUTE if kind == "R" else JOINT_PRISMATIC)
+            axis0.append(ax)
+            point0.append(j.point_m)
+            if last:
+                b = body[j.child]
+                mass.append(b.mass_kg), com0.append(b.com_m), inertia0.append(b.inertia_kg_m2)
+                bnames.append(b.name)
+            else:
+                mass.append(0.0), com0.append(j.point_m), inertia0.append(np.zeros((3, 3)))
+                bnames.append(f"{j.name}#{e + 1}")
+            cnames.append(cname)
+            jof.append(j.name)
+            p = len(parent) - 1
+        index[j.child] = p
+    n = len(parent)
+    parent = np.array(parent, dtype=np.int64)
+    on_path = np.zeros((n, n), dtype=np.bool_)
+    for i in range(n):
+        k = i
+        while k >= 0:
+            on_path[i, k] = True
+            k = parent[k]
+
+    def bidx(name):
+        return index[name]
+
+    sph = [(bidx(j.parent), bidx(j.child), j.point_m, j.point_m) for j in cuts]
+    rods = spec.rods
+    rod_M, rod_w, rod_len = [], [], []
+    for r in rods:
+        L = float(np.linalg.norm(r.point_b_m - r.point_a_m))
+        m, xi = r.mass_kg, r.com_fraction
+        c = r.transverse_inertia_kg_m2 / L**2 + m * xi**2
+        rod_M.append((m - 2 * m * xi + c, m * xi - c, c))
+        rod_w.append((m * (1 - xi), m * xi))
+        rod_len.append(L)
+    sds = spec.spring_dampers
+    tab_x, tab_y, stab, dtab = [], [], [], []
+    for s in sds:
+        for tbl, dest in ((s.spring_table, stab), (s.damper_table, dtab)):
+            if tbl is None:
+                dest.append((0, 0))
+            else:
+                dest.append((len(tab_x), len(tbl[0])))
+                tab_x.extend(tbl[0]), tab_y.extend(tbl[1])
+    coord_index = {c: i for i, c in enumerate(cnames)}
+    rsds = spec.rotational_spring_dampers
+
+    def arr(x, shape):
+        return np.array(x, dtype=float).reshape(shape)
+
+    model = MultibodyModel(
+        n=n, m=3 * len(sph) + len(rods), parent=parent, jtype=np.array(jtype, dtype=np.int64),
+        axis0=arr(axis0, (n, 3)), point0=arr(point0, (n, 3)), mass=arr(mass, (n,)), com0=arr(com0, (n, 3)),
+        inertia0=arr(inertia0, (n, 3, 3)), on_path=on_path, gravity=np.array(spec.gravity_m_per_s2, dtype=float),
+        nsph=len(sph), sph_a=np.array([s[0] for s in sph], dtype=np.int64),
+        sph_b=np.array([s[1] for s in sph], dtype=np.int64),
+        sph_pa=arr([s[2] for s in sph], (len(sph), 3)), sph_pb=arr([s[3] for s in sph], (len(sph), 3)),
+        nrod=len(rods), rod_a=np.array([bidx(r.body_a) for r in rods], dtype=np.int64),
+        rod_b=np.array([bidx(r.body_b) for r in rods], dtype=np.int64),
+        rod_pa=arr([r.point_a_m for r in rods], (len(rods), 3)), rod_pb=arr([r.point_b_m for r in rods], (len(rods), 3)),
+        rod_len=arr(rod_len, (len(rods),)), rod_mass=arr([r.mass_kg for r in rods], (len(rods),)),
+        rod_M=arr(rod_M, (len(rods), 3)), rod_w=arr(rod_w, (len(rods), 2)),
+        nsd=len(sds), sd_a=np.array([bidx(s.body_a) for s in sds], dtype=np.int64),
+        sd_b=np.array([bidx(s.body_b) for s in sds], dtype=np.int64),
+        sd_pa=arr([s.point_a_m for s in sds], (len(sds), 3)), sd_pb=arr([s.point_b_m for s in sds], (len(sds), 3)),
+        sd_L0=arr([np.linalg.norm(s.point_b_m - s.point_a_m) for s in sds], (len(sds),)),
+        sd_k=arr([s.stiffness_N_per_m for s in sds], (len(sds),)), sd_pre=arr([s.preload_N for s in sds], (len(sds),)),
+        sd_c=arr([s.damping_N_s_per_m for s in sds], (len(sds),)),
+        sd_stab=np.array(stab, dtype=np.int64).reshape(len(sds), 2),
+        sd_dtab=np.array(dtab, dtype=np.int64).reshape(len(sds), 2),
+        sd_stops=arr([(s.bump_clearance_m, s.bump_stiffness_N_per_m, s.rebound_clearance_m,
+                       s.rebound_stiffness_N_per_m) for s in sds], (len(sds), 4)),
+        tab_x=np.array(tab_x + [0.0]), tab_y=np.array(tab_y + [0.0]),
+        nrsd=len(rsds), rsd_coord=np.array([coord_index[r.coordinate] for r in rsds], dtype=np.int64),
+        rsd_k=arr([r.stiffness_N_m_per_rad for r in rsds], (len(rsds),)),
+        rsd_c=arr([r.damping_N_m_s_per_rad for r in rsds], (len(rsds),)),
+        rsd_z0=arr([r.free_angle_rad for r in rsds], (len(rsds),)),
+    )
+    info = TreeInfo(tuple(bnames), tuple(cnames), {b.name: index[b.name] for b in spec.bodies},
+                    coord_index, tuple(jof), tuple(j.name for j in cuts), tuple(r.name for r in rods),
+                    tuple(s.name for s in sds), tuple(r.name for r in rsds))
+    if model.m >= n:
+        raise ModelError(f"{src}: {model.m} loop-closure equations for {n} coordinates: the mechanism cannot move")
+    return model, info
