@@ -1,0 +1,204 @@
+"""Build one FMU from a slave script: stage, run the pythonfmu builder in a subprocess, post-process.
+
+``build_fmu(script, dest_dir)`` starts a fresh Python process (pythonfmu imports the slave by module
+name through ``sys.modules``; a long-lived process would reuse stale code, fmi_notes §0.1) that
+
+1. stages a clean copy of the ``fmu_vehicle`` package (no ``__pycache__``, no tests; an empty
+   ``__init__.py`` is added if the source tree has none) with ``fmi/build_info.json`` holding the
+   package version (-> deterministic GUID at build and run time),
+2. stages the data the slave declares in ``RESOURCES`` plus ``extra_resources``, keeping their paths
+   relative to ``<repo>/resources`` (so ``Path(self.resources)/"powertrain"/...`` works in the FMU
+   exactly like ``fmu_vehicle.paths.resource_path("powertrain", ...)`` in the repository),
+3. writes ``requirements.txt`` with the third-party distributions the slave imported (specifiers
+   from pyproject.toml), for ``pythonfmu deploy``,
+4. runs ``FmuBuilder.build_FMU`` (with ``canGetAndSetFMUstate``/``canSerializeFMUstate`` when the
+   slave implements ``_state``/``_restore``) and ``post_process.patch_fmu``.
+
+The finished FMU is copied into ``dest_dir`` under a temporary name and renamed, so the output folder
+never holds a half-written FMU.  Failures raise ``BuildError`` with one line naming the script.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import inspect
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+from typing import Iterable
+
+from fmu_vehicle.errors import FmuVehicleError
+from fmu_vehicle.paths import resources_dir
+
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+REPO_DIR = PACKAGE_DIR.parent
+SCRIPT_PATTERN = re.compile(r"^fmu_vehicle_[a-z0-9_]+\.py$")
+RESERVED = {"fmu_vehicle", "pythonfmu", "requirements.txt", "slavemodule.txt"}
+STAGE_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", "tests", ".pytest_cache",
+                                      "build_info.json", "*.fmu", ".*")
+ERROR_TAG = "BUILD-ERROR: "
+
+
+class BuildError(FmuVehicleError):
+    """An FMU could not be built (bad slave script, builder or post-processing failure)."""
+
+
+def build_fmu(slave_script: Path, dest_dir: Path, extra_resources: Iterable[Path] = ()) -> Path:
+    """Build ``<MODEL_NAME>.fmu`` from ``slave_script`` into ``dest_dir`` and return its path.
+
+    slave_script     ``fmu_vehicle/fmi/slaves/fmu_vehicle_<name>.py`` (unique module name)
+    dest_dir         output folder (created); an existing FMU of the same name is replaced atomically
+    extra_resources  files/folders shipped besides the slave's ``RESOURCES``; paths inside
+                     ``<repo>/resources`` keep their relative path, others land at the top level
+    """
+    slave_script = Path(slave_script).resolve()
+    if not slave_script.is_file():
+        raise BuildError(f"{slave_script}: slave script not found")
+    if not SCRIPT_PATTERN.match(slave_script.name):
+        raise BuildError(f"{slave_script}: slave scripts must be named fmu_vehicle_<name>.py "
+                         f"(unique module names, fmi_notes.md pitfall 1)")
+    dest_dir = Path(dest_dir)
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="fmu_vehicle_build_") as work:
+        code = ("import sys; sys.path.insert(0, sys.argv[1]); "
+                "from fmu_vehicle.fmi.build import _worker; sys.exit(_worker(sys.argv[2:]))")
+        args = [sys.executable, "-c", code, str(REPO_DIR), str(slave_script), work,
+                *(str(Path(p).resolve()) for p in extra_resources)]
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        proc = subprocess.run(args, cwd=work, env=env, capture_output=True, text=True, timeout=600)
+        if proc.returncode != 0:
+            tagged = [line[len(ERROR_TAG):] for line in proc.stderr.splitlines() if line.startswith(ERROR_TAG)]
+            detail = tagged[-1] if tagged else (proc.stderr.strip().splitlines() or ["no output"])[-1]
+            raise BuildError(f"{slave_script.name}: {detail}")
+        built = Path(proc.stdout.strip().splitlines()[-1])
+        final = dest_dir / built.name
+        fd, tmp = tempfile.mkstemp(prefix=f".{built.stem}-", suffix=".fmu.tmp", dir=dest_dir)
+        os.close(fd)
+        try:
+            shutil.copyfile(built, tmp)
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, final)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    return final
+
+
+# ---------------------------------------------------------------------- worker (fresh process)
+def _worker(argv: list[str]) -> int:
+    """Subprocess entry: ``<script> <workdir> [resources...]``; prints the built FMU path."""
+    try:
+        script, work, extra = Path(argv[0]), Path(argv[1]), [Path(p) for p in argv[2:]]
+        print(_build_here(script, work, extra))
+        return 0
+    except Exception as exc:  # one line for the parent
+        message = " ".join(f"{type(exc).__name__}: {exc}".split()) if not isinstance(exc, FmuVehicleError) \
+            else " ".join(str(exc).split())
+        print(ERROR_TAG + message, file=sys.stderr)
+        return 2
+
+
+def _build_here(script: Path, work: Path, extra: list[Path]) -> Path:
+    baseline = set(sys.modules)
+    slave_cls = _load_slave_class(script)
+    stage = work / "stage"
+    probe_resources = _stage_resources(slave_cls, extra, stage / "res")
+    slave_cls(instance_name="build_probe", resources=str(probe_resources))   # must work without a host
+    imported = set(sys.modules) - baseline
+
+    from pythonfmu import FmuBuilder
+    from pythonfmu import __version__ as pythonfmu_version
+    from fmu_vehicle.fmi.post_process import patch_fmu
+    from fmu_vehicle.fmi.version import package_version
+
+    version = package_version()
+    package = stage / "fmu_vehicle"
+    shutil.copytree(PACKAGE_DIR, package, ignore=STAGE_IGNORE)
+    if not (package / "__init__.py").exists():
+        (package / "__init__.py").write_text('"""fmu_vehicle (copy shipped inside an FMU)."""\n')
+    (package / "fmi" / "build_info.json").write_text(json.dumps({"version": version}) + "\n")
+    requirements = stage / "requirements.txt"
+    requirements.write_text("".join(f"{line}\n" for line in _requirements(imported)))
+
+    project_files = [package, requirements, *sorted(probe_resources.iterdir())]
+    options = {}
+    if slave_cls.supports_state():
+        options = {"canGetAndSetFMUstate": True, "canSerializeFMUstate": True}
+    out = work / "out"
+    fmu = Path(FmuBuilder.build_FMU(script, dest=out, project_files=project_files, **options))
+    patch_fmu(fmu, slave_cls.VARIABLES, root_attrs={
+        "version": version,
+        "generationTool": f"fmu_vehicle {version} (PythonFMU {pythonfmu_version})",
+        "copyright": f"fmu_vehicle developers, {slave_cls.LICENSE} license",
+        "author": slave_cls.AUTHOR,
+        "license": slave_cls.LICENSE,
+        "description": slave_cls.DESCRIPTION,
+    })
+    return fmu
+
+
+def _load_slave_class(script: Path):
+    """The single concrete VehicleSlaveBase subclass defined in ``script``."""
+    from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
+
+    sys.path.insert(0, str(script.parent))
+    module = importlib.import_module(script.stem)
+    classes = [obj for _, obj in inspect.getmembers(module, inspect.isclass)
+               if issubclass(obj, VehicleSlaveBase) and not inspect.isabstract(obj)]
+    leaves = [c for c in classes if not any(o is not c and issubclass(o, c) for o in classes)]
+    if len(leaves) != 1:
+        raise BuildError(f"{script}: expected exactly one concrete VehicleSlaveBase subclass, "
+                         f"found {[c.__name__ for c in leaves]}")
+    return leaves[0]
+
+
+def _stage_resources(slave_cls, extra: list[Path], dest: Path) -> Path:
+    """Copy the slave's RESOURCES (relative to <repo>/resources) and ``extra`` into ``dest``."""
+    root = resources_dir().resolve()
+    dest.mkdir(parents=True)
+    sources = [root / rel for rel in slave_cls.RESOURCES] + list(extra)
+    for src in sources:
+        src = Path(src).resolve()
+        if not src.exists():
+            raise BuildError(f"{src}: resource of {slave_cls.MODEL_NAME} not found")
+        rel = src.relative_to(root) if src.is_relative_to(root) else Path(src.name)
+        if rel.parts[0] in RESERVED:
+            raise BuildError(f"{src}: resource name '{rel.parts[0]}' is reserved in the FMU resources")
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_dir():
+            shutil.copytree(src, target, ignore=STAGE_IGNORE, dirs_exist_ok=True)
+        else:
+            shutil.copy2(src, target)
+    return dest
+
+
+def _requirements(imported: set[str]) -> list[str]:
+    """Requirement lines for third-party distributions among the imported modules."""
+    top = {name.split(".")[0] for name in imported}
+    top -= set(sys.stdlib_module_names) | {"fmu_vehicle", "pythonfmu"}
+    mapping = importlib.metadata.packages_distributions()
+    dists = sorted({d for name in top if not name.startswith("_") for d in mapping.get(name, [])},
+                   key=str.lower)
+    declared = {}
+    pyproject = REPO_DIR / "pyproject.toml"
+    if pyproject.is_file():
+        for spec in tomllib.loads(pyproject.read_text())["project"].get("dependencies", []):
+            name = re.split(r"[<>=!~ \[;]", spec, maxsplit=1)[0]
+            declared[_normalize(name)] = spec
+    lines = []
+    for dist in dists:
+        if _normalize(dist) == "pythonfmu":
+            continue
+        lines.append(declared.get(_normalize(dist), f"{dist}>={importlib.metadata.version(dist)}"))
+    return lines
+
+
+def _normalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()

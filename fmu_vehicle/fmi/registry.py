@@ -1,0 +1,25 @@
+"""Registry of the FMUs this package builds: FMU name -> slave script in ``fmi/slaves/``.
+
+Adding an FMU is one line here plus the script (``fmu_vehicle_<name>.py``, one concrete
+``VehicleSlaveBase`` subclass whose ``MODEL_NAME`` equals the key).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from fmu_vehicle.errors import FmuVehicleError
+
+SLAVES_DIR = Path(__file__).resolve().parent / "slaves"
+
+FMUS: dict[str, str] = {
+    "Powertrain": "fmu_vehicle_powertrain.py",
+    "Controller": "fmu_vehicle_controller.py",
+    "LeadVehicle": "fmu_vehicle_lead_vehicle.py",
+}
+
+
+def slave_script(name: str) -> Path:
+    """Path of the slave script registered under ``name``."""
+    if name not in FMUS:
+        raise FmuVehicleError(f"unknown FMU '{name}' (registered: {', '.join(FMUS)})")
+    return SLAVES_DIR / FMUS[name]

@@ -1,0 +1,99 @@
+"""Controller.fmu: adaptive cruise control + emergency braking, sampled at its own period."""
+from fmu_vehicle.control.acc import MODES, AccController, AccParameters
+from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
+from fmu_vehicle.fmi.variables import Var
+
+_D = AccParameters()
+
+#: FMI parameter name -> (AccParameters field, unit, description, min, max, variability)
+PARAMETERS = {
+    "sample_period": ("sample_period", "s", "controller sample period", 1e-4, 1.0, "fixed"),
+    "acc.set_speed": ("set_speed", "m/s", "cruise set speed", 0.0, 70.0, "tunable"),
+    "acc.time_gap": ("time_gap", "s", "desired time gap to the lead vehicle", 0.5, 5.0, "tunable"),
+    "acc.standstill_distance": ("standstill_distance", "m", "desired gap at standstill", 0.0, 50.0, "fixed"),
+    "acc.gap_offset": ("gap_offset", "m", "subtracted from lead.x - ego.x to get the bumper gap", -50.0, 50.0, "fixed"),
+    "acc.sensor_range": ("sensor_range", "m", "lead detection range (gap)", 1.0, 1000.0, "fixed"),
+    "acc.accel_max": ("accel_max", "m/s2", "maximum commanded acceleration", 0.1, 10.0, "fixed"),
+    "acc.decel_max": ("decel_max", "m/s2", "maximum commanded ACC deceleration (positive)", 0.1, 15.0, "fixed"),
+    "acc.jerk_max": ("jerk_max", "m/s3", "maximum rate of the commanded acceleration", 0.1, 100.0, "fixed"),
+    "acc.k_cruise": ("k_cruise", "1/s", "speed error gain in cruise", 1e-3, 10.0, "fixed"),
+    "acc.k_gap": ("k_gap", "1/s2", "gap error gain", 1e-3, 10.0, "fixed"),
+    "acc.k_speed": ("k_speed", "1/s", "relative speed gain", 0.0, 10.0, "fixed"),
+    "acc.k_lead_accel": ("k_lead_accel", "1", "feed-forward gain of the estimated lead acceleration", 0.0, 2.0, "fixed"),
+    "acc.lead_accel_filter": ("lead_accel_filter", "s", "time constant of the lead acceleration estimate", 0.0, 10.0, "fixed"),
+    "acc.k_i": ("k_i", "1/s", "integral gain of the acceleration loop", 0.0, 10.0, "fixed"),
+    "acc.stop_speed": ("stop_speed", "m/s", "below this speed a non-positive command holds the brake", 0.0, 2.0, "fixed"),
+    "aeb.ttc_on": ("ttc_on", "s", "full braking when time-to-collision falls below", 0.1, 10.0, "fixed"),
+    "aeb.ttc_off": ("ttc_off", "s", "release when time-to-collision exceeds (hysteresis)", 0.2, 20.0, "fixed"),
+    "vehicle.mass": ("mass", "kg", "vehicle mass used by the force command", 100.0, 50000.0, "fixed"),
+    "vehicle.wheel_radius": ("wheel_radius", "m", "rolling radius used by the brake command", 0.1, 2.0, "fixed"),
+    "vehicle.drive_force_max": ("drive_force_max", "N", "tractive force at full throttle", 100.0, 1e5, "fixed"),
+    "brake.torque_max": ("brake_torque_max", "N.m", "sum of the four wheel brake torques at brake = 1", 100.0, 1e5, "fixed"),
+    "brake.front_bias": ("brake_front_bias", "1", "front axle share of the brake torque", 0.0, 1.0, "fixed"),
+    "brake.hold": ("brake_hold", "1", "brake command that holds the vehicle at rest", 0.0, 1.0, "fixed"),
+}
+
+
+class Controller(VehicleSlaveBase):
+    MODEL_NAME = "Controller"
+    DESCRIPTION = ("Adaptive cruise control (constant time gap, jerk-limited) with a time-to-collision emergency "
+                   "braking stage; discrete-time, outputs change only at sample instants")
+    VARIABLES = (
+        *(Var(name, "parameter", var, unit, desc, getattr(_D, field), min=lo, max=hi,
+              display_unit="km/h" if unit == "m/s" else None)
+          for name, (field, unit, desc, lo, hi, var) in PARAMETERS.items()),
+        Var("mode", "parameter", "fixed", None, "acc_aeb | acc (no AEB) | cruise (lead ignored)", _D.mode,
+            type="String", choices=MODES),
+        Var("use_accel_input", "parameter", "fixed", None,
+            "use input ego.ax as measured acceleration (else differentiate ego.vx)", False, type="Boolean"),
+        Var("ego.x", "input", "continuous", "m", "own position along x", 0.0),
+        Var("ego.vx", "input", "continuous", "m/s", "own speed along x", 0.0, display_unit="km/h"),
+        Var("ego.ax", "input", "continuous", "m/s2", "own measured longitudinal acceleration (optional)", 0.0),
+        Var("lead.x", "input", "continuous", "m", "lead vehicle position along x", 1000.0),
+        Var("lead.vx", "input", "continuous", "m/s", "lead vehicle speed along x", 0.0, display_unit="km/h"),
+        Var("throttle", "output", "discrete", "1", "accelerator command", 0.0, display_unit="%"),
+        Var("brake", "output", "discrete", "1", "brake command", 0.0, display_unit="%"),
+        Var("brake_torque_front", "output", "discrete", "N.m", "brake torque on each front wheel (>= 0)", 0.0),
+        Var("brake_torque_rear", "output", "discrete", "N.m", "brake torque on each rear wheel (>= 0)", 0.0),
+        Var("accel_command", "output", "discrete", "m/s2", "jerk-limited acceleration command", 0.0),
+        Var("gap", "output", "discrete", "m", "bumper gap to the lead vehicle", 0.0),
+        Var("ttc", "output", "discrete", "s", "time to collision (1000 s when not closing)", 1000.0),
+        Var("aeb_active", "output", "discrete", None, "emergency braking engaged", False, type="Boolean"),
+        Var("lead_detected", "output", "discrete", None, "lead vehicle within sensor range", False, type="Boolean"),
+    )
+
+    def _parameters(self) -> AccParameters:
+        v = self.values
+        kwargs = {field: v[name] for name, (field, *_rest) in PARAMETERS.items()}
+        return AccParameters(**kwargs, mode=v["mode"], use_accel_input=v["use_accel_input"])
+
+    def _setup(self):
+        v = self.values
+        self.model = AccController(self._parameters(), self.start_time, v["ego.x"], v["ego.vx"], v["ego.ax"],
+                                   v["lead.x"], v["lead.vx"])
+        self._write_outputs()
+
+    def _on_tunable_change(self, names):
+        self.model.p = self._parameters()
+
+    def _advance(self, t, h):
+        m, v = self.model, self.values
+        m.t = t
+        m.x_ego, m.v_ego, m.a_ego, m.x_lead, m.v_lead = v["ego.x"], v["ego.vx"], v["ego.ax"], v["lead.x"], v["lead.vx"]
+        m.step(h)
+        self._write_outputs()
+
+    def _write_outputs(self):
+        m = self.model
+        self.values.update({
+            "throttle": m.throttle, "brake": m.brake, "brake_torque_front": m.brake_torque_front,
+            "brake_torque_rear": m.brake_torque_rear, "accel_command": m.a_cmd, "gap": m.gap, "ttc": m.ttc,
+            "aeb_active": m.aeb_active, "lead_detected": m.lead_detected,
+        })
+
+    def _state(self):
+        return {"model": self.model.get_state(), "params": self.model.p}
+
+    def _restore(self, state):
+        self.model.set_state(state["model"])
+        self.model.p = state["params"]

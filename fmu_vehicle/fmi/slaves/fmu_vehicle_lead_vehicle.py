@@ -1,0 +1,40 @@
+"""LeadVehicle.fmu: a lead vehicle driving a piecewise-linear speed profile (exact positions)."""
+from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
+from fmu_vehicle.fmi.variables import Var
+from fmu_vehicle.scenario.lead_vehicle import LeadVehicle as LeadVehicleModel
+from fmu_vehicle.scenario.lead_vehicle import parse_speed_profile
+
+
+class LeadVehicle(VehicleSlaveBase):
+    MODEL_NAME = "LeadVehicle"
+    DESCRIPTION = ("Lead vehicle on the x axis following a piecewise-linear speed profile "
+                   "'t0:v0,t1:v1,...' [s:m/s]; positions integrated exactly")
+    VARIABLES = (
+        Var("speed_profile", "parameter", "fixed", None,
+            "speed breakpoints 'time:speed,...' [s:m/s], linear in between, constant outside", "0:20,5:20,8:8,12:8",
+            type="String"),
+        Var("x0", "parameter", "fixed", "m", "position at the start time", 50.0),
+        Var("x", "output", "continuous", "m", "position along x", 50.0),
+        Var("vx", "output", "continuous", "m/s", "speed along x", 0.0, display_unit="km/h"),
+        Var("ax", "output", "continuous", "m/s2", "acceleration along x (right-continuous)", 0.0),
+    )
+
+    def _setup(self):
+        profile = parse_speed_profile(self.values["speed_profile"], "speed_profile")
+        self.model = LeadVehicleModel(profile, self.values["x0"], self.start_time)
+        self._write_outputs()
+
+    def _advance(self, t, h):
+        self.model.set_time(t)
+        self.model.step(h)
+        self._write_outputs()
+
+    def _write_outputs(self):
+        m = self.model
+        self.values.update({"x": m.x, "vx": m.vx, "ax": m.ax})
+
+    def _state(self):
+        return self.model.t
+
+    def _restore(self, state):
+        self.model.set_time(state)

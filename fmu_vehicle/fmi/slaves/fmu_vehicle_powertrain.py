@@ -1,0 +1,65 @@
+"""Powertrain.fmu: engine map + torque converter + 6-speed automatic + final drive + open differential."""
+from pathlib import Path
+
+from fmu_vehicle.errors import ModelError
+from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
+from fmu_vehicle.fmi.variables import Var
+from fmu_vehicle.powertrain.data import load_powertrain
+from fmu_vehicle.powertrain.model import Powertrain as PowertrainModel
+
+
+class Powertrain(VehicleSlaveBase):
+    MODEL_NAME = "Powertrain"
+    DESCRIPTION = ("Automatic-transmission powertrain: engine torque map with idle governor and engine braking, "
+                   "torque converter, shift schedule, final drive, open differential to two driven wheels")
+    RESOURCES = ("powertrain",)
+    VARIABLES = (
+        Var("powertrain_file", "parameter", "fixed", None,
+            "powertrain JSON, relative to the FMU resources folder or absolute", "powertrain/suv_diesel_6at.json",
+            type="String"),
+        Var("step_size", "parameter", "fixed", "s", "maximum internal integration step", 1e-3, min=1e-5, max=0.01),
+        Var("throttle", "input", "continuous", "1", "accelerator pedal position", 0.0, min=0.0, max=1.0,
+            display_unit="%"),
+        Var("wheel_left.omega", "input", "continuous", "rad/s",
+            "spin speed of the left driven wheel (positive = forward)", 0.0, display_unit="rpm"),
+        Var("wheel_right.omega", "input", "continuous", "rad/s",
+            "spin speed of the right driven wheel (positive = forward)", 0.0, display_unit="rpm"),
+        Var("wheel_left.torque_drive", "output", "continuous", "N.m",
+            "drive torque on the left driven wheel about its spin axis (positive = forward)", 0.0),
+        Var("wheel_right.torque_drive", "output", "continuous", "N.m",
+            "drive torque on the right driven wheel about its spin axis (positive = forward)", 0.0),
+        Var("engine.speed", "output", "continuous", "rad/s", "engine crankshaft speed", 0.0, display_unit="rpm"),
+        Var("engine.torque", "output", "continuous", "N.m", "engine brake torque (negative = engine braking)", 0.0),
+        Var("torque_converter.speed_ratio", "output", "continuous", "1", "turbine speed / pump speed", 0.0),
+        Var("transmission.gear", "output", "discrete", None, "engaged (target) gear, 1 = first", 1, type="Integer"),
+    )
+
+    def _setup(self):
+        v = self.values
+        name = v["powertrain_file"]
+        try:
+            data = load_powertrain(name if Path(name).is_absolute() else self.resource_file(*name.split("/")))
+        except ModelError as exc:
+            raise ModelError(f"parameter 'powertrain_file' = {name!r}: {exc}") from None
+        self.model = PowertrainModel(data, v["step_size"], v["throttle"], v["wheel_left.omega"], v["wheel_right.omega"])
+        self._write_outputs()
+
+    def _advance(self, t, h):
+        m, v = self.model, self.values
+        m.throttle, m.omega_left, m.omega_right = v["throttle"], v["wheel_left.omega"], v["wheel_right.omega"]
+        m.step(h)
+        self._write_outputs()
+
+    def _write_outputs(self):
+        m = self.model
+        self.values.update({
+            "wheel_left.torque_drive": m.torque_left, "wheel_right.torque_drive": m.torque_right,
+            "engine.speed": m.engine_speed, "engine.torque": m.engine_torque_out,
+            "torque_converter.speed_ratio": m.speed_ratio, "transmission.gear": m.gear,
+        })
+
+    def _state(self):
+        return self.model.get_state()
+
+    def _restore(self, state):
+        self.model.set_state(state)
