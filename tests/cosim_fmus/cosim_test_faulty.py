@@ -1,11 +1,11 @@
-"""Test FMU: gain y = gain*u that fails on demand (test fixture only).
+"""Test FMU: gain y = gain*u (y = 0 when not enabled) that fails on demand (test fixture only).
 
-Parameters: gain [-], fail_time [s] (< 0: never fail), fail_mode (0: log an error and return False
+Parameters: gain [-], enabled, fail_time [s] (< 0: never fail), fail_mode (0: log an error and return False
 from do_step -> fmi2Discard + terminated; 1: raise -> fmi2Fatal), fail_message (logged text).
 """
 import traceback
 
-from pythonfmu import Fmi2Causality, Fmi2Initial, Fmi2Slave, Fmi2Variability, Integer, Real, String
+from pythonfmu import Boolean, Fmi2Causality, Fmi2Initial, Fmi2Slave, Fmi2Variability, Integer, Real, String
 from pythonfmu.enums import Fmi2Status
 
 
@@ -15,11 +15,12 @@ class CosimTestFaulty(Fmi2Slave):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        self.gain, self.fail_time, self.fail_mode = 1.0, -1.0, 0
+        self.gain, self.enabled, self.fail_time, self.fail_mode = 1.0, True, -1.0, 0
         self.fail_message = "injected failure"
         self.u, self.y = 0.0, 0.0
         par, fixed = Fmi2Causality.parameter, Fmi2Variability.fixed
         self.register_variable(Real("gain", causality=par, variability=fixed))
+        self.register_variable(Boolean("enabled", causality=par, variability=fixed))
         self.register_variable(Real("fail_time", causality=par, variability=fixed))
         self.register_variable(Integer("fail_mode", causality=par, variability=fixed))
         self.register_variable(String("fail_message", causality=par, variability=fixed))
@@ -33,7 +34,7 @@ class CosimTestFaulty(Fmi2Slave):
             self.log(f"{self.fail_message} (t={current_time:.6g} s)", Fmi2Status.error)
             return False
         try:
-            self.y = self.gain * self.u
+            self.y = self.gain * self.u if self.enabled else 0.0
             return True
         except Exception:
             self.log(traceback.format_exc(), Fmi2Status.error)
