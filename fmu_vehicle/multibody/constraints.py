@@ -16,6 +16,9 @@ solution. Velocity problem: the exact projection zd^d = R_z|_d zd^i (no drift, n
 """
 from __future__ import annotations
 
+import math
+
+
 from numba import njit
 
 from .kinematics import forward_positions, point_accel0, point_jacobian, point_position, point_velocity
@@ -105,7 +108,7 @@ def solve_positions(model, data, tol, maxit):
             return it
         if it == maxit or err != err:
             break
-        if factor_dependent(model, data) == 1.0 / 0.0:
+        if math.isinf(factor_dependent(model, data)):
             return -1
         for r in range(m):
             x[r] = -data.phi[r]
@@ -124,7 +127,7 @@ def velocity_transform(model, data):
     n, m = model.n, model.m
     ni = n - m
     Rz = data.Rz
-    if m > 0 and factor_dependent(model, data) == 1.0 / 0.0:
+    if m > 0 and math.isinf(factor_dependent(model, data)):
         return False
     x = data.wm
     for j in range(ni):
