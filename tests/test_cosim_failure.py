@@ -72,7 +72,8 @@ def test_fatal_exception_in_do_step_is_reported_and_the_host_survives(fmus, tmp_
     """fail_mode=1 raises inside do_step -> fmi2Fatal; no FMI call may follow on that instance (a terminate
     would be a use-after-free in pythonfmu). Run in a subprocess so a crash would show as a return code."""
     script = f"""
-import json, sys
+import json, logging, sys
+logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
 sys.path.insert(0, {str(REPO)!r})
 sys.path.insert(0, {str(REPO / 'tests')!r})
 from pathlib import Path
@@ -95,3 +96,6 @@ except CosimError as err:
     assert report["component"] == "faulty" and report["time"] == pytest.approx(0.02)
     assert "Fatal" in report["message"] and "RuntimeError('numerical blow-up')" in report["message"]
     assert report["rows"] == 21
+    # the faulty instance got no further FMI call (no terminate/free); the plant was torn down normally
+    assert "[faulty] left allocated: its FMU returned Fatal" in proc.stderr
+    assert "[plant]" not in proc.stderr

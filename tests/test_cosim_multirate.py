@@ -48,7 +48,7 @@ def test_gauss_seidel_uses_the_fresh_sample(fmus):
 
 def test_last_slow_step_is_shortened_to_the_stop_time(fmus):
     system = plant_ctrl_system(fmus, ctrl_step=10e-3)
-    result = run_system(system, Experiment(stop_time=0.105, step_size=1e-3), progress=False)
+    result = run_system(system, Experiment(stop_time=0.105, step_size=1e-3))          # tqdm path too
     assert result.time[-1] == pytest.approx(0.105, abs=1e-12)
     assert result["ctrl.n_steps"][-1] == 11                      # ten 10 ms steps + one of 5 ms
 

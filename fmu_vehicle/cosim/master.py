@@ -124,6 +124,10 @@ def run_system(system: System, experiment: Experiment, *, progress: bool = True,
     Raises:
         ModelError   the system does not fit the FMUs or the experiment (nothing is loaded then)
         CosimError   a component failed; ``err.result`` holds the rows up to the failure time
+
+    Rows are at start_time + k*output_interval and at stop_time. In a row, outputs are the values published
+    at that time (in Gauss-Seidel a component's last published output, i.e. from its previous step) and
+    inputs are the values set for the step that starts there (the last row: what the next exchange would set).
     """
     plan = _plan(system, experiment)
     recorder = _Recorder(plan)
@@ -625,8 +629,13 @@ def _teardown(plan: _Plan, extracted: dict[Path, Path]) -> None:
 
 
 def _messages(plan: _Plan) -> list[str]:
-    return [f"[{s.name}] {_STATUS[st] if 0 <= st < len(_STATUS) else st} {cat}: {text}".replace(" :", ":")
-            for s in plan.slots for st, cat, text in s.messages]
+    """Captured FMU messages as '[component] Status category: text'."""
+    lines = []
+    for slot in plan.slots:
+        for status, category, text in slot.messages:
+            label = _STATUS[status] if 0 <= status < len(_STATUS) else str(status)
+            lines.append(f"[{slot.name}] {label}{' ' + category if category else ''}: {text}")
+    return lines
 
 
 class _Recorder:
