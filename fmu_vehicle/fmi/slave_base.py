@@ -265,7 +265,7 @@ class VehicleSlaveBase(Fmi2Slave):
                 self._refuse(f"setFMUstate: the state does not come from a {self.MODEL_NAME} FMU")
                 return
             state = copy.deepcopy(state)
-            self.values = state["values"]
+            self.values = dict(state["values"])      # parameters for _setup ...
             self._phase, self._error = state["phase"], state["error"]
             self.time, self.start_time = state["time"], state["start_time"]
             self._dirty.clear()
@@ -274,6 +274,7 @@ class VehicleSlaveBase(Fmi2Slave):
                     self._setup()
                     self._model_ready = True
                 self._restore(state["model"])
+            self.values = state["values"]            # ... and the saved outputs, not _setup's initial ones
         except Exception:
             self._phase = "failed"
             self._refuse(f"setFMUstate failed: {traceback.format_exc()}")

@@ -1,0 +1,112 @@
+"""Shared helpers for the FMU tests: build the companion FMUs once, run FMU code in fresh processes.
+
+FMUs are simulated in subprocesses that cannot import the repository's ``fmu_vehicle`` (cwd is a temp
+dir, PYTHONPATH is dropped), so each FMU runs the package copy it ships (fmi_notes.md pitfall 1) and a
+crash in the FMU cannot take pytest down.  This module holds no tests.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+COMPANION_FMUS = ("Powertrain", "Controller", "LeadVehicle")
+_BUILT: dict[str, Path] = {}
+
+#: Prepended to every child script: FMPy imports plus a low-level instance factory with a logger.
+CHILD_PRELUDE = '''
+import math, pickle, shutil, sys
+from ctypes import byref
+import numpy as np
+from fmpy import read_model_description, extract, simulate_fmu
+from fmpy.fmi1 import FMICallException
+from fmpy.fmi2 import (FMU2Slave, fmi2Terminated, fmi2CallbackFunctions, fmi2CallbackLoggerTYPE,
+                       fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE, calloc, free)
+from fmpy.logging import addLoggerProxy
+
+MESSAGES = []
+
+def _logger(env, name, status, category, message):
+    MESSAGES.append((int(status), message.decode()))
+
+CALLBACKS = fmi2CallbackFunctions()
+CALLBACKS.logger = fmi2CallbackLoggerTYPE(_logger)
+CALLBACKS.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+CALLBACKS.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+addLoggerProxy(byref(CALLBACKS))
+
+class Fmu:
+    """An extracted FMU; new() gives a logged FMU2Slave instance; vr maps names to value references."""
+    def __init__(self, path):
+        self.md = read_model_description(path)
+        self.dir = extract(path)
+        self.vr = {v.name: v.valueReference for v in self.md.modelVariables}
+    def new(self, name="inst", init=True, start=None):
+        f = FMU2Slave(guid=self.md.guid, unzipDirectory=self.dir,
+                      modelIdentifier=self.md.coSimulation.modelIdentifier, instanceName=name)
+        f.instantiate(loggingOn=True, callbacks=CALLBACKS)
+        f.setupExperiment(startTime=0.0)
+        for k, v in (start or {}).items():
+            setter = {float: f.setReal, int: f.setInteger, bool: f.setBoolean, str: f.setString}[type(v)]
+            setter([self.vr[k]], [v])
+        if init:
+            f.enterInitializationMode()
+            f.exitInitializationMode()
+        return f
+
+def do_step(f, t, h):
+    """0 (OK) or the FMI status of a failed doStep."""
+    try:
+        f.doStep(t, h)
+        return 0
+    except FMICallException as exc:
+        return exc.status
+'''
+
+
+def run_child(code: str, workdir: Path, **inputs) -> object:
+    """Run CHILD_PRELUDE + ``code`` in a fresh interpreter; ``inputs`` are visible as INPUTS; the
+    child sets ``RESULT`` (pickled back).  Raises with the child's stderr if it crashes."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    script = workdir / "child.py"
+    (workdir / "inputs.pkl").write_bytes(pickle.dumps(inputs))
+    script.write_text(CHILD_PRELUDE + "\nINPUTS = pickle.load(open('inputs.pkl', 'rb'))\nRESULT = None\n"
+                      + textwrap.dedent(code) + "\npickle.dump(RESULT, open('result.pkl', 'wb'))\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run([sys.executable, str(script)], cwd=workdir, env=env, capture_output=True, text=True,
+                          timeout=300)
+    if proc.returncode != 0:
+        raise AssertionError(f"child process failed (rc={proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return pickle.loads((workdir / "result.pkl").read_bytes())
+
+
+def build_companions(out: Path) -> dict[str, Path]:
+    """Build the companion FMUs once per session (module-level cache shared by all test modules)."""
+    if not _BUILT:
+        from fmu_vehicle.fmi.build import build_fmu
+        from fmu_vehicle.fmi.registry import slave_script
+        for name in COMPANION_FMUS:
+            _BUILT[name] = build_fmu(slave_script(name), out)
+    return dict(_BUILT)
+
+
+@pytest.fixture(scope="session")
+def companion_fmus(tmp_path_factory) -> dict[str, Path]:
+    """name -> path of the freshly built Powertrain/Controller/LeadVehicle FMUs."""
+    return build_companions(tmp_path_factory.getbasetemp() / "companion_fmus")
+
+
+def simulate_in_child(fmu: Path, workdir: Path, stop_time: float, output_interval: float = 1e-3,
+                      start_values: dict | None = None, input_signals=None, outputs=None):
+    """``fmpy.simulate_fmu`` in a fresh process; returns the structured result array."""
+    return run_child("""
+        RESULT = simulate_fmu(INPUTS['fmu'], stop_time=INPUTS['stop'], output_interval=INPUTS['dt'],
+                              start_values=INPUTS['start'], input=INPUTS['input'], output=INPUTS['outputs'],
+                              debug_logging=False)
+        """, workdir, fmu=str(fmu), stop=stop_time, dt=output_interval, start=start_values or {},
+        input=input_signals, outputs=outputs)
