@@ -97,7 +97,7 @@ def fmus(tmp_path_factory):
 
 
 def make_ssp_dir(fmus, root, *, plant_source="resources/plant.fmu", components=None, connections=CONNECTIONS,
-                 ssv=SSV):
+                 ssv=SSV, system_params=None):
     """An SSP directory: SystemStructure.ssd, resources/*.fmu, params/plant.ssv."""
     (root / "resources").mkdir(parents=True)
     (root / "params").mkdir()
@@ -106,7 +106,15 @@ def make_ssp_dir(fmus, root, *, plant_source="resources/plant.fmu", components=N
     if ssv is not None:
         (root / "params" / "plant.ssv").write_text(ssv)
     comps = (PLANT.format(plant_source=plant_source) + CTRL + GAIN) if components is None else components
-    text = (HEAD + '  <ssd:System name="root">\n    <ssd:Elements>' + comps + "\n    </ssd:Elements>\n"
+    bindings = ""
+    if system_params:
+        bindings = ('<ssd:ParameterBindings><ssd:ParameterBinding><ssd:ParameterValues><ssv:ParameterSet '
+                    'version="1.0" name="top"><ssv:Parameters>' +
+                    "".join(f'<ssv:Parameter name="{k}"><ssv:Real value="{v}"/></ssv:Parameter>'
+                            for k, v in system_params.items()) +
+                    "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues></ssd:ParameterBinding>"
+                    "</ssd:ParameterBindings>\n")
+    text = (HEAD + '  <ssd:System name="root">\n' + bindings + '    <ssd:Elements>' + comps + "\n    </ssd:Elements>\n"
             "    <ssd:Connections>" + connections + "\n    </ssd:Connections>\n  </ssd:System>" + TAIL)
     (root / "SystemStructure.ssd").write_text(text)
     return root
@@ -145,6 +153,20 @@ def test_run_the_hand_written_ssp_applies_all_bindings(fmus, tmp_path):
     F = result["ctrl.F"][:100].reshape(25, 4)                                  # ctrl at 4 ms on a 2 ms base step
     assert np.all(F[:, :1] == F[:, 1:2])
     assert result.units["plant.x"] == ""                                        # pythonfmu writes no units
+
+
+def test_system_level_bindings_override_component_ones(fmus, tmp_path):
+    from fmpy.ssp.ssd import validate_tree
+    from lxml import etree
+
+    root = make_ssp_dir(fmus, tmp_path / "a", system_params={"ctrl.Kp": 50.0, "plant.c": 0.75})
+    validate_tree(etree.parse(str(root / "SystemStructure.ssd")).getroot(), "SystemStructureDescription.xsd")
+    system = read_ssp(root)
+    assert system.component("ctrl").parameters == {"Kp": 50.0, "Kd": 5.5}
+    assert system.component("plant").parameters == {"k": 20.0, "x0": 0.25, "n_sub": 2, "c": 0.75}
+    root = make_ssp_dir(fmus, tmp_path / "b", system_params={"nobody.k": 1.0})
+    with pytest.raises(ModelError, match="system-level parameter 'nobody.k' does not start with a component"):
+        read_ssp(root)
 
 
 def test_disabled_boolean_binding(fmus, tmp_path):

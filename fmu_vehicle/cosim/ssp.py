@@ -5,6 +5,7 @@ Supported subset (flat systems of FMU components, as OSP libcosim and FMPy use t
 * ``ssd:Component`` with ``source`` relative to the SSD file, ``ssd:Connectors`` (``ssc:Real|Integer|Boolean|String``),
   ``ssd:ParameterBindings`` with an inline ``ssv:ParameterSet`` or an external ``.ssv`` file (``source``, optional
   ``prefix``); later bindings override earlier ones (SSP 1.0, TParameterBindings).
+* system-level ``ssd:ParameterBindings`` whose names are ``component.variable``; they override component-level ones.
 * ``ssd:Connection`` between two components with an optional ``ssc:LinearTransformation`` (factor, offset).
 * ``ssd:DefaultExperiment`` startTime / stopTime.
 * Step sizes, which SSP has no field for, use the OSP annotations that libcosim reads (ssp_parser.cpp)::
@@ -18,8 +19,8 @@ Supported subset (flat systems of FMU components, as OSP libcosim and FMPy use t
 
   with ``xmlns:osp="http://opensimulationplatform.com/SSP/OSPAnnotations"``.
 
-Not supported (clear ModelError): nested systems, system-level connectors, signal dictionaries, parameter mappings,
-map/boolean/integer transformations.
+Not supported (clear ModelError): nested systems, connections to system-level connectors (those connectors are
+ignored otherwise), signal dictionaries, parameter mappings, map/boolean/integer transformations.
 """
 from __future__ import annotations
 
@@ -116,8 +117,6 @@ def _read_ssd(ssd_file: Path) -> System:
     if system_el is None:
         raise ModelError(f"{ssd_file}: <ssd:SystemStructureDescription> has no <ssd:System> element")
     system_name = system_el.get("name") or root.get("name") or ssd_file.stem
-    for el in system_el.iterchildren(_q(SSD_NS, "Connectors"), _q(SSD_NS, "ParameterBindings")):
-        raise _error(ssd_file, el, "system-level connectors and parameter bindings are not supported")
 
     components: dict[str, Component] = {}
     elements_el = system_el.find(_q(SSD_NS, "Elements"))
@@ -129,6 +128,17 @@ def _read_ssd(ssd_file: Path) -> System:
         if comp.name in components:
             raise _error(ssd_file, el, f"duplicate component name '{comp.name}'")
         components[comp.name] = comp
+
+    # system-level bindings name 'component.variable' and take precedence (SSP 1.0, TParameterBindings)
+    bindings_el = system_el.find(_q(SSD_NS, "ParameterBindings"))
+    for bel in ([] if bindings_el is None else bindings_el.iterchildren(_q(SSD_NS, "ParameterBinding"))):
+        for name, value in _read_binding(ssd_file, bel).items():
+            comp = next((c for c in sorted(components.values(), key=lambda c: -len(c.name))
+                         if name.startswith(c.name + ".")), None)
+            if comp is None:
+                raise _error(ssd_file, bel, f"system-level parameter '{name}' does not start with a component "
+                                            f"name (expected 'component.variable')")
+            comp.parameters[name[len(comp.name) + 1:]] = value
 
     connections = []
     connections_el = system_el.find(_q(SSD_NS, "Connections"))
