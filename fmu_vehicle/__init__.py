@@ -1,0 +1,40 @@
+"""fmu_vehicle: semi-recursive multibody vehicle models as FMI 2.0 Co-Simulation FMUs."""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+
+def _numba_cache_dir() -> None:
+    """Point numba's on-disk cache at a folder keyed by a hash of this package's source.
+
+    numba keys a cached function on its own file only, so a change in a called module (another
+    file) would reuse stale machine code; keying the folder on all sources avoids that, and a
+    stable per-user folder also serves FMUs extracted into fresh temporary directories.
+    An explicit NUMBA_CACHE_DIR is respected.
+    """
+    import hashlib
+    import os
+    from pathlib import Path
+
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return
+    pkg = Path(__file__).resolve().parent
+    h = hashlib.sha1(__version__.encode())
+    for p in sorted(pkg.rglob("*.py")):
+        h.update(p.relative_to(pkg).as_posix().encode())
+        h.update(p.read_bytes())
+    root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "fmu_vehicle"
+    folder = root / f"numba-{h.hexdigest()[:16]}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return
+    os.environ["NUMBA_CACHE_DIR"] = str(folder)
+    try:
+        import numba.core.config as cfg
+        cfg.CACHE_DIR = str(folder)
+    except Exception:  # numba missing or layout changed: its default cache still works
+        pass
+
+
+_numba_cache_dir()

@@ -1,0 +1,172 @@
+"""Read a vehicle file (``resources/vehicles/<name>.json``) into a :class:`VehicleSpec`.
+
+A vehicle file names a chassis template and its corners; each corner names a suspension file
+(``resources/vehicles/suspensions/``), a tire property file (``resources/tires/``), its wheel centre
+at the design configuration and whether it is driven::
+
+    {"name": "halfcar7", "chassis": {"template": "planar", "mass_kg": ..., "com_m": [...], "inertia_kg_m2": {...}},
+     "corners": [{"name": "front", "side": "left", "suspension": "macpherson_front.json",
+                  "wheel_center_m": [0, 1.1967, 0.4672], "tire": "x.tir", "driven": true,
+                  "suspension_overrides": {...}}, ...]}
+
+A variant file says ``"extends": "<other>.json"`` and overrides fields; its ``corners`` may be an
+object ``{corner name: {fields to override}}``. Overrides given in Python use dotted paths, e.g.
+``{"corners.front.suspension_overrides.spring.stiffness_N_per_m": 42000}``.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ModelError
+from ..multibody.spec import MechanismSpec, parse_mechanism
+from ..paths import resource_path
+from ..tire.tir import TireParams, read_tir
+from .templates import CHASSIS_TEMPLATES, SUSPENSION_TEMPLATES, Fragment, WheelInfo
+
+
+@dataclass(frozen=True)
+class VehicleSpec:
+    name: str
+    description: str
+    source: str
+    paper_model: str | None
+    chassis_template: str
+    chassis_body: str
+    mechanism: MechanismSpec
+    wheels: tuple          # WheelInfo per corner, in file order
+    tires: tuple           # TireParams per corner
+    data: dict             # the merged vehicle data (for reports)
+
+
+def vehicle_names(base=None) -> list[str]:
+    """Names of the vehicle files shipped in resources/vehicles/."""
+    d = resource_path("vehicles", base=base)
+    return sorted(p.stem for p in d.glob("*.json"))
+
+
+def _read_json(path: Path, what: str) -> dict:
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ModelError(f"{path}: {what} file not found") from None
+    except json.JSONDecodeError as e:
+        raise ModelError(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+
+
+def _merge(base: dict, over: dict) -> dict:
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = _merge(out[k], v)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+def _read_vehicle(path: Path, depth: int = 0) -> dict:
+    data = _read_json(path, "vehicle")
+    if not isinstance(data, dict):
+        raise ModelError(f"{path}: a vehicle file must be a JSON object")
+    parent = data.pop("extends", None)
+    if parent is None:
+        return data
+    if depth > 5:
+        raise ModelError(f"{path}: 'extends' chain is too deep (a cycle?)")
+    base = _read_vehicle(path.parent / parent, depth + 1)
+    corners_over = data.pop("corners", None)
+    merged = _merge(base, data)
+    if corners_over is not None:
+        if not isinstance(corners_over, dict):
+            raise ModelError(f"{path}: in a variant, 'corners' must be an object {{corner name: overrides}}")
+        names = [c.get("name") for c in merged.get("corners", [])]
+        for name, over in corners_over.items():
+            if name not in names:
+                raise ModelError(f"{path}: corners: unknown corner '{name}'; valid: {', '.join(map(str, names))}")
+            i = names.index(name)
+            merged["corners"][i] = _merge(merged["corners"][i], over)
+    return merged
+
+
+def apply_overrides(data: dict, overrides: dict, source: str) -> dict:
+    """Set dotted-path fields; a path through ``corners`` addresses a corner by name."""
+    data = copy.deepcopy(data)
+    for path, value in (overrides or {}).items():
+        keys = path.split(".")
+        node = data
+        for i, k in enumerate(keys[:-1]):
+            if isinstance(node, list):
+                match = [c for c in node if isinstance(c, dict) and c.get("name") == k]
+                if not match:
+                    raise ModelError(f"{source}: override '{path}': no entry named '{k}'")
+                node = match[0]
+            else:
+                if k not in node:
+                    node[k] = {}
+                node = node[k]
+            if not isinstance(node, (dict, list)):
+                raise ModelError(f"{source}: override '{path}': '{'.'.join(keys[:i + 1])}' is not an object")
+        node[keys[-1]] = value
+    return data
+
+
+def load_vehicle_spec(name_or_path: str | os.PathLike, *, base=None, overrides: dict | None = None) -> VehicleSpec:
+    """Load a shipped vehicle by name (``halfcar7``) or a vehicle JSON file by path."""
+    p = Path(name_or_path)
+    if p.suffix != ".json":
+        p = resource_path("vehicles", f"{name_or_path}.json", base=base)
+        if not p.exists():
+            raise ModelError(f"unknown vehicle '{name_or_path}'; valid: {', '.join(vehicle_names(base))}")
+    data = apply_overrides(_read_vehicle(p), overrides or {}, str(p))
+    src = str(p)
+    name = data.get("name")
+    if not isinstance(name, str) or not name:
+        raise ModelError(f"{src}: missing field 'name'")
+    chassis = data.get("chassis")
+    if not isinstance(chassis, dict):
+        raise ModelError(f"{src}: missing field 'chassis'")
+    tmpl = chassis.get("template")
+    if tmpl not in CHASSIS_TEMPLATES:
+        raise ModelError(f"{src}: chassis: unknown template {tmpl!r}; valid: {', '.join(CHASSIS_TEMPLATES)}")
+    frag = CHASSIS_TEMPLATES[tmpl]("chassis", chassis, f"{src}: chassis")
+    corners = data.get("corners")
+    if not isinstance(corners, list) or not corners:
+        raise ModelError(f"{src}: field 'corners' must be a non-empty list")
+    wheels, tires = [], []
+    for i, c in enumerate(corners):
+        where = f"{src}: corners[{i}]"
+        cname = c.get("name") if isinstance(c, dict) else None
+        if not isinstance(cname, str) or not cname:
+            raise ModelError(f"{where}: missing field 'name'")
+        where = f"{where} '{cname}'"
+        side = c.get("side", "left")
+        if side not in ("left", "right"):
+            raise ModelError(f"{where}: field 'side' must be \"left\" or \"right\", got {side!r}")
+        susp_file = c.get("suspension")
+        if not isinstance(susp_file, str):
+            raise ModelError(f"{where}: missing field 'suspension'")
+        sp = resource_path("vehicles", "suspensions", susp_file, base=base)
+        susp = _merge(_read_json(sp, "suspension"), c.get("suspension_overrides", {}))
+        st = susp.get("template")
+        if st not in SUSPENSION_TEMPLATES:
+            raise ModelError(f"{sp}: unknown template {st!r}; valid: {', '.join(SUSPENSION_TEMPLATES)}")
+        center = c.get("wheel_center_m")
+        if not (isinstance(center, list) and len(center) == 3 and all(isinstance(v, (int, float)) for v in center)):
+            raise ModelError(f"{where}: field 'wheel_center_m' must be 3 numbers [m]")
+        f, w = SUSPENSION_TEMPLATES[st](cname, "chassis", center, side == "right", susp, f"{sp} (corner '{cname}')")
+        frag.extend(f)
+        tire_file = c.get("tire")
+        if not isinstance(tire_file, str):
+            raise ModelError(f"{where}: missing field 'tire'")
+        tires.append(read_tir(resource_path("tires", tire_file, base=base)))
+        wheels.append(WheelInfo(name=cname, center_m=tuple(map(float, center)), spin_axis=(0.0, 1.0, 0.0),
+                                driven=bool(c.get("driven", False)), tire_file=tire_file, **w))
+    mech = {"name": name, "gravity_m_per_s2": data.get("gravity_m_per_s2", [0.0, 0.0, -9.81]),
+            "bodies": frag.bodies, "joints": frag.joints, "rods": frag.rods, "fork_arms": frag.fork_arms,
+            "force_elements": frag.force_elements, "coordinates": {"independent": frag.independent}}
+    spec = parse_mechanism(mech, f"{src} (assembled mechanism)")
+    return VehicleSpec(name, data.get("description", ""), src, data.get("paper_model"), tmpl, "chassis", spec,
+                       tuple(wheels), tuple(tires), data)

@@ -1,0 +1,230 @@
+"""Subsystem templates: a subsystem file (hardpoints, masses, elements) -> mechanism entries.
+
+Each template returns a :class:`Fragment` of mechanism-file entries (see
+:mod:`fmu_vehicle.multibody.spec`) named with the corner prefix (``front``, ``rear_left``, ...), plus
+the :class:`WheelInfo` the vehicle layer needs. Hardpoints are given for the left side relative to
+the wheel centre; a right-side corner mirrors y (the convention is stated once, here).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import ModelError
+
+
+@dataclass
+class Fragment:
+    bodies: list = field(default_factory=list)
+    joints: list = field(default_factory=list)
+    rods: list = field(default_factory=list)
+    fork_arms: list = field(default_factory=list)
+    force_elements: list = field(default_factory=list)
+    independent: list = field(default_factory=list)
+
+    def extend(self, other: "Fragment"):
+        for k in ("bodies", "joints", "rods", "fork_arms", "force_elements", "independent"):
+            getattr(self, k).extend(getattr(other, k))
+
+
+@dataclass(frozen=True)
+class WheelInfo:
+    """What the vehicle layer needs to know of one wheel (design coordinates)."""
+    name: str                 # corner prefix, e.g. "front" or "front_left"
+    body: str                 # wheel body
+    hub_body: str             # knuckle / carrier carrying the wheel bearing
+    spin_coordinate: str      # wheel revolute coordinate (relative to the hub)
+    travel_coordinate: str    # the independent suspension coordinate
+    center_m: tuple           # wheel centre at the design configuration
+    spin_axis: tuple          # unit wheel axis at design (+y for both sides: forward rolling is +spin)
+    spring: str               # spring-damper element name
+    driven: bool
+    tire_file: str
+
+
+class _HP:
+    """Hardpoint reader: left-side offsets from the wheel centre -> design coordinates."""
+
+    def __init__(self, data: dict, center, mirror: bool, where: str):
+        self.hp = data.get("hardpoints_m")
+        if not isinstance(self.hp, dict):
+            raise ModelError(f"{where}: missing field 'hardpoints_m'")
+        self.c = np.asarray(center, dtype=float)
+        self.s = np.array([1.0, -1.0 if mirror else 1.0, 1.0])
+        self.where = where
+
+    def __call__(self, key: str) -> list:
+        v = self.hp.get(key)
+        if not (isinstance(v, list) and len(v) == 3 and all(isinstance(x, (int, float)) for x in v)):
+            raise ModelError(f"{self.where}: hardpoints_m: missing or invalid point '{key}' (3 numbers, m)")
+        return (self.c + self.s * np.asarray(v, dtype=float)).tolist()
+
+
+def _num(d: dict, key: str, where: str) -> float:
+    v = d.get(key)
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ModelError(f"{where}: missing or non-numeric field '{key}'")
+    return float(v)
+
+
+def _inertia(d: dict, key: str, where: str) -> dict:
+    v = d.get(key)
+    if not isinstance(v, dict):
+        raise ModelError(f"{where}: missing field '{key}' ({{xx, yy, zz}} kg m^2)")
+    return v
+
+
+def _body(name, mass, com, inertia):
+    return {"name": name, "mass_kg": mass, "com_m": list(map(float, com)), "inertia_kg_m2": inertia}
+
+
+def _rod_inertia(m, a, b):
+    """Inertia tensor (about the CoM) of a thin uniform rod a-b: m l^2/12 transverse, 0 axial."""
+    a, b = np.asarray(a), np.asarray(b)
+    e = b - a
+    L = np.linalg.norm(e)
+    e = e / L
+    J = m * L**2 / 12.0 * (np.eye(3) - np.outer(e, e)) + 1e-9 * np.eye(3)
+    return J.tolist()
+
+
+def _spring_damper(name, a, pa, b, pb, data: dict, where: str) -> dict:
+    el = {"name": name, "type": "spring_damper", "body_a": a, "point_a_m": pa, "body_b": b, "point_b_m": pb}
+    sp = data.get("spring")
+    if not isinstance(sp, dict):
+        raise ModelError(f"{where}: missing field 'spring'")
+    el["stiffness_N_per_m"] = _num(sp, "stiffness_N_per_m", f"{where}: spring")
+    if "preload_N" in sp:
+        el["preload_N"] = _num(sp, "preload_N", f"{where}: spring")
+    dm = data.get("damper")
+    if not isinstance(dm, dict):
+        raise ModelError(f"{where}: missing field 'damper'")
+    el["damping_N_s_per_m"] = _num(dm, "damping_N_s_per_m", f"{where}: damper")
+    for stop in ("bump_stop", "rebound_stop"):
+        if stop in data:
+            el[stop] = data[stop]
+    return el
+
+
+def macpherson_strut(prefix: str, chassis: str, center, mirror: bool, data: dict, where: str):
+    """MacPherson strut corner (seed 001 Fig. 2): strut hung from the chassis by a spherical top
+    mount (3R, strut axis last), knuckle sliding on the strut (prismatic), wheel revolute on the
+    knuckle, lower arm on a chassis revolute closed by a cut ball joint (or removed as a fork arm,
+    seed 001 §3), tie rod removed. Independent coordinate: the strut slide."""
+    hp = _HP(data, center, mirror, where)
+    m = data.get("masses_kg", {})
+    c = list(map(float, center))
+    knuckle, wheel, strut, arm = f"{prefix}.knuckle", f"{prefix}.wheel", f"{prefix}.strut", f"{prefix}.lower_arm"
+    top, low = np.array(hp("strut_top")), np.array(hp("strut_lower"))
+    axis = (top - low) / np.linalg.norm(top - low)
+    j, k, l = hp("lower_ball_joint"), hp("lower_arm_front"), hp("lower_arm_rear")
+    f = Fragment()
+    f.bodies += [
+        _body(strut, _num(m, "strut", where), (top + low) / 2, _inertia(data, "strut_inertia_kg_m2", where)),
+        _body(knuckle, _num(m, "knuckle", where), np.array(c) + np.array([0, -0.08 if not mirror else 0.08, -0.02]),
+              _inertia(data, "knuckle_inertia_kg_m2", where)),
+        _body(wheel, _num(m, "wheel", where), c, _inertia(data, "wheel_inertia_kg_m2", where)),
+    ]
+    # first two top-mount axes perpendicular to the strut axis, strut axis last (pitfall 4)
+    e1 = np.cross([0.0, 1.0, 0.0], axis)
+    e1 /= np.linalg.norm(e1)
+    e2 = np.cross(axis, e1)
+    f.joints += [
+        {"name": f"{prefix}.top_mount", "type": "spherical", "parent": chassis, "child": strut,
+         "point_m": top.tolist(), "axes": [e1.tolist(), e2.tolist(), axis.tolist()]},
+        {"name": f"{prefix}.travel", "type": "prismatic", "parent": strut, "child": knuckle,
+         "point_m": low.tolist(), "axis": axis.tolist()},
+        {"name": f"{prefix}.spin", "type": "revolute", "parent": knuckle, "child": wheel, "point_m": c,
+         "axis": [0.0, 1.0, 0.0]},
+    ]
+    lower_arm = data.get("lower_arm", "body")
+    if lower_arm == "body":
+        f.bodies.append(_body(arm, _num(m, "lower_arm", where), (np.array(j) + np.array(k) + np.array(l)) / 3,
+                              _inertia(data, "lower_arm_inertia_kg_m2", where)))
+        kl = np.array(l) - np.array(k)
+        f.joints += [
+            {"name": f"{prefix}.lower_arm_pivot", "type": "revolute", "parent": chassis, "child": arm,
+             "point_m": k, "axis": (kl / np.linalg.norm(kl)).tolist()},
+            {"name": f"{prefix}.ball_joint", "type": "spherical", "parent": arm, "child": knuckle, "point_m": j,
+             "cut": True},
+        ]
+    elif lower_arm == "fork_arm":
+        # the arm's mass is split between its two bars in proportion to their lengths (uniform bars)
+        ljk, ljl = np.linalg.norm(np.subtract(k, j)), np.linalg.norm(np.subtract(l, j))
+        ma = _num(m, "lower_arm", where)
+        f.fork_arms.append({"name": arm, "body_j": knuckle, "point_j_m": j, "body_kl": chassis,
+                            "point_k_m": k, "point_l_m": l, "mass_jk_kg": ma * ljk / (ljk + ljl),
+                            "mass_jl_kg": ma * ljl / (ljk + ljl)})
+    else:
+        raise ModelError(f"{where}: field 'lower_arm' must be \"body\" or \"fork_arm\", got {lower_arm!r}")
+    f.rods.append({"name": f"{prefix}.tie_rod", "body_a": knuckle, "point_a_m": hp("tie_rod_outer"),
+                   "body_b": chassis, "point_b_m": hp("tie_rod_inner"), "mass_kg": _num(m, "tie_rod", where)})
+    f.force_elements.append(_spring_damper(f"{prefix}.strut_spring", chassis, top.tolist(), knuckle,
+                                           hp("spring_seat_lower"), data, where))
+    f.independent += [f"{prefix}.travel", f"{prefix}.spin"]
+    return f, dict(body=wheel, hub_body=knuckle, spin_coordinate=f"{prefix}.spin",
+                   travel_coordinate=f"{prefix}.travel", spring=f"{prefix}.strut_spring")
+
+
+FIVE_LINKS = ("upper_front", "upper_rear", "lower_front", "lower_rear", "toe")
+
+
+def five_link(prefix: str, chassis: str, center, mirror: bool, data: dict, where: str):
+    """Five-link corner (seed 001 Fig. 2): the wheel carrier has a free joint (3P + 3R, five massless
+    auxiliary bodies) to the chassis and is located by five removed rods; a coil-over acts between
+    carrier and chassis. Independent coordinate: the carrier's vertical slide."""
+    hp = _HP(data, center, mirror, where)
+    m = data.get("masses_kg", {})
+    c = list(map(float, center))
+    carrier, wheel = f"{prefix}.carrier", f"{prefix}.wheel"
+    f = Fragment()
+    f.bodies += [
+        _body(carrier, _num(m, "carrier", where), np.array(c) + np.array([0, -0.07 if not mirror else 0.07, 0]),
+              _inertia(data, "carrier_inertia_kg_m2", where)),
+        _body(wheel, _num(m, "wheel", where), c, _inertia(data, "wheel_inertia_kg_m2", where)),
+    ]
+    f.joints += [
+        {"name": f"{prefix}.carrier", "type": "free", "parent": chassis, "child": carrier, "point_m": c,
+         "coordinate_names": [f"{prefix}.carrier_x", f"{prefix}.carrier_y", f"{prefix}.travel",
+                              f"{prefix}.carrier_rz", f"{prefix}.carrier_ry", f"{prefix}.carrier_rx"]},
+        {"name": f"{prefix}.spin", "type": "revolute", "parent": carrier, "child": wheel, "point_m": c,
+         "axis": [0.0, 1.0, 0.0]},
+    ]
+    for link in FIVE_LINKS:
+        f.rods.append({"name": f"{prefix}.{link}", "body_a": carrier, "point_a_m": hp(f"{link}_carrier"),
+                       "body_b": chassis, "point_b_m": hp(f"{link}_chassis"), "mass_kg": _num(m, link, where)})
+    f.force_elements.append(_spring_damper(f"{prefix}.spring", chassis, hp("spring_chassis"), carrier,
+                                           hp("spring_carrier"), data, where))
+    f.independent += [f"{prefix}.travel", f"{prefix}.spin"]
+    return f, dict(body=wheel, hub_body=carrier, spin_coordinate=f"{prefix}.spin",
+                   travel_coordinate=f"{prefix}.travel", spring=f"{prefix}.spring")
+
+
+def planar_chassis(name: str, data: dict, where: str) -> Fragment:
+    """Chassis moving in the x-z plane (x, z, pitch: 2 massless auxiliary bodies), for the 7-DOF
+    half car; the joint's reference point is the chassis CoM at design."""
+    com = data.get("com_m")
+    f = Fragment()
+    f.bodies.append(_body(name, _num(data, "mass_kg", where), com, _inertia(data, "inertia_kg_m2", where)))
+    f.joints.append({"name": "chassis", "type": "planar", "parent": "ground", "child": name, "point_m": com,
+                     "axes": [[1, 0, 0], [0, 0, 1], [0, 1, 0]],
+                     "coordinate_names": ["chassis.x", "chassis.z", "chassis.pitch"]})
+    f.independent += ["chassis.x", "chassis.z", "chassis.pitch"]
+    return f
+
+
+def free_chassis(name: str, data: dict, where: str) -> Fragment:
+    """Chassis with 6 DOF (x, y, z, yaw, pitch, roll) for the 14-DOF full car."""
+    com = data.get("com_m")
+    f = Fragment()
+    f.bodies.append(_body(name, _num(data, "mass_kg", where), com, _inertia(data, "inertia_kg_m2", where)))
+    f.joints.append({"name": "chassis", "type": "free", "parent": "ground", "child": name, "point_m": com,
+                     "coordinate_names": ["chassis.x", "chassis.y", "chassis.z", "chassis.yaw", "chassis.pitch",
+                                          "chassis.roll"]})
+    f.independent += ["chassis.x", "chassis.y", "chassis.z", "chassis.yaw", "chassis.pitch", "chassis.roll"]
+    return f
+
+
+SUSPENSION_TEMPLATES = {"macpherson_strut": macpherson_strut, "five_link": five_link}
+CHASSIS_TEMPLATES = {"planar": planar_chassis, "free": free_chassis}

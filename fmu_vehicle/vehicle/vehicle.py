@@ -1,0 +1,326 @@
+"""The vehicle API shared by scripts, the command line and the FMUs.
+
+    car = Vehicle.load("halfcar7")
+    road = load_road("bumpy")
+    res = car.simulate(road, duration=5.0, v0=20.0, drive_torque={"front": 300.0})
+    res.final("chassis.x"), res.to_csv("out.csv"), res.plot("out.png")
+
+For stepping (FMUs, co-simulation): ``sim = car.simulator(road, v0=20.0)``; ``sim.set_input(...)``;
+``sim.advance(h)``; ``sim.outputs()``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import root
+
+from ..errors import ModelError, SimulationError
+from ..integrators import integrate
+from ..integrators.explicit import rk4_chunk, rk4_final
+from ..multibody.mechanism import POSITION_MAXIT, POSITION_TOL, Mechanism, failure
+from ..road import load_road
+from ..tire.contact import CONTACT_OUT_N, OUT_RE
+from ..tire.tir import P_CZ, P_R0
+from .dynamics import (IN_BRAKE, IN_DRIVE, IN_FX, IN_FZ, IN_MY, IN_ROAD_H, IN_ROAD_MU, IN_ROAD_SLOPE, N_INPUTS,
+                       VehicleArgs, vehicle_record, vehicle_rhs)
+from .loader import VehicleSpec, load_vehicle_spec
+
+CHASSIS_OUTPUTS = (
+    ("chassis.x", "m", "chassis reference point (design CoM) x displacement, global"),
+    ("chassis.z", "m", "chassis reference point z displacement from design, global"),
+    ("chassis.pitch", "rad", "chassis pitch angle about +y (ISO 8855: + nose down)"),
+    ("chassis.vx", "m/s", "d(chassis.x)/dt"),
+    ("chassis.vz", "m/s", "d(chassis.z)/dt"),
+    ("chassis.pitch_rate", "rad/s", "d(chassis.pitch)/dt"),
+    ("chassis.ax", "m/s2", "d2(chassis.x)/dt2"),
+    ("chassis.az", "m/s2", "d2(chassis.z)/dt2"),
+    ("chassis.pitch_acc", "rad/s2", "d2(chassis.pitch)/dt2"),
+)
+WHEEL_OUTPUTS = (
+    ("omega", "rad/s", "absolute wheel spin about its axle (+ rolling forward)"),
+    ("omega_rel", "rad/s", "wheel spin relative to the hub"),
+    ("x", "m", "wheel centre x, global"),
+    ("z", "m", "wheel centre z, global"),
+    ("vx", "m/s", "wheel centre velocity x, global"),
+    ("vz", "m/s", "wheel centre velocity z, global"),
+    ("travel", "m", "suspension travel: wheel centre height in the chassis frame minus design (bump +)"),
+    ("suspension_force", "N", "spring + damper + stops force of the corner's element (compression +)"),
+    ("tire_fz", "N", "tire normal load"),
+    ("tire_fx", "N", "tire longitudinal force (+ forward)"),
+    ("slip", "1", "transient longitudinal slip kappa'"),
+    ("torque_drive", "N.m", "drive torque applied to the wheel"),
+    ("torque_brake", "N.m", "brake torque acting on the wheel (opposes spin)"),
+)
+
+
+def output_table(wheel_names) -> list[tuple[str, str, str]]:
+    """(name, unit, description) of every recorded output, in row order."""
+    rows = list(CHASSIS_OUTPUTS)
+    for w in wheel_names:
+        rows += [(f"wheel_{w}.{n}", u, d) for n, u, d in WHEEL_OUTPUTS]
+    rows.append(("constraint_residual", "1", "max |Phi| of the loop-closure equations after correction [m or m2]"))
+    return rows
+
+
+@dataclass
+class SimResult:
+    """Time histories of a vehicle run: ``t`` [s] and one array per output name."""
+    t: np.ndarray
+    values: dict
+    units: dict
+    meta: dict = field(default_factory=dict)
+
+    def __getitem__(self, name):
+        return self.values[name]
+
+    def final(self, name):
+        return float(self.values[name][-1])
+
+    def to_csv(self, path, every: int = 1):
+        """Write ``time`` and all outputs (header ``name [unit]``) atomically."""
+        from ..util import atomic_write_text
+        names = list(self.values)
+        header = ",".join(["time [s]"] + [f"{n} [{self.units[n]}]" for n in names])
+        cols = np.column_stack([self.t] + [self.values[n] for n in names])[::every]
+        lines = [header] + [",".join(f"{v:.10g}" for v in row) for row in cols]
+        atomic_write_text(path, "\n".join(lines) + "\n")
+
+    def plot(self, path, title: str = ""):
+        from ..plotting import plot_vehicle_result
+        plot_vehicle_result(self, path, title)
+
+
+class Vehicle:
+    """A vehicle model (static) built from a vehicle file; simulations get their own state."""
+
+    def __init__(self, spec: VehicleSpec):
+        self.spec = spec
+        self.mech = Mechanism(spec.mechanism)
+        m = self.mech
+        self.wheel_names = tuple(w.name for w in spec.wheels)
+        self.outputs = output_table(self.wheel_names)
+        self.output_names = tuple(n for n, _, _ in self.outputs)
+        self.chassis = m.body(spec.chassis_body)
+        self.chassis_coords = np.array([m.coordinate(c) for c in ("chassis.x", "chassis.z", "chassis.pitch")],
+                                       dtype=np.int64)
+        self.w_body = np.array([m.body(w.body) for w in spec.wheels], dtype=np.int64)
+        self.w_hub = np.array([m.body(w.hub_body) for w in spec.wheels], dtype=np.int64)
+        self.w_spin = np.array([m.coordinate(w.spin_coordinate) for w in spec.wheels], dtype=np.int64)
+        self.w_spring = np.array([m.info.spring_names.index(w.spring) for w in spec.wheels], dtype=np.int64)
+        self.w_center0 = np.array([w.center_m for w in spec.wheels], dtype=float)
+        self.w_axis0 = np.array([w.spin_axis for w in spec.wheels], dtype=float)
+        self.tire_p = np.array([t.to_array() for t in spec.tires], dtype=float)
+        self.n_wheels = len(spec.wheels)
+
+    @classmethod
+    def load(cls, name_or_path, *, base=None, overrides=None) -> "Vehicle":
+        return cls(load_vehicle_spec(name_or_path, base=base, overrides=overrides))
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def wheel_index(self, name: str) -> int:
+        try:
+            return self.wheel_names.index(name)
+        except ValueError:
+            raise ModelError(f"vehicle '{self.name}': unknown wheel '{name}'; valid: {', '.join(self.wheel_names)}") from None
+
+    @property
+    def total_mass_kg(self) -> float:
+        s = self.spec.mechanism
+        return sum(b.mass_kg for b in s.bodies) + sum(r.mass_kg for r in s.rods)
+
+    # ------------------------------------------------------------------------------------------
+    def args(self, road, inputs=None, road_source="internal", tire_source="internal") -> VehicleArgs:
+        """The compiled argument tuple of :func:`vehicle_rhs` (its arrays are this run's state)."""
+        if road_source not in ("internal", "inputs"):
+            raise ModelError(f"road_source must be 'internal' or 'inputs', got {road_source!r}")
+        if tire_source not in ("internal", "external"):
+            raise ModelError(f"tire_source must be 'internal' or 'external', got {tire_source!r}")
+        ra = load_road(road).to_arrays() if road is not None else load_road({"type": "flat"}).to_arrays()
+        inp = np.zeros((self.n_wheels, N_INPUTS)) if inputs is None else inputs
+        inp[:, IN_ROAD_MU] = np.where(inp[:, IN_ROAD_MU] == 0.0, 1.0, inp[:, IN_ROAD_MU])
+        m = self.mech
+        return VehicleArgs(
+            m.model, m.data, np.array([POSITION_TOL, POSITION_MAXIT], dtype=float),
+            self.w_body, self.w_hub, self.w_spin, self.w_spring, self.w_center0, self.w_axis0, self.tire_p,
+            int(ra.kind), ra.params, float(ra.x0), float(ra.dx), ra.h_table, ra.s_table,
+            np.array([road_source == "inputs", tire_source == "external"], dtype=np.int64), inp,
+            np.zeros((self.n_wheels, CONTACT_OUT_N)), np.zeros((self.n_wheels, 16)), int(self.chassis),
+            self.chassis_coords)
+
+    def system(self, args: VehicleArgs) -> "VehicleSystem":
+        return VehicleSystem(self, args)
+
+    # ------------------------------------------------------------------------------------------
+    def initial_state(self, args: VehicleArgs, v0: float = 0.0, x0: float = 0.0) -> np.ndarray:
+        """Static equilibrium on the road (zero torques), then moving at ``v0`` [m/s] along the road
+        with free-rolling wheels (spin = v0 / effective rolling radius, zero transient slip)."""
+        m = self.mech
+        d = m.data
+        nw = self.n_wheels
+        cx, cz, cp = self.chassis_coords
+        # rigid placement guess: pitch along the road grade, tires just touching
+        xs = self.w_center0[:, 0] + x0
+        h = np.array([_road_height(args, x) for x in xs])
+        grade = (h[0] - h[-1]) / (xs[0] - xs[-1]) if nw > 1 and xs[0] != xs[-1] else 0.0
+        pitch = -math.atan(grade)
+        com = np.array(next(b.com_m for b in self.spec.mechanism.bodies if b.name == self.spec.chassis_body))
+        Ry = np.array([[math.cos(pitch), 0, math.sin(pitch)], [0, 1, 0], [-math.sin(pitch), 0, math.cos(pitch)]])
+        rot_c = np.array([com + Ry @ (c - com) for c in self.w_center0])
+        r0 = self.tire_p[:, P_R0]
+        # static tire deflection estimate so the solve starts with loaded tires
+        defl = self.total_mass_kg * 9.81 / nw / self.tire_p[:, P_CZ]
+        dz = float(np.mean(h + (r0 - defl) / math.cos(math.atan(grade)) - rot_c[:, 2]))
+        y = m.assemble({"chassis.x": x0, "chassis.z": dz, "chassis.pitch": pitch}, {}, steps=10)
+        ni = m.n_dof
+        y = np.concatenate([y, np.zeros(nw)])
+        y[ni:2 * ni] = 0.0
+        free = [k for k, i in enumerate(d.indep) if i != cx and i not in self.w_spin]
+        ydot = np.zeros_like(y)
+        sys = args
+        saved = sys.inputs.copy()
+        sys.inputs[:, IN_DRIVE] = 0.0
+        sys.inputs[:, IN_BRAKE] = 0.0
+
+        def residual(q):
+            yy = y.copy()
+            yy[free] = q
+            st = vehicle_rhs(0.0, yy, sys, ydot)
+            if st < 0:
+                return np.full(len(free), 1e3)
+            return ydot[[ni + k for k in free]]
+
+        sol = root(residual, y[free], method="hybr", options={"xtol": 1e-13})
+        sys.inputs[:] = saved
+        if not sol.success or np.max(np.abs(residual(sol.x))) > 1e-6:
+            raise SimulationError(f"vehicle '{self.name}': no static equilibrium found on this road ({sol.message})")
+        y[free] = sol.x
+        # velocities: chassis along the road tangent, wheels free rolling
+        vehicle_rhs(0.0, y, sys, ydot)
+        t_hat = np.array([1.0, grade]) / math.hypot(1.0, grade)
+        vel = {"chassis.x": v0 * t_hat[0], "chassis.z": v0 * t_hat[1]}
+        for w, wi in enumerate(self.spec.wheels):
+            vel[wi.spin_coordinate] = v0 / args.contact[w, OUT_RE]
+        yq = m.assemble({m.coordinate_names[i]: d.z[i] for i in d.indep}, vel, steps=1)
+        y[:2 * ni] = yq
+        y[2 * ni:] = 0.0
+        return y
+
+    def simulate(self, road, duration: float, *, dt: float = 1e-3, v0: float = 0.0, x0: float = 0.0,
+                 drive_torque: dict | None = None, brake_torque: dict | None = None,
+                 integrator: str = "rk4", record_every: int = 1, progress: bool = False,
+                 y0: np.ndarray | None = None) -> SimResult:
+        """Run a manoeuvre with constant wheel torques [N m] from the equilibrium at ``v0`` [m/s]."""
+        if not (isinstance(dt, (int, float)) and dt > 0 and math.isfinite(dt)):
+            raise ModelError(f"dt must be a positive number of seconds, got {dt!r}")
+        if not (isinstance(duration, (int, float)) and duration > 0 and math.isfinite(duration)):
+            raise ModelError(f"duration must be a positive number of seconds, got {duration!r}")
+        args = self.args(road)
+        y = self.initial_state(args, v0, x0) if y0 is None else np.array(y0, dtype=float)
+        for table, col in ((drive_torque, IN_DRIVE), (brake_torque, IN_BRAKE)):
+            for w, T in (table or {}).items():
+                if not math.isfinite(T):
+                    raise ModelError(f"torque for wheel '{w}' must be finite, got {T}")
+                args.inputs[self.wheel_index(w), col] = float(T)
+        t, out, y_end = integrate(self.system(args), y, duration, dt, integrator=integrator,
+                                  record_every=record_every, progress=progress)
+        return SimResult(t, {n: out[:, k] for k, n in enumerate(self.output_names)},
+                         {n: u for n, u, _ in self.outputs},
+                         {"vehicle": self.name, "integrator": integrator, "dt": dt, "v0": v0, "y_end": y_end})
+
+    def simulator(self, road=None, *, v0=0.0, x0=0.0, dt=1e-3, road_source="internal", tire_source="internal"):
+        return VehicleSimulator(self, road, v0=v0, x0=x0, dt=dt, road_source=road_source, tire_source=tire_source)
+
+
+def _road_height(args: VehicleArgs, x: float) -> float:
+    from ..road.kernel import road_eval
+    out = np.zeros(3)
+    road_eval(args.road_kind, args.road_params, args.road_x0, args.road_dx, args.road_h, args.road_s, x, out)
+    return float(out[0])
+
+
+class VehicleSystem:
+    """:class:`~fmu_vehicle.integrators.OdeSystem` of a vehicle run."""
+    rhs = vehicle_rhs
+    record = vehicle_record
+
+    def __init__(self, vehicle: Vehicle, args: VehicleArgs):
+        self.vehicle = vehicle
+        self.sys = args
+        self.output_names = vehicle.output_names
+
+    def reparameterize(self, y):
+        ni = self.vehicle.mech.n_dof
+        return np.concatenate([self.vehicle.mech.repartition(y[:2 * ni]), y[2 * ni:]])
+
+    def failure(self, code, t):
+        return failure(self.vehicle.name, code, t)
+
+
+class VehicleSimulator:
+    """Step-by-step interface (the FMU adapter's Python API): fixed internal RK4 steps ``dt``."""
+
+    def __init__(self, vehicle: Vehicle, road, *, v0=0.0, x0=0.0, dt=1e-3, road_source="internal",
+                 tire_source="internal"):
+        self.vehicle = vehicle
+        self.dt = float(dt)
+        self.args = vehicle.args(road, road_source=road_source, tire_source=tire_source)
+        self.system = vehicle.system(self.args)
+        self.y = vehicle.initial_state(self.args, v0, x0)
+        self.t = 0.0
+        self.row = np.zeros(len(vehicle.output_names))
+        self._work = np.zeros((5, self.y.size))
+        self._evaluate()
+
+    def _evaluate(self):
+        st = rk4_final(self.system.rhs, self.system.record, self.args, self.t, self.y, self.row, self._work[0])
+        if st < 0:
+            raise self.system.failure(st, self.t)
+
+    def set_input(self, wheel: str, *, drive_torque=None, brake_torque=None, road_height=None, road_slope=None,
+                  road_mu=None, force_x=None, force_z=None, moment_y=None):
+        w = self.vehicle.wheel_index(wheel)
+        for col, v in ((IN_DRIVE, drive_torque), (IN_BRAKE, brake_torque), (IN_ROAD_H, road_height),
+                       (IN_ROAD_SLOPE, road_slope), (IN_ROAD_MU, road_mu), (IN_FX, force_x), (IN_FZ, force_z),
+                       (IN_MY, moment_y)):
+            if v is not None:
+                self.args.inputs[w, col] = float(v)
+
+    def advance(self, h: float):
+        """Advance by h [s] in internal steps of at most dt (the last one shortened)."""
+        n = max(1, int(round(h / self.dt)))
+        step = h / n
+        out = np.zeros((1, self.row.size))
+        done, status, _ = rk4_chunk(self.system.rhs, self.system.record, self.args, self.t, step, self.y, n,
+                                    n + 1, 1, out, 0, self._work)
+        while status == 1:
+            self.y = self.system.reparameterize(self.y)
+            t0 = self.t + done * step
+            more, status, _ = rk4_chunk(self.system.rhs, self.system.record, self.args, t0, step, self.y,
+                                        n - done, n + 1, 1, out, 0, self._work)
+            done += more
+        if status < 0:
+            raise self.system.failure(status, self.t + done * step)
+        self.t += h
+        self._evaluate()
+
+    def outputs(self) -> dict:
+        return dict(zip(self.vehicle.output_names, self.row.tolist()))
+
+    def get_state(self):
+        """Everything needed to continue bit-identically (state vector, time, inputs, warm starts)."""
+        d = self.vehicle.mech.data
+        return (self.t, self.y.copy(), self.args.inputs.copy(), d.z.copy(), d.zd.copy(), d.indep.copy(),
+                d.dep.copy(), self.row.copy())
+
+    def set_state(self, state):
+        t, y, inp, z, zd, indep, dep, row = state
+        d = self.vehicle.mech.data
+        self.t, self.y = t, y.copy()
+        self.args.inputs[:] = inp
+        d.z[:], d.zd[:], d.indep[:], d.dep[:] = z, zd, indep, dep
+        self.row[:] = row
