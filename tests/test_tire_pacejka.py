@@ -1,6 +1,7 @@
 """Tests for the Magic Formula kernels against an independent implementation and closed-form properties."""
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -48,6 +49,15 @@ def test_kernel_equals_reference_formula(p, fz):
     for kappa in np.linspace(-1.2, 1.2, 49):
         assert mf_fx0(p, fz, kappa, 1.0) == pytest.approx(fx_reference(TIRE, fz, kappa), rel=1e-12, abs=1e-9)
     assert mf_fx0(p, fz, 0.1, 0.6) == pytest.approx(fx_reference(TIRE, fz, 0.1, mu=0.6), rel=1e-12)
+
+
+def test_curvature_factor_is_capped_at_one():
+    steep = dataclasses.replace(TIRE, PEX1=1.6, PEX2=0.4)
+    q = steep.to_array()
+    capped = dataclasses.replace(TIRE, PEX1=1.0, PEX2=0.0)
+    for kappa in (-0.5, 0.05, 0.3, 1.0):
+        assert mf_fx0(q, 7000.0, kappa, 1.0) == pytest.approx(fx_reference(steep, 7000.0, kappa), rel=1e-12)
+        assert mf_fx0(q, 7000.0, kappa, 1.0) == pytest.approx(fx_reference(capped, 7000.0, kappa), rel=1e-12)
 
 
 def test_zero_slip_gives_zero_force_and_shifts_move_the_origin(p):
