@@ -1,8 +1,9 @@
 """Longitudinal-vertical Magic Formula tire: .tir reader, njit force kernels, single-point contact, wheel rig.
 
 Modules:
-    tir        read_tir(path) -> TireParams; TireParams.to_array() and the P_* index constants
-    pacejka    mf_fx0, rolling_resistance_moment, vertical_force, effective_rolling_radius, relaxation_length
-    contact    tire_contact(...) on a locally planar road and the OUT_* index constants
-    wheel      simulate_wheel(...): single wheel on a road, fixed-step RK4 (no multibody engine needed)
+    tir        read_tir(path) -> TireParams; TireParams.to_array() in the P_* layout
+    pacejka    mf_fx0, mf_fx0_slope, slip_stiffness, rolling_resistance_moment, vertical_force,
+               effective_rolling_radius, relaxation_length, slip_relaxation_length, low_speed_damping
+    contact    tire_contact(...) on a locally planar road; OUT_* indices into its output array
+    wheel      simulate_wheel(...): one wheel on a road, fixed-step RK4, no multibody engine needed
 """
