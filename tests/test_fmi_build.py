@@ -81,9 +81,13 @@ def test_archive_contents(companion_fmus):
     assert "resources/fmu_vehicle_powertrain.py" in names
     assert "binaries/linux64/Powertrain.so" in names
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc") or "/tests/" in n]
-    assert requirements.splitlines()[0].startswith("numpy")
+    lines = requirements.splitlines()
+    assert "numpy>=1.26,<3" in lines                                      # specifier from pyproject.toml
+    assert not [x for x in lines if x.split(">")[0].split("=")[0] in ("pythonfmu", "fmu_vehicle", "math", "json")]
     with zipfile.ZipFile(companion_fmus["Controller"]) as z:
-        assert z.read("resources/requirements.txt") == b""             # stdlib only
+        controller = z.read("resources/requirements.txt").decode().splitlines()
+    assert not [x for x in controller if x.startswith("numpy")]          # the controller is pure Python
+    assert set(controller) <= set(lines)
 
 
 def test_guid_is_deterministic_and_rebuild_is_atomic(companion_fmus, tmp_path):

@@ -9,8 +9,9 @@ name through ``sys.modules``; a long-lived process would reuse stale code, fmi_n
 2. stages the data the slave declares in ``RESOURCES`` plus ``extra_resources``, keeping their paths
    relative to ``<repo>/resources`` (so ``Path(self.resources)/"powertrain"/...`` works in the FMU
    exactly like ``fmu_vehicle.paths.resource_path("powertrain", ...)`` in the repository),
-3. writes ``requirements.txt`` with the third-party distributions the slave imported (specifiers
-   from pyproject.toml), for ``pythonfmu deploy``,
+3. writes ``requirements.txt`` with the third-party distributions the slave and the shipped package
+   can import (static scan with ``modulefinder``; specifiers from pyproject.toml), for
+   ``pythonfmu deploy``,
 4. runs ``FmuBuilder.build_FMU`` (with ``canGetAndSetFMUstate``/``canSerializeFMUstate`` when the
    slave implements ``_state``/``_restore``) and ``post_process.patch_fmu``.
 
@@ -23,6 +24,7 @@ import importlib
 import importlib.metadata
 import inspect
 import json
+import modulefinder
 import os
 import re
 import shutil
@@ -105,12 +107,10 @@ def _worker(argv: list[str]) -> int:
 
 
 def _build_here(script: Path, work: Path, extra: list[Path]) -> Path:
-    baseline = set(sys.modules)
     slave_cls = _load_slave_class(script)
     stage = work / "stage"
     probe_resources = _stage_resources(slave_cls, extra, stage / "res")
     slave_cls(instance_name="build_probe", resources=str(probe_resources))   # must work without a host
-    imported = set(sys.modules) - baseline
 
     from pythonfmu import FmuBuilder
     from pythonfmu import __version__ as pythonfmu_version
@@ -124,7 +124,7 @@ def _build_here(script: Path, work: Path, extra: list[Path]) -> Path:
         (package / "__init__.py").write_text('"""fmu_vehicle (copy shipped inside an FMU)."""\n')
     (package / "fmi" / "build_info.json").write_text(json.dumps({"version": version}) + "\n")
     requirements = stage / "requirements.txt"
-    requirements.write_text("".join(f"{line}\n" for line in _requirements(imported)))
+    requirements.write_text("".join(f"{line}\n" for line in _requirements(_imports(script, stage))))
 
     project_files = [package, requirements, *sorted(probe_resources.iterdir())]
     options = {}
@@ -179,8 +179,24 @@ def _stage_resources(slave_cls, extra: list[Path], dest: Path) -> Path:
     return dest
 
 
+def _imports(script: Path, stage: Path) -> set[str]:
+    """Top-level names of modules the script and the shipped package can import, found statically.
+
+    ``modulefinder`` scans the script and, transitively, the staged ``fmu_vehicle`` modules it reaches
+    (including imports inside functions); with a search path of only the script folder and the stage,
+    every stdlib/third-party import stays unresolved and is reported in ``badmodules``.
+    """
+    finder = modulefinder.ModuleFinder(path=[str(script.parent), str(stage)])
+    finder.run_script(str(script))
+    return {name.split(".")[0] for name in finder.badmodules}
+
+
 def _requirements(imported: set[str]) -> list[str]:
-    """Requirement lines for third-party distributions among the imported modules."""
+    """Requirement lines for the third-party distributions among ``imported`` (module names).
+
+    Specifiers come from pyproject.toml; undeclared distributions that another selected one already
+    requires (e.g. llvmlite for numba) are left to pip.
+    """
     top = {name.split(".")[0] for name in imported}
     top -= set(sys.stdlib_module_names) | {"fmu_vehicle", "pythonfmu"}
     mapping = importlib.metadata.packages_distributions()
@@ -192,9 +208,15 @@ def _requirements(imported: set[str]) -> list[str]:
         for spec in tomllib.loads(pyproject.read_text())["project"].get("dependencies", []):
             name = re.split(r"[<>=!~ \[;]", spec, maxsplit=1)[0]
             declared[_normalize(name)] = spec
+    needed_by_others = set()
+    for dist in dists:
+        for req in importlib.metadata.requires(dist) or []:
+            if "extra ==" not in req:
+                needed_by_others.add(_normalize(re.split(r"[<>=!~ \[;(]", req, maxsplit=1)[0]))
     lines = []
     for dist in dists:
-        if _normalize(dist) == "pythonfmu":
+        if _normalize(dist) == "pythonfmu" or (_normalize(dist) in needed_by_others and
+                                               _normalize(dist) not in declared):
             continue
         lines.append(declared.get(_normalize(dist), f"{dist}>={importlib.metadata.version(dist)}"))
     return lines
