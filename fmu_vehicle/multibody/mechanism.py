@@ -14,7 +14,7 @@ import scipy.linalg
 from numba import njit
 
 from ..errors import ModelError, SimulationError
-from .constraints import eval_constraints, solve_positions, velocity_transform
+from .constraints import eval_constraints, factor_dependent, solve_positions, velocity_transform
 from .dynamics import forward_dynamics
 from .energy import mechanical_energy
 from .kinematics import forward_positions, forward_velocities
@@ -25,6 +25,7 @@ from .topology import compile_mechanism
 
 POSITION_TOL = 1e-12      # max |Phi| after the position problem [m or m^2]
 POSITION_MAXIT = 30
+PREFERRED_COND_FACTOR = 10.0   # keep the preferred independent coordinates while cond(Phi_z^d) <= this x the QR choice
 
 
 def choose_partition(phiz: np.ndarray, preferred: list[int] | None = None) -> np.ndarray:
@@ -32,7 +33,9 @@ def choose_partition(phiz: np.ndarray, preferred: list[int] | None = None) -> np
 
     Dependent coordinates are the first m pivot columns of a column-pivoted QR factorization
     (semirecursive.md §4.4); columns listed in ``preferred`` are kept independent when the remaining
-    columns still give a regular Phi_z^d. Raises ModelError for redundant closure equations.
+    columns give a Phi_z^d whose condition number is within PREFERRED_COND_FACTOR of the QR choice's
+    (near a singular position of the preferred partition, e.g. a rocker at its extreme, it is dropped).
+    Raises ModelError for redundant closure equations.
     """
     m, n = phiz.shape
     if m == 0:
@@ -42,17 +45,15 @@ def choose_partition(phiz: np.ndarray, preferred: list[int] | None = None) -> np
     if rank < m:
         raise ModelError(f"the {m} loop-closure equations are redundant (rank {rank}): remove {m - rank} "
                          "constraint(s), e.g. replace a cut spherical joint by a rod")
-    order = []
+    _, _, piv = scipy.linalg.qr(phiz, pivoting=True, mode="economic")
+    order = list(piv[:m])
     if preferred:
         cand = [j for j in range(n) if j not in set(preferred)]
         if len(cand) >= m:
             _, _, piv = scipy.linalg.qr(phiz[:, cand], pivoting=True, mode="economic")
             dep = [cand[p] for p in piv[:m]]
-            if np.linalg.cond(phiz[:, dep]) < 1e8:
+            if np.linalg.cond(phiz[:, dep]) <= PREFERRED_COND_FACTOR * np.linalg.cond(phiz[:, order]):
                 order = dep
-    if not order:
-        _, _, piv = scipy.linalg.qr(phiz, pivoting=True, mode="economic")
-        order = list(piv[:m])
     return np.array(sorted(set(range(n)) - set(order)), dtype=np.int64)
 
 
@@ -110,9 +111,13 @@ class Mechanism:
             raise ModelError(f"{self.spec.source}: unknown body '{name}'") from None
 
     def _set_partition(self, indep: np.ndarray):
+        """Use ``indep``; needs Phi_z current. Records the pivot ratio of the new Phi_z^d in
+        data.stats[3], the reference of the re-partition trigger in :func:`state.set_state`."""
         n = self.model.n
         self.data.indep[:] = indep
         self.data.dep[:] = np.array(sorted(set(range(n)) - set(indep.tolist())), dtype=np.int64)
+        if self.model.m > 0:
+            self.data.stats[3] = factor_dependent(self.model, self.data)
 
     def repartition(self, y: np.ndarray) -> np.ndarray:
         """Choose new independent coordinates at the state y; return y in the new coordinates."""

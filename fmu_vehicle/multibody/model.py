@@ -70,7 +70,7 @@ DATA_FIELDS = (
     "Mr", "fr", "zddi",        # (ni,ni), (ni,), (ni,) reduced system and independent accelerations
     "Ga", "Gb",                # (3,n) work: point Jacobians
     "sd_len", "sd_vel", "sd_force",   # (nsd,) element length [m], rate [m/s], tension [N] (+ pulls ends together)
-    "stats",                   # (4,) float: last Newton iterations, max |phi|, LU pivot ratio, evaluations
+    "stats",                   # (4,) float: last Newton iterations, max |phi|, LU pivot ratio, pivot ratio at partition
     "tmp", "wm",               # (16,3) scratch 3-vectors, (m,) scratch vector
 )
 MultibodyData = namedtuple("MultibodyData", DATA_FIELDS)

@@ -20,7 +20,8 @@ STATUS_POSITION_FAILED = -1
 STATUS_SINGULAR = -2
 STATUS_MASS_NOT_PD = -3
 
-REPARTITION_PIVOT_RATIO = 1e7
+REPARTITION_PIVOT_GROWTH = 10.0   # re-partition when the LU pivot ratio of Phi_z^d grew this much since
+                                  # the partition was chosen (data.stats[3]); scale-free across mechanisms
 
 
 @njit(cache=True)
@@ -38,7 +39,7 @@ def set_state(model, data, y, tol, maxit):
     if not velocity_transform(model, data):
         return STATUS_SINGULAR
     forward_velocities(model, data)
-    if model.m > 0 and data.stats[2] > REPARTITION_PIVOT_RATIO:
+    if model.m > 0 and data.stats[2] > REPARTITION_PIVOT_GROWTH * max(data.stats[3], 1.0):
         return STATUS_REPARTITION
     return STATUS_OK
 
