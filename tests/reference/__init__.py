@@ -1,0 +1,1 @@
+"""Test-only reference formulations and helpers for the multibody engine tests."""
