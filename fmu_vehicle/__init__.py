@@ -30,11 +30,13 @@ def _numba_cache_dir() -> None:
     except OSError:
         return
     os.environ["NUMBA_CACHE_DIR"] = str(folder)
-    try:
-        import numba.core.config as cfg
+    # numba reads the variable when it is first imported; if the host imported it already, update its
+    # config. numba is not imported here: FMUs that never JIT must not load it (an unneeded numba in
+    # a libcosim process was seen to abort at exit).
+    import sys
+    cfg = sys.modules.get("numba.core.config")
+    if cfg is not None:
         cfg.CACHE_DIR = str(folder)
-    except Exception:  # numba missing or layout changed: its default cache still works
-        pass
 
 
 _numba_cache_dir()

@@ -180,7 +180,7 @@ class SpeedBumpRoad(Road):
 
     @classmethod
     def paper_default(cls, first_x_m: float = 20.0, spacing_m: float = 15.0, width_m: float = 0.5,
-                      height_m: float = 0.05, count: int = 5, mu: float = 1.0, dx_m: float = 0.002) -> "SpeedBumpRoad":
+                      height_m: float = 0.06, count: int = 5, mu: float = 1.0, dx_m: float = 0.002) -> "SpeedBumpRoad":
         """The paper's five continuous arc bumps (§4.1: W 300-600 mm, H 30-60 mm): here W = 0.5 m, H = 0.05 m,
         starting at x = 20, 35, 50, 65, 80 m (all passed by both axles in the 5 s, 20 m/s run); all adjustable."""
         if int(count) != count or count < 1:

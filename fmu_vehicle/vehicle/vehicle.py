@@ -186,19 +186,27 @@ class Vehicle:
         sys.inputs[:, IN_DRIVE] = 0.0
         sys.inputs[:, IN_BRAKE] = 0.0
 
-        def residual(q):
-            yy = y.copy()
-            yy[free] = q
-            st = vehicle_rhs(0.0, yy, sys, ydot)
-            if st < 0:
-                return np.full(len(free), 1e3)
-            return ydot[[ni + k for k in free]]
+        def solve(unknowns):
+            def residual(q):
+                yy = y.copy()
+                yy[unknowns] = q
+                st = vehicle_rhs(0.0, yy, sys, ydot)
+                if st < 0:
+                    return np.full(len(unknowns), 1e6)
+                return d.fr[unknowns].copy()   # reduced generalized forces [N or N m] (zero velocity)
 
-        sol = root(residual, y[free], method="hybr", options={"xtol": 1e-13})
+            sol = root(residual, y[unknowns], method="hybr", options={"xtol": 1e-13})
+            y[unknowns] = sol.x
+            return float(np.max(np.abs(residual(sol.x)))), sol.message
+
+        # suspensions first with the chassis held at the rigid placement, then everything together
+        chassis_dofs = {int(i) for i in self.chassis_coords}
+        solve([k for k in free if d.indep[k] not in chassis_dofs])
+        err, msg = solve(free)
         sys.inputs[:] = saved
-        if not sol.success or np.max(np.abs(residual(sol.x))) > 1e-6:
-            raise SimulationError(f"vehicle '{self.name}': no static equilibrium found on this road ({sol.message})")
-        y[free] = sol.x
+        if err > 1e-6 * self.total_mass_kg * 9.81:
+            raise SimulationError(f"vehicle '{self.name}': no static equilibrium found on this road "
+                                  f"(residual {err:.3g} N: {msg})")
         # velocities: chassis along the road tangent, wheels free rolling
         vehicle_rhs(0.0, y, sys, ydot)
         t_hat = np.array([1.0, grade]) / math.hypot(1.0, grade)
