@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 
-from numba import njit
+from ..jit import njit
 
 from .kinematics import forward_positions, point_accel0, point_jacobian, point_position, point_velocity
 from .linalg import lu_factor, lu_solve

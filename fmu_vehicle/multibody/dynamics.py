@@ -13,7 +13,7 @@ Closed loop (eq. 10):  (R_z^T M R_z) zdd^i = R_z^T (f - M S),  zdd = R_z zdd^i +
 """
 from __future__ import annotations
 
-from numba import njit
+from ..jit import njit
 
 from .constraints import acceleration_bias
 from .force_elements import rotational_spring_dampers, spring_dampers

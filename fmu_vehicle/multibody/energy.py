@@ -7,7 +7,7 @@ Dampers and the caller's loads (Qext, jforce) do work that is not counted here.
 """
 from __future__ import annotations
 
-from numba import njit
+from ..jit import njit
 
 from .force_elements import spring_compression_force
 from .kinematics import point_position, point_velocity

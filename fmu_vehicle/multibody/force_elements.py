@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
+from ..jit import njit
 
 from .kinematics import point_position, point_velocity
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
+from ..jit import njit
 
 from .model import JOINT_REVOLUTE
 

@@ -11,7 +11,7 @@ from collections import namedtuple
 
 import numpy as np
 import scipy.linalg
-from numba import njit
+from ..jit import njit
 
 from ..errors import ModelError, SimulationError
 from .constraints import eval_constraints, factor_dependent, solve_positions, velocity_transform

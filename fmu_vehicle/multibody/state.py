@@ -9,7 +9,7 @@ State vector y = [z^i, zd^i] (independent coordinates and velocities).
 """
 from __future__ import annotations
 
-from numba import njit
+from ..jit import njit
 
 from .constraints import solve_positions, velocity_transform
 from .kinematics import forward_velocities

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import math
 
-import numba
+from ..jit import njit
 
 from .arrays import KIND_FLAT, KIND_SLOPE, KIND_TABLE
 
 
-@numba.njit(cache=True)
+@njit
 def road_eval(kind, params, x0, dx, h_table, s_table, x, out):
     """Road state at the global longitudinal position x [m], written into ``out``.
 
@@ -62,14 +62,14 @@ def road_eval(kind, params, x0, dx, h_table, s_table, x, out):
         raise ValueError("road_eval: unknown road kind")
 
 
-@numba.njit(cache=True)
+@njit
 def road_eval_points(kind, params, x0, dx, h_table, s_table, xs, out):
     """``road_eval`` at every xs[k] [m]; out[k, 0:3] = (h [m], dh/dx [-], mu [-]), out shape (len(xs), >=3)."""
     for k in range(xs.shape[0]):
         road_eval(kind, params, x0, dx, h_table, s_table, xs[k], out[k])
 
 
-@numba.njit(cache=True)
+@njit
 def road_normal(slope, out):
     """Unit road normal for slope dh/dx [-]: out[0:3] = (-s, 0, 1) / sqrt(1 + s^2) (global frame, z up)."""
     inv = 1.0 / math.sqrt(1.0 + slope * slope)

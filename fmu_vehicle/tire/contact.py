@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 
-import numba
+from ..jit import njit
 
 from .pacejka import (effective_rolling_radius, low_speed_damping, mf_fx0, nominal_load, relaxation_length,
                       rolling_resistance_moment, slip_relaxation_length, slip_stiffness, vertical_force)
@@ -55,7 +55,7 @@ KAPPA_SPEED_EPS = 0.01
 _AXIS_EPS = 1e-9
 
 
-@numba.njit(cache=True)
+@njit
 def tire_contact(p, center, center_vel, wheel_omega, spin_axis, road_h, road_dhdx, road_mu, slip_state, out):
     """Contact force and transient slip rate of one wheel on a locally planar road (see module docstring).
 

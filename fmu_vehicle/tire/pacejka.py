@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-import numba
+from ..jit import njit
 
 from .tir import (P_BREFF, P_CZ, P_DREFF, P_FNOMIN, P_FREFF, P_KVLOW0, P_KZ, P_LCX, P_LCZ, P_LEX, P_LFZO,
                   P_LHX, P_LKX, P_LMUX, P_LMY, P_LONGVL, P_LSGKP, P_LVX, P_PCX1, P_PDX1, P_PDX2, P_PEX1,
@@ -34,13 +34,13 @@ RELAXATION_TIME_MIN = 0.0025
 """Shortest slip relaxation time σ/|Vx| [s]: σ >= |Vx| RELAXATION_TIME_MIN keeps |Vx|/σ <= 400 1/s."""
 
 
-@numba.njit(cache=True)
+@njit
 def nominal_load(p):
     """Scaled nominal load Fz0' = FNOMIN * LFZO [N]."""
     return p[P_FNOMIN] * p[P_LFZO]
 
 
-@numba.njit(cache=True)
+@njit
 def slip_stiffness(p, fz):
     """Longitudinal slip stiffness Kx = Fz (PKX1 + PKX2 dfz) exp(PKX3 dfz) LKX [N] (0 for Fz <= 0)."""
     if fz <= 0.0:
@@ -50,7 +50,7 @@ def slip_stiffness(p, fz):
     return fz * (p[P_PKX1] + p[P_PKX2] * dfz) * math.exp(p[P_PKX3] * dfz) * p[P_LKX]
 
 
-@numba.njit(cache=True)
+@njit
 def mf_fx0_eval(p, fz, kappa, mu_road, with_slope):
     """Fx0 [N] and, if with_slope, dFx0/dκ [N] (0 otherwise); the formula of ``mf_fx0``."""
     if fz <= 0.0:
@@ -85,7 +85,7 @@ def mf_fx0_eval(p, fz, kappa, mu_road, with_slope):
     return fx, slope
 
 
-@numba.njit(cache=True)
+@njit
 def mf_fx0(p, fz, kappa, mu_road):
     """Pure longitudinal slip force Fx0 [N], Magic Formula (Pacejka 2012 Eq. 4.E9-4.E18, camber 0).
 
@@ -105,14 +105,14 @@ def mf_fx0(p, fz, kappa, mu_road):
     return fx
 
 
-@numba.njit(cache=True)
+@njit
 def mf_fx0_slope(p, fz, kappa, mu_road):
     """Slope dFx0/dκ of ``mf_fx0`` at kappa [N] (analytic; equals Kx at kx = 0, Ex held fixed)."""
     _fx, slope = mf_fx0_eval(p, fz, kappa, mu_road, True)
     return slope
 
 
-@numba.njit(cache=True)
+@njit
 def rolling_resistance_moment(p, fz, vx, omega):
     """Rolling resistance moment My about the spin axis [N m] (MF 5.2/6.1 form without the QSY2 and camber terms).
 
@@ -126,7 +126,7 @@ def rolling_resistance_moment(p, fz, vx, omega):
     return -math.tanh(omega / ROLLING_OMEGA_SCALE) * p[P_R0] * fz * coeff * p[P_LMY]
 
 
-@numba.njit(cache=True)
+@njit
 def vertical_force(p, deflection, deflection_rate):
     """Vertical force Fz = max(0, CZ LCZ δ + KZ δ̇) for δ > 0, else 0 [N]; δ [m], δ̇ [m/s] (never pulls)."""
     if deflection <= 0.0:
@@ -137,7 +137,7 @@ def vertical_force(p, deflection, deflection_rate):
     return fz
 
 
-@numba.njit(cache=True)
+@njit
 def effective_rolling_radius(p, deflection):
     """Effective rolling radius Re [m] (MF 6.1 form without centrifugal growth).
 
@@ -150,7 +150,7 @@ def effective_rolling_radius(p, deflection):
     return p[P_R0] - rho_z0 * (p[P_DREFF] * math.atan(p[P_BREFF] * rho_d) + p[P_FREFF] * rho_d)
 
 
-@numba.njit(cache=True)
+@njit
 def relaxation_length(p, fz):
     """Longitudinal relaxation length at small slip σκ0 [m] (MF-Tyre 5.2/6.1 PTX form), >= SIGMA_KAPPA_MIN.
 
@@ -166,7 +166,7 @@ def relaxation_length(p, fz):
     return sigma
 
 
-@numba.njit(cache=True)
+@njit
 def slip_relaxation_length(p, fz, kappa, mu_road, vx):
     """Slip-dependent relaxation length σc = max(σmin, σκ0 max(0, dFx0/dκ) / Kx) [m].
 
@@ -192,7 +192,7 @@ def slip_relaxation_length(p, fz, kappa, mu_road, vx):
     return sigma
 
 
-@numba.njit(cache=True)
+@njit
 def low_speed_damping(p, vx):
     """Low-speed longitudinal damping coefficient [N s/m] (after MF-Tyre's low-speed correction).
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
-from numba import njit
+from ..jit import njit
 
 from ..multibody.dynamics import forward_dynamics
 from ..multibody.kinematics import point_position, point_velocity

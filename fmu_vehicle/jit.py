@@ -1,0 +1,60 @@
+"""The package's numba entry point: ``njit`` with an on-disk cache that survives copies of the package.
+
+numba keys its cache on a function's absolute source path and modification time, so a copy of the
+package (an FMU extracted into a fresh temporary folder) would recompile everything (about a minute).
+:class:`PackageCacheLocator` files the cache of every kernel of this package under
+``$NUMBA_CACHE_DIR/<path inside the package>`` stamped by the file's content, so any copy of the same
+sources reuses it. ``fmu_vehicle/__init__.py`` points ``NUMBA_CACHE_DIR`` at a folder keyed by a hash of
+all package sources. Import ``njit`` from here in every hot module.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import numba
+from numba.core import caching
+
+_PKG = Path(__file__).resolve().parent
+
+
+class PackageCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
+    """Cache location/stamp independent of where this copy of the package lives."""
+
+    def __init__(self, py_func, py_file, rel: Path, root: str):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = os.path.join(root, *rel.parent.parts)
+
+    def get_cache_path(self):
+        return self._cache_path
+
+    def get_source_stamp(self):
+        return hashlib.sha1(Path(self._py_file).read_bytes()).hexdigest()
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        root = os.environ.get("NUMBA_CACHE_DIR")
+        if not root:
+            return None
+        try:
+            rel = Path(py_file).resolve().relative_to(_PKG)
+        except ValueError:
+            return None
+        self = cls(py_func, py_file, rel, root)
+        try:
+            self.ensure_cache_path()
+        except OSError:
+            return None
+        return self
+
+
+if PackageCacheLocator not in caching.CacheImpl._locator_classes:
+    caching.CacheImpl._locator_classes.insert(0, PackageCacheLocator)
+
+
+def njit(*args, **kwargs):
+    """``numba.njit`` with ``cache=True`` by default (runs uncompiled with NUMBA_DISABLE_JIT=1)."""
+    kwargs.setdefault("cache", True)
+    return numba.njit(*args, **kwargs)
