@@ -31,3 +31,22 @@ def plot_vehicle_result(res, path, title: str = "", reference=None, label: str =
     fig.tight_layout()
     atomic_save(path, lambda p: fig.savefig(p, dpi=110, format="png"))
     plt.close(fig)
+
+
+def plot_paper_maneuver(runs, path, title: str):
+    """Road-axes chassis states of several variants (list of (label, t, axes dict)), seed Fig. 9/11 style."""
+    panels = [("x_m", "x [m]"), ("vx_m_per_s", "vx [m/s]"), ("z_m", "z [m]"), ("vz_m_per_s", "vz [m/s]"),
+              ("pitch_rad", "pitch [rad]"), ("pitch_rate_rad_per_s", "pitch rate [rad/s]")]
+    fig, axes = plt.subplots(3, 2, figsize=(11, 8), sharex=True)
+    for ax, (key, ylabel) in zip(axes.flat, panels):
+        for label, t, data in runs:
+            ax.plot(t, data[key], label=label, lw=1.1)
+        ax.set_ylabel(ylabel)
+        ax.grid(True, alpha=0.3)
+    for ax in axes[-1]:
+        ax.set_xlabel("time [s]")
+    axes[0, 0].legend(fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    atomic_save(path, lambda p: fig.savefig(p, dpi=110, format="png"))
+    plt.close(fig)

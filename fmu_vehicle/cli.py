@@ -1,0 +1,178 @@
+"""Command line: ``fmu-vehicle simulate | reproduce-paper | demo | info``.
+
+Errors in the user's input print one line ``fmu-vehicle: error: ...`` and exit with code 2; output
+files are written only when the run succeeded (atomically, never half-written).
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+from .errors import FmuVehicleError, ModelError
+
+PROGRESS_MIN_STEPS = 3000   # show a progress bar for runs longer than this many steps
+
+
+def _torques(items: list[str] | None, what: str) -> dict:
+    out = {}
+    for item in items or []:
+        wheel, sep, value = item.partition("=")
+        try:
+            v = float(value)
+        except ValueError:
+            v = math.nan
+        if not sep or not wheel or not math.isfinite(v):
+            raise ModelError(f"--{what}: expected WHEEL=N_M (e.g. front=300), got {item!r}")
+        out[wheel] = v
+    return out
+
+
+def _positive(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not (v > 0 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return v
+
+
+def _finite(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(v):
+        raise argparse.ArgumentTypeError(f"must be finite, got {text}")
+    return v
+
+
+def cmd_simulate(a) -> int:
+    from .road import load_road
+    from .vehicle import Vehicle
+    car = Vehicle.load(a.vehicle)
+    road = load_road(a.road)
+    drive, brake = _torques(a.drive_torque, "drive-torque"), _torques(a.brake_torque, "brake-torque")
+    for w in list(drive) + list(brake):
+        car.wheel_index(w)
+    nsteps = a.duration / a.dt
+    res = car.simulate(road, a.duration, dt=a.dt, v0=a.v0, drive_torque=drive, brake_torque=brake,
+                       integrator=a.integrator, record_every=a.record_every,
+                       progress=not a.quiet and nsteps > PROGRESS_MIN_STEPS)
+    res.to_csv(a.output)
+    if a.plot:
+        res.plot(a.plot, title=f"{car.name} on {road.describe()}")
+    print(f"{car.name}: {a.duration:g} s on {road.describe()}: x = {res.final('chassis.x'):.3f} m, "
+          f"vx = {res.final('chassis.vx'):.3f} m/s, pitch = {res.final('chassis.pitch'):.4f} rad -> {a.output}"
+          + (f", {a.plot}" if a.plot else ""))
+    return 0
+
+
+def cmd_reproduce(a) -> int:
+    from .paper import MANEUVERS, VARIANTS, compare, format_table, paper_final_state, run_maneuver
+    from .plotting import plot_paper_maneuver
+    from .vehicle import Vehicle
+    out = Path(a.out)
+    failures = 0
+    for key, man in MANEUVERS.items():
+        runs = []
+        for variant in a.variants:
+            car = Vehicle.load(variant)
+            res, axes = run_maneuver(car, man, progress=not a.quiet)
+            rows = compare(axes, paper_final_state(key, VARIANTS[variant]))
+            failures += sum(1 for r in rows if r[5] is False)
+            print(format_table(f"{key} ({man.road}, v0 {man.v0:g} m/s, {man.drive_torque:g} N m front, "
+                               f"{man.duration:g} s): {variant} vs paper '{VARIANTS[variant]}'", rows))
+            runs.append((variant, res.t, axes))
+        path = out / f"paper_{key}.png"
+        plot_paper_maneuver(runs, path, f"{key}: chassis states in road axes (cf. Dai et al. 2022 Fig. "
+                                        f"{'9' if key == 'bumpy_road' else '11'})")
+        print(f"plot: {path}")
+    print("all final states within the acceptance bands" if failures == 0
+          else f"{failures} final state(s) outside the acceptance bands")
+    return 0 if failures == 0 else 1
+
+
+def cmd_info(a) -> int:
+    from .road.loader import shipped_roads
+    from .vehicle import Vehicle, vehicle_names
+    for name in vehicle_names():
+        car = Vehicle.load(name)
+        m = car.mech
+        print(f"{name}: {m.model.n} relative coordinates, {m.model.m} closure equations, {m.n_dof} DOF, "
+              f"{len(m.spec.bodies)} bodies + {len(m.spec.rods)} removed rods, mass {car.total_mass_kg:.1f} kg; "
+              f"independent: {', '.join(m.independent_names)}")
+    print("roads: " + ", ".join(shipped_roads()))
+    return 0
+
+
+def cmd_demo(a) -> int:
+    """The paper's bumpy-road manoeuvre with a summary and a plot (until the co-simulation demo lands)."""
+    import numpy as np
+
+    from .paper import MANEUVERS, run_maneuver
+    from .vehicle import Vehicle
+    car = Vehicle.load("halfcar7")
+    man = MANEUVERS["bumpy_road"]
+    res, axes = run_maneuver(car, man, progress=not a.quiet)
+    out = Path(a.out)
+    res.to_csv(out / "demo_bumpy_road.csv", every=10)
+    res.plot(out / "demo_bumpy_road.png", title="halfcar7 on the paper's bumpy road (300 N m front, 20 m/s)")
+    az = res["chassis.az"]
+    print(f"halfcar7, bumpy road, 5 s: distance {axes['x_m'][-1]:.2f} m, final speed {axes['vx_m_per_s'][-1]:.2f} m/s, "
+          f"peak |pitch| {np.abs(axes['pitch_rad']).max():.4f} rad, RMS vertical acceleration {np.sqrt(np.mean(az**2)):.3f} m/s2, "
+          f"min front tire load {res['wheel_front.tire_fz'].min():.0f} N")
+    print(f"wrote {out / 'demo_bumpy_road.csv'} and {out / 'demo_bumpy_road.png'}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="fmu-vehicle", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("simulate", help="simulate a vehicle on a road with constant wheel torques")
+    s.add_argument("--vehicle", default="halfcar7", help="vehicle name (see `fmu-vehicle info`) or .json file")
+    s.add_argument("--road", default="flat", help="road name (flat, bumpy, slope16_5, ...), .json or .csv file")
+    s.add_argument("--drive-torque", action="append", metavar="WHEEL=N_M", help="drive torque [N m], e.g. front=300")
+    s.add_argument("--brake-torque", action="append", metavar="WHEEL=N_M", help="brake torque [N m], e.g. rear=500")
+    s.add_argument("--v0", type=_finite, default=0.0, help="initial speed [m/s] (default 0)")
+    s.add_argument("--duration", type=_positive, default=5.0, help="simulated time [s] (default 5)")
+    s.add_argument("--dt", type=_positive, default=1e-3, help="integration step [s] (default 0.001)")
+    s.add_argument("--integrator", choices=("rk4", "reference"), default="rk4")
+    s.add_argument("--record-every", type=int, default=1, help="record every N-th step (default 1)")
+    s.add_argument("--output", "-o", default="simulation.csv", help="output CSV (default simulation.csv)")
+    s.add_argument("--plot", help="also write a PNG plot (seed Fig. 9 style)")
+    s.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    s.set_defaults(func=cmd_simulate)
+    r = sub.add_parser("reproduce-paper", help="both manoeuvres of Dai et al. 2022 vs Tables 2 and 4, with plots")
+    r.add_argument("--variants", nargs="+", default=["halfcar7", "halfcar7_forkarm"])
+    r.add_argument("--out", default="dist/paper", help="folder for the plots (default dist/paper)")
+    r.add_argument("--quiet", "-q", action="store_true")
+    r.set_defaults(func=cmd_reproduce)
+    d = sub.add_parser("demo", help="the main demonstration run with a summary and a plot")
+    d.add_argument("--out", default="dist/demo", help="output folder (default dist/demo)")
+    d.add_argument("--quiet", "-q", action="store_true")
+    d.set_defaults(func=cmd_demo)
+    i = sub.add_parser("info", help="list the shipped vehicles and roads")
+    i.set_defaults(func=cmd_info)
+    return p
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    a = parser.parse_args(argv)
+    if getattr(a, "record_every", 1) < 1:
+        parser.error("--record-every must be >= 1")
+    try:
+        return a.func(a)
+    except FmuVehicleError as e:
+        print(f"fmu-vehicle: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("fmu-vehicle: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
