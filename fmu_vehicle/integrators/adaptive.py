@@ -5,6 +5,8 @@ change inside solve_ivp, so a re-partition request is ignored here (the state st
 """
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 from scipy.integrate import solve_ivp
 
@@ -18,9 +20,10 @@ class ScipyReference:
     def run(self, system, y0, t0, t_end, h, *, record_every=1, progress=False):
         ydot = np.zeros_like(y0)
         failure = {}
+        rhs, record = _plain(system.rhs), _plain(system.record)
 
         def fun(t, y):
-            st = system.rhs(t, y, system.sys, ydot)
+            st = rhs(t, y, system.sys, ydot)
             if st < 0:
                 failure.setdefault("code", (st, t))
                 return np.full_like(y, np.nan)
@@ -31,16 +34,31 @@ class ScipyReference:
         if t_eval[-1] < t_end - 1e-12:
             t_eval = np.append(t_eval, t_end)
         t_eval[-1] = min(t_eval[-1], t_end)
-        sol = solve_ivp(fun, (t0, t_end), y0, method=self.method, rtol=self.rtol, atol=self.atol,
-                        t_eval=t_eval, max_step=max(h * 50, (t_end - t0) / 20))
-        if "code" in failure:
-            raise system.failure(*failure["code"])
-        if not sol.success:
-            raise RuntimeError(f"reference integration failed: {sol.message}")
-        out = np.zeros((sol.t.size, len(system.output_names)))
-        for k, t in enumerate(sol.t):
-            st = system.rhs(t, sol.y[:, k], system.sys, ydot)
+        out = np.zeros((t_eval.size, len(system.output_names)))
+        y = np.array(y0, dtype=float)
+        max_step = max(h * 50, (t_end - t0) / 20)
+        # one solve per output interval, each row recorded right after its interval: the system's
+        # warm-started position problem then starts next to the recorded state (a single solve
+        # recorded afterwards restarted Newton at t0 from the final configuration, which can land
+        # on another branch of the dependent coordinates, e.g. a 3R spherical joint's twin angles)
+        for k, t in enumerate(t_eval):
+            if k > 0:
+                sol = solve_ivp(fun, (t_eval[k - 1], t), y, method=self.method, rtol=self.rtol, atol=self.atol,
+                                max_step=max_step)
+                if "code" in failure:
+                    raise system.failure(*failure["code"])
+                if not sol.success:
+                    raise RuntimeError(f"reference integration failed: {sol.message}")
+                y = sol.y[:, -1].copy()
+            st = rhs(t, y, system.sys, ydot)
             if st < 0:
                 raise system.failure(st, t)
-            system.record(t, sol.y[:, k], system.sys, out[k])
-        return sol.t, out, sol.y[:, -1].copy()
+            record(t, y, system.sys, out[k])
+        return t_eval, out, y
+
+
+def _plain(f):
+    """The numba function behind ``f``: a dispatcher stored as a class attribute of the system
+    (``rhs = mechanism_rhs``) is bound to the instance when read from it, which would pass the
+    system as an extra first argument in a Python-level call (numba's typeof drops it for RK4)."""
+    return f.__func__ if inspect.ismethod(f) and hasattr(f.__func__, "py_func") else f

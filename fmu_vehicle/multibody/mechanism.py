@@ -244,8 +244,10 @@ def mechanism_record(t, y, sys, row):
 class MechanismSystem:
     """:class:`~fmu_vehicle.integrators.OdeSystem` of a mechanism under constant joint forces."""
 
-    rhs = mechanism_rhs
-    record = mechanism_record
+    # staticmethod: read from an instance, a plain class attribute would be bound to it and get the
+    # system as an extra first argument in Python-level calls (scipy reference, NUMBA_DISABLE_JIT=1)
+    rhs = staticmethod(mechanism_rhs)
+    record = staticmethod(mechanism_record)
 
     def __init__(self, mech: Mechanism, joint_forces: dict | None = None):
         self.mech = mech
