@@ -52,8 +52,9 @@ def _finite(text: str) -> float:
 def cmd_simulate(a) -> int:
     from .road import load_road
     from .vehicle import Vehicle
-    car = Vehicle.load(a.vehicle)
     road = load_road(a.road)
+    drive, brake = _torques(a.drive_torque, "drive-torque"), _torques(a.brake_torque, "brake-torque")
+    car = Vehicle.load(a.vehicle)
     drive, brake = _torques(a.drive_torque, "drive-torque"), _torques(a.brake_torque, "brake-torque")
     for w in list(drive) + list(brake):
         car.wheel_index(w)

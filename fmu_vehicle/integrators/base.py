@@ -6,7 +6,8 @@ An :class:`OdeSystem` exposes two numba functions and their argument tuple:
   to be re-parameterized, e.g. a new coordinate partition) or a negative failure code;
 * ``record(t, y, sys, row)``: writes the output row of the state just evaluated by ``rhs``;
 
-plus Python hooks ``reparameterize(y) -> y`` and ``failure(code, t) -> Exception``.
+plus Python hooks ``reparameterize(y) -> y`` and ``failure(code, t) -> Exception``, and for the
+compiled RK4 loop the cached wrappers ``rk4_chunk``/``rk4_final`` binding rhs/record (see explicit.py).
 Integrators (fixed-step RK4, the adaptive scipy reference; later Adams-Bashforth-Moulton or an
 implicit Newton-chord method, seed 002) only call these, so they never touch the dynamics.
 """
@@ -22,6 +23,8 @@ class OdeSystem(Protocol):
     record: object
     sys: tuple
     output_names: tuple
+    rk4_chunk: object
+    rk4_final: object
 
     def reparameterize(self, y: np.ndarray) -> np.ndarray: ...
 

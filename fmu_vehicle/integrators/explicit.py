@@ -2,6 +2,10 @@
 
 The step loop itself is compiled (a Python-level loop would double the cost, issue #6) and runs in
 chunks so that progress can be shown and the system can be re-parameterized between steps.
+``rk4_chunk``/``rk4_final`` take the system's ``rhs``/``record`` as arguments and are NOT cached on
+disk: numba cannot pickle cache keys holding function types. Each system therefore provides cached
+wrappers (``system.rk4_chunk``/``system.rk4_final``) that bind its own functions; numba links the
+generic loop into them, so a warm start loads them without compiling.
 """
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ import numpy as np
 from ..jit import njit
 
 
-@njit(cache=True)
+@njit(cache=False)
 def rk4_chunk(rhs, record, sys, t0, h, y, nsteps, record_every, step0, out, nrec, work):
     """Advance y in place by up to ``nsteps`` RK4 steps starting at step index ``step0``.
 
@@ -52,7 +56,7 @@ def rk4_chunk(rhs, record, sys, t0, h, y, nsteps, record_every, step0, out, nrec
     return nsteps, 0, nrec
 
 
-@njit(cache=True)
+@njit(cache=False)
 def rk4_final(rhs, record, sys, t, y, out_row, ydot):
     """Evaluate and record the final state."""
     st = rhs(t, y, sys, ydot)
@@ -86,8 +90,7 @@ class RK4:
         while step < nsteps:
             todo = min(self.chunk, nsteps - step)
             first = nrec
-            done, status, nrec = rk4_chunk(system.rhs, system.record, system.sys, t0, h, y, todo,
-                                           record_every, step, out, nrec, work)
+            done, status, nrec = system.rk4_chunk(system.sys, t0, h, y, todo, record_every, step, out, nrec, work)
             times[first:nrec] = t0 + h * _recorded_steps(step, nrec - first, record_every)
             step += done
             if bar is not None:
@@ -101,7 +104,7 @@ class RK4:
         if bar is not None:
             bar.close()
         # the state after the last step is recorded too
-        st = rk4_final(system.rhs, system.record, system.sys, t0 + nsteps * h, y, out[nrec], work[0])
+        st = system.rk4_final(system.sys, t0 + nsteps * h, y, out[nrec], work[0])
         if st < 0:
             raise system.failure(st, t0 + nsteps * h)
         times[nrec] = t0 + nsteps * h

@@ -14,6 +14,7 @@ import scipy.linalg
 from ..jit import njit
 
 from ..errors import ModelError, SimulationError
+from ..integrators.explicit import rk4_chunk, rk4_final
 from .constraints import eval_constraints, factor_dependent, solve_positions, velocity_transform
 from .dynamics import forward_dynamics
 from .energy import mechanical_energy
@@ -241,6 +242,16 @@ def mechanism_record(t, y, sys, row):
     row[3 * n + 3] = verr
 
 
+@njit(cache=True)
+def mechanism_rk4_chunk(sys, t0, h, y, nsteps, record_every, step0, out, nrec, work):
+    return rk4_chunk(mechanism_rhs, mechanism_record, sys, t0, h, y, nsteps, record_every, step0, out, nrec, work)
+
+
+@njit(cache=True)
+def mechanism_rk4_final(sys, t, y, row, ydot):
+    return rk4_final(mechanism_rhs, mechanism_record, sys, t, y, row, ydot)
+
+
 class MechanismSystem:
     """:class:`~fmu_vehicle.integrators.OdeSystem` of a mechanism under constant joint forces."""
 
@@ -248,6 +259,8 @@ class MechanismSystem:
     # system as an extra first argument in Python-level calls (scipy reference, NUMBA_DISABLE_JIT=1)
     rhs = staticmethod(mechanism_rhs)
     record = staticmethod(mechanism_record)
+    rk4_chunk = staticmethod(mechanism_rk4_chunk)
+    rk4_final = staticmethod(mechanism_rk4_final)
 
     def __init__(self, mech: Mechanism, joint_forces: dict | None = None):
         self.mech = mech

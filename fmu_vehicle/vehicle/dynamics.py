@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
+from ..integrators.explicit import rk4_chunk, rk4_final
 from ..jit import njit
 
 from ..multibody.dynamics import forward_dynamics
@@ -171,3 +172,14 @@ def vehicle_record(t, y, sys, row):
     for r in range(model.m):
         err = max(err, abs(data.phi[r]))
     row[base] = err
+
+
+@njit(cache=True)
+def vehicle_rk4_chunk(sys, t0, h, y, nsteps, record_every, step0, out, nrec, work):
+    """RK4 steps of the vehicle (cached wrapper of the generic loop, see integrators/explicit.py)."""
+    return rk4_chunk(vehicle_rhs, vehicle_record, sys, t0, h, y, nsteps, record_every, step0, out, nrec, work)
+
+
+@njit(cache=True)
+def vehicle_rk4_final(sys, t, y, row, ydot):
+    return rk4_final(vehicle_rhs, vehicle_record, sys, t, y, row, ydot)
