@@ -93,8 +93,10 @@ def test_bump_kernel_table_matches_analytic_within_interpolation_bound():
     dx = arrays.dx
     assert dx == pytest.approx(0.002, rel=1e-9)
     # linear interpolation: |err| <= dx^2/8 max|f''|; h'' and h''' peak at the chord ends
-    bound_h = dx ** 2 / 8 * R ** 2 / (R - H) ** 3                  # 9.8e-7 m
-    bound_s = dx ** 2 / 8 * 3 * R ** 2 * (W / 2) / (R - H) ** 5     # 2.0e-6
+    b0 = road.bumps[0]
+    Rb, Hb, Wb = b0.radius_m, b0.height_m, b0.width_m
+    bound_h = dx ** 2 / 8 * Rb ** 2 / (Rb - Hb) ** 3                   # 1.3e-6 m for W 0.5, H 0.06
+    bound_s = dx ** 2 / 8 * 3 * Rb ** 2 * (Wb / 2) / (Rb - Hb) ** 5    # 4.0e-6
     rng = np.random.default_rng(3)
     x = np.concatenate([rng.uniform(15.0, 85.0, 4000),
                         np.concatenate([rng.uniform(b.start_x_m, b.end_x_m, 400) for b in road.bumps])])
