@@ -147,7 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_simulate)
     r = sub.add_parser("reproduce-paper", help="both manoeuvres of Dai et al. 2022 vs Tables 2 and 4, with plots")
-    r.add_argument("--variants", nargs="+", default=["halfcar7", "halfcar7_forkarm"])
+    r.add_argument("--variants", nargs="+", default=["halfcar7", "halfcar7_forkarm"],
+                   choices=["halfcar7", "halfcar7_forkarm", "fullcar14"])
     r.add_argument("--out", default="dist/paper", help="folder for the plots (default dist/paper)")
     r.add_argument("--quiet", "-q", action="store_true")
     r.set_defaults(func=cmd_reproduce)

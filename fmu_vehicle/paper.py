@@ -34,7 +34,8 @@ MANEUVERS = {
     "bumpy_road": Maneuver("bumpy_road", "bumpy", 20.0, 300.0, 5.0, 0.0),
     "sloping_road": Maneuver("sloping_road", "slope16_5", 15.0, 1550.0, 5.0, math.radians(16.5)),
 }
-VARIANTS = {"halfcar7": "7dof", "halfcar7_forkarm": "7dof_fork_arm_removal"}
+VARIANTS = {"halfcar7": "7dof", "halfcar7_forkarm": "7dof_fork_arm_removal", "fullcar14": "14dof"}
+DEFAULT_VARIANTS = ("halfcar7", "halfcar7_forkarm")
 
 
 def paper_results() -> dict:
@@ -65,8 +66,9 @@ def road_axes(res, vehicle, grade_rad: float) -> dict:
 
 def run_maneuver(vehicle, maneuver: Maneuver, *, dt=1e-3, integrator="rk4", progress=False):
     """Simulate one manoeuvre; returns (SimResult, road-axes dict)."""
+    driven = [w.name for w in vehicle.spec.wheels if w.driven]
     res = vehicle.simulate(maneuver.road, maneuver.duration, dt=dt, v0=maneuver.v0,
-                           drive_torque={vehicle.wheel_names[0]: maneuver.drive_torque},
+                           drive_torque={w: maneuver.drive_torque for w in driven},
                            integrator=integrator, progress=progress)
     return res, road_axes(res, vehicle, maneuver.grade_rad)
 

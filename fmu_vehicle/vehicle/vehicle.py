@@ -178,7 +178,11 @@ class Vehicle:
         ni = m.n_dof
         y = np.concatenate([y, np.zeros(nw)])
         y[ni:2 * ni] = 0.0
-        free = [k for k, i in enumerate(d.indep) if i != cx and i not in self.w_spin]
+        # held: the horizontal position, heading and wheel spins (no restoring force: the tires are
+        # longitudinal-vertical, so chassis y and yaw are neutral too)
+        held = {cx} | set(self.w_spin.tolist()) | {m.info.coordinate_index[c] for c in ("chassis.y", "chassis.yaw")
+                                                     if c in m.info.coordinate_index}
+        free = [k for k, i in enumerate(d.indep) if i not in held]
         ydot = np.zeros_like(y)
         sys = args
         saved = sys.inputs.copy()
