@@ -39,9 +39,10 @@ def test_damped_slider_crank_loses_energy():
     mech = load("slider_crank")
     system = MechanismSystem(mech)
     _, out, _ = integrate(system, mech.assemble(), 2.0, 1e-3, record_every=10)
-    E = column(system, out, "energy.kinetic") + column(system, out, "energy.potential")
-    assert np.diff(E).max() < 1e-9 * abs(E[0])
-    assert E[-1] < E[0] - 0.05 * column(system, out, "energy.kinetic")[0]
+    T = column(system, out, "energy.kinetic")
+    E = T + column(system, out, "energy.potential")
+    assert np.diff(E).max() < 1e-9 * T[0]                     # scale: the initial kinetic energy
+    assert E[0] - E[-1] > 0.5 * T[0]
 
 
 def rk4_and_reference(mech, t_end, h):
