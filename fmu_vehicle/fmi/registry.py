@@ -15,6 +15,7 @@ FMUS: dict[str, str] = {
     "Powertrain": "fmu_vehicle_powertrain.py",
     "Controller": "fmu_vehicle_controller.py",
     "LeadVehicle": "fmu_vehicle_lead_vehicle.py",
+    "VehicleLV": "fmu_vehicle_vehicle_lv.py",
 }
 
 

@@ -1,0 +1,224 @@
+"""VehicleLV.fmu: the longitudinal-vertical half car (7 DOF, Dai/Pan et al. 2022) as an FMI 2.0 CS slave.
+
+A thin adapter over the script API (``fmu_vehicle.vehicle``)::
+
+    car = Vehicle.load(model, base=<FMU resources>, overrides={...from the parameters...})
+    sim = car.simulator(road, v0=v0, x0=x0, dt=dt)
+    per doStep(t, h):  sim.set_input(wheel, ...) for every wheel; sim.advance(h); outputs <- sim.outputs()
+
+Semantics (units SI, axes ISO 8855: x forward, z up, pitch + nose down):
+
+* Parameters map one-to-one onto ``Vehicle.load`` overrides (``OVERRIDES``); their start values are
+  the values of ``resources/vehicles/halfcar7.json`` and its suspension files, so the default FMU is
+  exactly the shipped vehicle.  ``tire_<w>.unloaded_radius`` sets the free radius of that corner's
+  Magic Formula tire (``P_R0`` of the tire parameter array; the .tir file is not rewritten).
+* ``dt`` is the internal RK4 step: a communication step h runs ``n = max(1, round(h/dt))`` equal
+  sub-steps h/n (``VehicleSimulator.advance``).  Inputs are held constant over a communication step.
+* The initial state is the static equilibrium on the internal road ``road`` with the internal tire
+  at ``x0`` and speed ``v0`` (free-rolling wheels).  With ``road_source = inputs`` and/or
+  ``tire_source = external`` the inputs take over after that equilibrium (``_switch_sources``):
+  an external tire with zero initial loads has no equilibrium, and the road inputs before
+  initialization are usually not known.  Give ``road`` the road at the start position.
+* Inputs whose source is not selected are ignored by the model (still checked to be finite).
+* The outputs are ``car.outputs``; the two that would share a name with an input are renamed:
+  ``wheel_<w>.torque_drive`` -> ``wheel_<w>.torque_drive_applied`` and ``wheel_<w>.torque_brake`` ->
+  ``wheel_<w>.torque_brake_applied`` (the regularized brake torque acting on the wheel, signed).
+* FMU state = ``VehicleSimulator.get_state()`` (time, state vector, inputs, position warm start,
+  coordinate partition, output row): rollback and deserialization continue bit-identically.
+"""
+from pathlib import Path
+
+from fmu_vehicle.errors import FmuVehicleError, ModelError
+from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
+from fmu_vehicle.fmi.variables import Var
+from fmu_vehicle.road import load_road
+from fmu_vehicle.tire.tir import P_R0
+from fmu_vehicle.vehicle import Vehicle, output_table
+
+#: Vehicle files this FMU offers (all have the corners ``WHEELS``).
+MODELS = ("halfcar7", "halfcar7_forkarm")
+WHEELS = ("front", "rear")
+
+#: Vehicle outputs renamed in the FMU because an input has the same name.
+RENAMED_OUTPUTS = {f"wheel_{w}.{q}": f"wheel_{w}.{q}_applied"
+                   for w in WHEELS for q in ("torque_drive", "torque_brake")}
+
+_SUSP = "corners.{w}.suspension_overrides."
+
+#: FMI parameter -> (Vehicle.load override path, unit, description, start, min, max)
+OVERRIDES = {
+    "chassis.mass": ("chassis.mass_kg", "kg", "chassis mass of the half car (one side of the symmetric vehicle)", 1127.0, 50.0, 20000.0),
+    "chassis.inertia_yy": ("chassis.inertia_kg_m2.yy", "kg.m2", "chassis pitch inertia about its centre of mass",
+                           4400.0, 1.0, 1e6),
+    **{name.format(w=w): (path.format(w=w), unit, desc.format(w=w), start[i], lo, hi)
+       for i, w in enumerate(WHEELS)
+       for name, path, unit, desc, start, lo, hi in (
+           ("suspension_{w}.spring_stiffness", _SUSP + "spring.stiffness_N_per_m", "N/m",
+            "{w} suspension spring rate", (40000.0, 35000.0), 1000.0, 1e7),
+           ("suspension_{w}.spring_preload", _SUSP + "spring.preload_N", "N",
+            "{w} suspension spring preload at the design length (compression +)", (7300.0, 2800.0), -1e5, 1e5),
+           ("suspension_{w}.damping", _SUSP + "damper.damping_N_s_per_m", "N.s/m",
+            "{w} suspension damper rate", (1800.0, 1800.0), 0.0, 1e6),
+           ("wheel_{w}.mass", _SUSP + "masses_kg.wheel", "kg", "{w} wheel (rim + tire) mass", (35.0, 35.0),
+            1.0, 1000.0),
+           ("wheel_{w}.inertia_yy", _SUSP + "wheel_inertia_kg_m2.yy", "kg.m2", "{w} wheel spin inertia",
+            (2.3, 2.3), 0.01, 100.0),
+       )},
+}
+
+#: FMI parameter -> wheel whose tire free radius it sets (not a vehicle-file field).
+TIRE_RADIUS = {f"tire_{w}.unloaded_radius": w for w in WHEELS}
+
+_INPUTS = (  # (FMI suffix, set_input keyword, unit, description, start, min, max)
+    ("torque_drive", "drive_torque", "N.m", "drive torque on the wheel about its spin axis (+ drives forward)",
+     0.0, None, None),
+    ("torque_brake", "brake_torque", "N.m", "brake torque magnitude (>= 0; acts against the wheel spin)",
+     0.0, 0.0, None),
+    ("road_height", "road_height", "m", "road height under the wheel centre (used when road_source = inputs)",
+     0.0, None, None),
+    ("road_slope", "road_slope", "1", "road slope dh/dx under the wheel centre (used when road_source = inputs)",
+     0.0, None, None),
+    ("road_mu", "road_mu", "1", "road friction coefficient under the wheel (used when road_source = inputs)",
+     1.0, 0.0, None),
+    ("tire_force_x", "force_x", "N", "external tire force on the wheel centre along global x "
+     "(used when tire_source = external)", 0.0, None, None),
+    ("tire_force_z", "force_z", "N", "external tire force on the wheel centre along global z "
+     "(used when tire_source = external)", 0.0, None, None),
+    ("tire_moment_y", "moment_y", "N.m", "external tire moment on the wheel about global y at the wheel centre "
+     "(used when tire_source = external)", 0.0, None, None),
+)
+
+_DISPLAY = {"m/s": "km/h", "rad": "deg", "rad/s": "rpm"}
+
+
+def _output_vars():
+    out = []
+    for name, unit, desc in output_table(WHEELS):
+        out.append(Var(RENAMED_OUTPUTS.get(name, name), "output", "continuous", unit, desc, 0.0,
+                       display_unit=_DISPLAY.get(unit)))
+    return tuple(out)
+
+
+def _switch_sources(sim, road_source: str, tire_source: str) -> None:
+    """Hand the wheels over to the road/tire inputs after the internal equilibrium (modes array of
+    ``VehicleArgs``: [road_source, tire_source], 0 internal, 1 inputs/external)."""
+    sim.args.modes[0] = int(road_source == "inputs")
+    sim.args.modes[1] = int(tire_source == "external")
+
+
+def _warm_up(sim) -> None:
+    """Run one internal step and roll it back, so that numba loads/compiles the stepping kernels during
+    initialization instead of in the first doStep (the state round trip is bit-identical)."""
+    state = sim.get_state()
+    sim.advance(sim.dt)
+    sim.set_state(state)
+
+
+def _refresh_outputs(sim) -> None:
+    """Re-evaluate the output row at the current state with the current inputs/sources (the simulator
+    API has no public call for this; the constructor evaluates before the FMU's inputs are applied)."""
+    sim._evaluate()
+
+
+class VehicleLV(VehicleSlaveBase):
+    MODEL_NAME = "VehicleLV"
+    DESCRIPTION = ("Longitudinal-vertical half car (7 DOF semi-recursive multibody model of Dai, Pan et al. 2022: "
+                   "chassis x/z/pitch, MacPherson front and five-link rear suspension, Magic Formula tires, road "
+                   "profile); wheel torques, road and tire loads as inputs; ISO 8855 axes, SI units")
+    RESOURCES = ("vehicles", "tires", "roads")
+    VARIABLES = (
+        Var("model", "parameter", "fixed", None, f"vehicle file in resources/vehicles: one of {', '.join(MODELS)}",
+            MODELS[0], type="String", choices=MODELS),
+        *(Var(name, "parameter", "fixed", unit, desc, start, min=lo, max=hi)
+          for name, (_, unit, desc, start, lo, hi) in OVERRIDES.items()),
+        *(Var(name, "parameter", "fixed", "m", f"{w} tire free (unloaded) radius", 0.4672, min=0.1, max=2.0)
+          for name, w in TIRE_RADIUS.items()),
+        Var("v0", "parameter", "fixed", "m/s", "initial forward speed (wheels free rolling)", 20.0, min=0.0,
+            max=100.0, display_unit="km/h"),
+        Var("x0", "parameter", "fixed", "m", "initial displacement along the road (the front wheel centre starts "
+            "at x = x0)", 0.0, min=-1e6, max=1e6),
+        Var("integrator", "parameter", "fixed", None, "internal integrator: rk4 (classical fixed-step Runge-Kutta)",
+            "rk4", type="String", choices=("rk4",)),
+        Var("dt", "parameter", "fixed", "s", "internal integration step; a communication step h runs "
+            "max(1, round(h/dt)) equal sub-steps", 1e-3, min=1e-6, max=0.1, display_unit="ms"),
+        Var("road_source", "parameter", "fixed", None, "internal (the road parameter) | inputs "
+            "(wheel_<w>.road_height/road_slope/road_mu)", "internal", type="String", choices=("internal", "inputs")),
+        Var("road", "parameter", "fixed", None, "internal road: shipped name (bumpy, flat, slope16_5, iso8608_c, ...), "
+            "a .json/.csv file relative to the FMU resources (or resources/roads), or an absolute path; "
+            "with road_source = inputs it still gives the road for the initial equilibrium", "bumpy",
+            type="String"),
+        Var("tire_source", "parameter", "fixed", None, "internal (Magic Formula tire on the road) | external "
+            "(wheel_<w>.tire_force_x/tire_force_z/tire_moment_y)", "internal", type="String",
+            choices=("internal", "external")),
+        *(Var(f"wheel_{w}.{suffix}", "input", "continuous", unit, f"{w} wheel: {desc}", start, min=lo, max=hi)
+          for w in WHEELS for suffix, _, unit, desc, start, lo, hi in _INPUTS),
+        *_output_vars(),
+    )
+
+    def _setup(self):
+        v = self.values
+        res = Path(self.resources)
+        overrides = {path: v[name] for name, (path, *_) in OVERRIDES.items()}
+        try:
+            car = Vehicle.load(v["model"], base=res, overrides=overrides)
+        except ModelError as exc:
+            changed = ", ".join(f"{n} = {v[n]!r}" for n, (_, _, _, start, *_r) in OVERRIDES.items() if v[n] != start)
+            raise ModelError(f"parameter 'model' = {v['model']!r} with {changed or 'the default parameters'}: "
+                             f"{exc}") from None
+        if car.wheel_names != WHEELS:
+            raise ModelError(f"parameter 'model' = {v['model']!r}: wheels {car.wheel_names}, this FMU has {WHEELS}")
+        for name, w in TIRE_RADIUS.items():
+            car.tire_p[car.wheel_index(w), P_R0] = v[name]
+        road = self._road(res)
+        self.car = car
+        self._pairs = [(RENAMED_OUTPUTS.get(n, n), n) for n in car.output_names]
+        try:
+            self.sim = sim = car.simulator(road, v0=v["v0"], x0=v["x0"], dt=v["dt"])
+            _switch_sources(sim, v["road_source"], v["tire_source"])
+            self._apply_inputs()
+            _refresh_outputs(sim)
+            _warm_up(sim)
+        except FmuVehicleError as exc:
+            raise ModelError(f"initial state of model {v['model']!r} on road {v['road']!r} at v0 = {v['v0']} m/s, "
+                             f"x0 = {v['x0']} m: {exc}") from None
+        self._write_outputs()
+
+    def _road(self, res: Path):
+        name = self.values["road"]
+        path = Path(name)
+        spec = name
+        if path.is_absolute():
+            spec = path
+        elif path.suffix:
+            found = [p for p in (res / path, res / "roads" / path) if p.is_file()]
+            if not found:
+                raise ModelError(f"parameter 'road' = {name!r}: no such file in the FMU resources "
+                                 f"({res} or {res / 'roads'})")
+            spec = found[0]
+        try:
+            return load_road(spec, base=res)
+        except ModelError as exc:
+            raise ModelError(f"parameter 'road' = {name!r}: {exc}") from None
+
+    def _apply_inputs(self):
+        v = self.values
+        for w in WHEELS:
+            self.sim.set_input(w, **{key: v[f"wheel_{w}.{suffix}"] for suffix, key, *_ in _INPUTS})
+
+    def _advance(self, t, h):
+        self._apply_inputs()
+        try:
+            self.sim.advance(h)
+        except FmuVehicleError as exc:
+            raise ModelError(str(exc)) from None
+        self._write_outputs()
+
+    def _write_outputs(self):
+        out = self.sim.outputs()
+        self.values.update((fmi, out[name]) for fmi, name in self._pairs)
+
+    def _state(self):
+        return self.sim.get_state()
+
+    def _restore(self, state):
+        self.sim.set_state(state)
