@@ -129,6 +129,16 @@ def cmd_demo(a) -> int:
     return 0
 
 
+def cmd_bench(a) -> int:
+    from .bench import run_bench
+    fmu = Path(a.fmu) if a.fmu else None
+    if fmu is not None and not fmu.exists():
+        raise ModelError(f"--fmu: no such file {fmu}")
+    run_bench(a.vehicles, Path(a.out), uncompiled=not a.no_uncompiled, fmu=fmu, repeats=a.repeats)
+    print(f"wrote {a.out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="fmu-vehicle", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -156,6 +166,13 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--out", default="dist/demo", help="output folder (default dist/demo)")
     d.add_argument("--quiet", "-q", action="store_true")
     d.set_defaults(func=cmd_demo)
+    b = sub.add_parser("bench", help="speed: 20 s of the bumpy road per vehicle, vs the paper's C++ and uncompiled")
+    b.add_argument("--vehicles", nargs="+", default=["halfcar7", "halfcar7_forkarm", "fullcar14", "fullcar14_forkarm"])
+    b.add_argument("--out", default="dist/bench.json", help="JSON report (default dist/bench.json)")
+    b.add_argument("--repeats", type=int, default=3, help="best of N runs (default 3)")
+    b.add_argument("--no-uncompiled", action="store_true", help="skip the (slow) uncompiled comparison")
+    b.add_argument("--fmu", help="also time this vehicle FMU through FMPy (e.g. dist/fmus/VehicleLV.fmu)")
+    b.set_defaults(func=cmd_bench)
     i = sub.add_parser("info", help="list the shipped vehicles and roads")
     i.set_defaults(func=cmd_info)
     return p

@@ -6,8 +6,9 @@ An :class:`OdeSystem` exposes two numba functions and their argument tuple:
   to be re-parameterized, e.g. a new coordinate partition) or a negative failure code;
 * ``record(t, y, sys, row)``: writes the output row of the state just evaluated by ``rhs``;
 
-plus Python hooks ``reparameterize(y) -> y`` and ``failure(code, t) -> Exception``, and for the
-compiled RK4 loop the cached wrappers ``rk4_chunk``/``rk4_final`` binding rhs/record (see explicit.py).
+plus Python hooks ``reparameterize(y) -> y`` and ``failure(code, t) -> Exception``. The argument
+tuple's class is registered with ``integrators.registry.register_system(cls, rhs, record)`` so that the
+compiled loops find the functions at compile time.
 Integrators (fixed-step RK4, the adaptive scipy reference; later Adams-Bashforth-Moulton or an
 implicit Newton-chord method, seed 002) only call these, so they never touch the dynamics.
 """
@@ -23,8 +24,6 @@ class OdeSystem(Protocol):
     record: object
     sys: tuple
     output_names: tuple
-    rk4_chunk: object
-    rk4_final: object
 
     def reparameterize(self, y: np.ndarray) -> np.ndarray: ...
 

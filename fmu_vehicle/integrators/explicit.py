@@ -2,10 +2,8 @@
 
 The step loop itself is compiled (a Python-level loop would double the cost, issue #6) and runs in
 chunks so that progress can be shown and the system can be re-parameterized between steps.
-``rk4_chunk``/``rk4_final`` take the system's ``rhs``/``record`` as arguments and are NOT cached on
-disk: numba cannot pickle cache keys holding function types. Each system therefore provides cached
-wrappers (``system.rk4_chunk``/``system.rk4_final``) that bind its own functions; numba links the
-generic loop into them, so a warm start loads them without compiling.
+The loop finds the system's ``rhs``/``record`` from the type of its argument tuple
+(:mod:`fmu_vehicle.integrators.registry`), so it is cached on disk like every other kernel.
 """
 from __future__ import annotations
 
@@ -13,10 +11,11 @@ import math
 
 import numpy as np
 from ..jit import njit
+from .registry import system_record, system_rhs
 
 
-@njit(cache=False)
-def rk4_chunk(rhs, record, sys, t0, h, y, nsteps, record_every, step0, out, nrec, work):
+@njit
+def rk4_chunk(sys, t0, h, y, nsteps, record_every, step0, out, nrec, work):
     """Advance y in place by up to ``nsteps`` RK4 steps starting at step index ``step0``.
 
     The state after ``s`` steps is at time t0 + (step0 + s) h. Rows are recorded into ``out``
@@ -28,27 +27,27 @@ def rk4_chunk(rhs, record, sys, t0, h, y, nsteps, record_every, step0, out, nrec
     for s in range(nsteps):
         step = step0 + s
         t = t0 + step * h
-        st = rhs(t, y, sys, k1)
+        st = system_rhs(t, y, sys, k1)
         if st < 0:
             return s, st, nrec
         if st == 1:
             return s, st, nrec
         if step % record_every == 0:
-            record(t, y, sys, out[nrec])
+            system_record(t, y, sys, out[nrec])
             nrec += 1
         for i in range(n):
             yt[i] = y[i] + 0.5 * h * k1[i]
-        st = rhs(t + 0.5 * h, yt, sys, k2)
+        st = system_rhs(t + 0.5 * h, yt, sys, k2)
         if st < 0:
             return s, st, nrec
         for i in range(n):
             yt[i] = y[i] + 0.5 * h * k2[i]
-        st = rhs(t + 0.5 * h, yt, sys, k3)
+        st = system_rhs(t + 0.5 * h, yt, sys, k3)
         if st < 0:
             return s, st, nrec
         for i in range(n):
             yt[i] = y[i] + h * k3[i]
-        st = rhs(t + h, yt, sys, k4)
+        st = system_rhs(t + h, yt, sys, k4)
         if st < 0:
             return s, st, nrec
         for i in range(n):
@@ -56,12 +55,12 @@ def rk4_chunk(rhs, record, sys, t0, h, y, nsteps, record_every, step0, out, nrec
     return nsteps, 0, nrec
 
 
-@njit(cache=False)
-def rk4_final(rhs, record, sys, t, y, out_row, ydot):
+@njit
+def rk4_final(sys, t, y, out_row, ydot):
     """Evaluate and record the final state."""
-    st = rhs(t, y, sys, ydot)
+    st = system_rhs(t, y, sys, ydot)
     if st >= 0:
-        record(t, y, sys, out_row)
+        system_record(t, y, sys, out_row)
     return st
 
 
@@ -90,7 +89,7 @@ class RK4:
         while step < nsteps:
             todo = min(self.chunk, nsteps - step)
             first = nrec
-            done, status, nrec = system.rk4_chunk(system.sys, t0, h, y, todo, record_every, step, out, nrec, work)
+            done, status, nrec = rk4_chunk(system.sys, t0, h, y, todo, record_every, step, out, nrec, work)
             times[first:nrec] = t0 + h * _recorded_steps(step, nrec - first, record_every)
             step += done
             if bar is not None:
@@ -104,7 +103,7 @@ class RK4:
         if bar is not None:
             bar.close()
         # the state after the last step is recorded too
-        st = system.rk4_final(system.sys, t0 + nsteps * h, y, out[nrec], work[0])
+        st = rk4_final(system.sys, t0 + nsteps * h, y, out[nrec], work[0])
         if st < 0:
             raise system.failure(st, t0 + nsteps * h)
         times[nrec] = t0 + nsteps * h

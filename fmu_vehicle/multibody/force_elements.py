@@ -16,7 +16,7 @@ from ..jit import njit
 from .kinematics import point_position, point_velocity
 
 
-@njit(cache=True)
+@njit(inline="always")
 def interp_table(tx, ty, off, cnt, x):
     """Piecewise-linear table value at x, linear extrapolation with the end slopes."""
     if x <= tx[off]:
@@ -36,7 +36,7 @@ def interp_table(tx, ty, off, cnt, x):
     return ty[j] + t * (ty[j + 1] - ty[j])
 
 
-@njit(cache=True)
+@njit(inline="always")
 def spring_compression_force(model, e, x):
     """Compressive force [N] of element e's spring (incl. stops) at deflection x = L0 - L [m]."""
     off, cnt = model.sd_stab[e, 0], model.sd_stab[e, 1]
@@ -52,7 +52,7 @@ def spring_compression_force(model, e, x):
     return F
 
 
-@njit(cache=True)
+@njit(inline="always")
 def damper_tension(model, e, v):
     """Damper tension [N] of element e at extension rate v [m/s]."""
     off, cnt = model.sd_dtab[e, 0], model.sd_dtab[e, 1]
@@ -61,7 +61,7 @@ def damper_tension(model, e, v):
     return model.sd_c[e] * v
 
 
-@njit(cache=True)
+@njit(inline="always")
 def apply_point_force(data, body, r, F):
     """Add the force F at global point r to body's wrench {F; r x F} (ignored on the ground)."""
     if body < 0:

@@ -18,7 +18,7 @@ from ..jit import njit
 from .model import JOINT_REVOLUTE
 
 
-@njit(cache=True)
+@njit(inline="always")
 def cross_into(a, b, out):
     """out = a x b (3-vectors, out may not alias a or b)."""
     out[0] = a[1] * b[2] - a[2] * b[1]
@@ -111,7 +111,7 @@ def forward_velocities(model, data):
         data.gd[i, 2] = Z[i, 2] + Z[i, 3] * g[1] - Z[i, 4] * g[0]
 
 
-@njit(cache=True)
+@njit(inline="always")
 def point_position(data, body, X, out):
     """Global position of the body point with design coordinates X (ground: X itself)."""
     if body < 0:
@@ -123,7 +123,7 @@ def point_position(data, body, X, out):
             out[k] = o[k] + A[k, 0] * X[0] + A[k, 1] * X[1] + A[k, 2] * X[2]
 
 
-@njit(cache=True)
+@njit(inline="always")
 def screw_point(Zs, r, out):
     """out = C(r) Zs = Zs[0:3] + Zs[3:6] x r (velocity of the point r for the screw Zs)."""
     out[0] = Zs[0] + Zs[4] * r[2] - Zs[5] * r[1]
@@ -131,7 +131,7 @@ def screw_point(Zs, r, out):
     out[2] = Zs[2] + Zs[3] * r[1] - Zs[4] * r[0]
 
 
-@njit(cache=True)
+@njit(inline="always")
 def point_velocity(data, body, r, out):
     """Velocity of the point of ``body`` at global position r (zero on the ground)."""
     if body < 0:
@@ -140,7 +140,7 @@ def point_velocity(data, body, r, out):
         screw_point(data.Z[body], r, out)
 
 
-@njit(cache=True)
+@njit(inline="always")
 def point_accel0(data, body, r, rd, out):
     """Velocity-only acceleration a0 = C(r) Zd0 + w x dr/dt of a body point (semirecursive.md §4.1)."""
     if body < 0:
@@ -153,7 +153,7 @@ def point_accel0(data, body, r, rd, out):
         out[2] += w[3] * rd[1] - w[4] * rd[0]
 
 
-@njit(cache=True)
+@njit(inline="always")
 def point_accel(data, body, r, rd, out):
     """Full acceleration C(r) dZ/dt + w x dr/dt of a body point (after the dynamics pass)."""
     if body < 0:
@@ -166,7 +166,7 @@ def point_accel(data, body, r, rd, out):
         out[2] += w[3] * rd[1] - w[4] * rd[0]
 
 
-@njit(cache=True)
+@njit(inline="always")
 def point_jacobian(model, data, body, r, G):
     """G = dr/dz (3 x n): column k is C(r) b_k for k on the path of ``body``, else 0 (§4.1)."""
     n = model.n

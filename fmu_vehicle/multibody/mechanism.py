@@ -14,7 +14,7 @@ import scipy.linalg
 from ..jit import njit
 
 from ..errors import ModelError, SimulationError
-from ..integrators.explicit import rk4_chunk, rk4_final
+from ..integrators.registry import register_system
 from .constraints import eval_constraints, factor_dependent, solve_positions, velocity_transform
 from .dynamics import forward_dynamics
 from .energy import mechanical_energy
@@ -242,14 +242,7 @@ def mechanism_record(t, y, sys, row):
     row[3 * n + 3] = verr
 
 
-@njit(cache=True)
-def mechanism_rk4_chunk(sys, t0, h, y, nsteps, record_every, step0, out, nrec, work):
-    return rk4_chunk(mechanism_rhs, mechanism_record, sys, t0, h, y, nsteps, record_every, step0, out, nrec, work)
-
-
-@njit(cache=True)
-def mechanism_rk4_final(sys, t, y, row, ydot):
-    return rk4_final(mechanism_rhs, mechanism_record, sys, t, y, row, ydot)
+register_system(MechanismArgs, mechanism_rhs, mechanism_record)
 
 
 class MechanismSystem:
@@ -259,8 +252,6 @@ class MechanismSystem:
     # system as an extra first argument in Python-level calls (scipy reference, NUMBA_DISABLE_JIT=1)
     rhs = staticmethod(mechanism_rhs)
     record = staticmethod(mechanism_record)
-    rk4_chunk = staticmethod(mechanism_rk4_chunk)
-    rk4_final = staticmethod(mechanism_rk4_final)
 
     def __init__(self, mech: Mechanism, joint_forces: dict | None = None):
         self.mech = mech

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
-from ..integrators.explicit import rk4_chunk, rk4_final
+from ..integrators.registry import register_system
 from ..jit import njit
 
 from ..multibody.dynamics import forward_dynamics
@@ -49,7 +49,7 @@ VehicleArgs = namedtuple("VehicleArgs", [
 ])
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _add_wrench(Qext, body, r, F, M):
     """Add force F at global point r plus free moment M to body's wrench about the origin."""
     Q = Qext[body]
@@ -174,12 +174,4 @@ def vehicle_record(t, y, sys, row):
     row[base] = err
 
 
-@njit(cache=True)
-def vehicle_rk4_chunk(sys, t0, h, y, nsteps, record_every, step0, out, nrec, work):
-    """RK4 steps of the vehicle (cached wrapper of the generic loop, see integrators/explicit.py)."""
-    return rk4_chunk(vehicle_rhs, vehicle_record, sys, t0, h, y, nsteps, record_every, step0, out, nrec, work)
-
-
-@njit(cache=True)
-def vehicle_rk4_final(sys, t, y, row, ydot):
-    return rk4_final(vehicle_rhs, vehicle_record, sys, t, y, row, ydot)
+register_system(VehicleArgs, vehicle_rhs, vehicle_record)

@@ -23,7 +23,8 @@ from ..road import load_road
 from ..tire.contact import CONTACT_OUT_N, OUT_RE
 from ..tire.tir import P_CZ, P_R0
 from .dynamics import (IN_BRAKE, IN_DRIVE, IN_FX, IN_FZ, IN_MY, IN_ROAD_H, IN_ROAD_MU, IN_ROAD_SLOPE, N_INPUTS,
-                       VehicleArgs, vehicle_record, vehicle_rhs, vehicle_rk4_chunk, vehicle_rk4_final)
+                       VehicleArgs, vehicle_record, vehicle_rhs)
+from ..integrators.explicit import rk4_chunk, rk4_final
 from .loader import VehicleSpec, load_vehicle_spec
 
 CHASSIS_OUTPUTS = (
@@ -258,8 +259,6 @@ class VehicleSystem:
     """:class:`~fmu_vehicle.integrators.OdeSystem` of a vehicle run."""
     rhs = staticmethod(vehicle_rhs)
     record = staticmethod(vehicle_record)
-    rk4_chunk = staticmethod(vehicle_rk4_chunk)
-    rk4_final = staticmethod(vehicle_rk4_final)
 
     def __init__(self, vehicle: Vehicle, args: VehicleArgs):
         self.vehicle = vehicle
@@ -290,7 +289,7 @@ class VehicleSimulator:
         self._evaluate()
 
     def _evaluate(self):
-        st = vehicle_rk4_final(self.args, self.t, self.y, self.row, self._work[0])
+        st = rk4_final(self.args, self.t, self.y, self.row, self._work[0])
         if st < 0:
             raise self.system.failure(st, self.t)
 
@@ -308,11 +307,11 @@ class VehicleSimulator:
         n = max(1, int(round(h / self.dt)))
         step = h / n
         out = np.zeros((1, self.row.size))
-        done, status, _ = vehicle_rk4_chunk(self.args, self.t, step, self.y, n, n + 1, 1, out, 0, self._work)
+        done, status, _ = rk4_chunk(self.args, self.t, step, self.y, n, n + 1, 1, out, 0, self._work)
         while status == 1:
             self.y = self.system.reparameterize(self.y)
             t0 = self.t + done * step
-            more, status, _ = vehicle_rk4_chunk(self.args, t0, step, self.y, n - done, n + 1, 1, out, 0, self._work)
+            more, status, _ = rk4_chunk(self.args, t0, step, self.y, n - done, n + 1, 1, out, 0, self._work)
             done += more
         if status < 0:
             raise self.system.failure(status, self.t + done * step)

@@ -1,0 +1,117 @@
+"""``fmu-vehicle bench``: speed of the compiled model, measured in one run on this machine.
+
+For each vehicle: wall time of 20 s of the paper's bumpy road (RK4, 1 ms, the paper's setting),
+the real-time factor, microseconds per derivative evaluation (wall time / number of evaluations),
+the ratio to the paper's C/C++ CPU time (seed 001 Tables 3, 5, 6), and the ratio to the same code
+run uncompiled (NUMBA_DISABLE_JIT=1, measured in a subprocess on a short run and scaled per
+evaluation); optionally the vehicle FMU through FMPy at a 1 ms communication step. Results go to a
+JSON file for tracking. Timings are wall-clock on a shared machine: compare ratios from one run.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .paper import MANEUVERS, paper_results
+from .util import atomic_write_text
+
+PAPER_KEYS = {"halfcar7": "7dof", "halfcar7_forkarm": "7dof_fork_arm_removal", "fullcar14": "14dof",
+              "fullcar14_forkarm": "14dof_fork_arm_removal"}
+
+_UNCOMPILED = """
+import json, sys, time
+from fmu_vehicle.vehicle import Vehicle
+car = Vehicle.load(sys.argv[1])
+args = car.args("bumpy")
+y = car.initial_state(args, 20.0)
+from fmu_vehicle.integrators import integrate
+t0 = time.perf_counter()
+integrate(car.system(args), y, float(sys.argv[2]), 1e-3)
+print(json.dumps({"seconds": time.perf_counter() - t0}))
+"""
+
+
+def time_vehicle(name: str, duration: float = 20.0, dt: float = 1e-3, repeats: int = 3) -> dict:
+    """Best-of-``repeats`` wall time of ``duration`` s on the bumpy road (after a warm-up run)."""
+    from .integrators import integrate
+    from .vehicle import Vehicle
+    car = Vehicle.load(name)
+    man = MANEUVERS["bumpy_road"]
+    args = car.args(man.road)
+    for w in car.spec.wheels:
+        if w.driven:
+            args.inputs[car.wheel_index(w.name), 0] = man.drive_torque
+    y0 = car.initial_state(args, man.v0)
+    integrate(car.system(args), y0, 0.01, dt)       # warm-up: loads/compiles the kernels
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        integrate(car.system(args), y0, duration, dt, record_every=10)
+        best = min(best, time.perf_counter() - t0)
+    nsteps = round(duration / dt)
+    evals = 4 * nsteps + nsteps // 10 + 1
+    return {"vehicle": name, "integrator": "rk4", "dt_s": dt, "simulated_s": duration, "wall_s": best,
+            "real_time_factor": duration / best, "us_per_evaluation": best / evals * 1e6,
+            "coordinates": car.mech.model.n, "constraints": car.mech.model.m, "dof": car.mech.n_dof}
+
+
+def time_uncompiled(name: str, duration: float = 0.02) -> float:
+    """Seconds per derivative evaluation of the uncompiled path (subprocess, NUMBA_DISABLE_JIT=1)."""
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    out = subprocess.run([sys.executable, "-c", _UNCOMPILED, name, str(duration)], env=env, capture_output=True,
+                         text=True, timeout=1800)
+    if out.returncode != 0:
+        raise RuntimeError(f"uncompiled run failed: {out.stderr.strip().splitlines()[-1:]}")
+    seconds = json.loads(out.stdout.strip().splitlines()[-1])["seconds"]
+    nsteps = round(duration / 1e-3)
+    return seconds / (4 * nsteps + nsteps + 1)
+
+
+def time_fmu(fmu: Path, duration: float = 20.0) -> dict:
+    """The vehicle FMU through fmpy.simulate_fmu at a 1 ms communication step (bumpy road)."""
+    from fmpy import simulate_fmu
+    man = MANEUVERS["bumpy_road"]
+    start = {"v0": man.v0, "road": man.road, "wheel_front.torque_drive": man.drive_torque}
+    simulate_fmu(str(fmu), stop_time=0.01, output_interval=1e-3, start_values=start)      # warm-up
+    t0 = time.perf_counter()
+    simulate_fmu(str(fmu), stop_time=duration, output_interval=1e-3, start_values=start)
+    wall = time.perf_counter() - t0
+    return {"fmu": fmu.name, "simulated_s": duration, "wall_s": wall, "real_time_factor": duration / wall}
+
+
+def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None = None, repeats: int = 3) -> dict:
+    cpu = paper_results()["cpu_time_20s_simulation_s"]["bumpy_road"]
+    rows = []
+    for name in vehicles:
+        r = time_vehicle(name, repeats=repeats)
+        paper = cpu.get(PAPER_KEYS.get(name, ""))
+        r["paper_cpu_s"] = paper
+        r["speedup_vs_paper"] = paper / r["wall_s"] if paper else None
+        if uncompiled:
+            un = time_uncompiled(name)
+            r["uncompiled_us_per_evaluation"] = un * 1e6
+            r["speedup_vs_uncompiled"] = un * 1e6 / r["us_per_evaluation"]
+        rows.append(r)
+        print(_line(r), flush=True)
+    report = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}, "results": rows}
+    if fmu is not None:
+        report["fmu"] = time_fmu(fmu)
+        f = report["fmu"]
+        print(f"{f['fmu']}: 20 s bumpy road through FMPy at 1 ms: {f['wall_s']:.2f} s wall, "
+              f"real-time factor {f['real_time_factor']:.1f}", flush=True)
+    atomic_write_text(out, json.dumps(report, indent=2) + "\n")
+    return report
+
+
+def _line(r: dict) -> str:
+    s = (f"{r['vehicle']:<18} {r['coordinates']:>3} coords {r['constraints']:>3} eqs {r['dof']:>3} DOF: "
+         f"20 s in {r['wall_s']:.3f} s (RTF {r['real_time_factor']:.1f}), {r['us_per_evaluation']:.1f} us/eval")
+    if r.get("paper_cpu_s"):
+        s += f", paper C++ {r['paper_cpu_s']:.2f} s -> x{r['speedup_vs_paper']:.1f}"
+    if r.get("speedup_vs_uncompiled"):
+        s += f", uncompiled {r['uncompiled_us_per_evaluation']:.0f} us/eval -> x{r['speedup_vs_uncompiled']:.0f}"
+    return s
