@@ -29,24 +29,22 @@ def _torques(items: list[str] | None, what: str) -> dict:
     return out
 
 
-def _positive(text: str) -> float:
+def _number(text: str, positive: bool) -> float:
     try:
         v = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not (v > 0 and math.isfinite(v)):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    if not math.isfinite(v) or (positive and v <= 0):
+        raise argparse.ArgumentTypeError(f"must be a {'positive' if positive else 'finite'} number, got {text}")
     return v
+
+
+def _positive(text: str) -> float:
+    return _number(text, True)
 
 
 def _finite(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not math.isfinite(v):
-        raise argparse.ArgumentTypeError(f"must be finite, got {text}")
-    return v
+    return _number(text, False)
 
 
 def cmd_simulate(a) -> int:
