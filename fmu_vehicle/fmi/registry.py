@@ -16,6 +16,7 @@ FMUS: dict[str, str] = {
     "Controller": "fmu_vehicle_controller.py",
     "LeadVehicle": "fmu_vehicle_lead_vehicle.py",
     "VehicleLV": "fmu_vehicle_vehicle_lv.py",
+    "Tire": "fmu_vehicle_tire.py",
 }
 
 

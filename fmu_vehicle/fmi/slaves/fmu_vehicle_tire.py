@@ -1,0 +1,263 @@
+"""Tire.fmu: one Magic Formula tire (one instance per wheel), the vehicle's own tire code as an FMI 2.0 CS slave.
+
+The force law is ``fmu_vehicle.tire.contact.tire_contact`` (the kernel the vehicle calls internally), with the
+coefficients of a ``.tir`` file shipped in the FMU resources.  Planar wheel in the global x-z plane, spin axis
+a = +y (ISO 8855: x forward, z up, a wheel rolling forward spins positively about +y).
+
+Per communication step [t, t+h] the inputs are held (FMI 2.0 CS without input derivatives) and read as the
+wheel's state at t; inside the step the wheel centre moves with its input velocity, c(τ) = c + v τ:
+
+    road      h_r, dh/dx, mu under c(τ): the internal road (``road``) or the inputs road.* extrapolated along
+              their slope (``road_source``)
+    slip      the transient slip κ' (internal state) is integrated with n = max(1, round(h/dt)) RK4 sub-steps
+              of  dκ'/dt = (-Vsx - |Vx| κ') / σc  (contact.py; relaxation length σc, Pacejka 2012)
+    outputs   evaluated at τ = h/2 (``output_time = midpoint``, default) or τ = h (``end``):
+              fx, fz            longitudinal force along the road tangent t, normal load along n [N]
+              my                rolling resistance moment about the spin axis [N m]
+              wheel_load.*      the same load reduced to the wheel centre c, global axes:
+                                F = fx t + fz n,   M_y = [(P - c) x F]_y + my,   P = c - d n (contact point)
+                                -> the vehicle's ``wheel_<w>.tire_force_x/z`` and ``tire_moment_y`` inputs
+
+Why the midpoint: the vehicle FMU holds its tire-load inputs over its step.  With the Gauss-Seidel order
+tire -> vehicle the vehicle takes the same step [t, t+h] right after the tire, so the load it should apply is
+the step's mean, whose midpoint-rule estimate is the load at t + h/2 (second-order coupling).  On the bumpy
+road at h = 1 ms this puts the co-simulated x within 2 mm of the converged monolithic result; loads taken
+at the start or end of the step are about 40 mm off (the bump edges are sampled a half step late).
+
+Initialization: before the first doStep every load output is zero.  A tire FMU cannot know the wheel state
+before its first step: the connected wheel outputs of the vehicle FMUs in this package are valid only after
+their initialization, and a load computed from their start values (centre at z = 0) would be a 100 kN spike.
+The kinematic outputs (slip, deflection, ...)
+follow the same rule.
+
+``fail_at_time`` >= 0 makes every doStep starting at t >= fail_at_time fail (logged error, fmi2Discard,
+terminated): a test hook for the co-simulation master's failure handling.
+
+FMU state = κ' (plus the variable values, saved by the base class); rollback continues bit-identically.
+"""
+import math
+from pathlib import Path
+
+import numpy as np
+
+from fmu_vehicle.errors import ModelError
+from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
+from fmu_vehicle.fmi.variables import Var
+from fmu_vehicle.road import load_road, road_eval
+from fmu_vehicle.tire.contact import (CONTACT_OUT_N, OUT_DEFLECTION, OUT_DKAPPA, OUT_FORCE, OUT_FX, OUT_FZ,
+                                      OUT_KAPPA_SS, OUT_MY, OUT_NORMAL, OUT_POINT, OUT_RE, OUT_SIGMA, OUT_VSX,
+                                      tire_contact)
+from fmu_vehicle.tire.tir import read_tir
+
+#: Output name -> (unit, description), in modelDescription order.
+OUTPUTS = {
+    "fx": ("N", "longitudinal tire force along the road tangent (+ forward)"),
+    "fz": ("N", "tire normal load along the road normal (>= 0, 0 when airborne)"),
+    "my": ("N.m", "rolling resistance moment about the spin axis +y (opposes forward rolling: < 0)"),
+    "wheel_load.force_x": ("N", "tire force on the wheel, global x (fx t + fz n), acting at the wheel centre"),
+    "wheel_load.force_z": ("N", "tire force on the wheel, global z (fx t + fz n), acting at the wheel centre"),
+    "wheel_load.moment_y": ("N.m", "tire moment on the wheel about global y at the wheel centre: lever arm of "
+                                   "the contact force plus the rolling resistance moment"),
+    "slip": ("1", "transient longitudinal slip kappa' (relaxation-length state)"),
+    "slip_kinematic": ("1", "steady-state longitudinal slip -Vsx/|Vx|"),
+    "slip_velocity": ("m/s", "longitudinal slip velocity Vsx = Vx - omega Re"),
+    "deflection": ("m", "vertical tire deflection R0 - d (negative when airborne)"),
+    "deflection_rate": ("m/s", "rate of the tire deflection, -n . (wheel centre velocity)"),
+    "loaded_radius": ("m", "distance d from the wheel centre to the road plane"),
+    "rolling_radius": ("m", "effective rolling radius Re"),
+    "relaxation_length": ("m", "longitudinal relaxation length sigma_c in use"),
+    "contact.x": ("m", "contact point P = c - d n, global x"),
+    "contact.z": ("m", "contact point P = c - d n, global z"),
+    "road.height_used": ("m", "road height under the wheel centre used in this step"),
+    "road.slope_used": ("1", "road slope dh/dx under the wheel centre used in this step"),
+}
+
+_DISPLAY = {"m/s": "km/h", "rad/s": "rpm"}
+
+
+def contact_outputs(p, x, z, vx, vz, omega, road_h, road_s, road_mu, kappa, out):
+    """Evaluate ``tire_contact`` for a planar wheel (centre (x, 0, z), velocity (vx, 0, vz), spin omega about
+    +y) and return the FMU outputs as a dict (units as in ``OUTPUTS``); ``out`` is the kernel's work array."""
+    center = np.array([x, 0.0, z])
+    vel = np.array([vx, 0.0, vz])
+    spin = np.array([0.0, omega, 0.0])
+    axis = np.array([0.0, 1.0, 0.0])
+    tire_contact(p, center, vel, spin, axis, road_h, road_s, road_mu, kappa, out)
+    rx, rz = out[OUT_POINT] - x, out[OUT_POINT + 2] - z
+    force_x, force_z = out[OUT_FORCE], out[OUT_FORCE + 2]
+    nx, nz = out[OUT_NORMAL], out[OUT_NORMAL + 2]
+    return {
+        "fx": out[OUT_FX], "fz": out[OUT_FZ], "my": out[OUT_MY],
+        "wheel_load.force_x": force_x, "wheel_load.force_z": force_z,
+        "wheel_load.moment_y": rz * force_x - rx * force_z + out[OUT_MY],
+        "slip": kappa, "slip_kinematic": out[OUT_KAPPA_SS], "slip_velocity": out[OUT_VSX],
+        "deflection": out[OUT_DEFLECTION], "deflection_rate": -(nx * vx + nz * vz),
+        "loaded_radius": math.hypot(rx, rz), "rolling_radius": out[OUT_RE], "relaxation_length": out[OUT_SIGMA],
+        "contact.x": out[OUT_POINT], "contact.z": out[OUT_POINT + 2],
+        "road.height_used": road_h, "road.slope_used": road_s,
+    }
+
+
+def rk4_dense(y0: float, s: float, k1: float, k2: float, k3: float, k4: float, theta: float) -> float:
+    """Classical RK4 dense output (cubic Hermite weights) at y(t0 + theta s), theta in [0, 1]."""
+    b1 = theta - 1.5 * theta ** 2 + 2.0 / 3.0 * theta ** 3
+    b23 = theta ** 2 - 2.0 / 3.0 * theta ** 3
+    b4 = -0.5 * theta ** 2 + 2.0 / 3.0 * theta ** 3
+    return y0 + s * (b1 * k1 + b23 * (k2 + k3) + b4 * k4)
+
+
+class TireModel:
+    """One tire: parameters ``p`` (tir.P_* layout), optional internal road arrays, slip state κ' (``kappa``).
+
+    Over a communication step of length h the wheel centre moves with its held input velocity,
+    c(τ) = c + v τ (0 <= τ <= h); omega is held.  The road is the internal one at x(τ), or the road inputs
+    extrapolated along their slope, h_r(τ) = h_r + (dh/dx) vx τ.  ``step`` integrates κ' with RK4 and returns
+    the outputs at τ = h/2 (``output_time = "midpoint"``: the midpoint-rule estimate of the step's mean load,
+    κ' from the RK4 dense output) or at τ = h (``"end"``).
+    """
+
+    def __init__(self, p: np.ndarray, road_arrays=None, kappa: float = 0.0):
+        self.p = p
+        self.road_arrays = road_arrays
+        self.kappa = float(kappa)
+        self._out = np.zeros(CONTACT_OUT_N)
+        self._road = np.zeros(3)
+        self._center = np.zeros(3)
+        self._vel = np.zeros(3)
+        self._spin = np.zeros(3)
+        self._axis = np.array([0.0, 1.0, 0.0])
+
+    def road_at(self, x: float, x_in: float, road_in) -> tuple[float, float, float]:
+        """(height [m], slope [-], mu [-]) at x: the internal road, or the inputs ``road_in`` given at x_in."""
+        if self.road_arrays is None:
+            h, slope, mu = road_in
+            return h + slope * (x - x_in), slope, mu
+        road_eval(*self.road_arrays, x, self._road)
+        return float(self._road[0]), float(self._road[1]), float(self._road[2])
+
+    def rate(self, kin, road_in, tau: float, kappa: float) -> float:
+        """dκ'/dt [1/s] at time tau [s] into the step (wheel moved to c + v tau)."""
+        x, z, vx, vz, omega = kin
+        xt = x + vx * tau
+        h, slope, mu = self.road_at(xt, x, road_in)
+        c, v, w = self._center, self._vel, self._spin
+        c[0], c[2], v[0], v[2], w[1] = xt, z + vz * tau, vx, vz, omega
+        tire_contact(self.p, c, v, w, self._axis, h, slope, mu, kappa, self._out)
+        return float(self._out[OUT_DKAPPA])
+
+    def outputs(self, kin, road_in, tau: float, kappa: float) -> dict:
+        """The FMU outputs at time tau into the step with slip kappa."""
+        x, z, vx, vz, omega = kin
+        xt = x + vx * tau
+        h, slope, mu = self.road_at(xt, x, road_in)
+        return contact_outputs(self.p, xt, z + vz * tau, vx, vz, omega, h, slope, mu, kappa, self._out)
+
+    def step(self, h: float, dt: float, kin, road_in, output_time: str = "midpoint") -> dict:
+        """Advance κ' over [t, t+h] (n = max(1, round(h/dt)) RK4 steps) and return the outputs (class doc).
+
+        kin      (x [m], z [m], vx [m/s], vz [m/s], omega [rad/s]) wheel centre state and spin at t
+        road_in  (height [m], slope [-], mu [-]) under the wheel at t (used without an internal road)
+        """
+        n = max(1, int(round(h / dt)))
+        s = h / n
+        tau_out = 0.5 * h if output_time == "midpoint" else h
+        k = self.kappa
+        k_out = None
+        for i in range(n):
+            a = i * s
+            k1 = self.rate(kin, road_in, a, k)
+            k2 = self.rate(kin, road_in, a + 0.5 * s, k + 0.5 * s * k1)
+            k3 = self.rate(kin, road_in, a + 0.5 * s, k + 0.5 * s * k2)
+            k4 = self.rate(kin, road_in, a + s, k + s * k3)
+            if k_out is None and a + s >= tau_out - 1e-12 * h:
+                k_out = rk4_dense(k, s, k1, k2, k3, k4, min(1.0, (tau_out - a) / s))
+            k += s / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+        if not (math.isfinite(k) and math.isfinite(k_out)):
+            raise ModelError(f"transient slip became {k!r} (wheel state {tuple(kin)}, road inputs {tuple(road_in)})")
+        self.kappa = k
+        return self.outputs(kin, road_in, tau_out, k_out)
+
+
+class Tire(VehicleSlaveBase):
+    MODEL_NAME = "Tire"
+    DESCRIPTION = ("Magic Formula longitudinal tire with transient slip (relaxation length) and rolling resistance, "
+                   "one wheel in the x-z plane: wheel centre state and road in, tire load (also reduced to the "
+                   "wheel centre) out; the vehicle FMU's internal tire code; ISO 8855 axes, SI units")
+    RESOURCES = ("tires", "roads")
+    VARIABLES = (
+        Var("tire_file", "parameter", "fixed", None, ".tir property file, relative to the FMU resources "
+            "(tires/...) or absolute", "tires/dai2022_sedan.tir", type="String"),
+        Var("road_source", "parameter", "fixed", None, "internal (the road parameter, evaluated at wheel.x) | "
+            "inputs (road.height/road.slope/road.mu)", "internal", type="String", choices=("internal", "inputs")),
+        Var("road", "parameter", "fixed", None, "internal road: shipped name (bumpy, flat, slope16_5, ...), a "
+            ".json/.csv file relative to the FMU resources (or resources/roads), or an absolute path",
+            "bumpy", type="String"),
+        Var("dt", "parameter", "fixed", "s", "internal RK4 step of the slip state; a communication step h runs "
+            "max(1, round(h/dt)) equal sub-steps", 1e-3, min=1e-6, max=0.1, display_unit="ms"),
+        Var("output_time", "parameter", "fixed", None, "when in the step [t, t+h] the outputs are evaluated: "
+            "midpoint (t + h/2, the midpoint-rule mean load of the step; second order when the vehicle takes "
+            "the same step after the tire) | end (t + h)", "midpoint", type="String", choices=("midpoint", "end")),
+        Var("slip0", "parameter", "fixed", "1", "initial transient slip kappa'", 0.0, min=-1.0, max=1.0),
+        Var("fail_at_time", "parameter", "fixed", "s", "test hook: every doStep starting at t >= fail_at_time "
+            "fails (error logged, fmi2Discard); negative = never", -1.0),
+        Var("wheel.x", "input", "continuous", "m", "wheel centre position, global x", 0.0),
+        Var("wheel.z", "input", "continuous", "m", "wheel centre position, global z (up)", 0.4672),
+        Var("wheel.vx", "input", "continuous", "m/s", "wheel centre velocity, global x", 0.0, display_unit="km/h"),
+        Var("wheel.vz", "input", "continuous", "m/s", "wheel centre velocity, global z", 0.0),
+        Var("wheel.omega", "input", "continuous", "rad/s", "absolute wheel spin about +y (+ rolling forward)", 0.0,
+            display_unit="rpm"),
+        Var("road.height", "input", "continuous", "m", "road height under the wheel centre (road_source = inputs)",
+            0.0),
+        Var("road.slope", "input", "continuous", "1", "road slope dh/dx under the wheel centre "
+            "(road_source = inputs)", 0.0),
+        Var("road.mu", "input", "continuous", "1", "road friction coefficient (road_source = inputs)", 1.0,
+            min=0.0),
+        *(Var(name, "output", "continuous", unit, desc, 0.0, display_unit=_DISPLAY.get(unit))
+          for name, (unit, desc) in OUTPUTS.items()),
+    )
+
+    def _setup(self):
+        v = self.values
+        res = Path(self.resources)
+        name = v["tire_file"]
+        path = Path(name) if Path(name).is_absolute() else res.joinpath(*name.split("/"))
+        try:
+            params = read_tir(path).to_array()
+        except ModelError as exc:
+            raise ModelError(f"parameter 'tire_file' = {name!r}: {exc}") from None
+        road = self._road(res).to_arrays() if v["road_source"] == "internal" else None
+        self.model = TireModel(params, road, v["slip0"])
+        self.values.update(dict.fromkeys(OUTPUTS, 0.0))
+
+    def _road(self, res: Path):
+        """The internal road (resolution as in VehicleLV: name, file in the resources or roads/, absolute)."""
+        name = self.values["road"]
+        path = Path(name)
+        spec = name
+        if path.is_absolute():
+            spec = path
+        elif path.suffix:
+            found = [p for p in (res / path, res / "roads" / path) if p.is_file()]
+            if not found:
+                raise ModelError(f"parameter 'road' = {name!r}: no such file in the FMU resources "
+                                 f"({res} or {res / 'roads'})")
+            spec = found[0]
+        try:
+            return load_road(spec, base=res)
+        except ModelError as exc:
+            raise ModelError(f"parameter 'road' = {name!r}: {exc}") from None
+
+    def _advance(self, t, h):
+        v = self.values
+        fail_at = v["fail_at_time"]
+        if fail_at >= 0.0 and t >= fail_at - 1e-9 * max(1.0, abs(fail_at)):
+            raise ModelError(f"forced failure at t = {t!r} s (parameter fail_at_time = {fail_at!r} s)")
+        kin = (v["wheel.x"], v["wheel.z"], v["wheel.vx"], v["wheel.vz"], v["wheel.omega"])
+        road_in = (v["road.height"], v["road.slope"], v["road.mu"])
+        self.values.update(self.model.step(h, v["dt"], kin, road_in, v["output_time"]))
+
+    def _state(self):
+        return self.model.kappa          # the outputs are restored with the values by the base class
+
+    def _restore(self, state):
+        self.model.kappa = state
