@@ -343,11 +343,7 @@ def test_parameter_defaults_are_the_shipped_vehicle(fmu):
     corners = {c["name"]: c for c in car["corners"]}
     susp = {w: json.loads((res / "vehicles" / "suspensions" / corners[w]["suspension"]).read_text())
             for w in ("front", "rear")}
-    sys.path.insert(0, str(SLAVE.parent))
-    try:
-        import fmu_vehicle_vehicle_lv as slave
-    finally:
-        sys.path.remove(str(SLAVE.parent))
+    slave = _slave_module()
     assert len(slave.OVERRIDES) == 12
     for name, (path, *_rest) in slave.OVERRIDES.items():
         keys = path.split(".")
@@ -362,6 +358,33 @@ def test_parameter_defaults_are_the_shipped_vehicle(fmu):
     for w in ("front", "rear"):
         tire = read_tir(res / "tires" / corners[w]["tire"])
         assert float(start[f"tire_{w}.unloaded_radius"]) == tire.to_array()[slave.P_R0]
+
+
+def _slave_module():
+    sys.path.insert(0, str(SLAVE.parent))
+    try:
+        import fmu_vehicle_vehicle_lv as slave
+    finally:
+        sys.path.remove(str(SLAVE.parent))
+    return slave
+
+
+@pytest.mark.parametrize("name, kind", [
+    ("bumpy", "SpeedBumpRoad"), ("bumpy.json", "SpeedBumpRoad"), ("roads/flat.json", "FlatRoad"),
+    ("csv_example.json", "CsvRoad"), ("example_profile.csv", "CsvRoad"), ("ABS/roads/slope16_5.json", "SlopeRoad"),
+    ("nope.json", "no such file in the FMU resources"), ("moon", "shipped roads: bumpy"),
+])
+def test_road_parameter_names_a_shipped_road_or_a_resource_file(name, kind):
+    """The ``road`` parameter resolves against the resources folder the instance was given (in-process)."""
+    from fmu_vehicle.errors import ModelError
+    res = REPO / "resources"
+    slave = _slave_module().VehicleLV(instance_name="roads", resources=str(res))
+    slave.values["road"] = name.replace("ABS", str(res))
+    if kind.endswith("Road"):
+        assert type(slave._road(res)).__name__ == kind
+    else:
+        with pytest.raises(ModelError, match=f"parameter 'road' = '{name}'.*{kind}"):
+            slave._road(res)
 
 
 def test_archive_ships_code_data_and_requirements(fmu):
