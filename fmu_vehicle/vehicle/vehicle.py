@@ -134,12 +134,9 @@ class Vehicle:
         return sum(b.mass_kg for b in s.bodies) + sum(r.mass_kg for r in s.rods)
 
     # ------------------------------------------------------------------------------------------
-    def args(self, road, inputs=None, road_source="internal", tire_source="internal") -> VehicleArgs:
-        """The compiled argument tuple of :func:`vehicle_rhs` (its arrays are this run's state)."""
-        if road_source not in ("internal", "inputs"):
-            raise ModelError(f"road_source must be 'internal' or 'inputs', got {road_source!r}")
-        if tire_source not in ("internal", "external"):
-            raise ModelError(f"tire_source must be 'internal' or 'external', got {tire_source!r}")
+    def args(self, road, inputs=None) -> VehicleArgs:
+        """The compiled argument tuple of :func:`vehicle_rhs` (its arrays are this run's state); internal
+        road and tire (see :meth:`VehicleSimulator.set_sources`)."""
         ra = load_road(road).to_arrays() if road is not None else load_road({"type": "flat"}).to_arrays()
         inp = np.zeros((self.n_wheels, N_INPUTS)) if inputs is None else inputs
         inp[:, IN_ROAD_MU] = np.where(inp[:, IN_ROAD_MU] == 0.0, 1.0, inp[:, IN_ROAD_MU])
@@ -148,7 +145,7 @@ class Vehicle:
             m.model, m.data, np.array([POSITION_TOL, POSITION_MAXIT], dtype=float),
             self.w_body, self.w_hub, self.w_spin, self.w_spring, self.w_center0, self.w_axis0, self.tire_p,
             int(ra.kind), ra.params, float(ra.x0), float(ra.dx), ra.h_table, ra.s_table,
-            np.array([road_source == "inputs", tire_source == "external"], dtype=np.int64), inp,
+            np.zeros(2, dtype=np.int64), inp,
             np.zeros((self.n_wheels, CONTACT_OUT_N)), np.zeros((self.n_wheels, 16)), int(self.chassis),
             self.chassis_coords)
 
@@ -274,21 +271,38 @@ class VehicleSystem:
 
 
 class VehicleSimulator:
-    """Step-by-step interface (the FMU adapter's Python API): fixed internal RK4 steps ``dt``."""
+    """Step-by-step interface (the FMU adapter's Python API): fixed internal RK4 steps of about ``dt``.
+
+    The initial state is the static equilibrium on ``road`` with the internal tire (an external tire
+    or road inputs are not known before the run starts); the selected ``road_source``/``tire_source``
+    take over from then on.
+    """
 
     def __init__(self, vehicle: Vehicle, road, *, v0=0.0, x0=0.0, dt=1e-3, road_source="internal",
                  tire_source="internal"):
         self.vehicle = vehicle
         self.dt = float(dt)
-        self.args = vehicle.args(road, road_source=road_source, tire_source=tire_source)
+        self.args = vehicle.args(road)
         self.system = vehicle.system(self.args)
         self.y = vehicle.initial_state(self.args, v0, x0)
+        self.set_sources(road_source, tire_source)
         self.t = 0.0
         self.row = np.zeros(len(vehicle.output_names))
         self._work = np.zeros((5, self.y.size))
-        self._evaluate()
+        self.refresh()
 
-    def _evaluate(self):
+    def set_sources(self, road_source: str, tire_source: str):
+        """Take the road under each wheel from the internal road or the inputs, the tire loads from the
+        internal tire or the inputs (``set_input(road_height=..., force_x=...)``)."""
+        if road_source not in ("internal", "inputs"):
+            raise ModelError(f"road_source must be 'internal' or 'inputs', got {road_source!r}")
+        if tire_source not in ("internal", "external"):
+            raise ModelError(f"tire_source must be 'internal' or 'external', got {tire_source!r}")
+        self.args.modes[0] = int(road_source == "inputs")
+        self.args.modes[1] = int(tire_source == "external")
+
+    def refresh(self):
+        """Re-evaluate the outputs at the current state with the current inputs (no time step)."""
         st = rk4_final(self.args, self.t, self.y, self.row, self._work[0])
         if st < 0:
             raise self.system.failure(st, self.t)
@@ -303,7 +317,7 @@ class VehicleSimulator:
                 self.args.inputs[w, col] = float(v)
 
     def advance(self, h: float):
-        """Advance by h [s] in internal steps of at most dt (the last one shortened)."""
+        """Advance by h [s] in n = max(1, round(h / dt)) equal RK4 sub-steps of h / n."""
         n = max(1, int(round(h / self.dt)))
         step = h / n
         out = np.zeros((1, self.row.size))
@@ -316,7 +330,7 @@ class VehicleSimulator:
         if status < 0:
             raise self.system.failure(status, self.t + done * step)
         self.t += h
-        self._evaluate()
+        self.refresh()
 
     def outputs(self) -> dict:
         return dict(zip(self.vehicle.output_names, self.row.tolist()))

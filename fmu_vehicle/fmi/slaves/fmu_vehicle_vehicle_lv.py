@@ -16,7 +16,7 @@ Semantics (units SI, axes ISO 8855: x forward, z up, pitch + nose down):
   sub-steps h/n (``VehicleSimulator.advance``).  Inputs are held constant over a communication step.
 * The initial state is the static equilibrium on the internal road ``road`` with the internal tire
   at ``x0`` and speed ``v0`` (free-rolling wheels).  With ``road_source = inputs`` and/or
-  ``tire_source = external`` the inputs take over after that equilibrium (``_switch_sources``):
+  ``tire_source = external`` the inputs take over after that equilibrium (``VehicleSimulator.set_sources``):
   an external tire with zero initial loads has no equilibrium, and the road inputs before
   initialization are usually not known.  Give ``road`` the road at the start position.
 * Inputs whose source is not selected are ignored by the model (still checked to be finite).
@@ -99,25 +99,12 @@ def _output_vars():
     return tuple(out)
 
 
-def _switch_sources(sim, road_source: str, tire_source: str) -> None:
-    """Hand the wheels over to the road/tire inputs after the internal equilibrium (modes array of
-    ``VehicleArgs``: [road_source, tire_source], 0 internal, 1 inputs/external)."""
-    sim.args.modes[0] = int(road_source == "inputs")
-    sim.args.modes[1] = int(tire_source == "external")
-
-
 def _warm_up(sim) -> None:
     """Run one internal step and roll it back, so that numba loads/compiles the stepping kernels during
     initialization instead of in the first doStep (the state round trip is bit-identical)."""
     state = sim.get_state()
     sim.advance(sim.dt)
     sim.set_state(state)
-
-
-def _refresh_outputs(sim) -> None:
-    """Re-evaluate the output row at the current state with the current inputs/sources (the simulator
-    API has no public call for this; the constructor evaluates before the FMU's inputs are applied)."""
-    sim._evaluate()
 
 
 class VehicleLV(VehicleSlaveBase):
@@ -173,10 +160,10 @@ class VehicleLV(VehicleSlaveBase):
         self.car = car
         self._pairs = [(RENAMED_OUTPUTS.get(n, n), n) for n in car.output_names]
         try:
-            self.sim = sim = car.simulator(road, v0=v["v0"], x0=v["x0"], dt=v["dt"])
-            _switch_sources(sim, v["road_source"], v["tire_source"])
+            self.sim = sim = car.simulator(road, v0=v["v0"], x0=v["x0"], dt=v["dt"],
+                                           road_source=v["road_source"], tire_source=v["tire_source"])
             self._apply_inputs()
-            _refresh_outputs(sim)
+            sim.refresh()
             _warm_up(sim)
         except FmuVehicleError as exc:
             raise ModelError(f"initial state of model {v['model']!r} on road {v['road']!r} at v0 = {v['v0']} m/s, "
