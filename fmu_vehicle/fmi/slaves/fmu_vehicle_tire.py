@@ -4,8 +4,10 @@ The force law is ``fmu_vehicle.tire.contact.tire_contact`` (the kernel the vehic
 coefficients of a ``.tir`` file shipped in the FMU resources.  Planar wheel in the global x-z plane, spin axis
 a = +y (ISO 8855: x forward, z up, a wheel rolling forward spins positively about +y).
 
-Per communication step [t, t+h] the inputs are held (FMI 2.0 CS without input derivatives) and read as the
-wheel's state at t; inside the step the wheel centre moves with its input velocity, c(τ) = c + v τ:
+Per communication step [t, t+h] the inputs are the wheel's state at t (FMI 2.0 CS, inputs held).  Inside the
+step the tire extrapolates that state (``TireModel``): the velocities and the spin change at their rates over
+the previous step (backward differences of the inputs, ``input_extrapolation = linear``) and the centre
+position follows, c(τ) = c + v τ + a τ²/2.
 
     road      h_r, dh/dx, mu under c(τ): the internal road (``road``) or the inputs road.* extrapolated along
               their slope (``road_source``)
@@ -18,22 +20,24 @@ wheel's state at t; inside the step the wheel centre moves with its input veloci
                                 F = fx t + fz n,   M_y = [(P - c) x F]_y + my,   P = c - d n (contact point)
                                 -> the vehicle's ``wheel_<w>.tire_force_x/z`` and ``tire_moment_y`` inputs
 
-Why the midpoint: the vehicle FMU holds its tire-load inputs over its step.  With the Gauss-Seidel order
-tire -> vehicle the vehicle takes the same step [t, t+h] right after the tire, so the load it should apply is
-the step's mean, whose midpoint-rule estimate is the load at t + h/2 (second-order coupling).  On the bumpy
-road at h = 1 ms this puts the co-simulated x within 2 mm of the converged monolithic result; loads taken
-at the start or end of the step are about 40 mm off (the bump edges are sampled a half step late).
+Why: the vehicle FMU holds its tire-load inputs over its step, and with the Gauss-Seidel order tire -> vehicle
+it takes the same step [t, t+h] right after the tire.  The load it should apply is the step's mean, whose
+midpoint-rule estimate is the load at t + h/2.  On the bumpy road at h = 1 ms, loads at the start or the end
+of the step put x(5 s) about 40 mm off the monolithic vehicle; the midpoint loads put it within 10 mm.
+The extrapolation matters at low speed.  The wheel spin and the tire's carcass (slip stiffness over
+relaxation length) form a ~28 Hz mode whose only damping at a few m/s is |Vx|/σc.  Holding the spin over
+the step lags the loop by h/2, which is enough to make that mode grow below about 4 m/s (seen as a 7 rad/s
+spin oscillation at 3 m/s).  The extrapolated spin removes the lag to second order.
 
-Initialization: before the first doStep every load output is zero.  A tire FMU cannot know the wheel state
-before its first step: the connected wheel outputs of the vehicle FMUs in this package are valid only after
-their initialization, and a load computed from their start values (centre at z = 0) would be a 100 kN spike.
-The kinematic outputs (slip, deflection, ...)
-follow the same rule.
+Initialization: before the first doStep every output is zero.  A tire FMU cannot know the wheel state before
+its first step: the wheel outputs of this package's vehicle FMU are valid only after its initialization,
+and a load computed from their start values (centre at z = 0) would be a 100 kN spike.
 
 ``fail_at_time`` >= 0 makes every doStep starting at t >= fail_at_time fail (logged error, fmi2Discard,
 terminated): a test hook for the co-simulation master's failure handling.
 
-FMU state = κ' (plus the variable values, saved by the base class); rollback continues bit-identically.
+FMU state = κ' and the previous step's inputs (plus the variable values, saved by the base class);
+rollback continues bit-identically.
 """
 import math
 from pathlib import Path
@@ -109,17 +113,23 @@ def rk4_dense(y0: float, s: float, k1: float, k2: float, k3: float, k4: float, t
 class TireModel:
     """One tire: parameters ``p`` (tir.P_* layout), optional internal road arrays, slip state κ' (``kappa``).
 
-    Over a communication step of length h the wheel centre moves with its held input velocity,
-    c(τ) = c + v τ (0 <= τ <= h); omega is held.  The road is the internal one at x(τ), or the road inputs
-    extrapolated along their slope, h_r(τ) = h_r + (dh/dx) vx τ.  ``step`` integrates κ' with RK4 and returns
-    the outputs at τ = h/2 (``output_time = "midpoint"``: the midpoint-rule estimate of the step's mean load,
-    κ' from the RK4 dense output) or at τ = h (``"end"``).
+    ``step(t, h, ...)`` takes the wheel state at t and integrates κ' over [t, t+h] with RK4.  Inside the step
+    the wheel state is extrapolated, τ in [0, h]:
+
+        v(τ) = v + a τ,  c(τ) = c + v τ + a τ²/2,  omega(τ) = omega + alpha τ     (vx, vz; x, z)
+
+    where a, alpha are backward differences of the velocity and spin inputs over the previous step
+    (``extrapolate``; zero on the first step or when off, leaving c + v τ).  The road is the internal one
+    at x(τ), or the road inputs extrapolated along their slope, h_r(τ) = h_r + (dh/dx)(x(τ) - x).  The
+    returned outputs are at τ = h/2 (``output_time = "midpoint"``: the midpoint-rule estimate of the step's
+    mean load, κ' from the RK4 dense output) or at τ = h (``"end"``).
     """
 
     def __init__(self, p: np.ndarray, road_arrays=None, kappa: float = 0.0):
         self.p = p
         self.road_arrays = road_arrays
         self.kappa = float(kappa)
+        self.last_input: tuple | None = None       # (t, vx, vz, omega) of the previous step
         self._out = np.zeros(CONTACT_OUT_N)
         self._road = np.zeros(3)
         self._center = np.zeros(3)
@@ -135,29 +145,47 @@ class TireModel:
         road_eval(*self.road_arrays, x, self._road)
         return float(self._road[0]), float(self._road[1]), float(self._road[2])
 
-    def rate(self, kin, road_in, tau: float, kappa: float) -> float:
-        """dκ'/dt [1/s] at time tau [s] into the step (wheel moved to c + v tau)."""
+    def input_rates(self, t: float, kin, extrapolate: bool) -> tuple[float, float, float]:
+        """(ax [m/s^2], az [m/s^2], alpha [rad/s^2]) from the previous step's inputs; remembers these."""
+        rates = (0.0, 0.0, 0.0)
+        last = self.last_input
+        if extrapolate and last is not None and t > last[0]:
+            dt = t - last[0]
+            rates = ((kin[2] - last[1]) / dt, (kin[3] - last[2]) / dt, (kin[4] - last[3]) / dt)
+        self.last_input = (t, kin[2], kin[3], kin[4])
+        return rates
+
+    @staticmethod
+    def _at(kin, rates, tau: float):
+        """Wheel state (x, z, vx, vz, omega) tau [s] into the step (class doc)."""
         x, z, vx, vz, omega = kin
-        xt = x + vx * tau
-        h, slope, mu = self.road_at(xt, x, road_in)
+        ax, az, alpha = rates
+        return (x + (vx + 0.5 * ax * tau) * tau, z + (vz + 0.5 * az * tau) * tau, vx + ax * tau, vz + az * tau,
+                omega + alpha * tau)
+
+    def rate(self, kin, rates, road_in, tau: float, kappa: float) -> float:
+        """dκ'/dt [1/s] tau [s] into the step, with slip kappa."""
+        x, z, vx, vz, omega = self._at(kin, rates, tau)
+        h, slope, mu = self.road_at(x, kin[0], road_in)
         c, v, w = self._center, self._vel, self._spin
-        c[0], c[2], v[0], v[2], w[1] = xt, z + vz * tau, vx, vz, omega
+        c[0], c[2], v[0], v[2], w[1] = x, z, vx, vz, omega
         tire_contact(self.p, c, v, w, self._axis, h, slope, mu, kappa, self._out)
         return float(self._out[OUT_DKAPPA])
 
-    def outputs(self, kin, road_in, tau: float, kappa: float) -> dict:
-        """The FMU outputs at time tau into the step with slip kappa."""
-        x, z, vx, vz, omega = kin
-        xt = x + vx * tau
-        h, slope, mu = self.road_at(xt, x, road_in)
-        return contact_outputs(self.p, xt, z + vz * tau, vx, vz, omega, h, slope, mu, kappa, self._out)
+    def outputs(self, kin, rates, road_in, tau: float, kappa: float) -> dict:
+        """The FMU outputs tau [s] into the step, with slip kappa."""
+        x, z, vx, vz, omega = self._at(kin, rates, tau)
+        h, slope, mu = self.road_at(x, kin[0], road_in)
+        return contact_outputs(self.p, x, z, vx, vz, omega, h, slope, mu, kappa, self._out)
 
-    def step(self, h: float, dt: float, kin, road_in, output_time: str = "midpoint") -> dict:
+    def step(self, t: float, h: float, dt: float, kin, road_in, *, output_time: str = "midpoint",
+             extrapolate: bool = True) -> dict:
         """Advance κ' over [t, t+h] (n = max(1, round(h/dt)) RK4 steps) and return the outputs (class doc).
 
         kin      (x [m], z [m], vx [m/s], vz [m/s], omega [rad/s]) wheel centre state and spin at t
         road_in  (height [m], slope [-], mu [-]) under the wheel at t (used without an internal road)
         """
+        rates = self.input_rates(t, kin, extrapolate)
         n = max(1, int(round(h / dt)))
         s = h / n
         tau_out = 0.5 * h if output_time == "midpoint" else h
@@ -165,17 +193,23 @@ class TireModel:
         k_out = None
         for i in range(n):
             a = i * s
-            k1 = self.rate(kin, road_in, a, k)
-            k2 = self.rate(kin, road_in, a + 0.5 * s, k + 0.5 * s * k1)
-            k3 = self.rate(kin, road_in, a + 0.5 * s, k + 0.5 * s * k2)
-            k4 = self.rate(kin, road_in, a + s, k + s * k3)
+            k1 = self.rate(kin, rates, road_in, a, k)
+            k2 = self.rate(kin, rates, road_in, a + 0.5 * s, k + 0.5 * s * k1)
+            k3 = self.rate(kin, rates, road_in, a + 0.5 * s, k + 0.5 * s * k2)
+            k4 = self.rate(kin, rates, road_in, a + s, k + s * k3)
             if k_out is None and a + s >= tau_out - 1e-12 * h:
                 k_out = rk4_dense(k, s, k1, k2, k3, k4, min(1.0, (tau_out - a) / s))
             k += s / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
         if not (math.isfinite(k) and math.isfinite(k_out)):
             raise ModelError(f"transient slip became {k!r} (wheel state {tuple(kin)}, road inputs {tuple(road_in)})")
         self.kappa = k
-        return self.outputs(kin, road_in, tau_out, k_out)
+        return self.outputs(kin, rates, road_in, tau_out, k_out)
+
+    def get_state(self):
+        return self.kappa, self.last_input
+
+    def set_state(self, state) -> None:
+        self.kappa, self.last_input = state
 
 
 class Tire(VehicleSlaveBase):
@@ -197,6 +231,9 @@ class Tire(VehicleSlaveBase):
         Var("output_time", "parameter", "fixed", None, "when in the step [t, t+h] the outputs are evaluated: "
             "midpoint (t + h/2, the midpoint-rule mean load of the step; second order when the vehicle takes "
             "the same step after the tire) | end (t + h)", "midpoint", type="String", choices=("midpoint", "end")),
+        Var("input_extrapolation", "parameter", "fixed", None, "wheel state inside a step: linear (velocities "
+            "and spin extrapolated with their rates over the previous step, positions integrated) | none "
+            "(velocities and spin held)", "linear", type="String", choices=("linear", "none")),
         Var("slip0", "parameter", "fixed", "1", "initial transient slip kappa'", 0.0, min=-1.0, max=1.0),
         Var("fail_at_time", "parameter", "fixed", "s", "test hook: every doStep starting at t >= fail_at_time "
             "fails (error logged, fmi2Discard); negative = never", -1.0),
@@ -254,10 +291,11 @@ class Tire(VehicleSlaveBase):
             raise ModelError(f"forced failure at t = {t!r} s (parameter fail_at_time = {fail_at!r} s)")
         kin = (v["wheel.x"], v["wheel.z"], v["wheel.vx"], v["wheel.vz"], v["wheel.omega"])
         road_in = (v["road.height"], v["road.slope"], v["road.mu"])
-        self.values.update(self.model.step(h, v["dt"], kin, road_in, v["output_time"]))
+        self.values.update(self.model.step(t, h, v["dt"], kin, road_in, output_time=v["output_time"],
+                                           extrapolate=v["input_extrapolation"] == "linear"))
 
     def _state(self):
-        return self.model.kappa          # the outputs are restored with the values by the base class
+        return self.model.get_state()        # the outputs are restored with the values by the base class
 
     def _restore(self, state):
-        self.model.kappa = state
+        self.model.set_state(state)
