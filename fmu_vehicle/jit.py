@@ -54,7 +54,16 @@ if PackageCacheLocator not in caching.CacheImpl._locator_classes:
     caching.CacheImpl._locator_classes.insert(0, PackageCacheLocator)
 
 
-def njit(*args, **kwargs):
-    """``numba.njit`` with ``cache=True`` by default (runs uncompiled with NUMBA_DISABLE_JIT=1)."""
+def njit(*args, allocates: bool = False, **kwargs):
+    """``numba.njit`` with ``cache=True`` and without numba's runtime (NRT) reference counting by default.
+
+    Hot kernels allocate nothing, so they are compiled with ``_nrt=False``: with NRT every array reaching
+    a compiled function (each member of the ``model``/``data`` namedtuples, about 90 arrays, on every
+    call, and every view such as ``data.tmp[k]``) costs an atomic increment and decrement of its
+    reference count, which took about 95 % of a vehicle derivative evaluation (issue #6). A kernel that
+    creates arrays declares ``allocates=True`` (numba refuses to compile an allocation without NRT).
+    Runs uncompiled with NUMBA_DISABLE_JIT=1.
+    """
     kwargs.setdefault("cache", True)
+    kwargs.setdefault("_nrt", bool(allocates))
     return numba.njit(*args, **kwargs)

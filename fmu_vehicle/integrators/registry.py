@@ -25,7 +25,7 @@ def system_record(t, y, sys, row):
     _SYSTEMS[type(sys)][1](t, y, sys, row)
 
 
-@overload(system_rhs, jit_options={"cache": True})
+@overload(system_rhs, jit_options={"cache": True, "_nrt": False})
 def _system_rhs(t, y, sys, ydot):
     fn = _SYSTEMS[sys.instance_class][0]
 
@@ -34,7 +34,7 @@ def _system_rhs(t, y, sys, ydot):
     return impl
 
 
-@overload(system_record, jit_options={"cache": True})
+@overload(system_record, jit_options={"cache": True, "_nrt": False})
 def _system_record(t, y, sys, row):
     fn = _SYSTEMS[sys.instance_class][1]
 

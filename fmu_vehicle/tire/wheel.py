@@ -78,7 +78,7 @@ def brake_torque(t_max, phi, omega, inertia):
     return -torque, dphi
 
 
-@njit
+@njit(allocates=True)
 def road_at(road_x, road_h, x):
     """Height h [m] and slope dh/dx [-] of the piecewise-linear road at x [m] (linear beyond the ends)."""
     n = road_x.shape[0]
@@ -91,7 +91,7 @@ def road_at(road_x, road_h, x):
     return road_h[i] + s * (x - road_x[i]), s
 
 
-@njit
+@njit(allocates=True)
 def rig_derivative(t, y, p, mass, inertia, load, road_x, road_h, mu, drive_t, drive_v, brake_t, brake_v,
                    fix_vx, fix_omega, work, contact_out, dy):
     """Time derivative dy of the rig state y (S_* layout) at time t [s]; fills contact_out and work.
@@ -137,7 +137,7 @@ def rig_derivative(t, y, p, mass, inertia, load, road_x, road_h, mu, drive_t, dr
     dy[S_PHI] = dphi
 
 
-@njit
+@njit(allocates=True)
 def rig_run(y0, h, n_steps, p, mass, inertia, load, road_x, road_h, mu, drive_t, drive_v, brake_t, brake_v,
             fix_vx, fix_omega, rec):
     """Integrate the rig n_steps with classic RK4, step h [s]; rec[k, REC_*] holds the history at t = k h."""
