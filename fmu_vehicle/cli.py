@@ -108,22 +108,19 @@ def cmd_info(a) -> int:
 
 
 def cmd_demo(a) -> int:
-    """The paper's bumpy-road manoeuvre with a summary and a plot (until the co-simulation demo lands)."""
-    import numpy as np
-
-    from .paper import MANEUVERS, run_maneuver
-    from .vehicle import Vehicle
-    car = Vehicle.load("halfcar7")
-    man = MANEUVERS["bumpy_road"]
-    res, axes = run_maneuver(car, man, progress=not a.quiet)
-    out = Path(a.out)
-    res.to_csv(out / "demo_bumpy_road.csv", every=10)
-    res.plot(out / "demo_bumpy_road.png", title="halfcar7 on the paper's bumpy road (300 N m front, 20 m/s)")
-    az = res["chassis.az"]
-    print(f"halfcar7, bumpy road, 5 s: distance {axes['x_m'][-1]:.2f} m, final speed {axes['vx_m_per_s'][-1]:.2f} m/s, "
-          f"peak |pitch| {np.abs(axes['pitch_rad']).max():.4f} rad, RMS vertical acceleration {np.sqrt(np.mean(az**2)):.3f} m/s2, "
-          f"min front tire load {res['wheel_front.tire_fz'].min():.0f} N")
-    print(f"wrote {out / 'demo_bumpy_road.csv'} and {out / 'demo_bumpy_road.png'}")
+    """Example 2, ACC stop-and-go over the bumps with six FMUs: build the FMUs into dist/fmus if missing or
+    stale, run the co-simulation (SSP written to and read from --out), print the summary, write CSV and plot."""
+    from .cosim.build_cache import ensure_fmus
+    from .cosim.scenarios import FMU_NAMES, acc_stop_and_go, following_metrics, format_following, run_scenario
+    say = (lambda message: None) if a.quiet else print
+    fmus = ensure_fmus(FMU_NAMES, log=say)
+    scenario = acc_stop_and_go(fmus)
+    say(f"{scenario.title}: {scenario.system.stop_time:g} s at {scenario.system.step_size * 1e3:g} ms "
+        f"(the first run on a machine compiles the vehicle model: about a minute)")
+    run = run_scenario(scenario, Path(a.out), progress=not a.quiet)
+    print(f"{scenario.name}, {len(scenario.system.components)} FMUs, {run.result.time[-1]:g} s:")
+    print(format_following(following_metrics(run.result)))
+    print(f"wrote {run.plot}, {run.csv} and {run.ssp}")
     return 0
 
 

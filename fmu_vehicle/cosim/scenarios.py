@@ -134,14 +134,15 @@ class Scenario:
 
 @dataclass
 class ScenarioRun:
-    """What :func:`run_scenario` produced: the result (with derived columns) and the files written."""
+    """What :func:`run_scenario` produced: the result (with derived columns), the files written, and a
+    summary a caller may fill in (``metrics``)."""
 
     scenario: Scenario
     result: Result
     ssp: Path
     csv: Path
     plot: Path
-    files: dict = field(default_factory=dict)
+    metrics: dict = field(default_factory=dict)
 
 
 # ----------------------------------------------------------------------------------------------- wiring
