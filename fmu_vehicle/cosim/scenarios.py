@@ -319,7 +319,8 @@ def acc_stop_and_go(fmus: dict, *, duration: float = 25.0, lead_profile: str = A
     v = "vehicle."
     outputs = ("lead.x", "lead.vx",
                v + "chassis.x", v + "chassis.vx", v + "chassis.ax", v + "chassis.z", v + "chassis.pitch",
-               v + "chassis.az", v + "wheel_front.omega", v + "wheel_front.tire_fz", v + "wheel_rear.tire_fz",
+               v + "chassis.az", v + "wheel_front.x", v + "wheel_front.omega", v + "wheel_front.tire_fz",
+               v + "wheel_rear.tire_fz",
                "tire_front.fx", "tire_front.fz", "tire_front.slip", "tire_rear.fx", "tire_rear.fz",
                "powertrain.engine.speed", "powertrain.transmission.gear", "powertrain.wheel_left.torque_drive",
                "controller.throttle", "controller.brake", "controller.accel_command", "controller.gap",

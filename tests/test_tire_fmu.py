@@ -1,0 +1,167 @@
+"""Tire.fmu: the vehicle's tire kernel behind FMI (closed forms for load, moment and the slip relaxation),
+midpoint/end output timing, zero loads before the first step, FMU state, and the acceptance check
+external Tire FMUs (Gauss-Seidel) vs the vehicle's internal tires on the bumpy road."""
+from __future__ import annotations
+
+import math
+import zipfile
+
+import numpy as np
+import pytest
+from fmpy import extract, read_model_description
+from fmpy.fmi2 import FMU2Slave
+from fmpy.validation import validate_fmu
+from lxml import etree
+
+from fmu_vehicle.cosim import Component, Experiment, System, run_system
+from fmu_vehicle.cosim.scenarios import bumpy_road
+from fmu_vehicle.fmi.slaves.fmu_vehicle_tire import OUTPUTS, TireModel
+from fmu_vehicle.paths import resource_path
+from fmu_vehicle.tire.contact import CONTACT_OUT_N, OUT_FORCE, OUT_MY, OUT_POINT, tire_contact
+from fmu_vehicle.tire.pacejka import effective_rolling_radius
+from fmu_vehicle.tire.tir import P_CZ, P_LCZ, P_LMY, P_QSY1, P_R0, read_tir
+
+try:
+    from test_tire_fmu_support import scenario_fmus  # noqa: F401
+except ImportError:
+    from .test_tire_fmu_support import scenario_fmus  # noqa: F401
+
+P = read_tir(resource_path("tires", "dai2022_sedan.tir")).to_array()
+H = 1e-3
+
+
+def test_tire_fmu_validates_and_documents_every_variable(scenario_fmus):
+    path = scenario_fmus["Tire"]
+    assert validate_fmu(str(path)) == []
+    with zipfile.ZipFile(path) as z:
+        root = etree.fromstring(z.read("modelDescription.xml"))
+        names = set(z.namelist())
+    assert {"resources/tires/dai2022_sedan.tir", "resources/roads/bumpy.json"} <= names
+    for sv in root.find("ModelVariables"):
+        assert sv.get("description"), sv.get("name")
+        if sv[0].tag == "Real":
+            assert sv[0].get("unit"), sv.get("name")
+    cs = root.find("CoSimulation")
+    assert cs.get("canGetAndSetFMUstate") == cs.get("canSerializeFMUstate") == "true"
+    outputs = {sv.get("name") for sv in root.find("ModelVariables") if sv.get("causality") == "output"}
+    assert outputs == set(OUTPUTS)
+
+
+def test_model_reduces_the_kernel_load_to_the_wheel_centre():
+    """On a slope, moving and spinning: outputs = tire_contact's force, and M_y = [(P - c) x F]_y + My."""
+    x, z, vx, vz, omega, kappa = 3.0, 0.2, 12.0, -0.4, 27.0, 0.03
+    h, s, mu = 0.8, 0.25, 0.9
+    out = np.zeros(CONTACT_OUT_N)
+    tire_contact(P, np.array([x, 0.0, z + h]), np.array([vx, 0.0, vz]), np.array([0.0, omega, 0.0]),
+                 np.array([0.0, 1.0, 0.0]), h, s, mu, kappa, out)
+    model = TireModel(P, None, kappa)
+    got = model.outputs((x, z + h, vx, vz, omega), (0.0, 0.0, 0.0), (h, s, mu), 0.0, kappa)
+    assert got["wheel_load.force_x"] == out[OUT_FORCE] and got["wheel_load.force_z"] == out[OUT_FORCE + 2]
+    moment = (out[OUT_POINT + 2] - (z + h)) * out[OUT_FORCE] - (out[OUT_POINT] - x) * out[OUT_FORCE + 2] + out[OUT_MY]
+    assert got["wheel_load.moment_y"] == pytest.approx(moment, rel=1e-14)
+    n = np.array([-s, 1.0]) / math.hypot(1.0, s)                 # road normal (x, z)
+    t = np.array([n[1], -n[0]])                                   # forward tangent
+    assert got["wheel_load.force_x"] == pytest.approx(got["fx"] * t[0] + got["fz"] * n[0], rel=1e-12)
+    assert got["wheel_load.force_z"] == pytest.approx(got["fx"] * t[1] + got["fz"] * n[1], rel=1e-12)
+    assert got["loaded_radius"] == pytest.approx(n[1] * (z + h - h), rel=1e-12)      # d = n . (c - p_road)
+    assert got["fz"] > 0.0 and got["my"] < 0.0
+
+
+def test_slip_relaxes_with_the_relaxation_length_and_outputs_are_timed(scenario_fmus):
+    """Constant wheel state at 10 m/s with slip velocity -0.01 m/s on a flat road, two Tire instances
+    (output_time midpoint / end): fz = CZ delta, M_y = -d fx + My, kappa'(t) = kappa_ss (1 - exp(-Vx t / sigma))
+    sampled at t - h/2 (midpoint) and t (end), zero outputs before the first step."""
+    delta, vx, vsx = 0.02, 10.0, -0.01
+    omega = (vx - vsx) / effective_rolling_radius(P, delta)
+    inputs = {"road": "flat", "wheel.x": 0.0, "wheel.z": P[P_R0] - delta, "wheel.vx": vx, "wheel.vz": 0.0,
+              "wheel.omega": omega}
+    system = System("tire_rig", [Component("mid", scenario_fmus["Tire"], dict(inputs, output_time="midpoint")),
+                                 Component("end", scenario_fmus["Tire"], dict(inputs, output_time="end"))])
+    r = run_system(system, Experiment(stop_time=0.2, step_size=H), progress=False)
+    for name in OUTPUTS:
+        assert r[f"mid.{name}"][0] == 0.0 and r[f"end.{name}"][0] == 0.0
+    fz = P[P_CZ] * P[P_LCZ] * delta
+    np.testing.assert_allclose(r["end.fz"][1:], fz, rtol=1e-12)
+    sigma = r["end.relaxation_length"][-1]
+    assert 0.2 < sigma < 0.5
+    kappa_ss = -vsx / vx
+    for comp, lag in (("mid", H / 2), ("end", 0.0)):
+        t = r.time[1:] - lag
+        expected = kappa_ss * (1.0 - np.exp(-vx * t / sigma))
+        np.testing.assert_allclose(r[f"{comp}.slip"][1:], expected, rtol=0, atol=2e-4 * kappa_ss)
+    assert abs(r["mid.slip"][5] - r["end.slip"][5]) > 0.005 * kappa_ss       # the two timings differ
+    my = -math.tanh(omega / 0.1) * P[P_R0] * fz * P[P_QSY1] * P[P_LMY]
+    np.testing.assert_allclose(r["end.my"][1:], my, rtol=1e-12)
+    d = P[P_R0] - delta
+    np.testing.assert_allclose(r["end.wheel_load.moment_y"][1:], -d * r["end.fx"][1:] + my, rtol=1e-12)
+    np.testing.assert_allclose(r["end.slip_kinematic"][1:], kappa_ss, rtol=1e-9)
+
+
+def test_fmu_state_rollback_and_serialization(scenario_fmus):
+    """getFMUstate / setFMUstate and serialize / deserialize continue bit-identically (slip state and the
+    previous inputs used for the extrapolation)."""
+    path = str(scenario_fmus["Tire"])
+    md = read_model_description(path)
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    unzipdir = extract(path)
+    fmu = FMU2Slave(guid=md.guid, unzipDirectory=unzipdir, modelIdentifier=md.coSimulation.modelIdentifier,
+                    instanceName="tire")
+    fmu.instantiate()
+    fmu.setupExperiment(startTime=0.0)
+    fmu.setString([vr["road"]], ["bumpy"])
+    fmu.enterInitializationMode()
+    fmu.exitInitializationMode()
+    names = ["wheel.x", "wheel.z", "wheel.vx", "wheel.vz", "wheel.omega"]
+    outs = [vr[n] for n in ("fx", "fz", "slip", "wheel_load.moment_y")]
+
+    def run(k0, k1):
+        rows = []
+        for k in range(k0, k1):
+            t = k * H
+            x = 19.5 + 15.0 * t                                  # over the first bump at x = 20 m
+            fmu.setReal([vr[n] for n in names], [x, 0.45 + 0.01 * math.sin(40 * t), 15.0, 0.4 * math.cos(40 * t),
+                                                 15.0 / 0.457 + 2.0 * math.sin(30 * t)])
+            fmu.doStep(t, H)
+            rows.append(fmu.getReal(outs))
+        return np.array(rows)
+
+    try:
+        run(0, 20)
+        state = fmu.getFMUstate()
+        blob = fmu.serializeFMUstate(state)
+        first = run(20, 60)
+        fmu.setFMUstate(state)
+        again = run(20, 60)
+        fmu.setFMUstate(fmu.deSerializeFMUstate(blob))
+        third = run(20, 60)
+        fmu.freeFMUstate(state)
+        fmu.terminate()
+    finally:
+        fmu.freeInstance()
+    assert np.abs(first[:, 1]).max() > 1000.0 and np.abs(first[:, 2]).max() > 1e-4
+    np.testing.assert_array_equal(first, again)
+    np.testing.assert_array_equal(first, third)
+
+
+def test_external_tire_fmus_match_the_vehicle_with_internal_tires(scenario_fmus):
+    """Acceptance: bumpy road, 5 s at 1 ms.  Two Tire FMUs with Gauss-Seidel (tires -> vehicle) vs VehicleLV
+    with its internal tires: x within 0.05 m and pitch within 2e-3 rad at 5 s.  Jacobi beside it: finite,
+    and its coupling error (max over the run of |pitch| and |z| differences) larger than Gauss-Seidel's."""
+    cols = ("vehicle.chassis.x", "vehicle.chassis.pitch", "vehicle.chassis.z", "vehicle.wheel_front.tire_fz")
+    mono = bumpy_road(scenario_fmus)
+    ref = run_system(mono.system, mono.experiment(outputs=cols), progress=False)
+    coupled = bumpy_road(scenario_fmus, tires="external")
+    assert coupled.order == ("tire_front", "tire_rear", "vehicle")
+    errors = {}
+    for scheme in ("gauss-seidel", "jacobi"):
+        r = run_system(coupled.system, coupled.experiment(outputs=cols, scheme=scheme), progress=False)
+        d = {c.rsplit(".", 1)[1]: r[c] - ref[c] for c in cols}
+        errors[scheme] = {"x_5s": d["x"][-1], "pitch_5s": d["pitch"][-1], "max_pitch": np.abs(d["pitch"]).max(),
+                          "max_z": np.abs(d["z"]).max()}
+        print(f"{scheme:12s} x(5 s) {d['x'][-1]:+.4f} m, pitch(5 s) {d['pitch'][-1]:+.2e} rad, "
+              f"max |dpitch| {errors[scheme]['max_pitch']:.2e} rad, max |dz| {errors[scheme]['max_z']:.2e} m")
+    assert ref["vehicle.chassis.x"][-1] == pytest.approx(105.05, abs=0.1)      # the paper manoeuvre ran
+    gs, jac = errors["gauss-seidel"], errors["jacobi"]
+    assert abs(gs["x_5s"]) < 0.05 and abs(gs["pitch_5s"]) < 2e-3
+    assert all(math.isfinite(v) for v in jac.values())
+    assert jac["max_pitch"] > gs["max_pitch"] and jac["max_z"] > gs["max_z"]
