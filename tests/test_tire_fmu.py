@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,8 +23,10 @@ from fmu_vehicle.tire.pacejka import effective_rolling_radius
 from fmu_vehicle.tire.tir import P_CZ, P_LCZ, P_LMY, P_QSY1, P_R0, read_tir
 
 try:
+    from test_fmi_support import run_child
     from test_tire_fmu_support import scenario_fmus  # noqa: F401
 except ImportError:
+    from .test_fmi_support import run_child
     from .test_tire_fmu_support import scenario_fmus  # noqa: F401
 
 P = read_tir(resource_path("tires", "dai2022_sedan.tir")).to_array()
@@ -95,6 +98,40 @@ def test_slip_relaxes_with_the_relaxation_length_and_outputs_are_timed(scenario_
     d = P[P_R0] - delta
     np.testing.assert_allclose(r["end.wheel_load.moment_y"][1:], -d * r["end.fx"][1:] + my, rtol=1e-12)
     np.testing.assert_allclose(r["end.slip_kinematic"][1:], kappa_ss, rtol=1e-9)
+
+
+#: Child code: hide the repository's fmu_vehicle (editable install), then run the FMU with fmpy.simulate_fmu,
+#: so it can only use the package copy it ships.
+STANDALONE_CHILD = """
+import importlib, importlib.util, os, sys
+def _editable(obj):
+    return "__editable__" in (getattr(obj, "__module__", "") or "") + repr(obj)
+sys.meta_path[:] = [f for f in sys.meta_path if not _editable(f)]
+sys.path_hooks[:] = [h for h in sys.path_hooks if not _editable(h)]
+sys.path[:] = [p for p in sys.path if "__editable__" not in p and not p.startswith(INPUTS["repo"])]
+sys.path_importer_cache.clear()
+importlib.invalidate_caches()
+hidden = importlib.util.find_spec("fmu_vehicle") is None
+res = simulate_fmu(INPUTS["fmu"], stop_time=0.2, output_interval=1e-3, start_values=INPUTS["start"],
+                   output=["slip", "fz", "relaxation_length"])
+RESULT = {"hidden": hidden, "package": sys.modules["fmu_vehicle"].__file__, "time": res["time"],
+          "slip": res["slip"], "fz": res["fz"], "sigma": res["relaxation_length"]}
+"""
+
+
+def test_fmu_runs_standalone_on_its_shipped_package(scenario_fmus, tmp_path):
+    """fmpy.simulate_fmu in a fresh process without the repository's package: the slip relaxation of the
+    rig test above (FMPy's own stepping loop, midpoint outputs)."""
+    delta, vx, vsx = 0.02, 10.0, -0.01
+    omega = (vx - vsx) / effective_rolling_radius(P, delta)
+    start = {"road": "flat", "wheel.z": P[P_R0] - delta, "wheel.vx": vx, "wheel.omega": omega}
+    r = run_child(STANDALONE_CHILD, tmp_path, fmu=str(scenario_fmus["Tire"]), start=start,
+                  repo=str(Path(__file__).resolve().parents[1]))
+    assert r["hidden"] and not r["package"].startswith(str(Path(__file__).resolve().parents[1]))
+    t, slip = r["time"][1:], r["slip"][1:]
+    np.testing.assert_allclose(r["fz"][1:], P[P_CZ] * P[P_LCZ] * delta, rtol=1e-12)
+    expected = -vsx / vx * (1.0 - np.exp(-vx * (t - H / 2) / r["sigma"][-1]))
+    np.testing.assert_allclose(slip, expected, rtol=0, atol=2e-4 * (-vsx / vx))
 
 
 def test_fmu_state_rollback_and_serialization(scenario_fmus):
