@@ -14,7 +14,7 @@ from fmpy.fmi2 import FMU2Slave
 from fmpy.validation import validate_fmu
 from lxml import etree
 
-from fmu_vehicle.cosim import Component, Experiment, System, run_system
+from fmu_vehicle.cosim import Component, Experiment, System, read_ssp, run_system, write_ssp
 from fmu_vehicle.cosim.scenarios import bumpy_road
 from fmu_vehicle.fmi.slaves.fmu_vehicle_tire import OUTPUTS, TireModel
 from fmu_vehicle.paths import resource_path
@@ -202,3 +202,32 @@ def test_external_tire_fmus_match_the_vehicle_with_internal_tires(scenario_fmus)
     assert abs(gs["x_5s"]) < 0.05 and abs(gs["pitch_5s"]) < 2e-3
     assert all(math.isfinite(v) for v in jac.values())
     assert jac["max_pitch"] > gs["max_pitch"] and jac["max_z"] > gs["max_z"]
+
+
+def test_written_ssp_runs_in_libcosim_with_the_same_jacobi_result(scenario_fmus, tmp_path):
+    """The vehicle + two Tire FMUs system, written with write_ssp, in OSP libcosim (Jacobi, as its
+    fixed_step_algorithm) over the first bump: equal to our Jacobi run to round-off."""
+    pytest.importorskip("libcosimpy")
+    from libcosimpy.CosimExecution import CosimExecution
+    from libcosimpy.CosimLogging import CosimLogLevel, log_output_level
+    from libcosimpy.CosimObserver import CosimObserver
+
+    scenario = bumpy_road(scenario_fmus, tires="external")
+    path = write_ssp(scenario.system, tmp_path / "bumpy_road_external_tires.ssp")
+    signals = ("vehicle.chassis.x", "vehicle.chassis.pitch", "vehicle.wheel_front.z", "tire_front.fz",
+               "tire_front.slip", "tire_rear.wheel_load.moment_y")
+    ours = run_system(read_ssp(path), scenario.experiment(stop_time=1.25, scheme="jacobi", outputs=signals),
+                      progress=False)
+    log_output_level(CosimLogLevel.WARNING)
+    ex = CosimExecution.from_ssp_file(str(path), step_size=1_000_000)
+    index = {info.name.decode(): info.index for info in ex.slave_infos()}
+    refs = {(name, v.name.decode()): v.reference for name, i in index.items() for v in ex.slave_variables(i)}
+    last = CosimObserver.create_last_value()
+    ex.add_observer(last)
+    for k in (250, 500, 750, 1000, 1050, 1100, 1250):          # the front wheel meets the bump at ~1.0 s
+        assert ex.simulate_until(target_time=k * 1_000_000)
+        for signal in signals:
+            comp, var = signal.split(".", 1)
+            theirs = last.last_real_values(index[comp], [refs[(comp, var)]])[0]
+            assert theirs == pytest.approx(ours[signal][k], rel=1e-11, abs=1e-9), (signal, k)
+    assert ours["tire_front.fz"][1000:1100].max() > 2.0 * ours["tire_front.fz"][900]       # the bump was hit
