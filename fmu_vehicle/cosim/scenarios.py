@@ -20,7 +20,7 @@ Wiring (in the spirit of Chrono's vehicle FMU demos, design/peers.md §1.7), uni
     powertrain wheel_left.torque_drive    -> vehicle wheel_front.torque_drive
     controller throttle                   -> powertrain throttle
     controller brake_torque_front/_rear   -> vehicle wheel_front/_rear.torque_brake
-    vehicle chassis.x, chassis.vx         -> controller ego.x, ego.vx
+    vehicle chassis.x, chassis.vx, .ax    -> controller ego.x, ego.vx, ego.ax
     lead x, vx                            -> controller lead.x, lead.vx
 
 The half car is the left half of a symmetric car: its one front wheel stands for the driven axle, so the
@@ -38,11 +38,12 @@ vehicle).  The tires and the powertrain then step over [t, t+h] from the vehicle
 takes the same step with their fresh loads: the Tire FMU's midpoint loads make that coupling second order.
 
 Initialization: the FMUs of this package compute their outputs when they leave initialization mode, so
-during initialization they publish their start values (zero speeds, positions and wheel states).  Each
-scenario starts where those values are consistent: at standstill (stop-and-go, platoon; the powertrain
-then starts in first gear at idle, as it should), or at a speed that first gear covers (slope, where the
-controller takes its acceleration from the vehicle rather than differentiating the speed).  The Tire FMU
-reports zero loads until its first step.
+during initialization they publish their start values (zero speeds, positions and wheel states), and that is
+what the master propagates.  The scenarios with a powertrain and a controller therefore start at standstill,
+where those values are right: the powertrain picks first gear at idle from zero wheel speed, and the
+controller's speed-difference estimates start from zero.  (At 20 m/s the powertrain would start in first
+gear far over its speed limit.)  The Tire FMU reports zero loads until its first step, so it needs no valid
+start values; the paper manoeuvre has no powertrain and starts at 20 m/s.
 """
 from __future__ import annotations
 
@@ -123,8 +124,9 @@ class Scenario:
         return self.system.name
 
     def experiment(self, system: System | None = None, **overrides) -> Experiment:
-        """The experiment from the default experiment of ``system`` (default: this scenario's, e.g. the one
-        read back from its SSP) and this scenario's scheme, order and recording; keywords override fields."""
+        """The experiment from the default experiment of ``system`` (default: this scenario's; run_scenario
+        passes the one read back from the SSP) and this scenario's scheme, order and recording; keywords
+        override fields."""
         scheme = overrides.get("scheme", self.scheme)
         kwargs = {"scheme": scheme, "order": self.order if scheme == "gauss-seidel" else None,
                   "outputs": self.outputs, "output_interval": self.output_interval}
