@@ -117,11 +117,7 @@ def test_failing_tire_stops_the_master_and_the_rows_up_to_then_are_written(scena
         np.testing.assert_array_equal(partial[name][:-1], healthy.result[name][:-1])
 
 
-@pytest.mark.xfail(strict=True, reason="cosim master bug: FMPy's logger proxy (fmpy/logging, addLoggerProxy) keeps "
-                   "ONE global Python logger, the one registered last; master._callbacks registers one per component, "
-                   "so every FMU message lands in the last-instantiated component's log (here 'vehicle') and "
-                   "CosimError.reason says 'no message logged'. Fix: route messages by the logger's instanceName "
-                   "argument.")
 def test_failure_reason_is_attributed_to_the_failing_component(failed_run):
+    """FMPy's logger proxy calls one global logger; the master routes each message by instance name."""
     err, _ = failed_run
     assert "forced failure at t = 0.3 s" in err.reason and "fail_at_time = 0.3 s" in err.reason

@@ -395,6 +395,7 @@ def _instantiate(plan: _Plan, extracted: dict[Path, Path]) -> None:
     from fmpy.fmi2 import FMU2Slave
 
     t0 = plan.experiment.start_time
+    routes = {slot.name: slot for slot in plan.slots}
     for slot in plan.slots:
         source = slot.comp.source.resolve()
         if source.is_dir():
@@ -403,7 +404,7 @@ def _instantiate(plan: _Plan, extracted: dict[Path, Path]) -> None:
             if source not in extracted:
                 extracted[source] = Path(extract(str(source)))
             slot.unzipdir = extracted[source]
-        slot.callbacks = _callbacks(slot)
+        slot.callbacks = _callbacks(slot, routes)
         try:
             slot.fmu = FMU2Slave(guid=slot.md.guid, unzipDirectory=str(slot.unzipdir),
                                  modelIdentifier=slot.md.coSimulation.modelIdentifier, instanceName=slot.name)
@@ -574,8 +575,12 @@ def _terminated(slot: _Slot) -> bool:
         return False
 
 
-def _callbacks(slot: _Slot):
-    """fmi2CallbackFunctions whose logger stores the component's messages (and forwards them to logging)."""
+def _callbacks(slot: _Slot, routes: dict):
+    """fmi2CallbackFunctions whose logger stores the component's messages (and forwards them to logging).
+
+    FMPy's logger proxy (which formats the variadic message in C) keeps ONE Python logger per process,
+    the last one registered, so a message is routed by the instance name the FMU passes (``routes``:
+    instance name -> component), falling back to ``slot``."""
     from fmpy import calloc, free
     from fmpy.fmi2 import (fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE, fmi2CallbackFunctions,
                            fmi2CallbackLoggerTYPE)
@@ -583,10 +588,12 @@ def _callbacks(slot: _Slot):
     def logger(env, instance, status, category, message):
         text = message.decode("utf-8", "replace") if message else ""
         cat = category.decode("utf-8", "replace") if category else ""
-        slot.messages.append((int(status), cat, text))
-        slot.n_messages += 1
+        name = instance.decode("utf-8", "replace") if isinstance(instance, bytes) else instance
+        target = routes.get(name, slot)
+        target.messages.append((int(status), cat, text))
+        target.n_messages += 1
         level = _PY_LEVEL[status] if 0 <= status < len(_PY_LEVEL) else logging.ERROR
-        log.log(level, "[%s] %s", slot.name, text)
+        log.log(level, "[%s] %s", target.name, text)
 
     callbacks = fmi2CallbackFunctions()
     callbacks.logger = fmi2CallbackLoggerTYPE(logger)
