@@ -1,7 +1,4 @@
 """Command line: one-line errors naming the problem, exit code 2, no partial output file."""
-import math
-from pathlib import Path
-
 import pytest
 
 from fmu_vehicle.cli import main

@@ -24,8 +24,8 @@ from pathlib import Path
 from ..errors import ModelError
 from ..multibody.spec import MechanismSpec, parse_mechanism
 from ..paths import resource_path
-from ..tire.tir import TireParams, read_tir
-from .templates import CHASSIS_TEMPLATES, SUSPENSION_TEMPLATES, Fragment, WheelInfo
+from ..tire.tir import read_tir
+from .templates import CHASSIS_TEMPLATES, SUSPENSION_TEMPLATES, WheelInfo
 
 
 @dataclass(frozen=True)

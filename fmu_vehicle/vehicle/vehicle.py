@@ -159,7 +159,7 @@ class Vehicle:
         m = self.mech
         d = m.data
         nw = self.n_wheels
-        cx, cz, cp = self.chassis_coords
+        cx = self.chassis_coords[0]
         # rigid placement guess: pitch along the road grade, tires just touching
         xs = self.w_center0[:, 0] + x0
         h = np.array([_road_height(args, x) for x in xs])
@@ -182,16 +182,12 @@ class Vehicle:
                                                      if c in m.info.coordinate_index}
         free = [k for k, i in enumerate(d.indep) if i not in held]
         ydot = np.zeros_like(y)
-        sys = args
-        saved = sys.inputs.copy()
-        sys.inputs[:, IN_DRIVE] = 0.0
-        sys.inputs[:, IN_BRAKE] = 0.0
 
         def solve(unknowns):
             def residual(q):
                 yy = y.copy()
                 yy[unknowns] = q
-                st = vehicle_rhs(0.0, yy, sys, ydot)
+                st = vehicle_rhs(0.0, yy, args, ydot)
                 if st < 0:
                     return np.full(len(unknowns), 1e6)
                 return d.fr[unknowns].copy()   # reduced generalized forces [N or N m] (zero velocity)
@@ -200,16 +196,21 @@ class Vehicle:
             y[unknowns] = sol.x
             return float(np.max(np.abs(residual(sol.x)))), sol.message
 
-        # suspensions first with the chassis held at the rigid placement, then everything together
-        chassis_dofs = {int(i) for i in self.chassis_coords}
-        solve([k for k in free if d.indep[k] not in chassis_dofs])
-        err, msg = solve(free)
-        sys.inputs[:] = saved
+        # zero torques; suspensions first with the chassis held at the rigid placement, then everything
+        saved = args.inputs.copy()
+        args.inputs[:, IN_DRIVE] = 0.0
+        args.inputs[:, IN_BRAKE] = 0.0
+        try:
+            chassis_dofs = {int(i) for i in self.chassis_coords}
+            solve([k for k in free if d.indep[k] not in chassis_dofs])
+            err, msg = solve(free)
+        finally:
+            args.inputs[:] = saved
         if err > 1e-6 * self.total_mass_kg * 9.81:
             raise SimulationError(f"vehicle '{self.name}': no static equilibrium found on this road "
                                   f"(residual {err:.3g} N: {msg})")
         # velocities: chassis along the road tangent, wheels free rolling
-        vehicle_rhs(0.0, y, sys, ydot)
+        vehicle_rhs(0.0, y, args, ydot)
         t_hat = np.array([1.0, grade]) / math.hypot(1.0, grade)
         vel = {"chassis.x": v0 * t_hat[0], "chassis.z": v0 * t_hat[1]}
         for w, wi in enumerate(self.spec.wheels):
