@@ -6,6 +6,10 @@ package (an FMU extracted into a fresh temporary folder) would recompile everyth
 ``$NUMBA_CACHE_DIR/<path inside the package>`` stamped by the file's content, so any copy of the same
 sources reuses it. ``fmu_vehicle/__init__.py`` points ``NUMBA_CACHE_DIR`` at a folder keyed by a hash of
 all package sources. Import ``njit`` from here in every hot module.
+
+Engine functions that take the ``(model, data)`` namedtuples are ``njit(inline="always")``: numba passes
+a tuple argument flattened into its members' fields (about 690 machine words for model + data), so each
+non-inlined call pushed all of them on the stack. Inlined into their caller they cost nothing.
 """
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ from .kinematics import forward_positions, point_accel0, point_jacobian, point_p
 from .linalg import lu_factor, lu_solve
 
 
-@njit(cache=True)
+@njit(inline="always")
 def eval_constraints(model, data, with_bias):
     """Phi and Phi_z at the current positions; with ``with_bias`` also gam (needs velocities)."""
     Ga, Gb = data.Ga, data.Gb
@@ -73,7 +73,7 @@ def eval_constraints(model, data, with_bias):
                 d0 * (aa[0] - ab[0]) + d1 * (aa[1] - ab[1]) + d2 * (aa[2] - ab[2]))
 
 
-@njit(cache=True)
+@njit(inline="always")
 def factor_dependent(model, data):
     """LU-factor Phi_z^d into data.lu/piv; returns the pivot ratio (inf if singular)."""
     m = model.m
@@ -85,7 +85,7 @@ def factor_dependent(model, data):
     return ratio
 
 
-@njit(cache=True)
+@njit(inline="always")
 def solve_positions(model, data, tol, maxit):
     """Newton-Raphson on the dependent coordinates until max|Phi| <= tol.
 
@@ -118,7 +118,7 @@ def solve_positions(model, data, tol, maxit):
     return -1
 
 
-@njit(cache=True)
+@njit(inline="always")
 def velocity_transform(model, data):
     """R_z (eq. 8) from the current Phi_z and the dependent velocities zd^d = R_z|_d zd^i.
 
@@ -148,7 +148,7 @@ def velocity_transform(model, data):
     return True
 
 
-@njit(cache=True)
+@njit(inline="always")
 def acceleration_bias(model, data):
     """S = dR_z/dt zd^i from Phi_z^d S^d = -gam, S^i = 0 (uses the LU from velocity_transform)."""
     m = model.m

@@ -21,7 +21,7 @@ from .kinematics import point_accel0, point_jacobian, point_position, point_velo
 from .linalg import cholesky_solve
 
 
-@njit(cache=True)
+@njit(inline="always")
 def body_terms(model, data):
     """Mbar_i, Qbar_i (gravity + data.Qext) and Pbar_i for every tree body."""
     grav = model.gravity
@@ -93,7 +93,7 @@ def body_terms(model, data):
         P[5] += m * (gx * c1 - gy * c0) + (w0 * Jw1 - w1 * Jw0)
 
 
-@njit(cache=True)
+@njit(inline="always")
 def accumulate(model, data):
     """Backward pass: M^S, Q^S, P^S (subtree sums, semirecursive.md §3.3)."""
     n = model.n
@@ -113,7 +113,7 @@ def accumulate(model, data):
                     data.MS[p, k, l] += data.MS[i, k, l]
 
 
-@njit(cache=True)
+@njit(inline="always")
 def assemble(model, data):
     """Open-loop M (n x n) and f (semirecursive.md §3.4) plus joint forces and rotational elements."""
     n = model.n
@@ -148,7 +148,7 @@ def assemble(model, data):
     rotational_spring_dampers(model, data)
 
 
-@njit(cache=True)
+@njit(inline="always")
 def add_rods(model, data):
     """Removed rods: M += G^T M_rod G and f += G^T (w_rod - M_rod a0) (semirecursive.md §5.2)."""
     n = model.n
@@ -186,7 +186,7 @@ def add_rods(model, data):
                                  + cc * (bi0 * bj0 + bi1 * bj1 + bi2 * bj2))
 
 
-@njit(cache=True)
+@njit(inline="always")
 def solve_accelerations(model, data):
     """Reduced equations (eq. 10) -> zdd^i, zdd and the body accelerations dZ/dt. False if singular."""
     n, m = model.n, model.m
@@ -235,7 +235,7 @@ def solve_accelerations(model, data):
     return True
 
 
-@njit(cache=True)
+@njit(inline="always")
 def forward_dynamics(model, data):
     """Forces, accumulation, assembly, rods and the closed-loop solve at the current state.
 

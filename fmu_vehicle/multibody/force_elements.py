@@ -75,7 +75,7 @@ def apply_point_force(data, body, r, F):
     Q[5] += r[0] * F[1] - r[1] * F[0]
 
 
-@njit(cache=True)
+@njit(inline="always")
 def spring_dampers(model, data):
     """Evaluate all translational elements, add their forces to Qbar, record length/rate/tension."""
     ra, rb, va, vb, F = data.tmp[0], data.tmp[1], data.tmp[2], data.tmp[3], data.tmp[4]
@@ -97,7 +97,7 @@ def spring_dampers(model, data):
         apply_point_force(data, B, rb, F)
 
 
-@njit(cache=True)
+@njit(inline="always")
 def rotational_spring_dampers(model, data):
     """Add the generalized forces of the rotational elements to f."""
     for e in range(model.nrsd):

@@ -26,7 +26,7 @@ def cross_into(a, b, out):
     out[2] = a[0] * b[1] - a[1] * b[0]
 
 
-@njit(cache=True)
+@njit(inline="always")
 def forward_positions(model, data):
     """Poses A_i, o_i, joint axes u_i, points r_i, screws b_i and CoM positions g_i from z."""
     A, o, u, r, b, g = data.A, data.o, data.u, data.r, data.b, data.g
@@ -73,7 +73,7 @@ def forward_positions(model, data):
             g[i, k] = o[i, k] + A[i, k, 0] * c0[0] + A[i, k, 1] * c0[1] + A[i, k, 2] * c0[2]
 
 
-@njit(cache=True)
+@njit(inline="always")
 def forward_velocities(model, data):
     """Cartesian velocities Z_i (eq. 3), velocity-only accelerations Zd0_i = sum of d_k along the
     path (eq. 4 with zdd = 0), and CoM velocities gd_i = v_i + w_i x g_i."""

@@ -24,7 +24,7 @@ REPARTITION_PIVOT_GROWTH = 10.0   # re-partition when the LU pivot ratio of Phi_
                                   # the partition was chosen (data.stats[3]); scale-free across mechanisms
 
 
-@njit(cache=True)
+@njit(inline="always")
 def set_state(model, data, y, tol, maxit):
     """Impose y = [z^i, zd^i], solve the position and velocity problems and the kinematics.
 
@@ -44,7 +44,7 @@ def set_state(model, data, y, tol, maxit):
     return STATUS_OK
 
 
-@njit(cache=True)
+@njit(inline="always")
 def clear_loads(data):
     """Zero the caller's external wrenches and joint forces."""
     for i in range(data.Qext.shape[0]):

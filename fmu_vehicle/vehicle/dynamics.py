@@ -61,7 +61,7 @@ def _add_wrench(Qext, body, r, F, M):
     Q[5] += r[0] * F[1] - r[1] * F[0] + M[2]
 
 
-@njit(cache=True)
+@njit(inline="always")
 def wheel_loads(sys, y, ydot, ni):
     """Tire/road/actuator loads of every wheel into data.Qext/jforce; slip-state rates into ydot."""
     model, data = sys.model, sys.data
