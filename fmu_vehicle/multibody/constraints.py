@@ -21,56 +21,85 @@ import math
 
 from ..jit import njit
 
-from .kinematics import forward_positions, point_accel0, point_jacobian, point_position, point_velocity
-from .linalg import lu_factor, lu_solve
+from .kinematics import forward_positions, point_accel0, point_jacobian_cols, point_position, point_velocity
+from .linalg import lu_factor, lu_solve, lu_solve_many
 
 
 @njit(inline="always")
 def eval_constraints(model, data, with_bias):
-    """Phi and Phi_z at the current positions; with ``with_bias`` also gam (needs velocities)."""
+    """Phi and Phi_z at the current positions; with ``with_bias`` also gam (needs velocities).
+
+    Only the columns on the paths of a loop's two bodies (model.loop_cols) are written: the other
+    entries of Phi_z are structurally zero (make_data zeroes them and nothing else writes them).
+    """
     Ga, Gb = data.Ga, data.Gb
-    ra, rb, va, vb, aa, ab = data.tmp[0], data.tmp[1], data.tmp[2], data.tmp[3], data.tmp[4], data.tmp[5]
-    n = model.n
+    ra, rb = data.tmp[0], data.tmp[1]
     for s in range(model.nsph):
         A, B = model.sph_a[s], model.sph_b[s]
+        cols, nc = model.loop_cols[s], model.loop_ncols[s]
         point_position(data, A, model.sph_pa[s], ra)
         point_position(data, B, model.sph_pb[s], rb)
-        point_jacobian(model, data, A, ra, Ga)
-        point_jacobian(model, data, B, rb, Gb)
+        point_jacobian_cols(model, data, A, ra, Ga, cols, nc)
+        point_jacobian_cols(model, data, B, rb, Gb, cols, nc)
         for k in range(3):
             row = 3 * s + k
             data.phi[row] = ra[k] - rb[k]
-            for j in range(n):
+            for c in range(nc):
+                j = cols[c]
                 data.phiz[row, j] = Ga[k, j] - Gb[k, j]
-        if with_bias:
-            point_velocity(data, A, ra, va)
-            point_velocity(data, B, rb, vb)
-            point_accel0(data, A, ra, va, aa)
-            point_accel0(data, B, rb, vb, ab)
-            for k in range(3):
-                data.gam[3 * s + k] = aa[k] - ab[k]
     base = 3 * model.nsph
     for q in range(model.nrod):
         A, B = model.rod_a[q], model.rod_b[q]
+        cols, nc = model.loop_cols[model.nsph + q], model.loop_ncols[model.nsph + q]
         point_position(data, A, model.rod_pa[q], ra)
         point_position(data, B, model.rod_pb[q], rb)
-        point_jacobian(model, data, A, ra, Ga)
-        point_jacobian(model, data, B, rb, Gb)
+        point_jacobian_cols(model, data, A, ra, Ga, cols, nc)
+        point_jacobian_cols(model, data, B, rb, Gb, cols, nc)
         d0, d1, d2 = ra[0] - rb[0], ra[1] - rb[1], ra[2] - rb[2]
         row = base + q
         L = model.rod_len[q]
         data.phi[row] = d0 * d0 + d1 * d1 + d2 * d2 - L * L
-        for j in range(n):
+        for c in range(nc):
+            j = cols[c]
             data.phiz[row, j] = 2.0 * (d0 * (Ga[0, j] - Gb[0, j]) + d1 * (Ga[1, j] - Gb[1, j])
                                        + d2 * (Ga[2, j] - Gb[2, j]))
-        if with_bias:
-            point_velocity(data, A, ra, va)
-            point_velocity(data, B, rb, vb)
-            point_accel0(data, A, ra, va, aa)
-            point_accel0(data, B, rb, vb, ab)
-            w0, w1, w2 = va[0] - vb[0], va[1] - vb[1], va[2] - vb[2]
-            data.gam[row] = 2.0 * (w0 * w0 + w1 * w1 + w2 * w2) + 2.0 * (
-                d0 * (aa[0] - ab[0]) + d1 * (aa[1] - ab[1]) + d2 * (aa[2] - ab[2]))
+    if with_bias:
+        eval_bias(model, data)
+
+
+@njit(inline="always")
+def eval_bias(model, data):
+    """gam = dPhi_z/dt zd at the current positions and velocities (no Jacobians).
+
+    Also stores the rod end points' positions, velocities and velocity-only accelerations in
+    data.rod_kin for :func:`dynamics.add_rods`.
+    """
+    ra, rb, va, vb, aa, ab = data.tmp[0], data.tmp[1], data.tmp[2], data.tmp[3], data.tmp[4], data.tmp[5]
+    for s in range(model.nsph):
+        A, B = model.sph_a[s], model.sph_b[s]
+        point_position(data, A, model.sph_pa[s], ra)
+        point_position(data, B, model.sph_pb[s], rb)
+        point_velocity(data, A, ra, va)
+        point_velocity(data, B, rb, vb)
+        point_accel0(data, A, ra, va, aa)
+        point_accel0(data, B, rb, vb, ab)
+        for k in range(3):
+            data.gam[3 * s + k] = aa[k] - ab[k]
+    base = 3 * model.nsph
+    for q in range(model.nrod):
+        A, B = model.rod_a[q], model.rod_b[q]
+        kin = data.rod_kin[q]
+        ra, rb, va, vb, aa, ab = kin[0], kin[1], kin[2], kin[3], kin[4], kin[5]
+        point_position(data, A, model.rod_pa[q], ra)
+        point_position(data, B, model.rod_pb[q], rb)
+        point_velocity(data, A, ra, va)
+        point_velocity(data, B, rb, vb)
+        point_accel0(data, A, ra, va, aa)
+        point_accel0(data, B, rb, vb, ab)
+        d0, d1, d2 = ra[0] - rb[0], ra[1] - rb[1], ra[2] - rb[2]
+        w0, w1, w2 = va[0] - vb[0], va[1] - vb[1], va[2] - vb[2]
+        data.gam[base + q] = 2.0 * (w0 * w0 + w1 * w1 + w2 * w2) + 2.0 * (
+            d0 * (aa[0] - ab[0]) + d1 * (aa[1] - ab[1]) + d2 * (aa[2] - ab[2]))
 
 
 @njit(inline="always")
@@ -122,41 +151,44 @@ def solve_positions(model, data, tol, maxit):
 def velocity_transform(model, data):
     """R_z (eq. 8) from the current Phi_z and the dependent velocities zd^d = R_z|_d zd^i.
 
-    Returns False if Phi_z^d is singular.
+    Returns False if Phi_z^d is singular. The ni right-hand sides -Phi_z^i are solved together.
     """
     n, m = model.n, model.m
     ni = n - m
-    Rz = data.Rz
-    if m > 0 and math.isinf(factor_dependent(model, data)):
-        return False
-    x = data.wm
-    for j in range(ni):
+    Rz, X, indep, dep = data.Rz, data.X, data.indep, data.dep
+    if m > 0:
+        if math.isinf(factor_dependent(model, data)):
+            return False
         for r in range(m):
-            x[r] = -data.phiz[r, data.indep[j]]
-        if m > 0:
-            lu_solve(data.lu, data.piv, x)
+            for j in range(ni):
+                X[r, j] = -data.phiz[r, indep[j]]
+        lu_solve_many(data.lu, data.piv, X)
+    for j in range(ni):
         for c in range(m):
-            Rz[data.dep[c], j] = x[c]
+            Rz[dep[c], j] = X[c, j]
         for l in range(ni):
-            Rz[data.indep[l], j] = 1.0 if l == j else 0.0
+            Rz[indep[l], j] = 1.0 if l == j else 0.0
     for c in range(m):
-        d = data.dep[c]
+        d = dep[c]
         s = 0.0
         for j in range(ni):
-            s += Rz[d, j] * data.zd[data.indep[j]]
+            s += Rz[d, j] * data.zd[indep[j]]
         data.zd[d] = s
     return True
 
 
 @njit(inline="always")
 def acceleration_bias(model, data):
-    """S = dR_z/dt zd^i from Phi_z^d S^d = -gam, S^i = 0 (uses the LU from velocity_transform)."""
+    """S = dR_z/dt zd^i from Phi_z^d S^d = -gam, S^i = 0 (uses the LU from velocity_transform).
+
+    Phi_z is current from the position problem, so only gam is evaluated (:func:`eval_bias`).
+    """
     m = model.m
     for i in range(model.n):
         data.S[i] = 0.0
     if m == 0:
         return
-    eval_constraints(model, data, True)
+    eval_bias(model, data)
     x = data.wm
     for r in range(m):
         x[r] = -data.gam[r]

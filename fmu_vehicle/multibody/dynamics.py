@@ -8,7 +8,9 @@ Per body, about the global origin (g = CoM, J = A J0 A^T, w = angular velocity):
 Backward accumulation (no reference-point shift: all bodies refer to the origin):
     M^S_p += M^S_i,  Q^S_p += Q^S_i,  P^S_p += P^S_i
 Open-loop matrix and forces (eq. 6):  M_ij = b_i^T M^S_max(i,j) b_j on one path,  f_i = b_i^T (Q^S_i - P^S_i)
-Removed rods (eq. 21, §5.2):  M += G^T M_rod G,  f += G^T (w_rod - M_rod a0)
+Removed rods (eq. 21, §5.2):  M += G^T M_rod G,  f += G^T (w_rod - M_rod a0); with G_a = C(r_a) T R_d the
+    terms a G_a^T G_a, c G_b^T G_b and the end forces are point masses/forces seeded into M^S, Q^S before
+    the backward pass, only the coupling b (G_a^T G_b + G_b^T G_a) is added to M afterwards
 Closed loop (eq. 10):  (R_z^T M R_z) zdd^i = R_z^T (f - M S),  zdd = R_z zdd^i + S
 """
 from __future__ import annotations
@@ -17,7 +19,7 @@ from ..jit import njit
 
 from .constraints import acceleration_bias
 from .force_elements import rotational_spring_dampers, spring_dampers
-from .kinematics import point_accel0, point_jacobian, point_position, point_velocity
+from .kinematics import point_jacobian_cols
 from .linalg import cholesky_solve
 
 
@@ -94,8 +96,77 @@ def body_terms(model, data):
 
 
 @njit(inline="always")
+def _add_point_mass(MS, c, r):
+    """MS += c C(r)^T C(r): the 6x6 mass matrix of a point mass c [kg] at r (body_terms with J = 0)."""
+    x, y, z = r[0], r[1], r[2]
+    MS[0, 0] += c
+    MS[1, 1] += c
+    MS[2, 2] += c
+    MS[0, 4] += c * z
+    MS[4, 0] += c * z
+    MS[0, 5] -= c * y
+    MS[5, 0] -= c * y
+    MS[1, 3] -= c * z
+    MS[3, 1] -= c * z
+    MS[1, 5] += c * x
+    MS[5, 1] += c * x
+    MS[2, 3] += c * y
+    MS[3, 2] += c * y
+    MS[2, 4] -= c * x
+    MS[4, 2] -= c * x
+    MS[3, 3] += c * (y * y + z * z)
+    MS[4, 4] += c * (x * x + z * z)
+    MS[5, 5] += c * (x * x + y * y)
+    MS[3, 4] -= c * x * y
+    MS[4, 3] -= c * x * y
+    MS[3, 5] -= c * x * z
+    MS[5, 3] -= c * x * z
+    MS[4, 5] -= c * y * z
+    MS[5, 4] -= c * y * z
+
+
+@njit(inline="always")
+def _add_point_force(QS, r, F):
+    """QS += {F; r x F}."""
+    QS[0] += F[0]
+    QS[1] += F[1]
+    QS[2] += F[2]
+    QS[3] += r[1] * F[2] - r[2] * F[1]
+    QS[4] += r[2] * F[0] - r[0] * F[2]
+    QS[5] += r[0] * F[1] - r[1] * F[0]
+
+
+@njit(inline="always")
+def rod_body_terms(model, data):
+    """Seed M^S, Q^S with the rods' end-point terms (semirecursive.md §5.2), before accumulation.
+
+    G_a^T M_rod G_a splits into a point mass a at r_a on body A and c at r_b on body B (their
+    C(r)^T C(r) blocks, since G = C(r) T R_d on the body's path); the forces G^T (w_rod - M_rod a0)
+    are point forces at the ends. The coupling b (G_a^T G_b + G_b^T G_a) is added by :func:`add_rods`.
+    Needs data.rod_kin (:func:`constraints.acceleration_bias`).
+    """
+    fa, fb = data.tmp[6], data.tmp[7]
+    grav = model.gravity
+    for q in range(model.nrod):
+        if model.rod_mass[q] == 0.0:
+            continue
+        A, B = model.rod_a[q], model.rod_b[q]
+        ca, cb, cc = model.rod_M[q, 0], model.rod_M[q, 1], model.rod_M[q, 2]
+        kin = data.rod_kin[q]
+        for k in range(3):
+            fa[k] = model.rod_w[q, 0] * grav[k] - (ca * kin[4, k] + cb * kin[5, k])
+            fb[k] = model.rod_w[q, 1] * grav[k] - (cb * kin[4, k] + cc * kin[5, k])
+        if A >= 0:
+            _add_point_mass(data.MS[A], ca, kin[0])
+            _add_point_force(data.QS[A], kin[0], fa)
+        if B >= 0:
+            _add_point_mass(data.MS[B], cc, kin[1])
+            _add_point_force(data.QS[B], kin[1], fb)
+
+
+@njit(inline="always")
 def accumulate(model, data):
-    """Backward pass: M^S, Q^S, P^S (subtree sums, semirecursive.md §3.3)."""
+    """Backward pass: M^S, Q^S, P^S (subtree sums, semirecursive.md §3.3), rods' end terms included."""
     n = model.n
     for i in range(n):
         for k in range(6):
@@ -103,6 +174,7 @@ def accumulate(model, data):
             data.PS[i, k] = data.Pbar[i, k]
             for l in range(6):
                 data.MS[i, k, l] = data.Mbar[i, k, l]
+    rod_body_terms(model, data)
     for i in range(n - 1, -1, -1):
         p = model.parent[i]
         if p >= 0:
@@ -150,72 +222,77 @@ def assemble(model, data):
 
 @njit(inline="always")
 def add_rods(model, data):
-    """Removed rods: M += G^T M_rod G and f += G^T (w_rod - M_rod a0) (semirecursive.md §5.2)."""
-    n = model.n
+    """Removed rods' coupling terms: M_ij += b (G_a,i . G_b,j) + b (G_a,j . G_b,i) (semirecursive.md §5.2).
+
+    The rest of G^T M_rod G and of the rod forces went into the accumulation (:func:`rod_body_terms`).
+    G_a is non-zero only on the path of body A, G_b on the path of body B.
+    """
     Ga, Gb = data.Ga, data.Gb
-    ra, rb, va, vb, aa, ab = data.tmp[0], data.tmp[1], data.tmp[2], data.tmp[3], data.tmp[4], data.tmp[5]
-    fa, fb = data.tmp[6], data.tmp[7]
-    grav = model.gravity
     for q in range(model.nrod):
         if model.rod_mass[q] == 0.0:
             continue
         A, B = model.rod_a[q], model.rod_b[q]
-        ca, cb, cc = model.rod_M[q, 0], model.rod_M[q, 1], model.rod_M[q, 2]
-        point_position(data, A, model.rod_pa[q], ra)
-        point_position(data, B, model.rod_pb[q], rb)
-        point_jacobian(model, data, A, ra, Ga)
-        point_jacobian(model, data, B, rb, Gb)
-        point_velocity(data, A, ra, va)
-        point_velocity(data, B, rb, vb)
-        point_accel0(data, A, ra, va, aa)
-        point_accel0(data, B, rb, vb, ab)
-        for k in range(3):
-            fa[k] = model.rod_w[q, 0] * grav[k] - (ca * aa[k] + cb * ab[k])
-            fb[k] = model.rod_w[q, 1] * grav[k] - (cb * aa[k] + cc * ab[k])
-        for i in range(n):
-            ai0, ai1, ai2 = Ga[0, i], Ga[1, i], Ga[2, i]
-            bi0, bi1, bi2 = Gb[0, i], Gb[1, i], Gb[2, i]
-            if ai0 == 0.0 and ai1 == 0.0 and ai2 == 0.0 and bi0 == 0.0 and bi1 == 0.0 and bi2 == 0.0:
+        if A < 0 or B < 0:
+            continue
+        cols, nc = model.loop_cols[model.nsph + q], model.loop_ncols[model.nsph + q]
+        cb = model.rod_M[q, 1]
+        kin = data.rod_kin[q]
+        point_jacobian_cols(model, data, A, kin[0], Ga, cols, nc)
+        point_jacobian_cols(model, data, B, kin[1], Gb, cols, nc)
+        for ci in range(nc):
+            i = cols[ci]
+            if not model.on_path[A, i]:
                 continue
-            data.f[i] += ai0 * fa[0] + ai1 * fa[1] + ai2 * fa[2] + bi0 * fb[0] + bi1 * fb[1] + bi2 * fb[2]
-            for j in range(n):
-                aj0, aj1, aj2 = Ga[0, j], Ga[1, j], Ga[2, j]
-                bj0, bj1, bj2 = Gb[0, j], Gb[1, j], Gb[2, j]
-                data.M[i, j] += (ca * (ai0 * aj0 + ai1 * aj1 + ai2 * aj2)
-                                 + cb * (ai0 * bj0 + ai1 * bj1 + ai2 * bj2 + bi0 * aj0 + bi1 * aj1 + bi2 * aj2)
-                                 + cc * (bi0 * bj0 + bi1 * bj1 + bi2 * bj2))
+            a0, a1, a2 = cb * Ga[0, i], cb * Ga[1, i], cb * Ga[2, i]
+            for cj in range(nc):
+                j = cols[cj]
+                if model.on_path[B, j]:
+                    val = a0 * Gb[0, j] + a1 * Gb[1, j] + a2 * Gb[2, j]
+                    data.M[i, j] += val
+                    data.M[j, i] += val
 
 
 @njit(inline="always")
 def solve_accelerations(model, data):
-    """Reduced equations (eq. 10) -> zdd^i, zdd and the body accelerations dZ/dt. False if singular."""
+    """Reduced equations (eq. 10) -> zdd^i, zdd and the body accelerations dZ/dt. False if singular.
+
+    Needs S (:func:`constraints.acceleration_bias`). Exploits the structure of R_z and S: S is zero on
+    the independent coordinates and R_z|_i = I, so zero entries of R_z and S are skipped (the sums keep
+    their order, so the result is the dense product's).
+    """
     n, m = model.n, model.m
     ni = n - m
-    acceleration_bias(model, data)
-    Rz, M, S = data.Rz, data.M, data.S
-    # w = f - M S  (stored in zdd as scratch)
+    Rz, M, S, dep = data.Rz, data.M, data.S, data.dep
+    # w = f - M S  (stored in zdd as scratch); S^i = 0, dep is increasing
     w = data.zdd
     for i in range(n):
         s = data.f[i]
-        for j in range(n):
+        for c in range(m):
+            j = dep[c]
             s -= M[i, j] * S[j]
         w[i] = s
     for a in range(ni):
         s = 0.0
         for i in range(n):
-            s += Rz[i, a] * w[i]
+            r = Rz[i, a]
+            if r != 0.0:
+                s += r * w[i]
         data.fr[a] = s
-    # Mr = Rz^T M Rz ; M Rz column by column into zdd scratch is not enough (n x ni) -> loop
+    # Mr = Rz^T M Rz column by column: w = M Rz[:, b] (axpy over the non-zero entries of Rz[:, b])
     for bcol in range(ni):
         for i in range(n):
-            s = 0.0
-            for j in range(n):
-                s += M[i, j] * Rz[j, bcol]
-            w[i] = s
+            w[i] = 0.0
+        for j in range(n):
+            r = Rz[j, bcol]
+            if r != 0.0:
+                for i in range(n):
+                    w[i] += M[i, j] * r
         for a in range(bcol, ni):
             s = 0.0
             for i in range(n):
-                s += Rz[i, a] * w[i]
+                r = Rz[i, a]
+                if r != 0.0:
+                    s += r * w[i]
             data.Mr[a, bcol] = s
             data.Mr[bcol, a] = s
     for a in range(ni):
@@ -245,6 +322,7 @@ def forward_dynamics(model, data):
     """
     body_terms(model, data)
     spring_dampers(model, data)
+    acceleration_bias(model, data)
     accumulate(model, data)
     assemble(model, data)
     add_rods(model, data)

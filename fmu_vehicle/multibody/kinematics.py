@@ -178,3 +178,18 @@ def point_jacobian(model, data, body, r, G):
             G[2, k] = bk[2] + bk[3] * r[1] - bk[4] * r[0]
         else:
             G[0, k] = G[1, k] = G[2, k] = 0.0
+
+
+@njit(inline="always")
+def point_jacobian_cols(model, data, body, r, G, cols, ncols):
+    """Columns cols[:ncols] of G = dr/dz (as :func:`point_jacobian`); the other columns are not written."""
+    for c in range(ncols):
+        k = cols[c]
+        if body >= 0 and model.on_path[body, k]:
+            bk0, bk1, bk2 = data.b[k, 0], data.b[k, 1], data.b[k, 2]
+            bk3, bk4, bk5 = data.b[k, 3], data.b[k, 4], data.b[k, 5]
+            G[0, k] = bk0 + bk4 * r[2] - bk5 * r[1]
+            G[1, k] = bk1 + bk5 * r[0] - bk3 * r[2]
+            G[2, k] = bk2 + bk3 * r[1] - bk4 * r[0]
+        else:
+            G[0, k] = G[1, k] = G[2, k] = 0.0

@@ -63,6 +63,32 @@ def lu_solve(lu, piv, x):
 
 
 @njit(cache=True)
+def lu_solve_many(lu, piv, X):
+    """Solve ``A X = B`` in place for all columns of ``X`` (``X`` holds B on entry), as :func:`lu_solve`."""
+    n, k = lu.shape[0], X.shape[1]
+    for r in range(n):
+        p = piv[r]
+        if p != r:
+            for c in range(k):
+                X[r, c], X[p, c] = X[p, c], X[r, c]
+    for i in range(n):
+        for j in range(i):
+            l = lu[i, j]
+            if l != 0.0:
+                for c in range(k):
+                    X[i, c] -= l * X[j, c]
+    for i in range(n - 1, -1, -1):
+        for j in range(i + 1, n):
+            u = lu[i, j]
+            if u != 0.0:
+                for c in range(k):
+                    X[i, c] -= u * X[j, c]
+        d = lu[i, i]
+        for c in range(k):
+            X[i, c] = X[i, c] / d
+
+
+@njit(cache=True)
 def cholesky_solve(a, x):
     """Solve ``A x = b`` for symmetric positive definite ``A`` in place (``a`` is overwritten by L).
 

@@ -30,6 +30,9 @@ MODEL_FIELDS = (
     "com0",         # (n,3) centre of mass, design coordinates [m]
     "inertia0",     # (n,3,3) inertia about the CoM, design axes [kg m^2]
     "on_path",      # (n,n) bool: on_path[i, j] <=> j is i or an ancestor of i (path matrix T)
+    "loop_cols",    # (nsph+nrod, n) int64: coordinates on the path of either body of a cut joint / rod,
+    "loop_ncols",   # (nsph+nrod,) int64    increasing (loop_cols[c, :loop_ncols[c]]; sph first, then rods):
+                    #                       the only columns of its Phi_z rows and of its rod mass terms
     "gravity",      # (3,) [m/s^2]
     "nsph", "sph_a", "sph_b", "sph_pa", "sph_pb",    # cut spherical joints: bodies, design points [m]
     "nrod", "rod_a", "rod_b", "rod_pa", "rod_pb",    # removed rods / distance constraints
@@ -72,6 +75,10 @@ DATA_FIELDS = (
     "sd_len", "sd_vel", "sd_force",   # (nsd,) element length [m], rate [m/s], tension [N] (+ pulls ends together)
     "stats",                   # (4,) float: last Newton iterations, max |phi|, LU pivot ratio, pivot ratio at partition
     "tmp", "wm",               # (16,3) scratch 3-vectors, (m,) scratch vector
+    "rod_kin",                 # (nrod,6,3) rod ends a, b: positions [m], velocities [m/s], velocity-only
+                               # accelerations [m/s^2] (rows ra, rb, va, vb, a0a, a0b), set by acceleration_bias
+    "Gm",                      # (6,n) work: rod end momenta per unit speed  M_rod [G_a; G_b]
+    "X",                       # (m,ni) work: right-hand sides / solution of Phi_z^d R_z|_d = -Phi_z^i
 )
 MultibodyData = namedtuple("MultibodyData", DATA_FIELDS)
 
@@ -92,4 +99,5 @@ def make_data(model: MultibodyModel, indep: np.ndarray) -> MultibodyData:
         z((n, 6)), z((n, 6)), z((n, 6)), z((n, 6, 6)), z((n, 6)), z((n, 6)), z((n, 6, 6)), z((n, 6)),
         z((n, 6)), z((n, n)), z(n), z((n, 6)), z(n), z(m), z((m, n)), z(m), indep.copy(), dep,
         z((m, m)), np.zeros(m, dtype=np.int64), z((n, ni)), z(n), z((ni, ni)), z(ni), z(ni),
-        z((3, n)), z((3, n)), z(model.nsd), z(model.nsd), z(model.nsd), z(4), z((16, 3)), z(m))
+        z((3, n)), z((3, n)), z(model.nsd), z(model.nsd), z(model.nsd), z(4), z((16, 3)), z(m),
+        z((model.nrod, 6, 3)), z((6, n)), z((m, ni)))

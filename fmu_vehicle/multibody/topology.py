@@ -179,10 +179,18 @@ def compile_mechanism(spec: MechanismSpec) -> tuple[MultibodyModel, TreeInfo]:
     def arr(x, shape):
         return np.array(x, dtype=float).reshape(shape)
 
+    loops = [(a, b) for a, b, _, _ in sph] + [(bidx(r.body_a), bidx(r.body_b)) for r in rods]
+    loop_cols = np.zeros((len(loops), n), dtype=np.int64)
+    loop_ncols = np.zeros(len(loops), dtype=np.int64)
+    for c, (a, b) in enumerate(loops):
+        cols = [k for k in range(n) if (a >= 0 and on_path[a, k]) or (b >= 0 and on_path[b, k])]
+        loop_cols[c, :len(cols)] = cols
+        loop_ncols[c] = len(cols)
+
     model = MultibodyModel(
         n=n, m=3 * len(sph) + len(rods), parent=parent, jtype=np.array(jtype, dtype=np.int64),
         axis0=arr(axis0, (n, 3)), point0=arr(point0, (n, 3)), mass=arr(mass, (n,)), com0=arr(com0, (n, 3)),
-        inertia0=arr(inertia0, (n, 3, 3)), on_path=on_path, gravity=np.array(spec.gravity_m_per_s2, dtype=float),
+        inertia0=arr(inertia0, (n, 3, 3)), on_path=on_path, loop_cols=loop_cols, loop_ncols=loop_ncols, gravity=np.array(spec.gravity_m_per_s2, dtype=float),
         nsph=len(sph), sph_a=np.array([s[0] for s in sph], dtype=np.int64),
         sph_b=np.array([s[1] for s in sph], dtype=np.int64),
         sph_pa=arr([s[2] for s in sph], (len(sph), 3)), sph_pb=arr([s[3] for s in sph], (len(sph), 3)),
