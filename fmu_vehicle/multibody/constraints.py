@@ -29,8 +29,11 @@ from .linalg import lu_factor, lu_solve, lu_solve_many
 def eval_constraints(model, data, with_bias):
     """Phi and Phi_z at the current positions; with ``with_bias`` also gam (needs velocities).
 
-    Only the columns on the paths of a loop's two bodies (model.loop_cols) are written: the other
-    entries of Phi_z are structurally zero (make_data zeroes them and nothing else writes them).
+    Only the columns on the path of exactly one of a loop's two bodies (model.loop_cols) are written;
+    the other entries of Phi_z are zero (make_data zeroes them and nothing else writes them). A common
+    ancestor k of the two bodies moves the whole loop rigidly: its column is C(r_a) b_k - C(r_b) b_k =
+    w_k x (r_b - r_a), zero at closure for a cut spherical joint (O(|Phi|) <= the position tolerance
+    before), and 2 d . (w_k x (-d)) = 0 identically for a rod (rounding noise before).
     """
     Ga, Gb = data.Ga, data.Gb
     ra, rb = data.tmp[0], data.tmp[1]
@@ -151,23 +154,44 @@ def solve_positions(model, data, tol, maxit):
 def velocity_transform(model, data):
     """R_z (eq. 8) from the current Phi_z and the dependent velocities zd^d = R_z|_d zd^i.
 
-    Returns False if Phi_z^d is singular. The ni right-hand sides -Phi_z^i are solved together.
+    Returns False if Phi_z^d is singular. The non-zero right-hand sides -Phi_z^i are solved together
+    (a coordinate that moves no loop, e.g. of the chassis, has a zero column of Phi_z and of R_z|_d).
+    Also lists the rows of the non-zero entries of every column of R_z (data.rz_rows/rz_nrows).
     """
     n, m = model.n, model.m
     ni = n - m
     Rz, X, indep, dep = data.Rz, data.X, data.indep, data.dep
+    nx = 0
     if m > 0:
         if math.isinf(factor_dependent(model, data)):
             return False
-        for r in range(m):
-            for j in range(ni):
-                X[r, j] = -data.phiz[r, indep[j]]
-        lu_solve_many(data.lu, data.piv, X)
+        for j in range(ni):
+            nonzero = False
+            for r in range(m):
+                v = data.phiz[r, indep[j]]
+                X[r, nx] = -v
+                if v != 0.0:
+                    nonzero = True
+            if nonzero:
+                data.xcol[nx] = j
+                nx += 1
+        lu_solve_many(data.lu, data.piv, X, nx)
     for j in range(ni):
         for c in range(m):
-            Rz[dep[c], j] = X[c, j]
+            Rz[dep[c], j] = 0.0
         for l in range(ni):
             Rz[indep[l], j] = 1.0 if l == j else 0.0
+    for t in range(nx):
+        j = data.xcol[t]
+        for c in range(m):
+            Rz[dep[c], j] = X[c, t]
+    for j in range(ni):
+        cnt = 0
+        for i in range(n):
+            if Rz[i, j] != 0.0:
+                data.rz_rows[j, cnt] = i
+                cnt += 1
+        data.rz_nrows[j] = cnt
     for c in range(m):
         d = dep[c]
         s = 0.0

@@ -19,7 +19,6 @@ from ..jit import njit
 
 from .constraints import acceleration_bias
 from .force_elements import rotational_spring_dampers, spring_dampers
-from .kinematics import point_jacobian_cols
 from .linalg import cholesky_solve
 
 
@@ -224,32 +223,74 @@ def assemble(model, data):
 def add_rods(model, data):
     """Removed rods' coupling terms: M_ij += b (G_a,i . G_b,j) + b (G_a,j . G_b,i) (semirecursive.md §5.2).
 
-    The rest of G^T M_rod G and of the rod forces went into the accumulation (:func:`rod_body_terms`).
-    G_a is non-zero only on the path of body A, G_b on the path of body B.
+    With G = C(r) T R_d: b G_a,i . G_b,j = b_i^T K b_j, K = b C(r_a)^T C(r_b), summed per pair of bodies
+    (i on the path of A, j on the path of B). The rest of G^T M_rod G and of the rod forces went into the
+    accumulation (:func:`rod_body_terms`).
     """
-    Ga, Gb = data.Ga, data.Gb
+    Kp = data.Kp
+    for p in range(model.npair):
+        for k in range(6):
+            for l in range(6):
+                Kp[p, k, l] = 0.0
     for q in range(model.nrod):
-        if model.rod_mass[q] == 0.0:
+        p = model.rod_pair[q]
+        if p < 0:
             continue
-        A, B = model.rod_a[q], model.rod_b[q]
-        if A < 0 or B < 0:
-            continue
-        cols, nc = model.loop_cols[model.nsph + q], model.loop_ncols[model.nsph + q]
-        cb = model.rod_M[q, 1]
         kin = data.rod_kin[q]
-        point_jacobian_cols(model, data, A, kin[0], Ga, cols, nc)
-        point_jacobian_cols(model, data, B, kin[1], Gb, cols, nc)
-        for ci in range(nc):
-            i = cols[ci]
-            if not model.on_path[A, i]:
-                continue
-            a0, a1, a2 = cb * Ga[0, i], cb * Ga[1, i], cb * Ga[2, i]
-            for cj in range(nc):
-                j = cols[cj]
-                if model.on_path[B, j]:
-                    val = a0 * Gb[0, j] + a1 * Gb[1, j] + a2 * Gb[2, j]
-                    data.M[i, j] += val
-                    data.M[j, i] += val
+        c = model.rod_M[q, 1]
+        ax, ay, az = kin[0, 0], kin[0, 1], kin[0, 2]
+        bx, by, bz = kin[1, 0], kin[1, 1], kin[1, 2]
+        K = Kp[p]
+        # C(ra)^T C(rb) = [[I, -rb~], [ra~, (ra.rb) I - rb ra^T]]
+        K[0, 0] += c
+        K[1, 1] += c
+        K[2, 2] += c
+        K[0, 4] += c * bz
+        K[0, 5] -= c * by
+        K[1, 3] -= c * bz
+        K[1, 5] += c * bx
+        K[2, 3] += c * by
+        K[2, 4] -= c * bx
+        K[4, 0] += c * az
+        K[5, 0] -= c * ay
+        K[3, 1] -= c * az
+        K[5, 1] += c * ax
+        K[3, 2] += c * ay
+        K[4, 2] -= c * ax
+        d = ax * bx + ay * by + az * bz
+        K[3, 3] += c * (d - bx * ax)
+        K[3, 4] -= c * bx * ay
+        K[3, 5] -= c * bx * az
+        K[4, 3] -= c * by * ax
+        K[4, 4] += c * (d - by * ay)
+        K[4, 5] -= c * by * az
+        K[5, 3] -= c * bz * ax
+        K[5, 4] -= c * bz * ay
+        K[5, 5] += c * (d - bz * az)
+    v = data.tmp[8]
+    v2 = data.tmp[9]
+    for p in range(model.npair):
+        A, B = model.pair_a[p], model.pair_b[p]
+        K = Kp[p]
+        pa, na = model.path[A], model.depth[A]
+        pb, nb = model.path[B], model.depth[B]
+        for cj in range(nb):
+            j = pb[cj]
+            bj = data.b[j]
+            for k in range(3):
+                s = 0.0
+                t = 0.0
+                for l in range(6):
+                    s += K[k, l] * bj[l]
+                    t += K[3 + k, l] * bj[l]
+                v[k] = s
+                v2[k] = t
+            for ci in range(na):
+                i = pa[ci]
+                bi = data.b[i]
+                val = bi[0] * v[0] + bi[1] * v[1] + bi[2] * v[2] + bi[3] * v2[0] + bi[4] * v2[1] + bi[5] * v2[2]
+                data.M[i, j] += val
+                data.M[j, i] += val
 
 
 @njit(inline="always")
@@ -257,8 +298,8 @@ def solve_accelerations(model, data):
     """Reduced equations (eq. 10) -> zdd^i, zdd and the body accelerations dZ/dt. False if singular.
 
     Needs S (:func:`constraints.acceleration_bias`). Exploits the structure of R_z and S: S is zero on
-    the independent coordinates and R_z|_i = I, so zero entries of R_z and S are skipped (the sums keep
-    their order, so the result is the dense product's).
+    the independent coordinates, R_z|_i = I and R_z|_d is sparse (data.rz_rows), so only non-zero
+    entries enter the products (the sums keep their order: the result is the dense product's).
     """
     n, m = model.n, model.m
     ni = n - m
@@ -271,28 +312,27 @@ def solve_accelerations(model, data):
             j = dep[c]
             s -= M[i, j] * S[j]
         w[i] = s
+    rows, nrows = data.rz_rows, data.rz_nrows
     for a in range(ni):
         s = 0.0
-        for i in range(n):
-            r = Rz[i, a]
-            if r != 0.0:
-                s += r * w[i]
+        for t in range(nrows[a]):
+            i = rows[a, t]
+            s += Rz[i, a] * w[i]
         data.fr[a] = s
     # Mr = Rz^T M Rz column by column: w = M Rz[:, b] (axpy over the non-zero entries of Rz[:, b])
     for bcol in range(ni):
         for i in range(n):
             w[i] = 0.0
-        for j in range(n):
+        for t in range(nrows[bcol]):
+            j = rows[bcol, t]
             r = Rz[j, bcol]
-            if r != 0.0:
-                for i in range(n):
-                    w[i] += M[i, j] * r
+            for i in range(n):
+                w[i] += M[i, j] * r
         for a in range(bcol, ni):
             s = 0.0
-            for i in range(n):
-                r = Rz[i, a]
-                if r != 0.0:
-                    s += r * w[i]
+            for t in range(nrows[a]):
+                i = rows[a, t]
+                s += Rz[i, a] * w[i]
             data.Mr[a, bcol] = s
             data.Mr[bcol, a] = s
     for a in range(ni):
@@ -300,10 +340,12 @@ def solve_accelerations(model, data):
     if not cholesky_solve(data.Mr, data.zddi):
         return False
     for i in range(n):
-        s = S[i]
-        for a in range(ni):
-            s += Rz[i, a] * data.zddi[a]
-        data.zdd[i] = s
+        data.zdd[i] = S[i]
+    for a in range(ni):
+        za = data.zddi[a]
+        for t in range(nrows[a]):
+            i = rows[a, t]
+            data.zdd[i] += Rz[i, a] * za
     for i in range(n):
         p = model.parent[i]
         for k in range(6):

@@ -63,9 +63,10 @@ def lu_solve(lu, piv, x):
 
 
 @njit(cache=True)
-def lu_solve_many(lu, piv, X):
-    """Solve ``A X = B`` in place for all columns of ``X`` (``X`` holds B on entry), as :func:`lu_solve`."""
-    n, k = lu.shape[0], X.shape[1]
+def lu_solve_many(lu, piv, X, k):
+    """Solve ``A X = B`` in place for the first ``k`` columns of ``X`` (``X`` holds B on entry), as
+    :func:`lu_solve` column by column."""
+    n = lu.shape[0]
     for r in range(n):
         p = piv[r]
         if p != r:

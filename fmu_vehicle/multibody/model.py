@@ -30,9 +30,12 @@ MODEL_FIELDS = (
     "com0",         # (n,3) centre of mass, design coordinates [m]
     "inertia0",     # (n,3,3) inertia about the CoM, design axes [kg m^2]
     "on_path",      # (n,n) bool: on_path[i, j] <=> j is i or an ancestor of i (path matrix T)
-    "loop_cols",    # (nsph+nrod, n) int64: coordinates on the path of either body of a cut joint / rod,
+    "path",         # (n, n) int64: path[i, :depth[i]] = i and its ancestors, increasing
+    "depth",        # (n,) int64
+    "loop_cols",    # (nsph+nrod, n) int64: coordinates on the path of exactly one body of a cut joint / rod,
     "loop_ncols",   # (nsph+nrod,) int64    increasing (loop_cols[c, :loop_ncols[c]]; sph first, then rods):
-                    #                       the only columns of its Phi_z rows and of its rod mass terms
+                    #                       the only non-zero columns of its Phi_z rows (a common ancestor
+                    #                       moves the closed loop rigidly: its column vanishes)
     "gravity",      # (3,) [m/s^2]
     "nsph", "sph_a", "sph_b", "sph_pa", "sph_pb",    # cut spherical joints: bodies, design points [m]
     "nrod", "rod_a", "rod_b", "rod_pa", "rod_pb",    # removed rods / distance constraints
@@ -40,6 +43,8 @@ MODEL_FIELDS = (
     "rod_mass",     # (nrod,) [kg]
     "rod_M",        # (nrod,3) consistent end-point mass coefficients (a, b, c) [kg]: M_rod = [[aI, bI],[bI, cI]]
     "rod_w",        # (nrod,2) share of the rod weight carried by end a and end b [-]
+    "rod_pair",     # (nrod,) int64 index of the rod's (body a, body b) pair, -1 if massless or on the ground
+    "npair", "pair_a", "pair_b",   # distinct body pairs joined by massive rods (their coupling terms)
     "nsd", "sd_a", "sd_b", "sd_pa", "sd_pb",         # translational spring-damper elements
     "sd_L0",        # (nsd,) design length [m] (reference for the deflection x = L0 - L)
     "sd_k",         # (nsd,) stiffness [N/m] (used when no spring table)
@@ -77,8 +82,10 @@ DATA_FIELDS = (
     "tmp", "wm",               # (16,3) scratch 3-vectors, (m,) scratch vector
     "rod_kin",                 # (nrod,6,3) rod ends a, b: positions [m], velocities [m/s], velocity-only
                                # accelerations [m/s^2] (rows ra, rb, va, vb, a0a, a0b), set by acceleration_bias
-    "Gm",                      # (6,n) work: rod end momenta per unit speed  M_rod [G_a; G_b]
+    "Kp",                      # (npair,6,6) rod coupling per body pair: sum of b C(r_a)^T C(r_b) [kg, kg m, kg m^2]
     "X",                       # (m,ni) work: right-hand sides / solution of Phi_z^d R_z|_d = -Phi_z^i
+    "xcol",                    # (ni,) int64 work: the independent column of each solved column of X
+    "rz_rows", "rz_nrows",     # (ni,n), (ni,) int64: rows of the non-zero entries of each column of R_z, increasing
 )
 MultibodyData = namedtuple("MultibodyData", DATA_FIELDS)
 
@@ -100,4 +107,5 @@ def make_data(model: MultibodyModel, indep: np.ndarray) -> MultibodyData:
         z((n, 6)), z((n, n)), z(n), z((n, 6)), z(n), z(m), z((m, n)), z(m), indep.copy(), dep,
         z((m, m)), np.zeros(m, dtype=np.int64), z((n, ni)), z(n), z((ni, ni)), z(ni), z(ni),
         z((3, n)), z((3, n)), z(model.nsd), z(model.nsd), z(model.nsd), z(4), z((16, 3)), z(m),
-        z((model.nrod, 6, 3)), z((6, n)), z((m, ni)))
+        z((model.nrod, 6, 3)), z((model.npair, 6, 6)), z((m, ni)),
+        np.zeros(ni, dtype=np.int64), np.zeros((ni, n), dtype=np.int64), np.zeros(ni, dtype=np.int64))

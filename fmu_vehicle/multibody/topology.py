@@ -183,14 +183,28 @@ def compile_mechanism(spec: MechanismSpec) -> tuple[MultibodyModel, TreeInfo]:
     loop_cols = np.zeros((len(loops), n), dtype=np.int64)
     loop_ncols = np.zeros(len(loops), dtype=np.int64)
     for c, (a, b) in enumerate(loops):
-        cols = [k for k in range(n) if (a >= 0 and on_path[a, k]) or (b >= 0 and on_path[b, k])]
+        cols = [k for k in range(n) if (a >= 0 and on_path[a, k]) != (b >= 0 and on_path[b, k])]
         loop_cols[c, :len(cols)] = cols
         loop_ncols[c] = len(cols)
+
+    pairs, rod_pair = [], []
+    for r in rods:
+        a, b = bidx(r.body_a), bidx(r.body_b)
+        if r.mass_kg == 0.0 or a < 0 or b < 0:
+            rod_pair.append(-1)
+            continue
+        if (a, b) not in pairs:
+            pairs.append((a, b))
+        rod_pair.append(pairs.index((a, b)))
+    path = np.zeros((n, n), dtype=np.int64)
+    depth = on_path.sum(axis=1).astype(np.int64)
+    for i in range(n):
+        path[i, :depth[i]] = np.flatnonzero(on_path[i])
 
     model = MultibodyModel(
         n=n, m=3 * len(sph) + len(rods), parent=parent, jtype=np.array(jtype, dtype=np.int64),
         axis0=arr(axis0, (n, 3)), point0=arr(point0, (n, 3)), mass=arr(mass, (n,)), com0=arr(com0, (n, 3)),
-        inertia0=arr(inertia0, (n, 3, 3)), on_path=on_path, loop_cols=loop_cols, loop_ncols=loop_ncols, gravity=np.array(spec.gravity_m_per_s2, dtype=float),
+        inertia0=arr(inertia0, (n, 3, 3)), on_path=on_path, path=path, depth=depth, loop_cols=loop_cols, loop_ncols=loop_ncols, gravity=np.array(spec.gravity_m_per_s2, dtype=float),
         nsph=len(sph), sph_a=np.array([s[0] for s in sph], dtype=np.int64),
         sph_b=np.array([s[1] for s in sph], dtype=np.int64),
         sph_pa=arr([s[2] for s in sph], (len(sph), 3)), sph_pb=arr([s[3] for s in sph], (len(sph), 3)),
@@ -199,6 +213,8 @@ def compile_mechanism(spec: MechanismSpec) -> tuple[MultibodyModel, TreeInfo]:
         rod_pa=arr([r.point_a_m for r in rods], (len(rods), 3)), rod_pb=arr([r.point_b_m for r in rods], (len(rods), 3)),
         rod_len=arr(rod_len, (len(rods),)), rod_mass=arr([r.mass_kg for r in rods], (len(rods),)),
         rod_M=arr(rod_M, (len(rods), 3)), rod_w=arr(rod_w, (len(rods), 2)),
+        rod_pair=np.array(rod_pair, dtype=np.int64), npair=len(pairs),
+        pair_a=np.array([p[0] for p in pairs], dtype=np.int64), pair_b=np.array([p[1] for p in pairs], dtype=np.int64),
         nsd=len(sds), sd_a=np.array([bidx(s.body_a) for s in sds], dtype=np.int64),
         sd_b=np.array([bidx(s.body_b) for s in sds], dtype=np.int64),
         sd_pa=arr([s.point_a_m for s in sds], (len(sds), 3)), sd_pb=arr([s.point_b_m for s in sds], (len(sds), 3)),
