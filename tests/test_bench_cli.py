@@ -1,0 +1,36 @@
+"""``fmu-vehicle bench`` runs end to end on a tiny duration and writes its JSON report.
+
+No timing is asserted (the benchmark is the measure); the report's numbers must be consistent with
+each other: real-time factor = simulated / wall time, us per evaluation = wall / (4 steps + 1), and
+the ratios to the paper and to the uncompiled path follow from the stored times.
+"""
+import json
+
+import pytest
+
+from fmu_vehicle import bench
+from fmu_vehicle.cli import main
+
+
+def test_bench_writes_a_consistent_report(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(bench, "DURATION_S", 0.02)
+    out = tmp_path / "bench.json"
+    assert main(["bench", "--vehicles", "halfcar7", "--repeats", "1", "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    (r,) = report["results"]
+    assert (r["vehicle"], r["coordinates"], r["constraints"], r["dof"]) == ("halfcar7", 16, 9, 7)
+    assert r["simulated_s"] == 0.02 and r["dt_s"] == 1e-3 and r["wall_s"] > 0.0
+    assert r["real_time_factor"] == pytest.approx(r["simulated_s"] / r["wall_s"])
+    assert r["us_per_evaluation"] == pytest.approx(r["wall_s"] / (4 * 20 + 1) * 1e6)
+    assert r["paper_cpu_s"] > 0.0
+    assert r["speedup_vs_paper"] == pytest.approx(r["paper_cpu_s"] / 20.0 / (r["wall_s"] / r["simulated_s"]))
+    assert r["uncompiled_us_per_evaluation"] > 0.0
+    assert r["speedup_vs_uncompiled"] == pytest.approx(r["uncompiled_us_per_evaluation"] / r["us_per_evaluation"])
+    printed = capsys.readouterr().out
+    assert "| halfcar7 | 16 / 9 / 7 |" in printed and f"wrote {out}" in printed
+
+
+def test_bench_rejects_a_missing_fmu(tmp_path, capsys):
+    assert main(["bench", "--fmu", str(tmp_path / "none.fmu"), "--out", str(tmp_path / "b.json")]) == 2
+    assert "none.fmu" in capsys.readouterr().err
+    assert not (tmp_path / "b.json").exists()
