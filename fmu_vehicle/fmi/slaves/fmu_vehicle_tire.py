@@ -45,9 +45,9 @@ from pathlib import Path
 import numpy as np
 
 from fmu_vehicle.errors import ModelError
-from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
+from fmu_vehicle.fmi.slave_base import VehicleSlaveBase, road_parameter
 from fmu_vehicle.fmi.variables import Var
-from fmu_vehicle.road import load_road, road_eval
+from fmu_vehicle.road import road_eval
 from fmu_vehicle.tire.contact import (CONTACT_OUT_N, OUT_DEFLECTION, OUT_DKAPPA, OUT_FORCE, OUT_FX, OUT_FZ,
                                       OUT_KAPPA_SS, OUT_MY, OUT_NORMAL, OUT_POINT, OUT_RE, OUT_SIGMA, OUT_VSX,
                                       tire_contact)
@@ -267,22 +267,7 @@ class Tire(VehicleSlaveBase):
         self.values.update(dict.fromkeys(OUTPUTS, 0.0))
 
     def _road(self, res: Path):
-        """The internal road (resolution as in VehicleLV: name, file in the resources or roads/, absolute)."""
-        name = self.values["road"]
-        path = Path(name)
-        spec = name
-        if path.is_absolute():
-            spec = path
-        elif path.suffix:
-            found = [p for p in (res / path, res / "roads" / path) if p.is_file()]
-            if not found:
-                raise ModelError(f"parameter 'road' = {name!r}: no such file in the FMU resources "
-                                 f"({res} or {res / 'roads'})")
-            spec = found[0]
-        try:
-            return load_road(spec, base=res)
-        except ModelError as exc:
-            raise ModelError(f"parameter 'road' = {name!r}: {exc}") from None
+        return road_parameter(self.values["road"], res)
 
     def _advance(self, t, h):
         v = self.values

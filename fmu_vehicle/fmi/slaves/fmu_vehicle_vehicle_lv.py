@@ -29,9 +29,8 @@ Semantics (units SI, axes ISO 8855: x forward, z up, pitch + nose down):
 from pathlib import Path
 
 from fmu_vehicle.errors import FmuVehicleError, ModelError
-from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
+from fmu_vehicle.fmi.slave_base import VehicleSlaveBase, road_parameter
 from fmu_vehicle.fmi.variables import Var
-from fmu_vehicle.road import load_road
 from fmu_vehicle.tire.tir import P_R0
 from fmu_vehicle.vehicle import Vehicle, output_table
 
@@ -171,21 +170,7 @@ class VehicleLV(VehicleSlaveBase):
         self._write_outputs()
 
     def _road(self, res: Path):
-        name = self.values["road"]
-        path = Path(name)
-        spec = name
-        if path.is_absolute():
-            spec = path
-        elif path.suffix:
-            found = [p for p in (res / path, res / "roads" / path) if p.is_file()]
-            if not found:
-                raise ModelError(f"parameter 'road' = {name!r}: no such file in the FMU resources "
-                                 f"({res} or {res / 'roads'})")
-            spec = found[0]
-        try:
-            return load_road(spec, base=res)
-        except ModelError as exc:
-            raise ModelError(f"parameter 'road' = {name!r}: {exc}") from None
+        return road_parameter(self.values["road"], res)
 
     def _apply_inputs(self):
         v = self.values
