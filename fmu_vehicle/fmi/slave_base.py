@@ -286,24 +286,3 @@ class VehicleSlaveBase(Fmi2Slave):
     @staticmethod
     def _fmu_state_from_bytes(data: bytes):
         return pickle.loads(data)
-
-
-def road_parameter(value: str, resources: Path):
-    """The road named by an FMU's String parameter ``road``: a shipped road name, a file in the FMU
-    resources (or their ``roads/`` folder), or an absolute path. Errors name the parameter."""
-    from ..errors import ModelError
-    from ..road import load_road
-    path = Path(value)
-    spec = value
-    if path.is_absolute():
-        spec = path
-    elif path.suffix:
-        found = [p for p in (resources / path, resources / "roads" / path) if p.is_file()]
-        if not found:
-            raise ModelError(f"parameter 'road' = {value!r}: no such file in the FMU resources "
-                             f"({resources} or {resources / 'roads'})")
-        spec = found[0]
-    try:
-        return load_road(spec, base=resources)
-    except ModelError as exc:
-        raise ModelError(f"parameter 'road' = {value!r}: {exc}") from None

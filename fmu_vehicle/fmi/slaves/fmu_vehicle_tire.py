@@ -45,7 +45,8 @@ from pathlib import Path
 import numpy as np
 
 from fmu_vehicle.errors import ModelError
-from fmu_vehicle.fmi.slave_base import VehicleSlaveBase, road_parameter
+from fmu_vehicle.fmi.roads import road_parameter
+from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
 from fmu_vehicle.fmi.variables import Var
 from fmu_vehicle.road import road_eval
 from fmu_vehicle.tire.contact import (CONTACT_OUT_N, OUT_DEFLECTION, OUT_DKAPPA, OUT_FORCE, OUT_FX, OUT_FZ,

@@ -29,7 +29,8 @@ Semantics (units SI, axes ISO 8855: x forward, z up, pitch + nose down):
 from pathlib import Path
 
 from fmu_vehicle.errors import FmuVehicleError, ModelError
-from fmu_vehicle.fmi.slave_base import VehicleSlaveBase, road_parameter
+from fmu_vehicle.fmi.roads import road_parameter
+from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
 from fmu_vehicle.fmi.variables import Var
 from fmu_vehicle.tire.tir import P_R0
 from fmu_vehicle.vehicle import Vehicle, output_table
