@@ -18,7 +18,7 @@ from __future__ import annotations
 from ..jit import njit
 
 from .constraints import acceleration_bias
-from .force_elements import rotational_spring_dampers, spring_dampers
+from .force_elements import add_point_force, rotational_spring_dampers, spring_dampers
 from .linalg import cholesky_solve
 
 
@@ -125,17 +125,6 @@ def _add_point_mass(MS, c, r):
 
 
 @njit(inline="always")
-def _add_point_force(QS, r, F):
-    """QS += {F; r x F}."""
-    QS[0] += F[0]
-    QS[1] += F[1]
-    QS[2] += F[2]
-    QS[3] += r[1] * F[2] - r[2] * F[1]
-    QS[4] += r[2] * F[0] - r[0] * F[2]
-    QS[5] += r[0] * F[1] - r[1] * F[0]
-
-
-@njit(inline="always")
 def rod_body_terms(model, data):
     """Seed M^S, Q^S with the rods' end-point terms (semirecursive.md §5.2), before accumulation.
 
@@ -157,10 +146,10 @@ def rod_body_terms(model, data):
             fb[k] = model.rod_w[q, 1] * grav[k] - (cb * kin[4, k] + cc * kin[5, k])
         if A >= 0:
             _add_point_mass(data.MS[A], ca, kin[0])
-            _add_point_force(data.QS[A], kin[0], fa)
+            add_point_force(data.QS[A], kin[0], fa)
         if B >= 0:
             _add_point_mass(data.MS[B], cc, kin[1])
-            _add_point_force(data.QS[B], kin[1], fb)
+            add_point_force(data.QS[B], kin[1], fb)
 
 
 @njit(inline="always")

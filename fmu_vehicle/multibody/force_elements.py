@@ -62,17 +62,21 @@ def damper_tension(model, e, v):
 
 
 @njit(inline="always")
-def apply_point_force(data, body, r, F):
-    """Add the force F at global point r to body's wrench {F; r x F} (ignored on the ground)."""
-    if body < 0:
-        return
-    Q = data.Qbar[body]
+def add_point_force(Q, r, F):
+    """Q += {F; r x F}: the force F at global point r as a wrench about the origin (6-vector Q)."""
     Q[0] += F[0]
     Q[1] += F[1]
     Q[2] += F[2]
     Q[3] += r[1] * F[2] - r[2] * F[1]
     Q[4] += r[2] * F[0] - r[0] * F[2]
     Q[5] += r[0] * F[1] - r[1] * F[0]
+
+
+@njit(inline="always")
+def apply_point_force(data, body, r, F):
+    """Add the force F at global point r to body's wrench {F; r x F} (ignored on the ground)."""
+    if body >= 0:
+        add_point_force(data.Qbar[body], r, F)
 
 
 @njit(inline="always")

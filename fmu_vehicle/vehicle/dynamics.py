@@ -21,6 +21,7 @@ from ..integrators.registry import register_system
 from ..jit import njit
 
 from ..multibody.dynamics import forward_dynamics
+from ..multibody.force_elements import add_point_force
 from ..multibody.kinematics import point_position, point_velocity
 from ..multibody.state import STATUS_MASS_NOT_PD, clear_loads, set_state
 from ..road.kernel import road_eval
@@ -47,18 +48,6 @@ VehicleArgs = namedtuple("VehicleArgs", [
     "work",                        # (nw, 16) scratch
     "chassis", "chassis_coords",   # chassis body index, (3,) coordinates of x, z, pitch
 ])
-
-
-@njit(inline="always")
-def _add_wrench(Qext, body, r, F, M):
-    """Add force F at global point r plus free moment M to body's wrench about the origin."""
-    Q = Qext[body]
-    Q[0] += F[0]
-    Q[1] += F[1]
-    Q[2] += F[2]
-    Q[3] += r[1] * F[2] - r[2] * F[1] + M[0]
-    Q[4] += r[2] * F[0] - r[0] * F[2] + M[1]
-    Q[5] += r[0] * F[1] - r[1] * F[0] + M[2]
 
 
 @njit(inline="always")
@@ -93,16 +82,18 @@ def wheel_loads(sys, y, ydot, ni):
                 F[k] = out[k]
                 P[k] = out[OUT_POINT + k]
                 M[k] = out[OUT_MY] * ax[k]
-            _add_wrench(data.Qext, body, P, F, M)
             ydot[2 * ni + w] = out[OUT_DKAPPA]
         else:
             F[0], F[1], F[2] = inp[IN_FX], 0.0, inp[IN_FZ]
             M[0], M[1], M[2] = 0.0, inp[IN_MY], 0.0
-            _add_wrench(data.Qext, body, c, F, M)
+            P[0], P[1], P[2] = c[0], c[1], c[2]      # external loads act at the wheel centre
             ydot[2 * ni + w] = 0.0
             out = sys.contact[w]
             out[OUT_FX] = inp[IN_FX]
             out[OUT_FZ] = inp[IN_FZ]
+        add_point_force(data.Qext[body], P, F)
+        for k in range(3):
+            data.Qext[body, 3 + k] += M[k]
         s = sys.w_spin[w]
         data.jforce[s] += inp[IN_DRIVE] - inp[IN_BRAKE] * math.tanh(data.zd[s] / OMEGA_BRAKE)
 
