@@ -129,7 +129,12 @@ def cmd_bench(a) -> int:
     fmu = Path(a.fmu) if a.fmu else None
     if fmu is not None and not fmu.exists():
         raise ModelError(f"--fmu: no such file {fmu}")
-    run_bench(a.vehicles, Path(a.out), uncompiled=not a.no_uncompiled, fmu=fmu, repeats=a.repeats)
+    if a.repeats < 1:
+        raise ModelError(f"--repeats: must be at least 1, got {a.repeats}")
+    if a.duration is not None and abs(a.duration / 1e-3 - round(a.duration / 1e-3)) > 1e-6:
+        raise ModelError(f"--duration: {a.duration} s is not a multiple of the 1 ms step")
+    run_bench(a.vehicles, Path(a.out), uncompiled=not a.no_uncompiled, fmu=fmu, repeats=a.repeats,
+              duration=a.duration)
     print(f"wrote {a.out}")
     return 0
 
@@ -165,6 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--vehicles", nargs="+", default=["halfcar7", "halfcar7_forkarm", "fullcar14", "fullcar14_forkarm"])
     b.add_argument("--out", default="dist/bench.json", help="JSON report (default dist/bench.json)")
     b.add_argument("--repeats", type=int, default=3, help="best of N runs (default 3)")
+    b.add_argument("--duration", type=_positive,
+                   help="simulated time of each timed run [s] (default 20, the paper's; a multiple of 1 ms)")
     b.add_argument("--no-uncompiled", action="store_true", help="skip the (slow) uncompiled comparison")
     b.add_argument("--fmu", help="also time this vehicle FMU through FMPy (e.g. dist/fmus/VehicleLV.fmu)")
     b.set_defaults(func=cmd_bench)

@@ -8,14 +8,12 @@ import json
 
 import pytest
 
-from fmu_vehicle import bench
 from fmu_vehicle.cli import main
 
 
-def test_bench_writes_a_consistent_report(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(bench, "DURATION_S", 0.02)
+def test_bench_writes_a_consistent_report(tmp_path, capsys):
     out = tmp_path / "bench.json"
-    assert main(["bench", "--vehicles", "halfcar7", "--repeats", "1", "--out", str(out)]) == 0
+    assert main(["bench", "--vehicles", "halfcar7", "--repeats", "1", "--duration", "0.02", "--out", str(out)]) == 0
     report = json.loads(out.read_text())
     (r,) = report["results"]
     assert (r["vehicle"], r["coordinates"], r["constraints"], r["dof"]) == ("halfcar7", 16, 9, 7)
@@ -34,3 +32,17 @@ def test_bench_rejects_a_missing_fmu(tmp_path, capsys):
     assert main(["bench", "--fmu", str(tmp_path / "none.fmu"), "--out", str(tmp_path / "b.json")]) == 2
     assert "none.fmu" in capsys.readouterr().err
     assert not (tmp_path / "b.json").exists()
+
+
+@pytest.mark.parametrize("flag, value, message", [("--duration", "0.0105", "--duration: 0.0105 s is not a multiple"),
+                                                  ("--repeats", "0", "--repeats: must be at least 1")])
+def test_bench_rejects_bad_settings(tmp_path, capsys, flag, value, message):
+    assert main(["bench", flag, value, "--vehicles", "halfcar7", "--out", str(tmp_path / "b.json")]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "b.json").exists()
+
+
+def test_bench_rejects_a_negative_duration(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["bench", "--duration", "-1", "--out", str(tmp_path / "b.json")])
+    assert exc.value.code == 2 and "--duration" in capsys.readouterr().err

@@ -99,3 +99,60 @@ def test_bad_step_sizes(bad):
     s, _ = make()
     s.exit_initialization_mode()
     assert s.do_step(0.0, bad) is False and "step size" in errors(s)[-1]
+
+
+class Bounded(VehicleSlaveBase):
+    """y = a + b + c, for the per-step input checks and getReal by reference."""
+
+    MODEL_NAME = "Bounded"
+    VARIABLES = (
+        Var("mode", "parameter", "fixed", None, "a String, not readable as Real", "sum", type="String"),
+        Var("a", "input", None, "m", "bounded input", 1.0, min=0.0, max=5.0),
+        Var("b", "input", None, "m", "free input", 0.0),
+        Var("c", "input", None, "m", "free input", 0.0),
+        Var("y", "output", None, "m", "a + b + c", 0.0),
+    )
+
+    def _setup(self):
+        self.values["y"] = 0.0
+
+    def _advance(self, t, h):
+        v = self.values
+        v["y"] = v["a"] + v["b"] + v["c"]
+
+
+@pytest.mark.parametrize("inputs, ok, words", [
+    ({"a": 5.0, "b": 1e308, "c": 1e308}, True, None),        # finite values whose sum overflows: accepted
+    ({"a": 0.0, "b": -2.5, "c": 7.0}, True, None),
+    ({"b": math.nan}, False, ("input 'b'", "not finite")),
+    ({"c": -math.inf}, False, ("input 'c'", "not finite")),
+    ({"a": 5.5}, False, ("input 'a'", "above max 5.0")),
+    ({"a": -1e-9}, False, ("input 'a'", "below min 0.0")),
+])
+def test_inputs_are_checked_every_step(inputs, ok, words):
+    s = Bounded(instance_name="b", resources=".")
+    vr = {v.name: v.value_reference for v in s.vars.values()}
+    s.setup_experiment(0.0)
+    s.enter_initialization_mode()
+    s.exit_initialization_mode()
+    s.set_real([vr[k] for k in inputs], list(inputs.values()))
+    assert s.do_step(0.0, 0.1) is ok
+    if ok:
+        v = s.values
+        assert s.get_real([vr["y"], vr["a"], vr["b"]]) == [v["a"] + v["b"] + v["c"], v["a"], v["b"]]
+        assert s.get_real([vr["y"]]) == [pythonfmu_get_real(s, vr["y"])]
+    else:
+        assert all(w in errors(s)[-1] for w in words) and s.values["y"] == 0.0    # the model was not stepped
+
+
+def pythonfmu_get_real(s, ref):
+    return float(s.vars[ref].getter())
+
+
+def test_get_real_refuses_a_reference_that_is_not_real():
+    s = Bounded(instance_name="b", resources=".")
+    vr = {v.name: v.value_reference for v in s.vars.values()}
+    with pytest.raises(TypeError, match=f"valueReference={vr['mode']} is not of type Real"):
+        s.get_real([vr["a"], vr["mode"]])
+    with pytest.raises(KeyError):
+        s.get_real([99])

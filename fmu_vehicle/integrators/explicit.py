@@ -19,7 +19,7 @@ def rk4_chunk(sys, t0, h, y, nsteps, record_every, step0, out, nrec, work):
     """Advance y in place by up to ``nsteps`` RK4 steps starting at step index ``step0``.
 
     The state after ``s`` steps is at time t0 + (step0 + s) h. Rows are recorded into ``out``
-    for every step index that is a multiple of ``record_every``.
+    for every step index that is a multiple of ``record_every`` (none if ``record_every`` <= 0).
     Returns (steps done, status, rows recorded so far).
     """
     k1, k2, k3, k4, yt = work[0], work[1], work[2], work[3], work[4]
@@ -32,7 +32,7 @@ def rk4_chunk(sys, t0, h, y, nsteps, record_every, step0, out, nrec, work):
             return s, st, nrec
         if st == 1:
             return s, st, nrec
-        if step % record_every == 0:
+        if record_every > 0 and step % record_every == 0:
             system_record(t, y, sys, out[nrec])
             nrec += 1
         for i in range(n):
@@ -62,6 +62,19 @@ def rk4_final(sys, t, y, out_row, ydot):
     if st >= 0:
         system_record(t, y, sys, out_row)
     return st
+
+
+@njit
+def rk4_advance(sys, t0, h, y, nsteps, out_row, work):
+    """``nsteps`` RK4 steps from t0 without recording, then evaluate and record the final state
+    (one compiled call per communication step of a stepping interface). Returns (steps done, status):
+    a status 1 from a step leaves y at the state after the steps done (the caller re-parameterizes and
+    calls again for the rest); the final evaluation's status is returned as is.
+    """
+    done, st, _ = rk4_chunk(sys, t0, h, y, nsteps, 0, 0, work, 0, work)      # records nothing: any 2-D array
+    if st != 0:
+        return done, st
+    return done, rk4_final(sys, t0 + nsteps * h, y, out_row, work[0])
 
 
 class RK4:

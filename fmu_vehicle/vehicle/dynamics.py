@@ -29,6 +29,9 @@ from ..tire.contact import OUT_DKAPPA, OUT_FX, OUT_FZ, OUT_MY, OUT_POINT, tire_c
 
 IN_DRIVE, IN_BRAKE, IN_ROAD_H, IN_ROAD_SLOPE, IN_ROAD_MU, IN_FX, IN_FZ, IN_MY = range(8)
 N_INPUTS = 8
+INPUT_KEYS = ("drive_torque", "brake_torque", "road_height", "road_slope", "road_mu", "force_x", "force_z",
+              "moment_y")
+"""The keywords of ``VehicleSimulator.set_input`` in input-column order (IN_DRIVE ... IN_MY)."""
 
 OMEGA_BRAKE = 0.05
 """Angular speed [rad/s] over which the brake torque changes sign (tanh regularization): a wheel
@@ -53,7 +56,7 @@ VehicleArgs = namedtuple("VehicleArgs", [
 @njit(inline="always")
 def wheel_loads(sys, y, ydot, ni):
     """Tire/road/actuator loads of every wheel into data.Qext/jforce; slip-state rates into ydot."""
-    model, data = sys.model, sys.data
+    data = sys.data
     nw = sys.w_body.shape[0]
     for w in range(nw):
         body = sys.w_body[w]

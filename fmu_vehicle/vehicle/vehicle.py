@@ -22,9 +22,10 @@ from ..multibody.mechanism import POSITION_MAXIT, POSITION_TOL, Mechanism, failu
 from ..road import load_road
 from ..tire.contact import CONTACT_OUT_N, OUT_RE
 from ..tire.tir import P_CZ, P_R0
-from .dynamics import (IN_BRAKE, IN_DRIVE, IN_FX, IN_FZ, IN_MY, IN_ROAD_H, IN_ROAD_MU, IN_ROAD_SLOPE, N_INPUTS,
+from .dynamics import (IN_BRAKE, IN_DRIVE, IN_ROAD_MU, N_INPUTS,
                        VehicleArgs, vehicle_record, vehicle_rhs)
-from ..integrators.explicit import rk4_chunk, rk4_final
+from ..integrators.explicit import rk4_advance, rk4_final
+from ..jit import entry_point
 from .loader import VehicleSpec, load_vehicle_spec
 
 CHASSIS_OUTPUTS = (
@@ -276,7 +277,8 @@ class VehicleSimulator:
 
     The initial state is the static equilibrium on ``road`` with the internal tire (an external tire
     or road inputs are not known before the run starts); the selected ``road_source``/``tire_source``
-    take over from then on.
+    take over from then on. ``row`` holds the outputs at the current time (``vehicle.output_names`` order,
+    :meth:`outputs` as a dict).
     """
 
     def __init__(self, vehicle: Vehicle, road, *, v0=0.0, x0=0.0, dt=1e-3, road_source="internal",
@@ -290,6 +292,7 @@ class VehicleSimulator:
         self.t = 0.0
         self.row = np.zeros(len(vehicle.output_names))
         self._work = np.zeros((5, self.y.size))
+        self._advance = None
         self.refresh()
 
     def set_sources(self, road_source: str, tire_source: str):
@@ -310,28 +313,41 @@ class VehicleSimulator:
 
     def set_input(self, wheel: str, *, drive_torque=None, brake_torque=None, road_height=None, road_slope=None,
                   road_mu=None, force_x=None, force_z=None, moment_y=None):
+        """Set some inputs of one wheel (SI units, see :mod:`fmu_vehicle.vehicle.dynamics`); None keeps a value."""
         w = self.vehicle.wheel_index(wheel)
-        for col, v in ((IN_DRIVE, drive_torque), (IN_BRAKE, brake_torque), (IN_ROAD_H, road_height),
-                       (IN_ROAD_SLOPE, road_slope), (IN_ROAD_MU, road_mu), (IN_FX, force_x), (IN_FZ, force_z),
-                       (IN_MY, moment_y)):
+        for col, v in enumerate((drive_torque, brake_torque, road_height, road_slope, road_mu, force_x, force_z,
+                                 moment_y)):
             if v is not None:
                 self.args.inputs[w, col] = float(v)
 
+    def set_inputs(self, values):
+        """Every input of every wheel at once: ``values`` has ``n_wheels * N_INPUTS`` numbers, wheel by wheel
+        in the order of ``wheel_names``, each wheel's in the order of ``dynamics.INPUT_KEYS`` (the units of
+        :meth:`set_input`)."""
+        flat = self.args.inputs.reshape(-1)
+        if len(values) != flat.size:
+            raise ModelError(f"set_inputs: {flat.size} values expected ({flat.size // N_INPUTS} wheels x "
+                             f"{N_INPUTS} inputs), got {len(values)}")
+        flat[:] = values
+
     def advance(self, h: float):
-        """Advance by h [s] in n = max(1, round(h / dt)) equal RK4 sub-steps of h / n."""
+        """Advance by h [s] in n = max(1, round(h / dt)) equal RK4 sub-steps of h / n, then evaluate the
+        outputs at the new state (one compiled call unless the coordinate partition must change)."""
         n = max(1, int(round(h / self.dt)))
         step = h / n
-        out = np.zeros((1, self.row.size))
-        done, status, _ = rk4_chunk(self.args, self.t, step, self.y, n, n + 1, 1, out, 0, self._work)
-        while status == 1:
-            self.y = self.system.reparameterize(self.y)
-            t0 = self.t + done * step
-            more, status, _ = rk4_chunk(self.args, t0, step, self.y, n - done, n + 1, 1, out, 0, self._work)
+        if self._advance is None:       # resolved once: later calls skip numba's argument typing
+            self._advance = entry_point(rk4_advance, self.args, self.t, step, self.y, n, self.row, self._work)
+        done = 0
+        while True:
+            more, status = self._advance(self.args, self.t + done * step, step, self.y, n - done, self.row,
+                                         self._work)
             done += more
+            if status != 1 or done == n:
+                break
+            self.y = self.system.reparameterize(self.y)
         if status < 0:
             raise self.system.failure(status, self.t + done * step)
         self.t += h
-        self.refresh()
 
     def outputs(self) -> dict:
         return dict(zip(self.vehicle.output_names, self.row.tolist()))

@@ -4,7 +4,7 @@ A thin adapter over the script API (``fmu_vehicle.vehicle``)::
 
     car = Vehicle.load(model, base=<FMU resources>, overrides={...from the parameters...})
     sim = car.simulator(road, v0=v0, x0=x0, dt=dt)
-    per doStep(t, h):  sim.set_input(wheel, ...) for every wheel; sim.advance(h); outputs <- sim.outputs()
+    per doStep(t, h):  sim.set_inputs(<every wheel's inputs>); sim.advance(h); outputs <- sim.row
 
 Semantics (units SI, axes ISO 8855: x forward, z up, pitch + nose down):
 
@@ -34,6 +34,7 @@ from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
 from fmu_vehicle.fmi.variables import Var
 from fmu_vehicle.tire.tir import P_R0
 from fmu_vehicle.vehicle import Vehicle, output_table
+from fmu_vehicle.vehicle.dynamics import INPUT_KEYS
 
 #: Vehicle files this FMU offers (all have the corners ``WHEELS``).
 MODELS = ("halfcar7", "halfcar7_forkarm")
@@ -158,7 +159,9 @@ class VehicleLV(VehicleSlaveBase):
             car.tire_p[car.wheel_index(w), P_R0] = v[name]
         road = self._road(res)
         self.car = car
-        self._pairs = [(RENAMED_OUTPUTS.get(n, n), n) for n in car.output_names]
+        self._output_names = [RENAMED_OUTPUTS.get(n, n) for n in car.output_names]
+        key_suffix = {key: suffix for suffix, key, *_ in _INPUTS}
+        self._input_names = [f"wheel_{w}.{key_suffix[key]}" for w in car.wheel_names for key in INPUT_KEYS]
         try:
             self.sim = sim = car.simulator(road, v0=v["v0"], x0=v["x0"], dt=v["dt"],
                                            road_source=v["road_source"], tire_source=v["tire_source"])
@@ -175,8 +178,7 @@ class VehicleLV(VehicleSlaveBase):
 
     def _apply_inputs(self):
         v = self.values
-        for w in WHEELS:
-            self.sim.set_input(w, **{key: v[f"wheel_{w}.{suffix}"] for suffix, key, *_ in _INPUTS})
+        self.sim.set_inputs([v[name] for name in self._input_names])
 
     def _advance(self, t, h):
         self._apply_inputs()
@@ -187,8 +189,7 @@ class VehicleLV(VehicleSlaveBase):
         self._write_outputs()
 
     def _write_outputs(self):
-        out = self.sim.outputs()
-        self.values.update((fmi, out[name]) for fmi, name in self._pairs)
+        self.values.update(zip(self._output_names, self.sim.row.tolist()))
 
     def _state(self):
         return self.sim.get_state()

@@ -1,0 +1,40 @@
+"""VehicleSimulator, the stepping API under the FMUs: inputs at once and per keyword, stepping."""
+import numpy as np
+import pytest
+
+from fmu_vehicle.errors import ModelError
+from fmu_vehicle.vehicle import Vehicle
+from fmu_vehicle.vehicle.dynamics import INPUT_KEYS, N_INPUTS
+
+
+@pytest.fixture(scope="module")
+def car():
+    return Vehicle.load("halfcar7")
+
+
+def test_set_inputs_is_set_input_for_every_wheel_in_key_order(car):
+    a = car.simulator("flat", v0=10.0)
+    b = car.simulator("flat", v0=10.0)
+    values = np.arange(1.0, 1.0 + len(car.wheel_names) * N_INPUTS)
+    a.set_inputs(values.tolist())
+    for w, wheel in enumerate(car.wheel_names):
+        b.set_input(wheel, **dict(zip(INPUT_KEYS, values[w * N_INPUTS:(w + 1) * N_INPUTS])))
+    assert np.array_equal(a.args.inputs, b.args.inputs)
+    assert a.args.inputs[car.wheel_index("rear"), INPUT_KEYS.index("road_mu")] == N_INPUTS + 5.0
+    with pytest.raises(ModelError, match=r"16 values expected \(2 wheels x 8 inputs\), got 3"):
+        a.set_inputs([0.0, 1.0, 2.0])
+
+
+def test_advance_in_substeps_matches_single_steps(car):
+    """h = 50 dt in one call (one compiled call: steps + the final evaluation) equals 50 calls of dt."""
+    a = car.simulator("bumpy", v0=20.0)
+    b = car.simulator("bumpy", v0=20.0)
+    for s in (a, b):
+        s.set_input("front", drive_torque=300.0)
+    a.advance(0.05)
+    for _ in range(50):
+        b.advance(1e-3)
+    assert a.t == pytest.approx(0.05) and b.t == pytest.approx(0.05)
+    np.testing.assert_allclose(a.y, b.y, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(a.row, b.row, rtol=0, atol=1e-9)
+    assert a.outputs()["chassis.x"] == pytest.approx(1.0, rel=0.02)        # 20 m/s for 50 ms
