@@ -35,3 +35,46 @@ def test_symmetric_full_car_equals_half_car():
         assert abs(mech.data.z[mech.coordinate(c)]) < 1e-12, c
     # and it reproduces the paper's 14-DOF row of Table 2
     assert all(r[5] is not False for r in compare(af, paper_final_state("bumpy_road", "14dof")))
+
+
+def test_loop_groups_are_the_corners_and_the_blockwise_closure_solves_are_exact():
+    """Phi_z^d is factored per loop group (one per corner, semirecursive.md §4): the groups, the closure
+    identities Phi_z R_z = 0, Phi_z S = -gam, Phi_z zd = 0 at a moving state, and a partition that puts
+    more dependent coordinates in a corner than it has closure equations is singular."""
+    from fmu_vehicle.multibody.constraints import factor_dependent
+    from fmu_vehicle.vehicle.dynamics import vehicle_rhs
+    car = Vehicle.load("fullcar14")
+    mech, model = car.mech, car.mech.model
+    names = mech.coordinate_names
+    assert model.ngroup == 4 and sorted(np.diff(model.group_beg)) == [4, 4, 5, 5]
+    corner = {model.coord_group[k]: names[k].split(".")[0] for k in range(model.n) if model.coord_group[k] >= 0}
+    assert sorted(corner.values()) == ["front_left", "front_right", "rear_left", "rear_right"]
+    for k, name in enumerate(names):
+        g = model.coord_group[k]
+        assert (g < 0) == (name.startswith("chassis.") or name.endswith(".spin")), name
+        assert g < 0 or name.startswith(corner[g]), name
+    args = car.args("bumpy")
+    y = car.initial_state(args, 20.0)
+    ni = mech.n_dof
+    y[ni:2 * ni] += np.random.default_rng(3).normal(0.0, 0.3, ni)     # suspension, body and spin rates
+    ydot = np.zeros_like(y)
+    assert vehicle_rhs(0.0, y, args, ydot) == 0
+    d = mech.data
+    scale = np.abs(d.phiz).max() * max(1.0, np.abs(d.Rz).max())
+    assert np.abs(d.phiz @ d.Rz).max() < 1e-13 * scale
+    np.testing.assert_array_equal(d.Rz[d.indep], np.eye(ni))
+    assert np.abs(d.phiz @ d.S + d.gam).max() < 1e-12 * max(1.0, np.abs(d.gam).max())
+    assert np.abs(d.phiz @ d.zd).max() < 1e-13 * max(1.0, np.abs(d.zd).max())
+    assert np.abs(d.zd).max() > 0.1
+    # the dense solve agrees with the blockwise one
+    Rd = -np.linalg.solve(d.phiz[:, d.dep], d.phiz[:, d.indep])
+    np.testing.assert_allclose(d.Rz[d.dep], Rd, rtol=0, atol=1e-12 * max(1.0, np.abs(Rd).max()))
+    # front_left travel dependent instead of a rear_left coordinate: 5 dependent coordinates in a 4-row group
+    dep, indep = d.dep.copy(), d.indep.copy()
+    fl = mech.coordinate("front_left.travel")
+    rl = next(k for k in dep if names[k].startswith("rear_left."))
+    d.dep[:] = np.sort(np.where(dep == rl, fl, dep))
+    d.indep[:] = np.where(indep == fl, rl, indep)
+    assert np.isinf(factor_dependent(model, d))
+    d.dep[:], d.indep[:] = dep, indep
+    assert np.isfinite(factor_dependent(model, d))

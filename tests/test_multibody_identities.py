@@ -54,6 +54,14 @@ def test_null_space_and_acceleration_bias(name):
     assert np.abs(d.phiz @ d.zd).max() < 1e-13 * max(1.0, np.abs(d.zd).max())
 
 
+def mbar(I):
+    """The 6x6 Mbar of a spatial inertia (m, h, J_O) as stored by the engine (dynamics.I_*)."""
+    m, h = I[0], I[1:4]
+    xx, yy, zz, xy, xz, yz = I[4:]
+    H = cartesian.skew(h)
+    return np.block([[m * np.eye(3), -H], [H, np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])]])
+
+
 def path_matrices(mech):
     """Dense T (6n x 6n), R_d (6n x n), blockdiag Mbar and stacked Qbar, w, D from the workspace."""
     model, d = mech.model, mech.data
@@ -69,7 +77,7 @@ def path_matrices(mech):
     Q, w, D = np.zeros(6 * n), np.zeros(6 * n), np.zeros(6 * n)
     for i in range(n):
         Rd[6 * i:6 * i + 6, i] = d.b[i]
-        Mbar[6 * i:6 * i + 6, 6 * i:6 * i + 6] = d.Mbar[i]
+        Mbar[6 * i:6 * i + 6, 6 * i:6 * i + 6] = mbar(d.Ibar[i])
         Q[6 * i:6 * i + 6] = d.Qbar[i]
         # velocity terms of body i (semirecursive.md §1.2) with the CoM inertia from the spec
         A, m, g, gd, om = d.A[i], model.mass[i], d.g[i], d.gd[i], d.Z[i, 3:]
@@ -94,7 +102,7 @@ def test_recursive_assembly_equals_dense_path_matrix_form(name):
         m, G = model.mass[i], cartesian.skew(d.g[i])
         J = d.A[i] @ model.inertia0[i] @ d.A[i].T
         ref = np.block([[m * np.eye(3), -m * G], [m * G, J - m * G @ G]])
-        assert np.abs(d.Mbar[i] - ref).max() < 1e-14 * max(1.0, np.abs(ref).max())
+        assert np.abs(mbar(d.Ibar[i]) - ref).max() < 1e-14 * max(1.0, np.abs(ref).max())
     M = Rd.T @ T.T @ Mbar @ T @ Rd
     assert np.abs(d.M - M).max() < 1e-13 * np.abs(M).max()
     f = Rd.T @ T.T @ (Q - (w + Mbar @ T @ D))

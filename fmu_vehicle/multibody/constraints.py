@@ -22,7 +22,7 @@ import math
 from ..jit import njit
 
 from .kinematics import forward_positions, point_accel0, point_jacobian_cols, point_position, point_velocity
-from .linalg import lu_factor, lu_solve, lu_solve_many
+from .linalg import lu_factor, lu_solve
 
 
 @njit(inline="always")
@@ -107,12 +107,30 @@ def eval_bias(model, data):
 
 @njit(inline="always")
 def factor_dependent(model, data):
-    """LU-factor Phi_z^d into data.lu/piv; returns the pivot ratio (inf if singular)."""
+    """LU-factor Phi_z^d into data.lu/piv block by block; returns the pivot ratio (inf if singular).
+
+    Loop group g (:func:`topology._loop_groups`) has the LU rows model.group_beg[g]..group_beg[g+1]-1;
+    its dependent coordinates (those among its columns, in increasing order) become the same LU columns
+    (data.lu_dep). A dependent coordinate in no group, or more of them in a group than it has rows,
+    makes Phi_z^d singular.
+    """
     m = model.m
-    for r in range(m):
-        for c in range(m):
-            data.lu[r, c] = data.phiz[r, data.dep[c]]
-    ratio = lu_factor(data.lu, data.piv)
+    fill = data.group_fill
+    for g in range(model.ngroup):
+        fill[g] = model.group_beg[g]
+    for c in range(m):
+        d = data.dep[c]
+        g = model.coord_group[d]
+        if g < 0 or fill[g] == model.group_beg[g + 1]:
+            data.stats[2] = math.inf
+            return math.inf
+        data.lu_dep[fill[g]] = d
+        fill[g] += 1
+    for k in range(m):
+        r = model.lu_row[k]
+        for c in range(model.lu_beg[k], model.lu_end[k]):
+            data.lu[k, c] = data.phiz[r, data.lu_dep[c]]
+    ratio = lu_factor(data.lu, data.piv, model.lu_beg, model.lu_end)
     data.stats[2] = ratio
     return ratio
 
@@ -142,11 +160,11 @@ def solve_positions(model, data, tol, maxit):
             break
         if math.isinf(factor_dependent(model, data)):
             return -1
-        for r in range(m):
-            x[r] = -data.phi[r]
-        lu_solve(data.lu, data.piv, x)
+        for k in range(m):
+            x[k] = -data.phi[model.lu_row[k]]
+        lu_solve(data.lu, data.piv, model.lu_beg, model.lu_end, x, 0, m)
         for c in range(m):
-            data.z[data.dep[c]] += x[c]
+            data.z[data.lu_dep[c]] += x[c]
     return -1
 
 
@@ -154,50 +172,43 @@ def solve_positions(model, data, tol, maxit):
 def velocity_transform(model, data):
     """R_z (eq. 8) from the current Phi_z and the dependent velocities zd^d = R_z|_d zd^i.
 
-    Returns False if Phi_z^d is singular. The non-zero right-hand sides -Phi_z^i are solved together
-    (a coordinate that moves no loop, e.g. of the chassis, has a zero column of Phi_z and of R_z|_d).
-    Also lists the rows of the non-zero entries of every column of R_z (data.rz_rows/rz_nrows).
+    Returns False if Phi_z^d is singular. Column j of R_z|_d solves the block of the loop group of
+    the independent coordinate j only (its column of Phi_z vanishes outside the group's rows); a
+    coordinate in no group (e.g. of the chassis) moves no loop: zero column of Phi_z and of R_z|_d.
+    Also lists the rows of the non-zero entries of every column of R_z (data.rz_rows/rz_nrows: the
+    independent row first, then the dependent rows in LU order).
     """
     n, m = model.n, model.m
     ni = n - m
-    Rz, X, indep, dep = data.Rz, data.X, data.indep, data.dep
-    nx = 0
-    if m > 0:
-        if math.isinf(factor_dependent(model, data)):
-            return False
-        for j in range(ni):
-            nonzero = False
-            for r in range(m):
-                v = data.phiz[r, indep[j]]
-                X[r, nx] = -v
-                if v != 0.0:
-                    nonzero = True
-            if nonzero:
-                data.xcol[nx] = j
-                nx += 1
-        lu_solve_many(data.lu, data.piv, X, nx)
+    Rz, indep, dep = data.Rz, data.indep, data.dep
+    if m > 0 and math.isinf(factor_dependent(model, data)):
+        return False
+    x = data.wm
+    for c in range(m):
+        data.zd[dep[c]] = 0.0
     for j in range(ni):
         for c in range(m):
             Rz[dep[c], j] = 0.0
         for l in range(ni):
             Rz[indep[l], j] = 1.0 if l == j else 0.0
-    for t in range(nx):
-        j = data.xcol[t]
-        for c in range(m):
-            Rz[dep[c], j] = X[c, t]
-    for j in range(ni):
-        cnt = 0
-        for i in range(n):
-            if Rz[i, j] != 0.0:
-                data.rz_rows[j, cnt] = i
-                cnt += 1
+        rows = data.rz_rows[j]
+        rows[0] = indep[j]
+        cnt = 1
+        g = model.coord_group[indep[j]]
+        if g >= 0:
+            lo, hi = model.group_beg[g], model.group_beg[g + 1]
+            for k in range(lo, hi):
+                x[k] = -data.phiz[model.lu_row[k], indep[j]]
+            lu_solve(data.lu, data.piv, model.lu_beg, model.lu_end, x, lo, hi)
+            zdj = data.zd[indep[j]]
+            for c in range(lo, hi):
+                if x[c] != 0.0:
+                    d = data.lu_dep[c]
+                    Rz[d, j] = x[c]
+                    data.zd[d] += x[c] * zdj
+                    rows[cnt] = d
+                    cnt += 1
         data.rz_nrows[j] = cnt
-    for c in range(m):
-        d = dep[c]
-        s = 0.0
-        for j in range(ni):
-            s += Rz[d, j] * data.zd[indep[j]]
-        data.zd[d] = s
     return True
 
 
@@ -214,8 +225,8 @@ def acceleration_bias(model, data):
         return
     eval_bias(model, data)
     x = data.wm
-    for r in range(m):
-        x[r] = -data.gam[r]
-    lu_solve(data.lu, data.piv, x)
+    for k in range(m):
+        x[k] = -data.gam[model.lu_row[k]]
+    lu_solve(data.lu, data.piv, model.lu_beg, model.lu_end, x, 0, m)
     for c in range(m):
-        data.S[data.dep[c]] = x[c]
+        data.S[data.lu_dep[c]] = x[c]

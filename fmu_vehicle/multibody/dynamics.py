@@ -2,7 +2,8 @@
 (semirecursive.md §1.2, §3, §4.4, §5.2; seed 001 eqs. 6, 10, 21).
 
 Per body, about the global origin (g = CoM, J = A J0 A^T, w = angular velocity):
-    Mbar = [[m I, -m g~], [m g~, J - m g~ g~]]
+    Mbar = [[m I, -m g~], [m g~, J - m g~ g~]], stored as the 10 numbers of a spatial inertia
+    (m, h = m g, J_O = J - m g~ g~ symmetric; INERTIA_* below); sums of such matrices keep the form
     Qbar = {m grav; g x m grav} + external wrenches + force elements
     Pbar = Mbar Zd0 + {m w x gd; m g x (w x gd) + w x J w}
 Backward accumulation (no reference-point shift: all bodies refer to the origin):
@@ -22,14 +23,43 @@ from .force_elements import add_point_force, rotational_spring_dampers, spring_d
 from .linalg import cholesky_solve
 
 
+# spatial inertia about the origin, data.Ibar[i] / data.IS[i]: mass, first moment h = m g, J_O (symmetric)
+I_M, I_HX, I_HY, I_HZ, I_XX, I_YY, I_ZZ, I_XY, I_XZ, I_YZ = range(10)
+
+
+@njit(inline="always")
+def inertia_times(I, x, out):
+    """out = Mbar x for the spatial inertia I (10 numbers) and a 6-vector x = {t; r}:
+    out = {m t - h x r; h x t + J_O r}."""
+    m, hx, hy, hz = I[I_M], I[I_HX], I[I_HY], I[I_HZ]
+    t0, t1, t2, r0, r1, r2 = x[0], x[1], x[2], x[3], x[4], x[5]
+    out[0] = m * t0 - (hy * r2 - hz * r1)
+    out[1] = m * t1 - (hz * r0 - hx * r2)
+    out[2] = m * t2 - (hx * r1 - hy * r0)
+    out[3] = (hy * t2 - hz * t1) + I[I_XX] * r0 + I[I_XY] * r1 + I[I_XZ] * r2
+    out[4] = (hz * t0 - hx * t2) + I[I_XY] * r0 + I[I_YY] * r1 + I[I_YZ] * r2
+    out[5] = (hx * t1 - hy * t0) + I[I_XZ] * r0 + I[I_YZ] * r1 + I[I_ZZ] * r2
+
+
 @njit(inline="always")
 def body_terms(model, data):
-    """Mbar_i, Qbar_i (gravity + data.Qext) and Pbar_i for every tree body."""
+    """Ibar_i (Mbar_i as a spatial inertia), Qbar_i (gravity + data.Qext) and Pbar_i for every tree body.
+
+    A massless body without inertia (the auxiliary bodies of compound joints, semirecursive.md §2.3)
+    has Ibar = 0, Qbar = Qext, Pbar = 0.
+    """
     grav = model.gravity
     for i in range(model.n):
         m = model.mass[i]
         A, J0 = data.A[i], model.inertia0[i]
-        Mb = data.Mbar[i]
+        Ib = data.Ibar[i]
+        if m == 0.0 and J0[0, 0] == 0.0 and J0[1, 1] == 0.0 and J0[2, 2] == 0.0:     # J0 is PSD: J0 = 0
+            for k in range(10):
+                Ib[k] = 0.0
+            for k in range(6):
+                data.Qbar[i, k] = data.Qext[i, k]
+                data.Pbar[i, k] = 0.0
+            continue
         # J = A J0 A^T (global axes, about the CoM)
         J00 = J01 = J02 = J11 = J12 = J22 = 0.0
         for k in range(3):
@@ -42,24 +72,16 @@ def body_terms(model, data):
                     J12 += A[1, k] * J0[k, l] * A[2, l]
                     J22 += A[2, k] * J0[k, l] * A[2, l]
         gx, gy, gz = data.g[i, 0], data.g[i, 1], data.g[i, 2]
-        # m g~ = m [[0, -gz, gy], [gz, 0, -gx], [-gy, gx, 0]];  -m g~ g~ = m (|g|^2 I - g g^T)
+        # J_O = J - m g~ g~ = J + m (|g|^2 I - g g^T)
         gg = gx * gx + gy * gy + gz * gz
-        for k in range(6):
-            for l in range(6):
-                Mb[k, l] = 0.0
-        Mb[0, 0] = Mb[1, 1] = Mb[2, 2] = m
-        Mb[0, 4], Mb[0, 5] = m * gz, -m * gy
-        Mb[1, 3], Mb[1, 5] = -m * gz, m * gx
-        Mb[2, 3], Mb[2, 4] = m * gy, -m * gx
-        Mb[4, 0], Mb[5, 0] = m * gz, -m * gy
-        Mb[3, 1], Mb[5, 1] = -m * gz, m * gx
-        Mb[3, 2], Mb[4, 2] = m * gy, -m * gx
-        Mb[3, 3] = J00 + m * (gg - gx * gx)
-        Mb[4, 4] = J11 + m * (gg - gy * gy)
-        Mb[5, 5] = J22 + m * (gg - gz * gz)
-        Mb[3, 4] = Mb[4, 3] = J01 - m * gx * gy
-        Mb[3, 5] = Mb[5, 3] = J02 - m * gx * gz
-        Mb[4, 5] = Mb[5, 4] = J12 - m * gy * gz
+        Ib[I_M] = m
+        Ib[I_HX], Ib[I_HY], Ib[I_HZ] = m * gx, m * gy, m * gz
+        Ib[I_XX] = J00 + m * (gg - gx * gx)
+        Ib[I_YY] = J11 + m * (gg - gy * gy)
+        Ib[I_ZZ] = J22 + m * (gg - gz * gz)
+        Ib[I_XY] = J01 - m * gx * gy
+        Ib[I_XZ] = J02 - m * gx * gz
+        Ib[I_YZ] = J12 - m * gy * gz
         # Qbar: gravity + external wrenches set by the caller
         Fx, Fy, Fz = m * grav[0], m * grav[1], m * grav[2]
         Q = data.Qbar[i]
@@ -80,12 +102,7 @@ def body_terms(model, data):
         Jw1 = J01 * w0 + J11 * w1 + J12 * w2
         Jw2 = J02 * w0 + J12 * w1 + J22 * w2
         P = data.Pbar[i]
-        Zd0 = data.Zd0[i]
-        for k in range(6):
-            s = 0.0
-            for l in range(6):
-                s += Mb[k, l] * Zd0[l]
-            P[k] = s
+        inertia_times(Ib, data.Zd0[i], P)
         P[0] += m * c0
         P[1] += m * c1
         P[2] += m * c2
@@ -95,38 +112,24 @@ def body_terms(model, data):
 
 
 @njit(inline="always")
-def _add_point_mass(MS, c, r):
-    """MS += c C(r)^T C(r): the 6x6 mass matrix of a point mass c [kg] at r (body_terms with J = 0)."""
+def _add_point_mass(IS, c, r):
+    """IS += the spatial inertia of a point mass c [kg] at r: (c, c r, c (|r|^2 I - r r^T))."""
     x, y, z = r[0], r[1], r[2]
-    MS[0, 0] += c
-    MS[1, 1] += c
-    MS[2, 2] += c
-    MS[0, 4] += c * z
-    MS[4, 0] += c * z
-    MS[0, 5] -= c * y
-    MS[5, 0] -= c * y
-    MS[1, 3] -= c * z
-    MS[3, 1] -= c * z
-    MS[1, 5] += c * x
-    MS[5, 1] += c * x
-    MS[2, 3] += c * y
-    MS[3, 2] += c * y
-    MS[2, 4] -= c * x
-    MS[4, 2] -= c * x
-    MS[3, 3] += c * (y * y + z * z)
-    MS[4, 4] += c * (x * x + z * z)
-    MS[5, 5] += c * (x * x + y * y)
-    MS[3, 4] -= c * x * y
-    MS[4, 3] -= c * x * y
-    MS[3, 5] -= c * x * z
-    MS[5, 3] -= c * x * z
-    MS[4, 5] -= c * y * z
-    MS[5, 4] -= c * y * z
+    IS[I_M] += c
+    IS[I_HX] += c * x
+    IS[I_HY] += c * y
+    IS[I_HZ] += c * z
+    IS[I_XX] += c * (y * y + z * z)
+    IS[I_YY] += c * (x * x + z * z)
+    IS[I_ZZ] += c * (x * x + y * y)
+    IS[I_XY] -= c * x * y
+    IS[I_XZ] -= c * x * z
+    IS[I_YZ] -= c * y * z
 
 
 @njit(inline="always")
 def rod_body_terms(model, data):
-    """Seed M^S, Q^S with the rods' end-point terms (semirecursive.md §5.2), before accumulation.
+    """Seed M^S (data.IS), Q^S with the rods' end-point terms (semirecursive.md §5.2), before accumulation.
 
     G_a^T M_rod G_a splits into a point mass a at r_a on body A and c at r_b on body B (their
     C(r)^T C(r) blocks, since G = C(r) T R_d on the body's path); the forces G^T (w_rod - M_rod a0)
@@ -145,23 +148,23 @@ def rod_body_terms(model, data):
             fa[k] = model.rod_w[q, 0] * grav[k] - (ca * kin[4, k] + cb * kin[5, k])
             fb[k] = model.rod_w[q, 1] * grav[k] - (cb * kin[4, k] + cc * kin[5, k])
         if A >= 0:
-            _add_point_mass(data.MS[A], ca, kin[0])
+            _add_point_mass(data.IS[A], ca, kin[0])
             add_point_force(data.QS[A], kin[0], fa)
         if B >= 0:
-            _add_point_mass(data.MS[B], cc, kin[1])
+            _add_point_mass(data.IS[B], cc, kin[1])
             add_point_force(data.QS[B], kin[1], fb)
 
 
 @njit(inline="always")
 def accumulate(model, data):
-    """Backward pass: M^S, Q^S, P^S (subtree sums, semirecursive.md §3.3), rods' end terms included."""
+    """Backward pass: M^S (data.IS), Q^S, P^S (subtree sums, semirecursive.md §3.3), rods' end terms included."""
     n = model.n
     for i in range(n):
         for k in range(6):
             data.QS[i, k] = data.Qbar[i, k]
             data.PS[i, k] = data.Pbar[i, k]
-            for l in range(6):
-                data.MS[i, k, l] = data.Mbar[i, k, l]
+        for k in range(10):
+            data.IS[i, k] = data.Ibar[i, k]
     rod_body_terms(model, data)
     for i in range(n - 1, -1, -1):
         p = model.parent[i]
@@ -169,38 +172,30 @@ def accumulate(model, data):
             for k in range(6):
                 data.QS[p, k] += data.QS[i, k]
                 data.PS[p, k] += data.PS[i, k]
-                for l in range(6):
-                    data.MS[p, k, l] += data.MS[i, k, l]
+            for k in range(10):
+                data.IS[p, k] += data.IS[i, k]
 
 
 @njit(inline="always")
 def assemble(model, data):
-    """Open-loop M (n x n) and f (semirecursive.md §3.4) plus joint forces and rotational elements."""
+    """Open-loop M (n x n) and f (semirecursive.md §3.4) plus joint forces and rotational elements.
+
+    Only the entries of bodies on one path (i an ancestor of j or j itself) are written; the others
+    are zero (make_data) except those of the rods' coupling, which :func:`add_rods` resets and adds.
+    """
     n = model.n
     M, b = data.M, data.b
-    v = data.tmp[6]
-    v2 = data.tmp[7]
+    v = data.tmp6[0]
     for j in range(n):
-        MSj = data.MS[j]
         bj = b[j]
-        # v = M^S_j b_j (6-vector stored in two 3-vectors)
-        for k in range(3):
-            s = 0.0
-            t = 0.0
-            for l in range(6):
-                s += MSj[k, l] * bj[l]
-                t += MSj[3 + k, l] * bj[l]
-            v[k] = s
-            v2[k] = t
-        for i in range(j + 1):
-            if model.on_path[j, i]:
-                bi = b[i]
-                val = bi[0] * v[0] + bi[1] * v[1] + bi[2] * v[2] + bi[3] * v2[0] + bi[4] * v2[1] + bi[5] * v2[2]
-                M[i, j] = val
-                M[j, i] = val
-            else:
-                M[i, j] = 0.0
-                M[j, i] = 0.0
+        inertia_times(data.IS[j], bj, v)          # v = M^S_j b_j
+        pj = model.path[j]
+        for c in range(model.depth[j]):
+            i = pj[c]
+            bi = b[i]
+            val = bi[0] * v[0] + bi[1] * v[1] + bi[2] * v[2] + bi[3] * v[3] + bi[4] * v[4] + bi[5] * v[5]
+            M[i, j] = val
+            M[j, i] = val
         s = 0.0
         for l in range(6):
             s += bj[l] * (data.QS[j, l] - data.PS[j, l])
@@ -256,6 +251,19 @@ def add_rods(model, data):
         K[5, 3] -= c * bz * ax
         K[5, 4] -= c * bz * ay
         K[5, 5] += c * (d - bz * az)
+    for p in range(model.npair):    # entries off one path were written by the last call only: reset them
+        A, B = model.pair_a[p], model.pair_b[p]
+        if model.on_path[A, B] or model.on_path[B, A]:
+            continue                # one body is an ancestor of the other: all its entries are on one path
+        pa, na = model.path[A], model.depth[A]
+        pb, nb = model.path[B], model.depth[B]
+        for cj in range(nb):
+            j = pb[cj]
+            for ci in range(na):
+                i = pa[ci]
+                if not (model.on_path[i, j] or model.on_path[j, i]):
+                    data.M[i, j] = 0.0
+                    data.M[j, i] = 0.0
     v = data.tmp[8]
     v2 = data.tmp[9]
     for p in range(model.npair):
@@ -288,12 +296,12 @@ def solve_accelerations(model, data):
 
     Needs S (:func:`constraints.acceleration_bias`). Exploits the structure of R_z and S: S is zero on
     the independent coordinates, R_z|_i = I and R_z|_d is sparse (data.rz_rows), so only non-zero
-    entries enter the products (the sums keep their order: the result is the dense product's).
+    entries enter the products.
     """
     n, m = model.n, model.m
     ni = n - m
     Rz, M, S, dep = data.Rz, data.M, data.S, data.dep
-    # w = f - M S  (stored in zdd as scratch); S^i = 0, dep is increasing
+    # w = f - M S  (stored in zdd as scratch); S^i = 0
     w = data.zdd
     for i in range(n):
         s = data.f[i]
@@ -308,8 +316,19 @@ def solve_accelerations(model, data):
             i = rows[a, t]
             s += Rz[i, a] * w[i]
         data.fr[a] = s
-    # Mr = Rz^T M Rz column by column: w = M Rz[:, b] (axpy over the non-zero entries of Rz[:, b])
+    # Mr = Rz^T M Rz column by column: c = M Rz[:, b]; a column of R_z that is a unit vector (a coordinate
+    # that moves no loop) gives a column of M, other columns an axpy over their non-zero entries
     for bcol in range(ni):
+        if nrows[bcol] == 1:
+            j = rows[bcol, 0]
+            for a in range(bcol, ni):
+                s = 0.0
+                for t in range(nrows[a]):
+                    i = rows[a, t]
+                    s += Rz[i, a] * M[i, j]
+                data.Mr[a, bcol] = s
+                data.Mr[bcol, a] = s
+            continue
         for i in range(n):
             w[i] = 0.0
         for t in range(nrows[bcol]):

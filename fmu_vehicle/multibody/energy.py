@@ -1,6 +1,6 @@
 """Mechanical energy of the mechanism (kinetic + gravity + elastic), for conservation checks.
 
-T = 1/2 sum_i Z_i^T Mbar_i Z_i + 1/2 sum_rods [v_a; v_b]^T M_rod [v_a; v_b]
+T = 1/2 sum_i Z_i^T Mbar_i Z_i (data.Ibar) + 1/2 sum_rods [v_a; v_b]^T M_rod [v_a; v_b]
 V = -sum m grav . g  (bodies and rods, rod CoM = (1 - xi) r_a + xi r_b)
     + sum_springs int_0^x Fs dx  (x = L0 - L, compression positive)  + 1/2 sum_rot k (z - z0)^2
 Dampers and the caller's loads (Qext, jforce) do work that is not counted here.
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..jit import njit
 
+from .dynamics import inertia_times
 from .force_elements import spring_compression_force
 from .kinematics import point_position, point_velocity
 
@@ -48,14 +49,12 @@ def mechanical_energy(model, data):
     kin = 0.0
     pot = 0.0
     grav = model.gravity
+    MZ = data.tmp6[0]
     for i in range(model.n):
         Z = data.Z[i]
-        Mb = data.Mbar[i]
+        inertia_times(data.Ibar[i], Z, MZ)
         for k in range(6):
-            s = 0.0
-            for l in range(6):
-                s += Mb[k, l] * Z[l]
-            kin += 0.5 * Z[k] * s
+            kin += 0.5 * Z[k] * MZ[k]
         pot -= model.mass[i] * (grav[0] * data.g[i, 0] + grav[1] * data.g[i, 1] + grav[2] * data.g[i, 2])
     ra, rb, va, vb = data.tmp[8], data.tmp[9], data.tmp[10], data.tmp[11]
     for q in range(model.nrod):

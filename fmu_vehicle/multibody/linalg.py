@@ -1,4 +1,4 @@
-"""Small dense factorizations for the inner loop (matrices of order < 50, no allocation).
+"""Small factorizations for the inner loop (matrices of order < 50, no allocation).
 
 LAPACK through ``np.linalg`` allocates on every call inside numba; these in-place kernels keep the
 derivative evaluation allocation-free. They are the textbook algorithms (Golub & Van Loan 3.4.1
@@ -12,30 +12,34 @@ from ..jit import njit
 
 
 @njit(cache=True)
-def lu_factor(a, piv):
-    """In-place LU with partial pivoting of the square matrix ``a``.
+def lu_factor(a, piv, beg, end):
+    """In-place LU with partial pivoting of the block-diagonal square matrix ``a``.
 
+    Row/column k lies in the diagonal block [beg[k], end[k]) (one dense block: beg = 0, end = n). Pivots
+    are searched within the block, so each block is factored on its own (a loop group of Phi_z^d,
+    semirecursive.md §4); entries outside the blocks are neither read nor written.
     Returns the ratio max|u_ii| / min|u_ii| (a cheap conditioning indicator), ``inf`` if singular.
     """
     n = a.shape[0]
     umax, umin = 0.0, math.inf
     for k in range(n):
+        lo, hi = beg[k], end[k]
         p, big = k, abs(a[k, k])
-        for i in range(k + 1, n):
+        for i in range(k + 1, hi):
             if abs(a[i, k]) > big:
                 p, big = i, abs(a[i, k])
         piv[k] = p
         if big == 0.0:
             return math.inf
         if p != k:
-            for j in range(n):
+            for j in range(lo, hi):
                 a[k, j], a[p, j] = a[p, j], a[k, j]
         inv = 1.0 / a[k, k]
-        for i in range(k + 1, n):
+        for i in range(k + 1, hi):
             a[i, k] *= inv
             lik = a[i, k]
             if lik != 0.0:
-                for j in range(k + 1, n):
+                for j in range(k + 1, hi):
                     a[i, j] -= lik * a[k, j]
         umax = max(umax, big)
         umin = min(umin, big)
@@ -43,50 +47,23 @@ def lu_factor(a, piv):
 
 
 @njit(cache=True)
-def lu_solve(lu, piv, x):
-    """Solve ``A x = b`` in place (``x`` holds b on entry) from :func:`lu_factor` output."""
-    n = lu.shape[0]
-    for k in range(n):
+def lu_solve(lu, piv, beg, end, x, lo, hi):
+    """Solve ``A x = b`` in place (``x`` holds b on entry) from :func:`lu_factor` output, for the rows
+    lo..hi-1 (whole blocks; 0..n for the full system, beg[k]..end[k] for the block of k)."""
+    for k in range(lo, hi):
         p = piv[k]
         if p != k:
             x[k], x[p] = x[p], x[k]
-    for i in range(n):
+    for i in range(lo, hi):
         s = x[i]
-        for j in range(i):
+        for j in range(beg[i], i):
             s -= lu[i, j] * x[j]
         x[i] = s
-    for i in range(n - 1, -1, -1):
+    for i in range(hi - 1, lo - 1, -1):
         s = x[i]
-        for j in range(i + 1, n):
+        for j in range(i + 1, end[i]):
             s -= lu[i, j] * x[j]
         x[i] = s / lu[i, i]
-
-
-@njit(cache=True)
-def lu_solve_many(lu, piv, X, k):
-    """Solve ``A X = B`` in place for the first ``k`` columns of ``X`` (``X`` holds B on entry), as
-    :func:`lu_solve` column by column."""
-    n = lu.shape[0]
-    for r in range(n):
-        p = piv[r]
-        if p != r:
-            for c in range(k):
-                X[r, c], X[p, c] = X[p, c], X[r, c]
-    for i in range(n):
-        for j in range(i):
-            l = lu[i, j]
-            if l != 0.0:
-                for c in range(k):
-                    X[i, c] -= l * X[j, c]
-    for i in range(n - 1, -1, -1):
-        for j in range(i + 1, n):
-            u = lu[i, j]
-            if u != 0.0:
-                for c in range(k):
-                    X[i, c] -= u * X[j, c]
-        d = lu[i, i]
-        for c in range(k):
-            X[i, c] = X[i, c] / d
 
 
 @njit(cache=True)

@@ -36,6 +36,11 @@ MODEL_FIELDS = (
     "loop_ncols",   # (nsph+nrod,) int64    increasing (loop_cols[c, :loop_ncols[c]]; sph first, then rods):
                     #                       the only non-zero columns of its Phi_z rows (a common ancestor
                     #                       moves the closed loop rigidly: its column vanishes)
+    "ngroup",       # number of loop groups (loops sharing coordinate columns; topology._loop_groups)
+    "group_beg",    # (ngroup+1,) int64 start of every group in the LU order of the constraint rows, then m
+    "coord_group",  # (n,) int64 loop group whose columns hold the coordinate, -1 if none (moves no loop)
+    "lu_row",       # (m,) int64 constraint row of each LU row (rows ordered group by group)
+    "lu_beg", "lu_end",   # (m,) int64 the LU block [lu_beg[k], lu_end[k]) holding LU row/column k
     "gravity",      # (3,) [m/s^2]
     "nsph", "sph_a", "sph_b", "sph_pa", "sph_pb",    # cut spherical joints: bodies, design points [m]
     "nrod", "rod_a", "rod_b", "rod_pa", "rod_pb",    # removed rods / distance constraints
@@ -66,26 +71,28 @@ DATA_FIELDS = (
     "b",                       # (n,6) joint screws b_i (semirecursive.md §2.2)
     "g", "gd",                 # (n,3) CoM positions [m] and velocities [m/s]
     "Z", "Zd0", "Zd",          # (n,6) Cartesian velocities Z_i, velocity-only accelerations, full dZ_i/dt
-    "Mbar", "Qbar", "Pbar",    # (n,6,6), (n,6), (n,6) body mass matrices, forces, velocity terms
-    "MS", "QS", "PS",          # accumulated M^Σ, Q^Σ, P^Σ
+    "Ibar", "Qbar", "Pbar",    # (n,10), (n,6), (n,6) body mass matrices Mbar as spatial inertias (mass [kg],
+                               # first moment m g [kg m], J_O [kg m^2]: dynamics.I_*), forces, velocity terms
+    "IS", "QS", "PS",          # accumulated M^Σ (as spatial inertias), Q^Σ, P^Σ
     "M", "f",                  # (n,n) open-loop mass matrix (rods included), (n,) forces
     "Qext",                    # (n,6) external wrenches {F; r x F} about the origin, set by the caller
     "jforce",                  # (n,) generalized joint forces/torques, set by the caller
     "phi", "phiz", "gam",      # (m,), (m,n), (m,) constraints, Jacobian, dPhi_z/dt * zd
     "indep", "dep",            # (ni,), (m,) int64 coordinate partition
-    "lu", "piv",               # (m,m), (m,) LU factors of Phi_z^d
+    "lu", "piv",               # (m,m), (m,) LU factors of Phi_z^d, rows model.lu_row, columns lu_dep (only the
+                               # diagonal blocks model.lu_beg/lu_end are used)
+    "lu_dep",                  # (m,) int64 dependent coordinate of each LU column (dep ordered group by group)
+    "group_fill",              # (ngroup,) int64 work
     "Rz", "S",                 # (n,ni), (n,) second velocity transformation and dR_z/dt * zd_i
     "Mr", "fr", "zddi",        # (ni,ni), (ni,), (ni,) reduced system and independent accelerations
     "Ga", "Gb",                # (3,n) work: point Jacobians
     "sd_len", "sd_vel", "sd_force",   # (nsd,) element length [m], rate [m/s], tension [N] (+ pulls ends together)
     "stats",                   # (4,) float: last Newton iterations, max |phi|, LU pivot ratio, pivot ratio at partition
-    "tmp", "wm",               # (16,3) scratch 3-vectors, (m,) scratch vector
+    "tmp", "tmp6", "wm",       # (16,3) scratch 3-vectors, (4,6) scratch 6-vectors, (m,) scratch vector
     "rod_kin",                 # (nrod,6,3) rod ends a, b: positions [m], velocities [m/s], velocity-only
                                # accelerations [m/s^2] (rows ra, rb, va, vb, a0a, a0b), set by acceleration_bias
     "Kp",                      # (npair,6,6) rod coupling per body pair: sum of b C(r_a)^T C(r_b) [kg, kg m, kg m^2]
-    "X",                       # (m,ni) work: right-hand sides / solution of Phi_z^d R_z|_d = -Phi_z^i
-    "xcol",                    # (ni,) int64 work: the independent column of each solved column of X
-    "rz_rows", "rz_nrows",     # (ni,n), (ni,) int64: rows of the non-zero entries of each column of R_z, increasing
+    "rz_rows", "rz_nrows",     # (ni,n), (ni,) int64: rows of the non-zero entries of each column of R_z
 )
 MultibodyData = namedtuple("MultibodyData", DATA_FIELDS)
 
@@ -98,14 +105,15 @@ def make_data(model: MultibodyModel, indep: np.ndarray) -> MultibodyData:
     if ni != n - m:
         raise ValueError(f"{ni} independent coordinates given, the model has {n} coordinates and {m} constraints")
     dep = np.array(sorted(set(range(n)) - set(indep.tolist())), dtype=np.int64)
-    z = np.zeros
+    z, zi = np.zeros, (lambda shape: np.zeros(shape, dtype=np.int64))
     A = np.zeros((n, 3, 3))
     A[:] = np.eye(3)
     return MultibodyData(
-        z(n), z(n), z(n), A, z((n, 3)), z((n, 3)), z((n, 3)), z((n, 6)), z((n, 3)), z((n, 3)),
-        z((n, 6)), z((n, 6)), z((n, 6)), z((n, 6, 6)), z((n, 6)), z((n, 6)), z((n, 6, 6)), z((n, 6)),
-        z((n, 6)), z((n, n)), z(n), z((n, 6)), z(n), z(m), z((m, n)), z(m), indep.copy(), dep,
-        z((m, m)), np.zeros(m, dtype=np.int64), z((n, ni)), z(n), z((ni, ni)), z(ni), z(ni),
-        z((3, n)), z((3, n)), z(model.nsd), z(model.nsd), z(model.nsd), z(4), z((16, 3)), z(m),
-        z((model.nrod, 6, 3)), z((model.npair, 6, 6)), z((m, ni)),
-        np.zeros(ni, dtype=np.int64), np.zeros((ni, n), dtype=np.int64), np.zeros(ni, dtype=np.int64))
+        z=z(n), zd=z(n), zdd=z(n), A=A, o=z((n, 3)), u=z((n, 3)), r=z((n, 3)), b=z((n, 6)), g=z((n, 3)),
+        gd=z((n, 3)), Z=z((n, 6)), Zd0=z((n, 6)), Zd=z((n, 6)), Ibar=z((n, 10)), Qbar=z((n, 6)), Pbar=z((n, 6)),
+        IS=z((n, 10)), QS=z((n, 6)), PS=z((n, 6)), M=z((n, n)), f=z(n), Qext=z((n, 6)), jforce=z(n),
+        phi=z(m), phiz=z((m, n)), gam=z(m), indep=indep.copy(), dep=dep, lu=z((m, m)), piv=zi(m), lu_dep=zi(m),
+        group_fill=zi(model.ngroup), Rz=z((n, ni)), S=z(n), Mr=z((ni, ni)), fr=z(ni), zddi=z(ni),
+        Ga=z((3, n)), Gb=z((3, n)), sd_len=z(model.nsd), sd_vel=z(model.nsd), sd_force=z(model.nsd), stats=z(4),
+        tmp=z((16, 3)), tmp6=z((4, 6)), wm=z(m), rod_kin=z((model.nrod, 6, 3)), Kp=z((model.npair, 6, 6)),
+        rz_rows=zi((ni, n)), rz_nrows=zi(ni))

@@ -91,6 +91,38 @@ def _choose_tree(spec: MechanismSpec):
     return tree, cuts
 
 
+def _loop_groups(loop_cols, loop_ncols, nsph: int, n: int):
+    """Loop groups: the connected sets of loops (cut joints and rods) that share a coordinate column of
+    Phi_z. Phi_z is block-diagonal over them, and so is Phi_z^d for every regular partition: a group's
+    rows vanish outside its columns, so it holds exactly as many dependent coordinates as rows. A vehicle
+    has one group per suspension corner (the chassis coordinates are common ancestors, in no column).
+
+    Returns the constraint rows ordered group by group (rows of cut joint s: 3s..3s+2, of rod q:
+    3 nsph + q), the start of every group in that order (plus the end), and the group of each
+    coordinate (-1: in no loop's columns).
+    """
+    nloop = len(loop_ncols)
+    groups = _UnionFind(range(nloop))
+    owner = {}
+    for c in range(nloop):
+        for k in loop_cols[c, :loop_ncols[c]].tolist():
+            if k in owner:
+                groups.union(c, owner[k])
+            else:
+                owner[k] = c
+    roots = list(dict.fromkeys(groups.find(c) for c in range(nloop)))
+    rows, group_beg = [], [0]
+    for root in roots:
+        for c in range(nloop):
+            if groups.find(c) == root:
+                rows.extend([3 * c, 3 * c + 1, 3 * c + 2] if c < nsph else [3 * nsph + (c - nsph)])
+        group_beg.append(len(rows))
+    coord_group = np.full(n, -1, dtype=np.int64)
+    for k, c in owner.items():
+        coord_group[k] = roots.index(groups.find(c))
+    return np.array(rows, dtype=np.int64), np.array(group_beg, dtype=np.int64), coord_group
+
+
 def compile_mechanism(spec: MechanismSpec) -> tuple[MultibodyModel, TreeInfo]:
     """Build the flat tree model of ``spec`` (see module docstring)."""
     src = spec.source
@@ -186,6 +218,9 @@ def compile_mechanism(spec: MechanismSpec) -> tuple[MultibodyModel, TreeInfo]:
         cols = [k for k in range(n) if (a >= 0 and on_path[a, k]) != (b >= 0 and on_path[b, k])]
         loop_cols[c, :len(cols)] = cols
         loop_ncols[c] = len(cols)
+    lu_row, group_beg, coord_group = _loop_groups(loop_cols, loop_ncols, len(sph), n)
+    lu_beg = np.repeat(group_beg[:-1], np.diff(group_beg))
+    lu_end = np.repeat(group_beg[1:], np.diff(group_beg))
 
     pairs, rod_pair = [], []
     for r in rods:
@@ -204,7 +239,9 @@ def compile_mechanism(spec: MechanismSpec) -> tuple[MultibodyModel, TreeInfo]:
     model = MultibodyModel(
         n=n, m=3 * len(sph) + len(rods), parent=parent, jtype=np.array(jtype, dtype=np.int64),
         axis0=arr(axis0, (n, 3)), point0=arr(point0, (n, 3)), mass=arr(mass, (n,)), com0=arr(com0, (n, 3)),
-        inertia0=arr(inertia0, (n, 3, 3)), on_path=on_path, path=path, depth=depth, loop_cols=loop_cols, loop_ncols=loop_ncols, gravity=np.array(spec.gravity_m_per_s2, dtype=float),
+        inertia0=arr(inertia0, (n, 3, 3)), on_path=on_path, path=path, depth=depth, loop_cols=loop_cols,
+        loop_ncols=loop_ncols, ngroup=len(group_beg) - 1, group_beg=group_beg, coord_group=coord_group,
+        lu_row=lu_row, lu_beg=lu_beg, lu_end=lu_end, gravity=np.array(spec.gravity_m_per_s2, dtype=float),
         nsph=len(sph), sph_a=np.array([s[0] for s in sph], dtype=np.int64),
         sph_b=np.array([s[1] for s in sph], dtype=np.int64),
         sph_pa=arr([s[2] for s in sph], (len(sph), 3)), sph_pb=arr([s[3] for s in sph], (len(sph), 3)),
