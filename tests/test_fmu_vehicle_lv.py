@@ -509,3 +509,15 @@ def test_warm_up_failure_is_one_build_error(tmp_path):
     with pytest.raises(BuildError, match=r"Broken\.fmu: warm-up run failed: ") as info:
         warm_up_fmu(broken)
     assert "\n" not in str(info.value)
+
+
+def test_bench_times_the_fmu(fmu, tmp_path):
+    """``fmu-vehicle bench --fmu``: FMPy at 1 ms steps plus the start-up of an instance in a fresh process."""
+    from fmu_vehicle.cli import main
+    out = tmp_path / "bench.json"
+    assert main(["bench", "--vehicles", "halfcar7", "--repeats", "1", "--duration", "0.02", "--no-uncompiled",
+                 "--fmu", str(fmu), "--out", str(out)]) == 0
+    f = json.loads(out.read_text())["fmu"]
+    assert (f["fmu"], f["simulated_s"], f["communication_step_s"]) == ("VehicleLV.fmu", 0.02, 1e-3)
+    assert f["wall_s"] > 0.0 and f["real_time_factor"] == pytest.approx(0.02 / f["wall_s"])
+    assert 0.0 < f["startup_s"] < 300.0
