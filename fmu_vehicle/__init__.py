@@ -27,9 +27,11 @@ def _numba_cache_dir() -> None:
     folder = root / f"numba-{h.hexdigest()[:16]}"
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        os.utime(folder)                   # last use, for _prune_numba_caches
     except OSError:
         return
     os.environ["NUMBA_CACHE_DIR"] = str(folder)
+    _prune_numba_caches(root, folder)
     # numba reads the variable when it is first imported; if the host imported it already, update its
     # config. numba is not imported here: FMUs that never JIT must not load it (an unneeded numba in
     # a libcosim process was seen to abort at exit).
@@ -37,6 +39,33 @@ def _numba_cache_dir() -> None:
     cfg = sys.modules.get("numba.core.config")
     if cfg is not None:
         cfg.CACHE_DIR = str(folder)
+
+
+KEEP_OTHER_CACHES = 2
+"""Cache folders of other package sources kept regardless of age (the most recently used ones)."""
+MAX_IDLE_S = 86400.0
+"""Other cache folders unused for longer than this [s] are deleted (each holds 20-30 MB of machine code)."""
+
+
+def _prune_numba_caches(root, current) -> None:
+    """Delete the numba cache folders of other package sources (older versions, edited checkouts)
+    that are unused for a day, except the KEEP_OTHER_CACHES most recently used. Errors are ignored:
+    the cache is an optimization, and another process may be pruning too."""
+    import shutil
+    import time
+
+    try:
+        stamped = []
+        for d in root.glob("numba-*"):
+            if d != current and d.is_dir():
+                stamped.append((d.stat().st_mtime, d))
+    except OSError:
+        return
+    stamped.sort(reverse=True)
+    now = time.time()
+    for mtime, d in stamped[KEEP_OTHER_CACHES:]:
+        if now - mtime > MAX_IDLE_S:
+            shutil.rmtree(d, ignore_errors=True)
 
 
 _numba_cache_dir()
