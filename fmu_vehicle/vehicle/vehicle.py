@@ -278,7 +278,8 @@ class VehicleSimulator:
     The initial state is the static equilibrium on ``road`` with the internal tire (an external tire
     or road inputs are not known before the run starts); the selected ``road_source``/``tire_source``
     take over from then on. ``row`` holds the outputs at the current time (``vehicle.output_names`` order,
-    :meth:`outputs` as a dict).
+    :meth:`outputs` as a dict). Change the state and inputs through the methods only: a step reuses the
+    last evaluation of the derivative when the inputs are unchanged (first same as last, ``rk4_advance``).
     """
 
     def __init__(self, vehicle: Vehicle, road, *, v0=0.0, x0=0.0, dt=1e-3, road_source="internal",
@@ -288,6 +289,7 @@ class VehicleSimulator:
         self.args = vehicle.args(road)
         self.system = vehicle.system(self.args)
         self.y = vehicle.initial_state(self.args, v0, x0)
+        self._fsal = np.zeros(1 + self.args.inputs.size)     # rk4_advance: [k1 in _work[0] valid, inputs]
         self.set_sources(road_source, tire_source)
         self.t = 0.0
         self.row = np.zeros(len(vehicle.output_names))
@@ -304,9 +306,11 @@ class VehicleSimulator:
             raise ModelError(f"tire_source must be 'internal' or 'external', got {tire_source!r}")
         self.args.modes[0] = int(road_source == "inputs")
         self.args.modes[1] = int(tire_source == "external")
+        self._fsal[0] = 0.0
 
     def refresh(self):
         """Re-evaluate the outputs at the current state with the current inputs (no time step)."""
+        self._fsal[0] = 0.0
         st = rk4_final(self.args, self.t, self.y, self.row, self._work[0])
         if st < 0:
             raise self.system.failure(st, self.t)
@@ -335,12 +339,14 @@ class VehicleSimulator:
         outputs at the new state (one compiled call unless the coordinate partition must change)."""
         n = max(1, int(round(h / self.dt)))
         step = h / n
+        key = self.args.inputs.reshape(-1)
         if self._advance is None:       # resolved once: later calls skip numba's argument typing
-            self._advance = entry_point(rk4_advance, self.args, self.t, step, self.y, n, self.row, self._work)
+            self._advance = entry_point(rk4_advance, self.args, self.t, step, self.y, n, self.row, self._work, key,
+                                        self._fsal)
         done = 0
         while True:
             more, status = self._advance(self.args, self.t + done * step, step, self.y, n - done, self.row,
-                                         self._work)
+                                         self._work, key, self._fsal)
             done += more
             if status != 1 or done == n:
                 break
@@ -361,6 +367,7 @@ class VehicleSimulator:
     def set_state(self, state):
         t, y, inp, z, zd, indep, dep, row = state
         d = self.vehicle.mech.data
+        self._fsal[0] = 0.0
         self.t, self.y = t, y.copy()
         self.args.inputs[:] = inp
         d.z[:], d.zd[:], d.indep[:], d.dep[:] = z, zd, indep, dep
