@@ -1,7 +1,8 @@
 """``fmu-vehicle bench``: speed of the compiled model, measured in one run on this machine.
 
-For each vehicle: wall time of 20 s of the paper's bumpy road (RK4, 1 ms, the paper's setting),
-the real-time factor, microseconds per derivative evaluation (wall time / number of evaluations),
+For each vehicle and integrator: wall time of 20 s of the paper's bumpy road (RK4 at 1 ms, the paper's
+setting, or the adaptive DOP853 reference), the real-time factor, microseconds per derivative
+evaluation (wall time / number of evaluations),
 the ratio to the paper's C/C++ CPU time (seed 001 Tables 3, 5, 6), and the ratio to the same code
 run uncompiled (NUMBA_DISABLE_JIT=1, measured in a subprocess on a short run and scaled per
 evaluation); optionally the vehicle FMU through FMPy at a 1 ms communication step. Results go to a
@@ -52,9 +53,15 @@ def _evaluations(nsteps: int) -> int:
     return 4 * nsteps + 1
 
 
-def time_vehicle(name: str, duration: float = 20.0, dt: float = 1e-3, repeats: int = 3) -> dict:
-    """Best-of-``repeats`` wall time of ``duration`` s on the bumpy road (after a warm-up run)."""
+def time_vehicle(name: str, duration: float = 20.0, dt: float = 1e-3, repeats: int = 3,
+                 integrator: str = "rk4") -> dict:
+    """Best-of-``repeats`` wall time of ``duration`` s on the bumpy road (after a warm-up run).
+
+    ``integrator`` is ``rk4`` (fixed step ``dt``) or ``reference`` (adaptive DOP853, rtol 1e-9, outputs
+    every ``dt``; timed once: it runs Python-level steps and takes seconds).
+    """
     from .integrators import integrate
+    from .integrators.adaptive import ScipyReference
     from .vehicle import Vehicle
     car = Vehicle.load(name)
     man = MANEUVERS["bumpy_road"]
@@ -63,15 +70,17 @@ def time_vehicle(name: str, duration: float = 20.0, dt: float = 1e-3, repeats: i
         if w.driven:
             args.inputs[car.wheel_index(w.name), 0] = man.drive_torque
     y0 = car.initial_state(args, man.v0)
-    integrate(car.system(args), y0, 0.01, dt)       # warm-up: loads/compiles the kernels
+    method = ScipyReference() if integrator == "reference" else integrator
+    integrate(car.system(args), y0, 0.01, dt, integrator=method)       # warm-up: loads/compiles the kernels
     best = float("inf")
-    for _ in range(repeats):
+    for _ in range(1 if integrator == "reference" else repeats):
         t0 = time.perf_counter()
-        integrate(car.system(args), y0, duration, dt, record_every=10)
+        integrate(car.system(args), y0, duration, dt, integrator=method, record_every=10)
         best = min(best, time.perf_counter() - t0)
-    nsteps = round(duration / dt)
-    return {"vehicle": name, "integrator": "rk4", "dt_s": dt, "simulated_s": duration, "wall_s": best,
-            "real_time_factor": duration / best, "us_per_evaluation": best / _evaluations(nsteps) * 1e6,
+    evaluations = method.nfev if integrator == "reference" else _evaluations(round(duration / dt))
+    return {"vehicle": name, "integrator": integrator, "dt_s": dt, "simulated_s": duration, "wall_s": best,
+            "real_time_factor": duration / best, "evaluations": evaluations,
+            "us_per_evaluation": best / evaluations * 1e6,
             "coordinates": car.mech.model.n, "constraints": car.mech.model.m, "dof": car.mech.n_dof}
 
 
@@ -110,24 +119,25 @@ def time_fmu(fmu: Path, duration: float = 20.0) -> dict:
 
 
 def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None = None, repeats: int = 3,
-              duration: float | None = None) -> dict:
-    """Time every vehicle (and optionally the FMU) for ``duration`` s (default DURATION_S); write the JSON
-    report to ``out`` and print it as a Markdown table."""
+              duration: float | None = None, integrators=("rk4",)) -> dict:
+    """Time every vehicle with every integrator (and optionally the FMU) for ``duration`` s (default
+    DURATION_S); write the JSON report to ``out`` and print it as a Markdown table."""
     duration = DURATION_S if duration is None else float(duration)
     cpu = paper_results()["cpu_time_20s_simulation_s"]["bumpy_road"]
     rows = []
     for name in vehicles:
-        r = time_vehicle(name, duration=duration, repeats=repeats)
-        paper = cpu.get(PAPER_KEYS.get(name, ""))
-        r["paper_cpu_s"] = paper
-        # the paper's CPU time is for 20 s: compare per simulated second
-        r["speedup_vs_paper"] = paper / 20.0 / (r["wall_s"] / duration) if paper else None
-        if uncompiled:
-            un = time_uncompiled(name)
-            r["uncompiled_us_per_evaluation"] = un * 1e6
-            r["speedup_vs_uncompiled"] = un * 1e6 / r["us_per_evaluation"]
-        rows.append(r)
-        print(_line(r), flush=True)
+        for integrator in integrators:
+            r = time_vehicle(name, duration=duration, repeats=repeats, integrator=integrator)
+            paper = cpu.get(PAPER_KEYS.get(name, ""))
+            r["paper_cpu_s"] = paper
+            # the paper's CPU time (RK4) is for 20 s: compare per simulated second
+            r["speedup_vs_paper"] = paper / 20.0 / (r["wall_s"] / duration) if paper else None
+            if uncompiled and integrator == "rk4":
+                un = time_uncompiled(name)
+                r["uncompiled_us_per_evaluation"] = un * 1e6
+                r["speedup_vs_uncompiled"] = un * 1e6 / r["us_per_evaluation"]
+            rows.append(r)
+            print(_line(r), flush=True)
     report = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}, "results": rows}
     if fmu is not None:
         report["fmu"] = time_fmu(fmu, duration=duration)
@@ -141,28 +151,29 @@ def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None 
 
 def markdown_table(report: dict) -> str:
     """The report as the Markdown table shown in the README."""
-    lines = ["| model | coords / eqs / DOF | wall for 20 s | real-time factor | us per evaluation "
+    lines = ["| model | integrator | coords / eqs / DOF | wall for 20 s | real-time factor | us per evaluation "
              "| vs paper C++ (s) | vs uncompiled (us/eval) |",
-             "|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|"]
     for r in report["results"]:
         scale = 20.0 / r["simulated_s"]
         paper = (f"x{r['speedup_vs_paper']:.1f} ({r['paper_cpu_s']:.2f})" if r.get("speedup_vs_paper")
                  else "-")
         unc = (f"x{r['speedup_vs_uncompiled']:.0f} ({r['uncompiled_us_per_evaluation']:.0f})"
                if r.get("speedup_vs_uncompiled") else "-")
-        lines.append(f"| {r['vehicle']} | {r['coordinates']} / {r['constraints']} / {r['dof']} "
+        lines.append(f"| {r['vehicle']} | {r['integrator']} | {r['coordinates']} / {r['constraints']} / {r['dof']} "
                      f"| {r['wall_s'] * scale:.3f} s | {r['real_time_factor']:.0f} | {r['us_per_evaluation']:.2f} "
                      f"| {paper} | {unc} |")
     f = report.get("fmu")
     if f:
-        lines.append(f"| {f['fmu']} through FMPy, 1 ms steps | | {f['wall_s'] * 20.0 / f['simulated_s']:.3f} s "
+        lines.append(f"| {f['fmu']} through FMPy, 1 ms steps | rk4 | | {f['wall_s'] * 20.0 / f['simulated_s']:.3f} s "
                      f"| {f['real_time_factor']:.0f} | | | start-up {f['startup_s']:.2f} s |")
     return "\n".join(lines)
 
 
 def _line(r: dict) -> str:
-    s = (f"{r['vehicle']:<18} {r['coordinates']:>3} coords {r['constraints']:>3} eqs {r['dof']:>3} DOF: "
-         f"{r['simulated_s']:g} s in {r['wall_s']:.3f} s (RTF {r['real_time_factor']:.1f}), {r['us_per_evaluation']:.1f} us/eval")
+    s = (f"{r['vehicle']:<18} {r['integrator']:<9} {r['coordinates']:>3} coords {r['constraints']:>3} eqs "
+         f"{r['dof']:>3} DOF: {r['simulated_s']:g} s in {r['wall_s']:.3f} s (RTF {r['real_time_factor']:.1f}), "
+         f"{r['us_per_evaluation']:.1f} us/eval")
     if r.get("paper_cpu_s"):
         s += f", paper C++ {r['paper_cpu_s']:.2f} s for 20 s -> x{r['speedup_vs_paper']:.1f}"
     if r.get("speedup_vs_uncompiled"):

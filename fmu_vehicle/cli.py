@@ -134,7 +134,7 @@ def cmd_bench(a) -> int:
     if a.duration is not None and abs(a.duration / 1e-3 - round(a.duration / 1e-3)) > 1e-6:
         raise ModelError(f"--duration: {a.duration} s is not a multiple of the 1 ms step")
     run_bench(a.vehicles, Path(a.out), uncompiled=not a.no_uncompiled, fmu=fmu, repeats=a.repeats,
-              duration=a.duration)
+              duration=a.duration, integrators=a.integrators)
     print(f"wrote {a.out}")
     return 0
 
@@ -169,6 +169,8 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="speed: 20 s of the bumpy road per vehicle, vs the paper's C++ and uncompiled")
     b.add_argument("--vehicles", nargs="+", default=["halfcar7", "halfcar7_forkarm", "fullcar14", "fullcar14_forkarm"])
     b.add_argument("--out", default="dist/bench.json", help="JSON report (default dist/bench.json)")
+    b.add_argument("--integrators", nargs="+", choices=("rk4", "reference"), default=["rk4", "reference"],
+                   help="rk4 (1 ms, best of --repeats) and/or reference (adaptive DOP853, timed once); default both")
     b.add_argument("--repeats", type=int, default=3, help="best of N runs (default 3)")
     b.add_argument("--duration", type=_positive,
                    help="simulated time of each timed run [s] (default 20, the paper's; a multiple of 1 ms)")
