@@ -397,6 +397,7 @@ def test_archive_ships_code_data_and_requirements(fmu):
               "resources/fmu_vehicle_vehicle_lv.py", "binaries/linux64/VehicleLV.so"):
         assert f in names, f
     assert {r.split(">")[0] for r in req} >= {"numpy", "numba", "scipy"}
+    assert not [r for r in req if r.startswith(("matplotlib", "tqdm"))]     # plots and progress bars only
 
 
 # ------------------------------------------------------------------ runs

@@ -192,6 +192,11 @@ def _imports(script: Path, stage: Path) -> set[str]:
     return {name.split(".")[0] for name in finder.badmodules}
 
 
+RUNTIME_OPTIONAL = {"matplotlib", "tqdm"}
+"""Modules the shipped package imports only inside plotting and progress-bar functions, which an FMU never
+calls: left out of its requirements (matplotlib alone is about 50 MB)."""
+
+
 def _requirements(imported: set[str]) -> list[str]:
     """Requirement lines for the third-party distributions among ``imported`` (module names).
 
@@ -199,7 +204,7 @@ def _requirements(imported: set[str]) -> list[str]:
     requires (e.g. llvmlite for numba) are left to pip.
     """
     top = {name.split(".")[0] for name in imported}
-    top -= set(sys.stdlib_module_names) | {"fmu_vehicle", "pythonfmu"}
+    top -= set(sys.stdlib_module_names) | {"fmu_vehicle", "pythonfmu"} | RUNTIME_OPTIONAL
     mapping = importlib.metadata.packages_distributions()
     dists = sorted({d for name in top if not name.startswith("_") for d in mapping.get(name, [])},
                    key=str.lower)
