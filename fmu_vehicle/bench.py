@@ -84,14 +84,19 @@ def time_vehicle(name: str, duration: float = 20.0, dt: float = 1e-3, repeats: i
             "coordinates": car.mech.model.n, "constraints": car.mech.model.m, "dof": car.mech.n_dof}
 
 
+def _timed_child(what: str, script: str, *args: str, env=None, timeout: float = 1800) -> float:
+    """Run ``script`` in a fresh interpreter; it prints {"seconds": ...} as its last line."""
+    out = subprocess.run([sys.executable, "-c", script, *args], env=env, capture_output=True, text=True,
+                         timeout=timeout)
+    if out.returncode != 0:
+        raise RuntimeError(f"{what} failed: {out.stderr.strip().splitlines()[-1:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])["seconds"]
+
+
 def time_uncompiled(name: str, duration: float = 0.02) -> float:
     """Seconds per derivative evaluation of the uncompiled path (subprocess, NUMBA_DISABLE_JIT=1)."""
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    out = subprocess.run([sys.executable, "-c", _UNCOMPILED, name, str(duration)], env=env, capture_output=True,
-                         text=True, timeout=1800)
-    if out.returncode != 0:
-        raise RuntimeError(f"uncompiled run failed: {out.stderr.strip().splitlines()[-1:]}")
-    seconds = json.loads(out.stdout.strip().splitlines()[-1])["seconds"]
+    seconds = _timed_child("uncompiled run", _UNCOMPILED, name, str(duration),
+                           env=dict(os.environ, NUMBA_DISABLE_JIT="1"))
     return seconds / _evaluations(round(duration / 1e-3))
 
 
@@ -106,11 +111,7 @@ def time_fmu(fmu: Path, duration: float = 20.0) -> dict:
     man = MANEUVERS["bumpy_road"]
     start = {"v0": man.v0, "road": man.road, "wheel_front.torque_drive": man.drive_torque}
     simulate_fmu(str(fmu), stop_time=0.01, output_interval=1e-3, start_values=start)      # warm-up
-    out = subprocess.run([sys.executable, "-c", _FMU_STARTUP, str(fmu), json.dumps(start)], capture_output=True,
-                         text=True, timeout=600)
-    if out.returncode != 0:
-        raise RuntimeError(f"FMU start-up run failed: {out.stderr.strip().splitlines()[-1:]}")
-    startup = json.loads(out.stdout.strip().splitlines()[-1])["seconds"]
+    startup = _timed_child("FMU start-up run", _FMU_STARTUP, str(fmu), json.dumps(start), timeout=600)
     t0 = time.perf_counter()
     simulate_fmu(str(fmu), stop_time=duration, output_interval=1e-3, start_values=start)
     wall = time.perf_counter() - t0
