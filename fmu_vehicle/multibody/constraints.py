@@ -21,7 +21,7 @@ import math
 
 from ..jit import njit
 
-from .kinematics import forward_positions, point_accel0, point_jacobian_cols, point_position, point_velocity
+from .kinematics import end_points, forward_positions, point_accel0, point_jacobian_cols, point_position
 from .linalg import lu_factor, lu_solve
 
 
@@ -80,10 +80,7 @@ def eval_bias(model, data):
     ra, rb, va, vb, aa, ab = data.tmp[0], data.tmp[1], data.tmp[2], data.tmp[3], data.tmp[4], data.tmp[5]
     for s in range(model.nsph):
         A, B = model.sph_a[s], model.sph_b[s]
-        point_position(data, A, model.sph_pa[s], ra)
-        point_position(data, B, model.sph_pb[s], rb)
-        point_velocity(data, A, ra, va)
-        point_velocity(data, B, rb, vb)
+        end_points(data, A, model.sph_pa[s], B, model.sph_pb[s], ra, rb, va, vb)
         point_accel0(data, A, ra, va, aa)
         point_accel0(data, B, rb, vb, ab)
         for k in range(3):
@@ -93,10 +90,7 @@ def eval_bias(model, data):
         A, B = model.rod_a[q], model.rod_b[q]
         kin = data.rod_kin[q]
         ra, rb, va, vb, aa, ab = kin[0], kin[1], kin[2], kin[3], kin[4], kin[5]
-        point_position(data, A, model.rod_pa[q], ra)
-        point_position(data, B, model.rod_pb[q], rb)
-        point_velocity(data, A, ra, va)
-        point_velocity(data, B, rb, vb)
+        end_points(data, A, model.rod_pa[q], B, model.rod_pb[q], ra, rb, va, vb)
         point_accel0(data, A, ra, va, aa)
         point_accel0(data, B, rb, vb, ab)
         d0, d1, d2 = ra[0] - rb[0], ra[1] - rb[1], ra[2] - rb[2]

@@ -11,7 +11,7 @@ from ..jit import njit
 
 from .dynamics import inertia_times
 from .force_elements import spring_compression_force
-from .kinematics import point_position, point_velocity
+from .kinematics import end_points
 
 
 @njit(cache=True)
@@ -58,10 +58,7 @@ def mechanical_energy(model, data):
         pot -= model.mass[i] * (grav[0] * data.g[i, 0] + grav[1] * data.g[i, 1] + grav[2] * data.g[i, 2])
     ra, rb, va, vb = data.tmp[8], data.tmp[9], data.tmp[10], data.tmp[11]
     for q in range(model.nrod):
-        point_position(data, model.rod_a[q], model.rod_pa[q], ra)
-        point_position(data, model.rod_b[q], model.rod_pb[q], rb)
-        point_velocity(data, model.rod_a[q], ra, va)
-        point_velocity(data, model.rod_b[q], rb, vb)
+        end_points(data, model.rod_a[q], model.rod_pa[q], model.rod_b[q], model.rod_pb[q], ra, rb, va, vb)
         ca, cb, cc = model.rod_M[q, 0], model.rod_M[q, 1], model.rod_M[q, 2]
         vaa = va[0] * va[0] + va[1] * va[1] + va[2] * va[2]
         vab = va[0] * vb[0] + va[1] * vb[1] + va[2] * vb[2]

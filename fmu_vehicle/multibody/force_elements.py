@@ -13,7 +13,7 @@ import math
 
 from ..jit import njit
 
-from .kinematics import point_position, point_velocity
+from .kinematics import end_points
 
 
 @njit(inline="always")
@@ -85,10 +85,7 @@ def spring_dampers(model, data):
     ra, rb, va, vb, F = data.tmp[0], data.tmp[1], data.tmp[2], data.tmp[3], data.tmp[4]
     for e in range(model.nsd):
         A, B = model.sd_a[e], model.sd_b[e]
-        point_position(data, A, model.sd_pa[e], ra)
-        point_position(data, B, model.sd_pb[e], rb)
-        point_velocity(data, A, ra, va)
-        point_velocity(data, B, rb, vb)
+        end_points(data, A, model.sd_pa[e], B, model.sd_pb[e], ra, rb, va, vb)
         dx, dy, dz = rb[0] - ra[0], rb[1] - ra[1], rb[2] - ra[2]
         L = math.sqrt(dx * dx + dy * dy + dz * dz)
         ex, ey, ez = dx / L, dy / L, dz / L

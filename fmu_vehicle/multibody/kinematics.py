@@ -141,6 +141,16 @@ def point_velocity(data, body, r, out):
 
 
 @njit(inline="always")
+def end_points(data, A, Xa, B, Xb, ra, rb, va, vb):
+    """Global positions ra, rb and velocities va, vb of the point Xa of body A and Xb of body B (design
+    coordinates): the two ends of a cut joint, rod or spring-damper."""
+    point_position(data, A, Xa, ra)
+    point_position(data, B, Xb, rb)
+    point_velocity(data, A, ra, va)
+    point_velocity(data, B, rb, vb)
+
+
+@njit(inline="always")
 def point_accel0(data, body, r, rd, out):
     """Velocity-only acceleration a0 = C(r) Zd0 + w x dr/dt of a body point (semirecursive.md §4.1)."""
     if body < 0:
