@@ -12,27 +12,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fmu_vehicle.errors import FmuVehicleError  # noqa: E402
-from fmu_vehicle.fmi.build import build_fmu, warm_up_fmu  # noqa: E402
+from fmu_vehicle.fmi.build import build_fmu  # noqa: E402
 from fmu_vehicle.fmi.registry import FMUS, slave_script  # noqa: E402
 from fmu_vehicle.paths import dist_dir  # noqa: E402
-
-#: FMUs run briefly after building, to fill the per-user numba cache (a cold compile takes about a minute).
-WARM_UP = ("VehicleLV",)
-
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=dist_dir() / "fmus", help="output folder (default: dist/fmus)")
-    parser.add_argument("--no-warm-up", action="store_true", help=f"skip the short run of {', '.join(WARM_UP)}")
     parser.add_argument("names", nargs="*", help=f"FMUs to build (default: all of {', '.join(FMUS)})")
     args = parser.parse_args(argv)
     try:
         for name in args.names or list(FMUS):
             path = build_fmu(slave_script(name), args.out)
-            warm = ""
-            if name in WARM_UP and not args.no_warm_up:
-                warm = f", numba cache warmed in {warm_up_fmu(path):.0f} s"
-            print(f"{name}: {path} ({path.stat().st_size // 1024} kB{warm})")
+            print(f"{name}: {path} ({path.stat().st_size // 1024} kB)")
     except FmuVehicleError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

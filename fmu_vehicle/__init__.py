@@ -1,6 +1,8 @@
 """fmu_vehicle: semi-recursive multibody vehicle models as FMI 2.0 Co-Simulation FMUs."""
 from __future__ import annotations
 
+import os
+
 __version__ = "0.1.0"
 
 
@@ -13,7 +15,6 @@ def _numba_cache_dir() -> None:
     An explicit NUMBA_CACHE_DIR is respected.
     """
     import hashlib
-    import os
     from pathlib import Path
 
     if os.environ.get("NUMBA_CACHE_DIR"):
@@ -32,6 +33,8 @@ def _numba_cache_dir() -> None:
         return
     os.environ["NUMBA_CACHE_DIR"] = str(folder)
     _prune_numba_caches(root, folder)
+    if shipped_cache_usable(pkg):
+        _adopt_shipped_cache(pkg.parent / SHIPPED_CACHE, folder)
     # numba reads the variable when it is first imported; if the host imported it already, update its
     # config. numba is not imported here: FMUs that never JIT must not load it (an unneeded numba in
     # a libcosim process was seen to abort at exit).
@@ -39,6 +42,46 @@ def _numba_cache_dir() -> None:
     cfg = sys.modules.get("numba.core.config")
     if cfg is not None:
         cfg.CACHE_DIR = str(folder)
+
+
+SHIPPED_CACHE = "numba_cache"
+"""Folder next to the package copy inside an FMU that holds the kernels compiled at build time for a portable
+CPU target (``fmu_vehicle.fmi.build``)."""
+
+
+def shipped_cache_usable(pkg) -> bool:
+    """True inside an FMU whose shipped compiled code matches this interpreter (same Python and numba
+    versions as at build time; numba refuses its cache files otherwise)."""
+    import json
+    import platform
+    from importlib import metadata
+
+    shipped, info = pkg.parent / SHIPPED_CACHE, pkg / "fmi" / "build_info.json"
+    if not (shipped.is_dir() and info.is_file()):
+        return False
+    try:
+        built = json.loads(info.read_text())
+        return (built.get("python") == platform.python_version() and
+                built.get("numba") == metadata.version("numba"))
+    except (OSError, ValueError, metadata.PackageNotFoundError):
+        return False
+
+
+def _adopt_shipped_cache(shipped, folder) -> None:
+    """Copy the FMU's precompiled kernels into the per-user cache folder (files already there are kept)."""
+    import shutil
+
+    try:
+        for src in shipped.rglob("*"):
+            dst = folder / src.relative_to(shipped)
+            if src.is_dir():
+                dst.mkdir(parents=True, exist_ok=True)
+            elif not dst.exists():
+                tmp = dst.with_name(f".{dst.name}.{os.getpid()}.tmp")
+                shutil.copyfile(src, tmp)
+                os.replace(tmp, dst)          # atomic: another process may be adopting the same files
+    except OSError:
+        pass
 
 
 KEEP_OTHER_CACHES = 2

@@ -139,6 +139,36 @@ def cmd_bench(a) -> int:
     return 0
 
 
+def cmd_doctor(a) -> int:
+    """Check that a host machine can run FMUs: what a host needs, then each FMU in the C host and in FMPy."""
+    import importlib.metadata
+    import zipfile
+    from .fmi.hosts import build_host, check_fmu, libpython
+    for fmu in a.fmus:
+        if not Path(fmu).is_file():
+            raise ModelError(f"FMU: no such file {fmu}")
+    print(f"Python {sys.version.split()[0]} at {sys.executable}")
+    print(f"shared libpython for non-Python hosts: {libpython()} (LD_PRELOAD it in such hosts on Linux)")
+    host = build_host()
+    ok = True
+    for fmu in map(Path, a.fmus):
+        with zipfile.ZipFile(fmu) as archive:
+            requirements = archive.read("resources/requirements.txt").decode().split()
+        for req in requirements:
+            name = req.split("<")[0].split(">")[0].split("=")[0].split("!")[0].split("~")[0]
+            try:
+                found = importlib.metadata.version(name)
+            except importlib.metadata.PackageNotFoundError:
+                found = None
+            ok &= found is not None
+            print(f"{fmu.name}: requires {req}: " + (f"installed {found}" if found else "MISSING (pip install it)"))
+        report = check_fmu(fmu, runs=a.runs, host=host, n_steps=a.steps)
+        for line in report.lines():
+            print(line)
+        ok &= report.ok
+    return 0 if ok else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="fmu-vehicle", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -177,6 +207,12 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--no-uncompiled", action="store_true", help="skip the (slow) uncompiled comparison")
     b.add_argument("--fmu", help="also time this vehicle FMU through FMPy (e.g. dist/fmus/VehicleLV.fmu)")
     b.set_defaults(func=cmd_bench)
+    c = sub.add_parser("doctor", help="check that FMUs run on this machine: in a C host (as Simulink, Dymola or "
+                       "OMSimulator load them) and in FMPy; exit code 1 if a problem was found")
+    c.add_argument("fmus", nargs="+", metavar="FMU", help="FMU files (e.g. dist/fmus/*.fmu)")
+    c.add_argument("--runs", type=int, default=3, help="C host runs per FMU (default 3); each must exit 0")
+    c.add_argument("--steps", type=int, default=1000, help="1 ms steps per run (default 1000)")
+    c.set_defaults(func=cmd_doctor)
     i = sub.add_parser("info", help="list the shipped vehicles and roads")
     i.set_defaults(func=cmd_info)
     return p

@@ -58,6 +58,36 @@ if PackageCacheLocator not in caching.CacheImpl._locator_classes:
     caching.CacheImpl._locator_classes.insert(0, PackageCacheLocator)
 
 
+PORTABLE_CPU = "generic"
+"""LLVM CPU name of the code an FMU ships (baseline x86-64: runs on any x86-64 machine)."""
+
+
+def use_portable_target() -> str | None:
+    """Inside an FMU with usable shipped kernels (``fmu_vehicle.shipped_cache_usable``), compile for and load
+    the portable CPU target, so the kernels compiled at build time are found in the cache; returns a
+    message to log when the code will be compiled here instead (None when the shipped code is used).
+
+    numba fixes its CPU target when it first compiles or loads code in a process; a host that already did
+    so (natively) gets native code, compiled now and cached per user. ``FMU_VEHICLE_NATIVE=1`` asks for
+    native code (faster once compiled; the first instance compiles for about a minute).
+    """
+    from numba.core import config, registry
+
+    from . import shipped_cache_usable
+    if not shipped_cache_usable(_PKG):
+        return None if not (_PKG.parent / "numba_cache").is_dir() else (
+            "the compiled code shipped in this FMU is for another Python or numba version: compiling the "
+            "model for this machine (about a minute, cached for later instances)")
+    if os.environ.get("FMU_VEHICLE_NATIVE") == "1":
+        return "FMU_VEHICLE_NATIVE=1: compiling the model for this CPU (about a minute once, then cached)"
+    if "_toplevel_target_context" not in registry.cpu_target.__dict__:
+        config.CPU_NAME, config.CPU_FEATURES = PORTABLE_CPU, ""
+    if config.CPU_NAME != PORTABLE_CPU:
+        return ("numba in this process already compiles for the native CPU: compiling the model for it "
+                "(about a minute once, then cached)")
+    return None
+
+
 def njit(*args, allocates: bool = False, **kwargs):
     """``numba.njit`` with ``cache=True`` and without numba's runtime (NRT) reference counting by default.
 
@@ -84,3 +114,8 @@ def entry_point(dispatcher, *args):
     if not isinstance(dispatcher, numba.core.dispatcher.Dispatcher):
         return dispatcher
     return dispatcher.compile(tuple(dispatcher.typeof_pyval(a) for a in args))
+
+
+COMPILE_NOTICE: str | None = use_portable_target()
+"""Why the model will be compiled in this process although it runs from an FMU that ships compiled code
+(None: the shipped code is used, or this is not an FMU). Logged by the FMU at initialization."""

@@ -9,7 +9,7 @@ import pytest
 from fmpy.validation import validate_fmu
 from lxml import etree
 
-from fmu_vehicle.fmi.build import BuildError, build_fmu
+from fmu_vehicle.fmi.build import BuildError, build_fmu, source_digest
 from fmu_vehicle.fmi.post_process import ROOT_ORDER
 from fmu_vehicle.fmi.registry import FMUS, slave_script
 from fmu_vehicle.fmi.variables import UNITS
@@ -38,7 +38,7 @@ def test_model_description_carries_units_bounds_and_structure(companion_fmus, na
     root = model_description(companion_fmus[name])
     assert [c.tag for c in root] == sorted((c.tag for c in root), key=ROOT_ORDER.index)
     assert root.get("modelName") == name and root.get("version") == package_version()
-    assert root.get("guid") == fmu_guid(name, package_version())
+    assert root.get("guid") == fmu_guid(name, package_version(), sources=source_digest())
     units = {u.get("name"): u for u in root.find("UnitDefinitions")}
     scalars = root.find("ModelVariables")
     for sv in scalars:

@@ -32,7 +32,9 @@ import pytest
 from fmpy.validation import validate_fmu
 from lxml import etree
 
+from fmu_vehicle.fmi.build import source_digest
 from fmu_vehicle.fmi.version import fmu_guid, package_version
+from fmu_vehicle.paths import resources_dir
 from fmu_vehicle.road import load_road
 from fmu_vehicle.vehicle import output_table
 
@@ -300,7 +302,7 @@ def test_fmpy_validation_is_clean(fmu):
 
 def test_interface_names_units_and_structure(fmu):
     root = _md(fmu)
-    assert root.get("guid") == fmu_guid("VehicleLV", package_version())
+    assert root.get("guid") == fmu_guid("VehicleLV", package_version(), sources=source_digest())
     cs = root.find("CoSimulation")
     assert (cs.get("canGetAndSetFMUstate"), cs.get("canSerializeFMUstate"), cs.get("canInterpolateInputs")) == \
         ("true", "true", "false")
@@ -338,7 +340,7 @@ def test_parameter_defaults_are_the_shipped_vehicle(fmu):
     """Start value of every vehicle parameter == the value in resources/vehicles (+ suspension, tire files)."""
     root = _md(fmu)
     start = {sv.get("name"): sv[0].get("start") for sv in root.find("ModelVariables")}
-    res = REPO / "resources"
+    res = resources_dir()
     car = json.loads((res / "vehicles" / "halfcar7.json").read_text())
     corners = {c["name"]: c for c in car["corners"]}
     susp = {w: json.loads((res / "vehicles" / "suspensions" / corners[w]["suspension"]).read_text())
@@ -377,7 +379,7 @@ def _slave_module():
 def test_road_parameter_names_a_shipped_road_or_a_resource_file(name, kind):
     """The ``road`` parameter resolves against the resources folder the instance was given (in-process)."""
     from fmu_vehicle.errors import ModelError
-    res = REPO / "resources"
+    res = resources_dir()
     slave = _slave_module().VehicleLV(instance_name="roads", resources=str(res))
     slave.values["road"] = name.replace("ABS", str(res))
     if kind.endswith("Road"):

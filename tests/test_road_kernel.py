@@ -11,10 +11,11 @@ import pytest
 
 from fmu_vehicle.road import (KIND_TABLE, CsvRoad, FlatRoad, Iso8608Road, SlopeRoad, SpeedBumpRoad, road_eval,
                               road_eval_points, road_normal)
+from fmu_vehicle.paths import resources_dir
 from fmu_vehicle.road.arrays import table_lookup
 
 REPO = Path(__file__).resolve().parents[1]
-EXAMPLE_CSV = REPO / "resources" / "roads" / "example_profile.csv"
+EXAMPLE_CSV = resources_dir() / "roads" / "example_profile.csv"
 
 ROADS = {
     "flat": lambda: FlatRoad(mu=0.7, height_m=-0.2),

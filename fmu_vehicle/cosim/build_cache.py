@@ -1,81 +1,49 @@
 """The package's FMUs, built on demand: ``ensure_fmus(names, out)`` rebuilds only what is missing or stale.
 
-An FMU in ``out`` is current when the files it ships equal the files the build would ship now
-(``fmi/build.py``): the slave script, every file of the staged ``fmu_vehicle`` package (same ignore rules) and
-every data file below the resource folders it carries.  ``fmi/build_info.json`` and ``requirements.txt`` are
-derived at build time and not compared.  The GUID cannot serve as the test: it depends on the package
-version only, not on the code.
+An FMU in ``out`` is current when it was built from the sources the build would read now: the source digest
+recorded in its ``build_info.json`` (``fmu_vehicle.fmi.build.source_digest``: every code and data file of the
+package, and the version) equals the digest of the package as it is, and it runs the expected slave script.
 """
 from __future__ import annotations
 
+import json
 import os
 import zipfile
 from pathlib import Path
 from typing import Callable, Iterable
 
 from fmu_vehicle.errors import FmuVehicleError
-from fmu_vehicle.paths import dist_dir, resources_dir
-
-#: Files the build writes itself (not copies of repository files), relative to the FMU's resources/.
-_DERIVED = {"requirements.txt", "slavemodule.txt", "fmu_vehicle/fmi/build_info.json"}
-_NOT_DATA = ("fmu_vehicle", "pythonfmu")
+from fmu_vehicle.paths import dist_dir
 
 
 def default_fmu_dir() -> Path:
-    """Where ``build_scripts/build_fmus.py`` puts the FMUs: ``<repo>/dist/fmus``."""
+    """Where ``build_scripts/build_fmus.py`` puts the FMUs: ``dist/fmus`` (see ``fmu_vehicle.paths.dist_dir``)."""
     return dist_dir() / "fmus"
 
 
-def _package_files() -> dict[str, Path]:
-    """'fmu_vehicle/<rel>' -> source file, exactly the files ``build.py`` stages (STAGE_IGNORE applied)."""
-    from fmu_vehicle.fmi.build import PACKAGE_DIR, STAGE_IGNORE
+def fmu_build_info(fmu: Path) -> dict:
+    """The ``build_info.json`` an FMU of this package ships, plus ``slave_module`` (its slavemodule.txt)."""
+    from fmu_vehicle.fmi.build import PACKAGE_PREFIX
 
-    files = {}
-    for folder, dirs, names in os.walk(PACKAGE_DIR):
-        ignored = STAGE_IGNORE(folder, dirs + names)
-        dirs[:] = sorted(d for d in dirs if d not in ignored)
-        for name in names:
-            if name not in ignored:
-                path = Path(folder) / name
-                files[f"fmu_vehicle/{path.relative_to(PACKAGE_DIR).as_posix()}"] = path
-    return files
-
-
-def _data_files(folder: str) -> dict[str, Path]:
-    """'<folder>/<rel>' -> file for every data file below ``resources/<folder>`` (STAGE_IGNORE applied)."""
-    from fmu_vehicle.fmi.build import STAGE_IGNORE
-
-    root = resources_dir() / folder
-    files = {}
-    if root.is_file():
-        return {folder: root}
-    for sub, dirs, names in os.walk(root):
-        ignored = STAGE_IGNORE(sub, dirs + names)
-        dirs[:] = sorted(d for d in dirs if d not in ignored)
-        for name in names:
-            if name not in ignored:
-                path = Path(sub) / name
-                files[(Path(folder) / path.relative_to(root)).as_posix()] = path
-    return files
+    with zipfile.ZipFile(fmu) as archive:
+        names = [n for n in archive.namelist()
+                 if n.startswith(f"resources/{PACKAGE_PREFIX}") and n.endswith("/fmi/build_info.json")]
+        if len(names) != 1:
+            raise KeyError("build_info.json")
+        info = json.loads(archive.read(names[0]))
+        info["slave_module"] = archive.read("resources/slavemodule.txt").decode().strip()
+    return info
 
 
 def fmu_is_current(fmu: Path, script: Path) -> bool:
-    """True if ``fmu`` ships exactly the current ``script``, package and data files (module docstring)."""
+    """True if ``fmu`` was built from the current sources and runs ``script`` (module docstring)."""
+    from fmu_vehicle.fmi.build import source_digest
+
     try:
-        with zipfile.ZipFile(fmu) as archive:
-            shipped = {n[len("resources/"):]: n for n in archive.namelist()
-                       if n.startswith("resources/") and not n.endswith("/")}
-            expected = {script.name: script, **_package_files()}
-            for folder in sorted({rel.split("/")[0] for rel in shipped} - set(_NOT_DATA) - _DERIVED - {script.name}):
-                if not (resources_dir() / folder).exists():
-                    return False
-                expected.update(_data_files(folder))
-            compared = {rel for rel in shipped if rel not in _DERIVED and not rel.startswith("pythonfmu/")}
-            if compared != set(expected):
-                return False
-            return all(archive.read(shipped[rel]) == expected[rel].read_bytes() for rel in sorted(compared))
-    except (OSError, zipfile.BadZipFile, KeyError):
+        info = fmu_build_info(fmu)
+    except (OSError, zipfile.BadZipFile, KeyError, ValueError):
         return False
+    return info.get("sources") == source_digest() and info["slave_module"].startswith(script.stem + "_")
 
 
 def ensure_fmus(names: Iterable[str], out: str | os.PathLike | None = None,

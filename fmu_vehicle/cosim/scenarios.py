@@ -37,13 +37,11 @@ Gauss-Seidel order: upstream components first, the vehicle last (lead, controlle
 vehicle).  The tires and the powertrain then step over [t, t+h] from the vehicle state at t, and the vehicle
 takes the same step with their fresh loads: the Tire FMU's midpoint loads make that coupling second order.
 
-Initialization: the FMUs of this package compute their outputs when they leave initialization mode, so
-during initialization they publish their start values (zero speeds, positions and wheel states), and that is
-what the master propagates.  The scenarios with a powertrain and a controller therefore start at standstill,
-where those values are right: the powertrain picks first gear at idle from zero wheel speed, and the
-controller's speed-difference estimates start from zero.  (At 20 m/s the powertrain would start in first
-gear far over its speed limit.)  The Tire FMU reports zero loads until its first step, so it needs no valid
-start values; the paper manoeuvre has no powertrain and starts at 20 m/s.
+Initialization: in initialization mode the FMUs of this package build their model from the parameters
+and inputs set so far whenever a master reads an output, so what the master propagates are initial outputs
+(the vehicle at v0, the tires' static loads), not start values.  The scenarios with a powertrain and a
+controller nevertheless start at standstill: the powertrain picks first gear at idle and the controller's
+speed-difference estimates start from zero.  The paper manoeuvre has no powertrain and starts at 20 m/s.
 """
 from __future__ import annotations
 

@@ -1,13 +1,17 @@
 """Build one FMU from a slave script: stage, run the pythonfmu builder in a subprocess, post-process.
 
 ``build_fmu(script, dest_dir)`` starts a fresh Python process (pythonfmu imports the slave by module
-name through ``sys.modules``; a long-lived process would reuse stale code, fmi_notes §0.1) that
+name through ``sys.modules``; a long-lived process would reuse stale code) that
 
-1. stages a clean copy of the ``fmu_vehicle`` package (no ``__pycache__``, no tests; an empty
-   ``__init__.py`` is added if the source tree has none) with ``fmi/build_info.json`` holding the
-   package version (-> deterministic GUID at build and run time),
+1. stages a clean copy of the package (no ``__pycache__``, no tests, no data) under the name
+   ``_fmu_vehicle_<digest>``, where ``<digest>`` is :func:`source_digest` of the sources; the imports of
+   the package and of the slave script are rewritten to that name, and the slave script is staged as
+   ``<script>_<digest>.py``. Every FMU therefore brings and uses its own code: FMUs built from different
+   sources run side by side in one process, each with its own modules (``fmi/embedding.py``), and FMUs of
+   one build share one copy. ``fmi/build_info.json`` records the version, the digest and the Python/numba
+   versions (-> deterministic GUID, staleness test, compiled-code check),
 2. stages the data the slave declares in ``RESOURCES`` plus ``extra_resources``, keeping their paths
-   relative to ``<repo>/resources`` (so ``Path(self.resources)/"powertrain"/...`` works in the FMU
+   relative to the resources folder (so ``Path(self.resources)/"powertrain"/...`` works in the FMU
    exactly like ``fmu_vehicle.paths.resource_path("powertrain", ...)`` in the repository),
 3. writes ``requirements.txt`` with the third-party distributions the slave and the shipped package
    can import (static scan with ``modulefinder``; specifiers from pyproject.toml), for
@@ -17,22 +21,26 @@ name through ``sys.modules``; a long-lived process would reuse stale code, fmi_n
 
 The finished FMU is copied into ``dest_dir`` under a temporary name and renamed, so the output folder
 never holds a half-written FMU.  Failures raise ``BuildError`` with one line naming the script.
-``warm_up_fmu(fmu)`` runs a built FMU for a few milliseconds in a fresh process (fills the numba cache).
+FMUs whose model is numba-compiled carry their kernels compiled for a portable CPU target (``_add_compiled_code``),
+so that a first instance on a fresh machine starts in seconds instead of compiling for a minute.
 """
 from __future__ import annotations
 
 import importlib
 import importlib.metadata
 import inspect
+import hashlib
 import json
 import modulefinder
 import os
+import platform
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import tomllib
+import zipfile
 from pathlib import Path
 from typing import Iterable
 
@@ -42,9 +50,16 @@ from fmu_vehicle.paths import resources_dir
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 REPO_DIR = PACKAGE_DIR.parent
 SCRIPT_PATTERN = re.compile(r"^fmu_vehicle_[a-z0-9_]+\.py$")
+PACKAGE_PREFIX = "_fmu_vehicle_"
+"""Name of the package copy inside an FMU: this prefix + the first DIGEST_CHARS of the source digest."""
+DIGEST_CHARS = 12
 RESERVED = {"fmu_vehicle", "pythonfmu", "requirements.txt", "slavemodule.txt"}
 STAGE_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", "tests", ".pytest_cache",
                                       "build_info.json", "*.fmu", ".*")
+NOT_SHIPPED = ("resources", "fmi/host")
+"""Package folders not copied into an FMU's package copy: the data (an FMU ships only the data its slave
+declares, in its own resources folder) and the C test host."""
+_IMPORT = re.compile(r"^(\s*(?:from|import)\s+)fmu_vehicle(?=[.\s])", re.M)
 ERROR_TAG = "BUILD-ERROR: "
 
 
@@ -80,6 +95,8 @@ def build_fmu(slave_script: Path, dest_dir: Path, extra_resources: Iterable[Path
             detail = tagged[-1] if tagged else (proc.stderr.strip().splitlines() or ["no output"])[-1]
             raise BuildError(f"{slave_script.name}: {detail}")
         built = Path(proc.stdout.strip().splitlines()[-1])
+        if "numba" in _shipped_requirements(built):
+            _add_compiled_code(built)
         final = dest_dir / built.name
         fd, tmp = tempfile.mkstemp(prefix=f".{built.stem}-", suffix=".fmu.tmp", dir=dest_dir)
         os.close(fd)
@@ -107,32 +124,105 @@ def _worker(argv: list[str]) -> int:
         return 2
 
 
+def package_files() -> dict[str, Path]:
+    """'<rel>' -> file for every file of the package a build reads: the code it stages (STAGE_IGNORE and
+    NOT_SHIPPED applied) and every data file below ``resources/`` (STAGE_IGNORE applied)."""
+    files = {}
+    for folder, dirs, names in os.walk(PACKAGE_DIR):
+        ignored = STAGE_IGNORE(folder, dirs + names)
+        dirs[:] = sorted(d for d in dirs if d not in ignored)
+        for name in names:
+            if name not in ignored:
+                path = Path(folder) / name
+                files[path.relative_to(PACKAGE_DIR).as_posix()] = path
+    return files
+
+
+def source_digest() -> str:
+    """SHA-1 (hex) of every file a build reads (:func:`package_files`, names and contents) and the package
+    version: equal digests give identical FMUs."""
+    from fmu_vehicle.fmi.version import package_version
+
+    h = hashlib.sha1(package_version().encode())
+    for rel, path in sorted(package_files().items()):
+        h.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _rename_imports(text: str, package: str) -> str:
+    """``from fmu_vehicle... import`` / ``import fmu_vehicle...`` statements rewritten to ``package``."""
+    return _IMPORT.sub(lambda m: m.group(1) + package, text)
+
+
+PROLOGUE = """\
+# Added by the build (fmu_vehicle/fmi/embedding.py): if an earlier FMU of this build, whose folder is gone,
+# imported the package, point it at this FMU's copy before importing from it.
+import os as _os, sys as _sys
+if "{alias}" in _sys.modules and not _os.path.isdir(_sys.modules["{alias}"].__path__[0]):
+    from {alias}.fmi.embedding import point_package_at as _point_package_at
+    _point_package_at("{alias}", _os.path.dirname(_os.path.abspath(__file__)))
+"""
+
+
+def _with_prologue(script: str, alias: str) -> str:
+    """``script`` with PROLOGUE inserted before its first import of the package ``alias``."""
+    match = re.search(rf"^(?:from|import)\s+{alias}\b", script, re.M)
+    if match is None:
+        raise BuildError(f"the slave script does not import the fmu_vehicle package")
+    return script[:match.start()] + PROLOGUE.format(alias=alias) + script[match.start():]
+
+
+def _stage_package(stage: Path, digest: str) -> str:
+    """Copy the package's code into ``stage/<alias>`` with its imports renamed; returns the alias."""
+    alias = PACKAGE_PREFIX + digest[:DIGEST_CHARS]
+    package = stage / alias
+    skip = {PACKAGE_DIR / rel for rel in NOT_SHIPPED}
+
+    def ignore(folder, names):
+        return set(STAGE_IGNORE(folder, names)) | {n for n in names if Path(folder) / n in skip}
+
+    shutil.copytree(PACKAGE_DIR, package, ignore=ignore)
+    if not (package / "__init__.py").exists():
+        (package / "__init__.py").write_text('"""fmu_vehicle (copy shipped inside an FMU)."""\n')
+    for path in package.rglob("*.py"):
+        path.write_text(_rename_imports(path.read_text(), alias))
+    return alias
+
+
 def _build_here(script: Path, work: Path, extra: list[Path]) -> Path:
-    slave_cls = _load_slave_class(script)
+    from fmu_vehicle.fmi.version import package_version
+
     stage = work / "stage"
-    probe_resources = _stage_resources(slave_cls, extra, stage / "res")
+    stage.mkdir(parents=True)
+    digest = source_digest()
+    version = package_version()
+    alias = _stage_package(stage, digest)
+    import numba
+    (stage / alias / "fmi" / "build_info.json").write_text(json.dumps({
+        "version": version, "sources": digest, "python": platform.python_version(),
+        "numba": numba.__version__}) + "\n")
+    staged_script = stage / f"{script.stem}_{digest[:DIGEST_CHARS]}.py"
+    staged_script.write_text(_with_prologue(_rename_imports(script.read_text(), alias), alias))
+
+    slave_cls = _load_slave_class(staged_script, alias)
+    probe_resources = _stage_resources(slave_cls, extra, work / "res")
     slave_cls(instance_name="build_probe", resources=str(probe_resources))   # must work without a host
 
     from pythonfmu import FmuBuilder
     from pythonfmu import __version__ as pythonfmu_version
     from fmu_vehicle.fmi.post_process import patch_fmu
-    from fmu_vehicle.fmi.version import package_version
 
-    version = package_version()
-    package = stage / "fmu_vehicle"
-    shutil.copytree(PACKAGE_DIR, package, ignore=STAGE_IGNORE)
-    if not (package / "__init__.py").exists():
-        (package / "__init__.py").write_text('"""fmu_vehicle (copy shipped inside an FMU)."""\n')
-    (package / "fmi" / "build_info.json").write_text(json.dumps({"version": version}) + "\n")
+    package = stage / alias
     requirements = stage / "requirements.txt"
-    requirements.write_text("".join(f"{line}\n" for line in _requirements(_imports(script, stage))))
+    requirements.write_text("".join(f"{line}\n" for line in _requirements(_imports(staged_script, stage),
+                                                                            alias)))
 
     project_files = [package, requirements, *sorted(probe_resources.iterdir())]
     options = {}
     if slave_cls.supports_state():
         options = {"canGetAndSetFMUstate": True, "canSerializeFMUstate": True}
     out = work / "out"
-    fmu = Path(FmuBuilder.build_FMU(script, dest=out, project_files=project_files, **options))
+    fmu = Path(FmuBuilder.build_FMU(staged_script, dest=out, project_files=project_files, **options))
     patch_fmu(fmu, slave_cls.VARIABLES, root_attrs={
         "version": version,
         "generationTool": f"fmu_vehicle {version} (PythonFMU {pythonfmu_version})",
@@ -144,14 +234,13 @@ def _build_here(script: Path, work: Path, extra: list[Path]) -> Path:
     return fmu
 
 
-def _load_slave_class(script: Path):
-    """The single concrete VehicleSlaveBase subclass defined in ``script``."""
-    from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
-
+def _load_slave_class(script: Path, package: str):
+    """The single concrete VehicleSlaveBase subclass (of ``package``'s copy) defined in ``script``."""
     sys.path.insert(0, str(script.parent))
     module = importlib.import_module(script.stem)
+    base = importlib.import_module(f"{package}.fmi.slave_base").VehicleSlaveBase
     classes = [obj for _, obj in inspect.getmembers(module, inspect.isclass)
-               if issubclass(obj, VehicleSlaveBase) and not inspect.isabstract(obj)]
+               if issubclass(obj, base) and not inspect.isabstract(obj)]
     leaves = [c for c in classes if not any(o is not c and issubclass(o, c) for o in classes)]
     if len(leaves) != 1:
         raise BuildError(f"{script}: expected exactly one concrete VehicleSlaveBase subclass, "
@@ -197,14 +286,14 @@ RUNTIME_OPTIONAL = {"matplotlib", "tqdm"}
 calls: left out of its requirements (matplotlib alone is about 50 MB)."""
 
 
-def _requirements(imported: set[str]) -> list[str]:
+def _requirements(imported: set[str], alias: str) -> list[str]:
     """Requirement lines for the third-party distributions among ``imported`` (module names).
 
     Specifiers come from pyproject.toml; undeclared distributions that another selected one already
     requires (e.g. llvmlite for numba) are left to pip.
     """
     top = {name.split(".")[0] for name in imported}
-    top -= set(sys.stdlib_module_names) | {"fmu_vehicle", "pythonfmu"} | RUNTIME_OPTIONAL
+    top -= set(sys.stdlib_module_names) | {"fmu_vehicle", alias, "pythonfmu"} | RUNTIME_OPTIONAL
     mapping = importlib.metadata.packages_distributions()
     dists = sorted({d for name in top if not name.startswith("_") for d in mapping.get(name, [])},
                    key=str.lower)
@@ -232,17 +321,50 @@ def _normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def warm_up_fmu(fmu_path: Path, stop_time: float = 2e-3) -> float:
-    """Simulate ``fmu_path`` briefly with FMPy in a fresh process from a temporary folder; returns seconds.
+def _shipped_requirements(fmu: Path) -> list[str]:
+    with zipfile.ZipFile(fmu) as archive:
+        return [re.split(r"[<>=!~ \[;]", line, maxsplit=1)[0]
+                for line in archive.read("resources/requirements.txt").decode().split()]
 
-    FMUs of numba-compiled models fill the per-user numba cache this way (keyed by the shipped package
-    source, see ``fmu_vehicle/jit.py``), so the first simulation on this machine does not pay the cold
-    compile.  Raises BuildError with the child's last line if the run fails.
+
+def portable_cache_dir(fmu: Path) -> Path:
+    """Per-user folder of the kernels compiled for the portable CPU target from the sources ``fmu`` ships
+    (keyed by its package copy and by the Python and numba versions): a rebuild of the same sources reuses it."""
+    from fmu_vehicle.cosim.build_cache import fmu_build_info
+
+    info = fmu_build_info(fmu)
+    key = f"{info['sources'][:DIGEST_CHARS]}-py{info['python']}-numba{info['numba']}"
+    root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "fmu_vehicle"
+    return root / f"portable-{key}"
+
+
+def _add_compiled_code(fmu: Path) -> None:
+    """Compile the FMU's kernels for the portable CPU target and ship them in ``resources/numba_cache/``.
+
+    A short run of the FMU in a fresh process, with numba's target set to ``jit.PORTABLE_CPU`` and its cache
+    pointed at :func:`portable_cache_dir`, compiles (or, for sources built before, finds) every kernel the
+    model uses; the FMU then carries that cache, and an instance on a machine with the same Python and numba
+    versions loads it instead of compiling (``fmu_vehicle.shipped_cache_usable``).
+    """
+    from fmu_vehicle import SHIPPED_CACHE
+    from fmu_vehicle.jit import PORTABLE_CPU
+
+    cache = portable_cache_dir(fmu)
+    warm_up_fmu(fmu, env={"NUMBA_CACHE_DIR": str(cache), "NUMBA_CPU_NAME": PORTABLE_CPU})
+    with zipfile.ZipFile(fmu, "a", compression=zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(cache.rglob("*")):
+            if path.is_file() and not path.name.endswith(".tmp"):
+                archive.write(path, f"resources/{SHIPPED_CACHE}/{path.relative_to(cache).as_posix()}")
+
+
+def warm_up_fmu(fmu_path: Path, stop_time: float = 2e-3, env: dict | None = None) -> float:
+    """Simulate ``fmu_path`` briefly with FMPy in a fresh process from a temporary folder (with ``env`` added
+    to the environment); returns seconds.  Raises BuildError with the child's last line if the run fails.
     """
     import time
     code = ("import sys; from fmpy import simulate_fmu; "
             "simulate_fmu(sys.argv[1], stop_time=float(sys.argv[2]), output_interval=float(sys.argv[2]) / 2)")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, **(env or {})}
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="fmu_vehicle_warm_") as work:
         proc = subprocess.run([sys.executable, "-c", code, str(Path(fmu_path).resolve()), repr(stop_time)],

@@ -51,6 +51,7 @@ from __future__ import annotations
 import copy
 import math
 import pickle
+import sys
 import traceback
 from abc import abstractmethod
 from pathlib import Path
@@ -61,7 +62,10 @@ from pythonfmu.enums import Fmi2Status
 
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.fmi.variables import Var, var_table
-from fmu_vehicle.fmi.version import fmu_guid, package_version
+from fmu_vehicle.fmi import embedding
+from fmu_vehicle.fmi.version import build_info, fmu_guid, package_version
+
+_COMPILE_NOTICE_LOGGED = False
 
 _PYTHONFMU_TYPES = {"Real": Real, "Integer": Integer, "Boolean": Boolean, "String": String}
 
@@ -84,6 +88,7 @@ class VehicleSlaveBase(Fmi2Slave):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         cls = type(self)
+        embedding.settle_instance(__name__.split(".")[0], self.resources, cls.MODEL_NAME)
         if not cls.MODEL_NAME:
             raise ModelError(f"slave class {cls.__name__}: MODEL_NAME is empty")
         self.modelName = cls.MODEL_NAME
@@ -91,7 +96,7 @@ class VehicleSlaveBase(Fmi2Slave):
         self.author = cls.AUTHOR
         self.license = cls.LICENSE
         self.version = package_version()
-        self.guid = fmu_guid(cls.MODEL_NAME, self.version, cls.VARIANT)
+        self.guid = fmu_guid(cls.MODEL_NAME, self.version, cls.VARIANT, build_info().get("sources", ""))
         self.var_by_name: dict[str, Var] = var_table(cls.VARIABLES)
         self.values: dict[str, Any] = {v.name: v.start for v in cls.VARIABLES}
         self._inputs = tuple(v for v in cls.VARIABLES if v.causality == "input")
@@ -99,6 +104,7 @@ class VehicleSlaveBase(Fmi2Slave):
         self._error: str | None = None      # why the instance is failed / why the next step discards
         self._dirty: set[str] = set()       # tunable parameters set since the last step
         self._model_ready = False
+        self._setup_key: tuple | None = None    # parameters and inputs the model was last built from
         self.start_time = 0.0
         self.time = 0.0
         for var in cls.VARIABLES:
@@ -198,7 +204,8 @@ class VehicleSlaveBase(Fmi2Slave):
             if self._error is not None:
                 self._fail(self._error)
                 return
-            self._setup()
+            if not (self._model_ready and self._setup_key == self._input_key()):
+                self._build_model()
             self._model_ready = True
             self._phase = "stepping"
         except Exception as exc:
@@ -271,17 +278,62 @@ class VehicleSlaveBase(Fmi2Slave):
                 return False
         return True
 
+    def _build_model(self) -> None:
+        """``_setup()``, after logging (once per process) why the model is compiled now if it is
+        (``jit.COMPILE_NOTICE``: the compiled code shipped in the FMU cannot be used in this process)."""
+        global _COMPILE_NOTICE_LOGGED
+        jit = sys.modules.get(__name__.split(".")[0] + ".jit")
+        notice = getattr(jit, "COMPILE_NOTICE", None)
+        if notice and not _COMPILE_NOTICE_LOGGED:
+            _COMPILE_NOTICE_LOGGED = True
+            self.log_message(notice, Fmi2Status.warning)
+        self._setup()
+
+    def _input_key(self) -> tuple:
+        return tuple(self.values[v.name] for v in self.VARIABLES if v.causality != "output")
+
+    def _initial_outputs(self) -> None:
+        """In initialization mode, (re)build the model from the parameters and inputs set so far, so that the
+        outputs a master reads there -- and propagates to other FMUs -- are the initial outputs, not start
+        values. Done only when a parameter or input changed since the last build; a build that fails leaves
+        the previous outputs (the error is reported by ``fmi2ExitInitializationMode``)."""
+        key = self._input_key()
+        if key == self._setup_key:
+            return
+        self._setup_key = key
+        if self._error is not None or any(v.check(self.values[v.name]) for v in self.VARIABLES
+                                          if v.causality in ("parameter", "input")):
+            return
+        try:
+            self._build_model()
+            self._model_ready = True
+        except Exception:
+            self._model_ready = False
+
     def get_real(self, vrs):
         """fmi2GetReal: the values by reference through the name table (pythonfmu's version calls a getter
         and an isinstance per variable, about a quarter of a 1 ms step's host overhead)."""
+        if self._phase == "initialization":
+            self._initial_outputs()
         try:
             values, names = self.values, self._real_names
             return [float(values[names[vr]]) for vr in vrs]
         except (KeyError, IndexError, TypeError, ValueError):
             return super().get_real(vrs)       # raises pythonfmu's error for a reference that is not Real
 
+    def get_integer(self, vrs):
+        if self._phase == "initialization":
+            self._initial_outputs()
+        return super().get_integer(vrs)
+
+    def get_boolean(self, vrs):
+        if self._phase == "initialization":
+            self._initial_outputs()
+        return super().get_boolean(vrs)
+
     def terminate(self):
         self._phase = "terminated"
+        embedding.finalize_at_exit(self.resources, self.MODEL_NAME)   # after everything stepping loaded
 
     # ------------------------------------------------------------------ FMU state
     def _get_fmu_state(self):
@@ -306,7 +358,7 @@ class VehicleSlaveBase(Fmi2Slave):
             self._dirty.clear()
             if state["model"] is not None:
                 if not self._model_ready:
-                    self._setup()
+                    self._build_model()
                     self._model_ready = True
                 self._restore(state["model"])
             self.values = state["values"]            # ... and the saved outputs, not _setup's initial ones

@@ -1,8 +1,10 @@
-"""Package version and deterministic FMU GUIDs.
+"""Package version, build information and deterministic FMU GUIDs.
 
-Inside a built FMU the package metadata and ``pyproject.toml`` are absent, so the build writes the
-version into ``fmu_vehicle/fmi/build_info.json`` of the shipped copy; the same version then gives the
-same GUID at build time and at run time.
+Inside a built FMU the package metadata and ``pyproject.toml`` are absent, so the build writes
+``fmi/build_info.json`` into the shipped copy of the package: the version, the digest of the sources the
+FMU was built from (``fmu_vehicle.fmi.build.source_digest``) and the Python/numba versions its compiled
+code was made with. The same information gives the same GUID at build time and at run time; FMUs built
+from different sources have different GUIDs even when the version string is the same.
 """
 from __future__ import annotations
 
@@ -17,10 +19,17 @@ PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 GUID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://fmu-vehicle.invalid/fmu")
 
 
+def build_info() -> dict:
+    """The shipped ``build_info.json`` (inside an FMU), else {}."""
+    if BUILD_INFO.is_file():
+        return json.loads(BUILD_INFO.read_text())
+    return {}
+
+
 def package_version() -> str:
     """Version of ``fmu_vehicle``: shipped build_info.json, installed metadata, or pyproject.toml."""
     if BUILD_INFO.is_file():
-        return json.loads(BUILD_INFO.read_text())["version"]
+        return build_info()["version"]
     try:
         return metadata.version("fmu_vehicle")
     except metadata.PackageNotFoundError:
@@ -30,6 +39,6 @@ def package_version() -> str:
     return "0+unknown"
 
 
-def fmu_guid(model_name: str, version: str, variant: str = "") -> str:
-    """Deterministic GUID: uuid5 of model name, package version and variant (fmi_notes.md §1.3)."""
-    return str(uuid.uuid5(GUID_NAMESPACE, f"{model_name}/{version}/{variant}"))
+def fmu_guid(model_name: str, version: str, variant: str = "", sources: str = "") -> str:
+    """Deterministic GUID: uuid5 of model name, package version, variant and source digest."""
+    return str(uuid.uuid5(GUID_NAMESPACE, f"{model_name}/{version}/{variant}/{sources}"))

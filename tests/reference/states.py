@@ -10,7 +10,7 @@ import numpy as np
 from fmu_vehicle.multibody import Mechanism
 from fmu_vehicle.multibody.model import JOINT_PRISMATIC
 
-MECHANISMS = Path(__file__).resolve().parents[2] / "resources" / "mechanisms"
+MECHANISMS = resources_dir() / "mechanisms"
 
 
 def mechanism_dict(name: str) -> dict:

@@ -265,7 +265,16 @@ class Tire(VehicleSlaveBase):
             raise ModelError(f"parameter 'tire_file' = {name!r}: {exc}") from None
         road = self._road(res).to_arrays() if v["road_source"] == "internal" else None
         self.model = TireModel(params, road, v["slip0"])
-        self.values.update(dict.fromkeys(OUTPUTS, 0.0))
+        self.values.update(self.model.outputs(self._kinematics(), (0.0, 0.0, 0.0), self._road_inputs(), 0.0,
+                                              self.model.kappa))     # loads at t0 from the initial inputs
+
+    def _kinematics(self) -> tuple:
+        v = self.values
+        return v["wheel.x"], v["wheel.z"], v["wheel.vx"], v["wheel.vz"], v["wheel.omega"]
+
+    def _road_inputs(self) -> tuple:
+        v = self.values
+        return v["road.height"], v["road.slope"], v["road.mu"]
 
     def _road(self, res: Path):
         return road_parameter(self.values["road"], res)
@@ -275,9 +284,8 @@ class Tire(VehicleSlaveBase):
         fail_at = v["fail_at_time"]
         if fail_at >= 0.0 and t >= fail_at - 1e-9 * max(1.0, abs(fail_at)):
             raise ModelError(f"forced failure at t = {t!r} s (parameter fail_at_time = {fail_at!r} s)")
-        kin = (v["wheel.x"], v["wheel.z"], v["wheel.vx"], v["wheel.vz"], v["wheel.omega"])
-        road_in = (v["road.height"], v["road.slope"], v["road.mu"])
-        self.values.update(self.model.step(t, h, v["dt"], kin, road_in, output_time=v["output_time"],
+        self.values.update(self.model.step(t, h, v["dt"], self._kinematics(), self._road_inputs(),
+                                           output_time=v["output_time"],
                                            extrapolate=v["input_extrapolation"] == "linear"))
 
     def _state(self):

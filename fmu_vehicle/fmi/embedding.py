@@ -1,0 +1,113 @@
+"""How an FMU's Python code lives in its host process: interpreter shutdown, ``sys.path``, its own package copy.
+
+pythonfmu's export library (the FMU binary) runs our slave inside the host's Python interpreter (FMPy,
+libcosim's Python bindings) or, in a non-Python host, in an interpreter it starts itself. Three things the
+binary does are not safe as shipped, and this module corrects each from the Python side, once per instance:
+
+* **Shutdown.** The binary keeps its interpreter state in a static ``std::shared_ptr`` and also clears it
+  from a library destructor (``finalizePythonInterpreter``). At process exit the C++ runtime destroys the
+  static first, then the library destructor assigns to the destroyed object and releases the freed control
+  block again: heap corruption, seen as ``corrupted double-linked list`` aborts of Python hosts after their
+  results are written. In a non-Python host the same static destructor is where the binary finalizes the
+  interpreter it started (``Py_Finalize`` on its worker thread) -- but by then the exit handlers of every
+  library loaded after the FMU (scipy's C++ extensions among them) have already run, and finalizing the
+  modules that use them crashes (SIGSEGV in ``Py_FinalizeEx``).
+
+  :func:`finalize_at_exit` registers the binary's own exported ``finalizePythonInterpreter`` as a C exit
+  handler (``__cxa_atexit``). Exit handlers run in reverse order of registration, so a handler registered
+  after the model's imports runs *before* the handlers of the libraries those imports loaded: the interpreter
+  state is released (and, in a non-Python host, Python finalized) while everything it needs is intact, and
+  the later static destructor and library destructor find an empty pointer and do nothing. Calling it twice is
+  harmless (the second call finds the pointer empty), so it is registered again at ``terminate`` to run
+  before anything loaded while stepping. The library is pinned (``RTLD_NODELETE``) so that the handler
+  never points into an unloaded binary.
+
+* **sys.path.** The binary inserts the FMU's ``resources`` folder at ``sys.path[0]`` on every
+  instantiation and never removes it. :func:`restore_sys_path` removes that entry once the slave module and
+  its package are imported (later imports of the package's submodules go through the package's own
+  ``__path__``).
+
+* **Stale package location.** FMPy deletes an FMU's extraction folder after a simulation; an instance of the
+  same FMU built later in the same process imports nothing anew (the modules are cached) and would look for
+  not-yet-imported submodules in the deleted folder. :func:`point_package_at` re-points the cached package
+  at the new instance's copy, which has identical content (the package name carries a hash of its sources,
+  see ``fmu_vehicle.fmi.build``). FMUs of different builds use differently named packages and never share
+  code.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+from pathlib import Path
+
+_PINNED: dict[str, ctypes.CDLL] = {}
+"""Handles of FMU binaries whose exit handler is registered, by path (kept open for the process lifetime)."""
+
+
+def fmu_binary(resources: str | os.PathLike, model_identifier: str) -> Path:
+    """Path of the FMU's Linux binary next to its ``resources`` folder."""
+    return Path(resources).resolve().parent / "binaries" / "linux64" / f"{model_identifier}.so"
+
+
+def finalize_at_exit(resources: str | os.PathLike | None, model_identifier: str) -> bool:
+    """Register the FMU binary's ``finalizePythonInterpreter`` as a C exit handler (see the module docstring).
+
+    Does nothing (returns False) outside Linux, when the binary is not loaded in this process (a slave
+    instantiated directly from Python, e.g. at build time) or when it does not export the function.
+    """
+    if not sys.platform.startswith("linux") or not resources:
+        return False
+    path = str(fmu_binary(resources, model_identifier))
+    lib = _PINNED.get(path)
+    if lib is None:
+        try:   # only a binary that is already loaded; pin it so that it is never unloaded before exit
+            lib = ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_NOLOAD | os.RTLD_NODELETE)
+            lib.finalizePythonInterpreter
+        except (OSError, AttributeError):
+            return False
+        _PINNED[path] = lib
+    handler = ctypes.cast(lib.finalizePythonInterpreter, ctypes.c_void_p)
+    libc = ctypes.CDLL(None)
+    libc.__cxa_atexit.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+    libc.__cxa_atexit.restype = ctypes.c_int
+    return libc.__cxa_atexit(handler, None, None) == 0
+
+
+def restore_sys_path(resources: str | os.PathLike | None) -> None:
+    """Remove the entries equal to ``resources`` that the FMU binary put on ``sys.path``."""
+    if not resources:
+        return
+    entry = os.fspath(resources)
+    sys.path[:] = [p for p in sys.path if p != entry]
+
+
+def point_package_at(package_name: str, resources: str | os.PathLike | None) -> None:
+    """Re-point the imported package ``package_name`` (and its imported sub-packages) at the copy below
+    ``resources`` when the folder it was imported from no longer exists."""
+    package = sys.modules.get(package_name)
+    if package is None or not resources:
+        return
+    old_root = Path(package.__path__[0])
+    new_root = Path(resources) / package_name
+    if old_root.is_dir() or not new_root.is_dir():
+        return
+    prefix = package_name + "."
+    for name, module in list(sys.modules.items()):
+        if name == package_name or name.startswith(prefix):
+            rel = Path(*name.split(".")[1:])
+            if getattr(module, "__path__", None) is not None:
+                module.__path__ = [str(new_root / rel)]
+    sys.path_importer_cache.pop(str(old_root), None)
+
+
+def settle_instance(package_name: str, resources: str | os.PathLike | None, model_identifier: str) -> bool:
+    """Everything above for a new slave instance, when it runs inside its FMU binary (returns True then).
+
+    A slave instantiated from plain Python (a script, a test, pythonfmu's builder) is left alone.
+    """
+    if not finalize_at_exit(resources, model_identifier):
+        return False
+    restore_sys_path(resources)
+    point_package_at(package_name, resources)
+    return True

@@ -1,0 +1,249 @@
+/*
+ * fmi2_host: a minimal FMI 2.0 Co-Simulation importer written in C, the way non-Python tools
+ * (Simulink, Dymola, OMSimulator, fmuCheck, C/C++ masters) load an FMU: dlopen the binary, look up the
+ * fmi2* functions, instantiate, initialize, step, save and restore the state, terminate, free, exit.
+ *
+ * It exists to check that the FMUs this package builds behave in such a host (above all, that the
+ * process exits 0), and to compare their outputs with FMPy's (fmu_vehicle.fmi.host runs both).
+ *
+ * Usage:
+ *   fmi2_host DIR MODEL_ID GUID STEP N [options]
+ *     DIR        folder the FMU was extracted into (holds binaries/linux64/MODEL_ID.so and resources/)
+ *     STEP N     N communication steps of STEP seconds from t = 0
+ *   options:
+ *     -r VR=VALUE           Real parameter or start value set before initialization
+ *     -s VR=TEXT            String parameter set before initialization
+ *     -i VR=OFF:AMP:FREQ    Real input set before every step to OFF + AMP sin(2 pi FREQ t) (t = step start)
+ *     -o VR                 Real output printed (repeatable; order kept)
+ *     -e K                  print a row every K steps (default 1; the last step is always printed)
+ *     -g                    state check: get the FMU state at step N/2, finish the run, restore the state
+ *                           (also through serialize/deserialize), run the second half again and require
+ *                           bit-identical outputs
+ *     -u                    dlclose the library before exiting (default: leave it loaded, as many hosts do)
+ *     -l                    loggingOn = fmi2True
+ * Output (stdout): "t,<vr>,<vr>..." then one row per printed step, values as %.17g.
+ * Messages: the FMU's log on stderr. Exit code: 0 ok, 2 usage, 3 the FMU returned an error, 4 state mismatch.
+ *
+ * Build: cc -O1 -std=c99 -I<fmpy>/c-code fmi2_host.c -o fmi2_host -ldl -lm
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmi2Functions.h"
+
+#define MAX_VARS 512
+
+typedef struct {
+    fmi2InstantiateTYPE *instantiate;
+    fmi2FreeInstanceTYPE *freeInstance;
+    fmi2SetupExperimentTYPE *setupExperiment;
+    fmi2EnterInitializationModeTYPE *enterInitializationMode;
+    fmi2ExitInitializationModeTYPE *exitInitializationMode;
+    fmi2TerminateTYPE *terminate;
+    fmi2SetRealTYPE *setReal;
+    fmi2GetRealTYPE *getReal;
+    fmi2SetStringTYPE *setString;
+    fmi2DoStepTYPE *doStep;
+    fmi2GetFMUstateTYPE *getFMUstate;
+    fmi2SetFMUstateTYPE *setFMUstate;
+    fmi2FreeFMUstateTYPE *freeFMUstate;
+    fmi2SerializedFMUstateSizeTYPE *serializedFMUstateSize;
+    fmi2SerializeFMUstateTYPE *serializeFMUstate;
+    fmi2DeSerializeFMUstateTYPE *deSerializeFMUstate;
+} Api;
+
+typedef struct {
+    fmi2ValueReference vr;
+    double off, amp, freq;
+} Input;
+
+static void logger(fmi2ComponentEnvironment env, fmi2String instance, fmi2Status status, fmi2String category,
+                   fmi2String message, ...) {
+    (void)env;
+    fprintf(stderr, "[%s] %s (status %d): %s\n", category ? category : "", instance ? instance : "", (int)status,
+            message ? message : "");
+}
+
+static int fail(const char *what, fmi2Status status) {
+    fprintf(stderr, "fmi2_host: %s returned status %d\n", what, (int)status);
+    return 3;
+}
+
+static void *symbol(void *lib, const char *name) {
+    void *f = dlsym(lib, name);
+    if (!f) fprintf(stderr, "fmi2_host: symbol %s not found: %s\n", name, dlerror());
+    return f;
+}
+
+static int parse_vr(const char *text, fmi2ValueReference *vr, const char **rest) {
+    char *end;
+    unsigned long v = strtoul(text, &end, 10);
+    if (end == text || *end != '=') return 0;
+    *vr = (fmi2ValueReference)v;
+    *rest = end + 1;
+    return 1;
+}
+
+static void set_inputs(const Api *api, fmi2Component c, const Input *in, int n, double t) {
+    for (int k = 0; k < n; ++k) {
+        fmi2Real u = in[k].off + in[k].amp * sin(6.283185307179586 * in[k].freq * t);
+        api->setReal(c, &in[k].vr, 1, &u);
+    }
+}
+
+/* Steps first..last-1; prints rows when out != NULL; leaves the last outputs in last_row. */
+static int run_steps(const Api *api, fmi2Component c, const Input *in, int n_in, const fmi2ValueReference *outs,
+                     int n_out, double step, int first, int last, int every, int print, double *last_row) {
+    for (int i = first; i < last; ++i) {
+        double t = i * step;
+        set_inputs(api, c, in, n_in, t);
+        fmi2Status st = api->doStep(c, t, step, fmi2True);
+        if (st != fmi2OK) return fail("fmi2DoStep", st);
+        if (n_out > 0) {
+            st = api->getReal(c, outs, (size_t)n_out, last_row);
+            if (st != fmi2OK) return fail("fmi2GetReal", st);
+        }
+        if (print && ((i + 1) % every == 0 || i + 1 == last)) {
+            printf("%.17g", (i + 1) * step);
+            for (int k = 0; k < n_out; ++k) printf(",%.17g", last_row[k]);
+            printf("\n");
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 6) {
+        fprintf(stderr, "usage: fmi2_host DIR MODEL_ID GUID STEP N [-r VR=V] [-s VR=S] [-i VR=OFF:AMP:FREQ] "
+                        "[-o VR] [-e K] [-g] [-u] [-l]\n");
+        return 2;
+    }
+    const char *dir = argv[1], *model = argv[2], *guid = argv[3];
+    double step = atof(argv[4]);
+    int n = atoi(argv[5]);
+    fmi2ValueReference rvr[MAX_VARS], svr[MAX_VARS], outs[MAX_VARS];
+    double rval[MAX_VARS];
+    const char *sval[MAX_VARS];
+    Input in[MAX_VARS];
+    int n_r = 0, n_s = 0, n_in = 0, n_out = 0, every = 1, state_check = 0, unload = 0;
+    fmi2Boolean logging = fmi2False;
+    for (int a = 6; a < argc; ++a) {
+        const char *opt = argv[a], *rest;
+        int has_arg = a + 1 < argc;
+        if (!strcmp(opt, "-g")) { state_check = 1; continue; }
+        if (!strcmp(opt, "-u")) { unload = 1; continue; }
+        if (!strcmp(opt, "-l")) { logging = fmi2True; continue; }
+        if (!has_arg || n_r >= MAX_VARS || n_s >= MAX_VARS || n_in >= MAX_VARS || n_out >= MAX_VARS) {
+            fprintf(stderr, "fmi2_host: bad option %s\n", opt);
+            return 2;
+        }
+        const char *arg = argv[++a];
+        if (!strcmp(opt, "-r") && parse_vr(arg, &rvr[n_r], &rest)) {
+            rval[n_r++] = atof(rest);
+        } else if (!strcmp(opt, "-s") && parse_vr(arg, &svr[n_s], &rest)) {
+            sval[n_s++] = rest;
+        } else if (!strcmp(opt, "-i") && parse_vr(arg, &in[n_in].vr, &rest) &&
+                   sscanf(rest, "%lf:%lf:%lf", &in[n_in].off, &in[n_in].amp, &in[n_in].freq) == 3) {
+            n_in++;
+        } else if (!strcmp(opt, "-o")) {
+            outs[n_out++] = (fmi2ValueReference)strtoul(arg, NULL, 10);
+        } else if (!strcmp(opt, "-e")) {
+            every = atoi(arg) > 0 ? atoi(arg) : 1;
+        } else {
+            fprintf(stderr, "fmi2_host: bad option %s %s\n", opt, arg);
+            return 2;
+        }
+    }
+
+    char path[4096], resources[4200];
+    snprintf(path, sizeof path, "%s/binaries/linux64/%s.so", dir, model);
+    snprintf(resources, sizeof resources, "file://%s/resources", dir);
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        fprintf(stderr, "fmi2_host: dlopen failed: %s\n", dlerror());
+        return 3;
+    }
+    Api api;
+    void **slots = (void **)&api;
+    const char *names[] = {"fmi2Instantiate", "fmi2FreeInstance", "fmi2SetupExperiment",
+                           "fmi2EnterInitializationMode", "fmi2ExitInitializationMode", "fmi2Terminate",
+                           "fmi2SetReal", "fmi2GetReal", "fmi2SetString", "fmi2DoStep", "fmi2GetFMUstate",
+                           "fmi2SetFMUstate", "fmi2FreeFMUstate", "fmi2SerializedFMUstateSize",
+                           "fmi2SerializeFMUstate", "fmi2DeSerializeFMUstate"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k) {
+        slots[k] = symbol(lib, names[k]);
+        if (!slots[k]) return 3;
+    }
+
+    fmi2CallbackFunctions cb = {logger, calloc, free, NULL, NULL};
+    fmi2Component c = api.instantiate("host", fmi2CoSimulation, guid, resources, &cb, fmi2False, logging);
+    if (!c) {
+        fprintf(stderr, "fmi2_host: fmi2Instantiate failed\n");
+        return 3;
+    }
+    fmi2Status st;
+    if ((st = api.setupExperiment(c, fmi2False, 0.0, 0.0, fmi2False, 0.0)) != fmi2OK)
+        return fail("fmi2SetupExperiment", st);
+    for (int k = 0; k < n_r; ++k)
+        if ((st = api.setReal(c, &rvr[k], 1, &rval[k])) != fmi2OK) return fail("fmi2SetReal", st);
+    for (int k = 0; k < n_s; ++k)
+        if ((st = api.setString(c, &svr[k], 1, &sval[k])) != fmi2OK) return fail("fmi2SetString", st);
+    if ((st = api.enterInitializationMode(c)) != fmi2OK) return fail("fmi2EnterInitializationMode", st);
+    set_inputs(&api, c, in, n_in, 0.0);
+    if ((st = api.exitInitializationMode(c)) != fmi2OK) return fail("fmi2ExitInitializationMode", st);
+
+    double row[MAX_VARS], first_pass[MAX_VARS];
+    printf("t");
+    for (int k = 0; k < n_out; ++k) printf(",%u", (unsigned)outs[k]);
+    printf("\n");
+    if (n_out > 0) {
+        if ((st = api.getReal(c, outs, (size_t)n_out, row)) != fmi2OK) return fail("fmi2GetReal", st);
+        printf("0");
+        for (int k = 0; k < n_out; ++k) printf(",%.17g", row[k]);
+        printf("\n");
+    }
+    int rc, half = n / 2;
+    if (!state_check) {
+        if ((rc = run_steps(&api, c, in, n_in, outs, n_out, step, 0, n, every, 1, row))) return rc;
+    } else {
+        if ((rc = run_steps(&api, c, in, n_in, outs, n_out, step, 0, half, every, 1, row))) return rc;
+        fmi2FMUstate s = NULL;
+        if ((st = api.getFMUstate(c, &s)) != fmi2OK) return fail("fmi2GetFMUstate", st);
+        size_t size = 0;
+        if ((st = api.serializedFMUstateSize(c, s, &size)) != fmi2OK) return fail("fmi2SerializedFMUstateSize", st);
+        fmi2Byte *bytes = malloc(size);
+        if ((st = api.serializeFMUstate(c, s, bytes, size)) != fmi2OK) return fail("fmi2SerializeFMUstate", st);
+        if ((rc = run_steps(&api, c, in, n_in, outs, n_out, step, half, n, every, 1, first_pass))) return rc;
+        /* rollback through the state object, then through the serialized bytes */
+        for (int pass = 0; pass < 2; ++pass) {
+            if (pass == 0) {
+                if ((st = api.setFMUstate(c, s)) != fmi2OK) return fail("fmi2SetFMUstate", st);
+            } else {
+                fmi2FMUstate s2 = NULL;
+                if ((st = api.deSerializeFMUstate(c, bytes, size, &s2)) != fmi2OK)
+                    return fail("fmi2DeSerializeFMUstate", st);
+                if ((st = api.setFMUstate(c, s2)) != fmi2OK) return fail("fmi2SetFMUstate", st);
+                if ((st = api.freeFMUstate(c, &s2)) != fmi2OK) return fail("fmi2FreeFMUstate", st);
+            }
+            if ((rc = run_steps(&api, c, in, n_in, outs, n_out, step, half, n, every, 0, row))) return rc;
+            if (n_out > 0 && memcmp(row, first_pass, sizeof(double) * (size_t)n_out) != 0) {
+                fprintf(stderr, "fmi2_host: outputs after restoring the state (%s) differ from the first pass\n",
+                        pass == 0 ? "setFMUstate" : "deSerializeFMUstate");
+                return 4;
+            }
+        }
+        fprintf(stderr, "fmi2_host: state restore bit-identical\n");
+        free(bytes);
+        if ((st = api.freeFMUstate(c, &s)) != fmi2OK) return fail("fmi2FreeFMUstate", st);
+    }
+    if ((st = api.terminate(c)) != fmi2OK) return fail("fmi2Terminate", st);
+    api.freeInstance(c);
+    fflush(stdout);
+    if (unload) dlclose(lib);
+    return 0;
+}

@@ -1,0 +1,310 @@
+"""The FMUs wherever they are imported: a C host, fresh processes, a wheel install, several FMUs per process.
+
+* Every FMU runs in the project's C host (``fmu_vehicle/fmi/host/fmi2_host.c``, compiled here with ``cc``) as
+  a separate process: instantiate, initialize, 1 s of 1 ms steps with sinusoidal inputs, a state saved at
+  0.5 s and restored (directly and through serialization) with bit-identical outputs, terminate, free, exit
+  -- 10 runs per FMU, each exit code 0, outputs equal to FMPy's.
+* FMPy processes that simulate all five FMUs one after another exit 0 and leave ``sys.path`` as it was.
+* Two builds of one FMU from different sources run side by side in one process, each with its own code.
+* The Tire FMU's loads and the vehicle's states are valid right after (and during) initialization.
+* Each FMU's ``requirements.txt`` names exactly the third-party distributions it imports.
+* The FMU ships compiled code: a first instance with an empty user cache compiles nothing.
+* ``pip install`` of the wheel works from another directory (data files installed with the package).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fmu_vehicle.fmi.hosts import Inputs, build_host, check_fmu, default_outputs, run_c_host, run_fmpy
+from fmu_vehicle.paths import REPO_DIR
+from test_tire_fmu_support import scenario_fmus  # noqa: F401  (session fixture)
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the C host and the FMU binaries "
+                                "tested here are Linux x86-64")
+
+R_TIRE = 0.4672
+"""Free radius of the shipped tire [m] (resources/tires/dai2022_sedan.tir, UNLOADED_RADIUS)."""
+
+#: inputs per FMU for the host runs: (offset, amplitude, frequency [Hz]); values a master would send
+HOST_INPUTS = {
+    "VehicleLV": Inputs(signals={"wheel_front.torque_drive": (300.0, 150.0, 1.0),
+                                 "wheel_rear.torque_brake": (50.0, 50.0, 2.0)}),
+    "Tire": Inputs(signals={"wheel.z": (R_TIRE - 0.012, 0.004, 3.0), "wheel.vx": (10.0, 1.0, 1.0),
+                            "wheel.omega": (10.0 / (R_TIRE - 0.01), 1.0, 2.0)}),
+    "Powertrain": Inputs(signals={"throttle": (0.4, 0.3, 1.0), "wheel_left.omega": (20.0, 5.0, 0.5),
+                                  "wheel_right.omega": (20.0, 5.0, 0.5)}),
+    "Controller": Inputs(signals={"ego.x": (0.0, 10.0, 0.2), "ego.vx": (15.0, 2.0, 0.5),
+                                  "lead.x": (40.0, 5.0, 0.3), "lead.vx": (12.0, 2.0, 0.5)}),
+    "LeadVehicle": Inputs(),
+}
+
+
+@pytest.fixture(scope="module")
+def c_host(tmp_path_factory):
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler (cc) on this machine")
+    return build_host(tmp_path_factory.mktemp("c_host") / "fmi2_host")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(HOST_INPUTS))
+def test_fmu_in_c_host_exits_0_ten_times_and_equals_fmpy(name, scenario_fmus, c_host):
+    fmu = Path(scenario_fmus[name])
+    report = check_fmu(fmu, inputs=HOST_INPUTS[name], step=1e-3, n_steps=1000, every=100, runs=10, host=c_host)
+    for run in report.c_host:
+        assert run.returncode == 0, f"{name} in the C host exited {run.returncode}: {run.stderr[-2000:]}"
+        assert "state restore bit-identical" in run.stderr
+    assert report.fmpy.returncode == 0, report.fmpy.stderr[-2000:]
+    assert report.fmpy.rows.shape == (11, 1 + len(default_outputs(fmu)))
+    assert report.max_difference == 0.0                     # the same code and inputs: the same bits
+    rows = report.fmpy.rows
+    assert np.ptp(rows[:, 1:], axis=0).max() > 0.0          # the outputs really move over the second
+
+
+def test_c_host_that_unloads_the_library_exits_0(scenario_fmus, c_host):
+    """A host that dlcloses the FMU binary before exiting (the library stays pinned while its exit handler
+    is registered)."""
+    fmu = Path(scenario_fmus["VehicleLV"])
+    run = run_c_host(c_host, fmu, ["chassis.x"], HOST_INPUTS["VehicleLV"], 1e-3, 50, every=50, unload=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.rows[-1, 1] > 0.9                            # 50 ms at about 20 m/s
+
+
+def test_c_host_reports_a_failing_step_with_its_status(scenario_fmus, c_host):
+    """An invalid input in the C host: fmi2DoStep returns Discard, the host stops with code 3, no crash."""
+    fmu = Path(scenario_fmus["VehicleLV"])
+    bad = Inputs(signals={"wheel_front.torque_brake": (-100.0, 0.0, 0.0)})      # min is 0
+    run = run_c_host(c_host, fmu, ["chassis.x"], bad, 1e-3, 10)
+    assert run.returncode == 3, run.stderr[-2000:]
+    assert "fmi2DoStep returned status 2" in run.stderr and "wheel_front.torque_brake" in run.stderr
+
+
+SEQUENCE = """
+import json, sys
+from fmpy import simulate_fmu
+fmus = json.loads(sys.argv[1])
+before = list(sys.path)
+ends = {}
+for name, path in fmus:
+    r = simulate_fmu(path, stop_time=0.02, output_interval=1e-3)
+    ends[name] = float(r["time"][-1])
+assert sys.path == before, (before, sys.path)
+packages = sorted(m for m in sys.modules if m.startswith("_fmu_vehicle_") and "." not in m)
+print(json.dumps({"ends": ends, "packages": packages}))
+"""
+
+
+@pytest.mark.slow
+def test_fmpy_processes_running_every_fmu_in_turn_exit_0(scenario_fmus, tmp_path):
+    """LeadVehicle first (its extraction folder is deleted when its run ends), then the FMUs that import
+    more of the package: each finds its modules; five processes in a row exit 0."""
+    order = [(n, str(scenario_fmus[n])) for n in ("LeadVehicle", "VehicleLV", "Tire", "Powertrain", "Controller")]
+    for _ in range(5):
+        proc = subprocess.run([sys.executable, "-c", SEQUENCE, json.dumps(order)], capture_output=True, text=True,
+                              cwd=tmp_path, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        out = json.loads(proc.stdout.strip().splitlines()[-1])
+        assert out["ends"] == {n: pytest.approx(0.02) for n, _ in order}
+        assert len(out["packages"]) == 1                    # one build: one shared package copy
+
+
+SIDE_BY_SIDE = """
+import json, sys
+from fmpy import extract, read_model_description
+from fmpy.fmi2 import FMU2Slave
+slaves = []
+for k, path in enumerate(sys.argv[1:]):
+    md = read_model_description(path)
+    f = FMU2Slave(guid=md.guid, unzipDirectory=extract(path), modelIdentifier=md.coSimulation.modelIdentifier,
+                  instanceName=f"lead{k}")
+    f.instantiate(); f.setupExperiment(startTime=0.0); f.enterInitializationMode(); f.exitInitializationMode()
+    x = next(v.valueReference for v in md.modelVariables if v.name == "x")
+    slaves.append((md.guid, f, x))
+rows = []
+for i in range(100):                                        # interleaved steps
+    for guid, f, x in slaves:
+        f.doStep(i * 0.01, 0.01)
+    rows.append([f.getReal([x])[0] for _, f, x in slaves])
+packages = sorted(m for m in sys.modules if m.startswith("_fmu_vehicle_") and "." not in m)
+print(json.dumps({"guids": [g for g, _, _ in slaves], "last": rows[-1], "packages": packages}))
+"""
+
+
+@pytest.mark.slow
+def test_two_builds_from_different_sources_run_side_by_side(scenario_fmus, tmp_path):
+    """A copy of the package whose LeadVehicle reports x + 1000 m, built in its own process: in one host
+    process with today's LeadVehicle, each instance runs its own code."""
+    src = tmp_path / "other"
+    shutil.copytree(REPO_DIR / "fmu_vehicle", src / "fmu_vehicle",
+                    ignore=shutil.ignore_patterns("__pycache__", "resources"))
+    shutil.copytree(REPO_DIR / "fmu_vehicle" / "resources" / "vehicles", src / "fmu_vehicle" / "resources" / "vehicles")
+    shutil.copy(REPO_DIR / "pyproject.toml", src / "pyproject.toml")
+    slave = src / "fmu_vehicle" / "fmi" / "slaves" / "fmu_vehicle_lead_vehicle.py"
+    text = slave.read_text()
+    assert '"x": m.x,' in text
+    slave.write_text(text.replace('"x": m.x,', '"x": m.x + 1000.0,'))
+    build = ("import sys; sys.path.insert(0, sys.argv[1]); from fmu_vehicle.fmi.build import build_fmu; "
+             "from fmu_vehicle.fmi.registry import slave_script; print(build_fmu(slave_script('LeadVehicle'), sys.argv[2]))")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run([sys.executable, "-c", build, str(src), str(tmp_path / "out")], capture_output=True,
+                          text=True, cwd=src, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    other = Path(proc.stdout.strip().splitlines()[-1])
+    assert other.parent == tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-c", SIDE_BY_SIDE, str(scenario_fmus["LeadVehicle"]), str(other)],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["guids"][0] != out["guids"][1]
+    assert len(out["packages"]) == 2
+    assert out["last"][1] - out["last"][0] == pytest.approx(1000.0, abs=1e-9)
+    assert out["last"][0] > 0.0
+
+
+def test_outputs_are_valid_during_and_after_initialization(scenario_fmus):
+    """The Tire FMU reports the load of its initial inputs before any step; the vehicle reports its
+    equilibrium at v0 while still in initialization mode (so a master propagates real initial values)."""
+    from fmpy import extract, read_model_description
+    from fmpy.fmi2 import FMU2Slave
+    from fmu_vehicle.tire.tir import read_tir
+    from fmu_vehicle.paths import resource_path
+
+    def open_fmu(name):
+        path = str(scenario_fmus[name])
+        md = read_model_description(path)
+        f = FMU2Slave(guid=md.guid, unzipDirectory=extract(path), modelIdentifier=md.coSimulation.modelIdentifier,
+                      instanceName=name)
+        f.instantiate()
+        f.setupExperiment(startTime=0.0)
+        return f, {v.name: v.valueReference for v in md.modelVariables}
+
+    tire, vr = open_fmu("Tire")
+    tir = read_tir(resource_path("tires", "dai2022_sedan.tir"))
+    deflection = 0.01
+    tire.setReal([vr["wheel.z"], vr["wheel.vx"], vr["wheel.omega"]], [R_TIRE - deflection, 10.0, 10.0 / R_TIRE])
+    tire.enterInitializationMode()
+    tire.exitInitializationMode()
+    fz = tire.getReal([vr["fz"]])[0]
+    # a static tire: Fz = c_z * deflection (linear vertical stiffness at rest, no vertical velocity)
+    assert fz == pytest.approx(tir.VERTICAL_STIFFNESS * tir.LCZ * deflection, rel=1e-12)
+    tire.terminate()
+    tire.freeInstance()
+
+    car, vr = open_fmu("VehicleLV")
+    car.setReal([vr["v0"]], [15.0])
+    car.setString([vr["road"]], ["flat"])
+    car.enterInitializationMode()
+    vx, z = car.getReal([vr["chassis.vx"], vr["chassis.z"]])
+    assert vx == 15.0 and 0.3 < z < 0.7                    # before exitInitializationMode
+    car.exitInitializationMode()
+    assert car.getReal([vr["chassis.vx"], vr["chassis.z"]]) == [vx, z]
+    car.terminate()
+    car.freeInstance()
+
+
+IMPORTS = """
+import json, sys, importlib
+from importlib import metadata
+resources = sys.argv[1]
+sys.path.insert(0, resources)
+before = set(sys.modules)
+module = importlib.import_module(open(resources + "/slavemodule.txt").read().strip())
+cls = [c for c in vars(module).values() if isinstance(c, type) and c.__module__ == module.__name__][-1]
+s = cls(instance_name="probe", resources=resources)
+s.enter_initialization_mode(); s.exit_initialization_mode(); s.do_step(0.0, 1e-3)
+top = {m.split(".")[0] for m in set(sys.modules) - before}
+dists = metadata.packages_distributions()
+print(json.dumps(sorted({d for t in top for d in dists.get(t, [])})))
+"""
+
+
+@pytest.mark.parametrize("name", sorted(HOST_INPUTS))
+def test_requirements_list_exactly_the_distributions_an_fmu_imports(name, scenario_fmus, tmp_path):
+    from importlib import metadata
+    with zipfile.ZipFile(scenario_fmus[name]) as archive:
+        archive.extractall(tmp_path)
+        required = {line.split("<")[0].split(">")[0].split("=")[0].lower()
+                    for line in archive.read("resources/requirements.txt").decode().split()}
+    proc = subprocess.run([sys.executable, "-c", IMPORTS, str(tmp_path / "resources")], capture_output=True,
+                          text=True, cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    imported = {d.lower() for d in json.loads(proc.stdout.strip().splitlines()[-1])} - {"pythonfmu"}
+    implied = {r.split()[0].split(";")[0].split("<")[0].split(">")[0].split("=")[0].lower()
+               for d in required for r in (metadata.requires(d) or []) if "extra ==" not in r}
+    assert required <= imported                              # nothing listed that it does not use
+    assert imported - required <= implied                    # what it uses is listed or comes with what is
+
+
+COLD = """
+import json, sys, time
+from fmpy import simulate_fmu
+t0 = time.perf_counter()
+simulate_fmu(sys.argv[1], stop_time=2e-3, output_interval=1e-3)
+print(json.dumps({"seconds": time.perf_counter() - t0}))
+"""
+
+
+@pytest.mark.parametrize("name", ["VehicleLV", "Tire"])
+def test_first_instance_with_an_empty_cache_compiles_nothing(name, scenario_fmus, tmp_path):
+    """The FMU carries its kernels compiled for a portable CPU: with an empty user cache the first run only
+    copies them (the cache folder then holds exactly the shipped files; a compile would add others)."""
+    fmu = Path(scenario_fmus[name])
+    with zipfile.ZipFile(fmu) as archive:
+        shipped = sorted(n.split("resources/numba_cache/", 1)[1] for n in archive.namelist()
+                         if n.startswith("resources/numba_cache/") and not n.endswith("/"))
+    assert any(n.endswith(".nbc") for n in shipped)
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH")}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    proc = subprocess.run([sys.executable, "-c", COLD, str(fmu)], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    folders = list((tmp_path / "cache" / "fmu_vehicle").glob("numba-*"))
+    assert len(folders) == 1
+    found = sorted(p.relative_to(folders[0]).as_posix() for p in folders[0].rglob("*") if p.is_file())
+    assert found == shipped
+
+
+@pytest.mark.slow
+def test_wheel_install_runs_from_another_directory(tmp_path):
+    """``pip install`` of the built wheel (not editable) into a fresh environment: ``info`` lists the shipped
+    vehicles and roads and ``simulate`` writes its CSV, from a directory that is not the checkout."""
+    wheels = tmp_path / "wheels"
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                           "-w", str(wheels), str(REPO_DIR)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    wheel = next(wheels.glob("fmu_vehicle-*.whl"))
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    assert {"fmu_vehicle/resources/vehicles/halfcar7.json", "fmu_vehicle/resources/tires/dai2022_sedan.tir",
+            "fmu_vehicle/resources/roads/bumpy.json", "fmu_vehicle/fmi/host/fmi2_host.c"} <= names
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=600)
+    python = venv / "bin" / "python"
+    proc = subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "-q", str(wheel)], capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
+    where = subprocess.run([str(python), "-c", "import fmu_vehicle; print(fmu_vehicle.__file__)"], cwd=elsewhere,
+                           capture_output=True, text=True, env=env, timeout=600)
+    assert Path(where.stdout.strip()).is_relative_to(venv), where.stdout
+    info = subprocess.run([str(venv / "bin" / "fmu-vehicle"), "info"], cwd=elsewhere, capture_output=True,
+                          text=True, env=env, timeout=600)
+    assert info.returncode == 0, info.stderr[-2000:]
+    assert "halfcar7:" in info.stdout and "fullcar14:" in info.stdout and "bumpy" in info.stdout
+    sim = subprocess.run([str(venv / "bin" / "fmu-vehicle"), "simulate", "--vehicle", "halfcar7", "--road", "flat",
+                          "--v0", "10", "--duration", "0.05", "-q", "-o", "run.csv"], cwd=elsewhere,
+                         capture_output=True, text=True, env=env, timeout=900)
+    assert sim.returncode == 0, sim.stderr[-2000:]
+    lines = (elsewhere / "run.csv").read_text().splitlines()
+    assert len(lines) == 1 + 51 and lines[0].startswith("time")
