@@ -6,20 +6,27 @@ import os
 __version__ = "0.1.0"
 
 
-def _numba_cache_dir() -> None:
-    """Point numba's on-disk cache at a folder keyed by a hash of this package's source.
+CACHE_DIR: str | None = None
+"""Folder of this copy's compiled kernels (``fmu_vehicle.jit.PackageCacheLocator``); None: no disk cache."""
 
-    numba keys a cached function on its own file only, so a change in a called module (another
-    file) would reuse stale machine code; keying the folder on all sources avoids that, and a
-    stable per-user folder also serves FMUs extracted into fresh temporary directories.
-    An explicit NUMBA_CACHE_DIR is respected.
+
+def _numba_cache_dir() -> str | None:
+    """The folder of this copy's compiled kernels: ``$FMU_VEHICLE_CACHE_DIR`` if set (used as is), else a
+    per-user folder keyed by a hash of this copy's sources.
+
+    numba keys a cached function on its own file only, so a change in a called module (another file) would
+    reuse stale machine code; keying the folder on all sources avoids that, and a stable per-user folder also
+    serves FMUs extracted into fresh temporary directories. The folder belongs to this copy of the package:
+    an FMU's copy (another name, other sources) in the same process has its own, so the two never write each
+    other's index files. numba's own ``NUMBA_CACHE_DIR`` is left to functions outside the package.
     """
     import hashlib
     from pathlib import Path
 
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return
     pkg = Path(__file__).resolve().parent
+    explicit = os.environ.get("FMU_VEHICLE_CACHE_DIR")
+    if explicit:
+        return explicit
     h = hashlib.sha1(__version__.encode())
     for p in sorted(pkg.rglob("*.py")):
         h.update(p.relative_to(pkg).as_posix().encode())
@@ -30,18 +37,11 @@ def _numba_cache_dir() -> None:
         folder.mkdir(parents=True, exist_ok=True)
         os.utime(folder)                   # last use, for _prune_numba_caches
     except OSError:
-        return
-    os.environ["NUMBA_CACHE_DIR"] = str(folder)
+        return None
     _prune_numba_caches(root, folder)
     if shipped_cache_usable(pkg):
         _adopt_shipped_cache(pkg.parent / SHIPPED_CACHE, folder)
-    # numba reads the variable when it is first imported; if the host imported it already, update its
-    # config. numba is not imported here: FMUs that never JIT must not load it (an unneeded numba in
-    # a libcosim process was seen to abort at exit).
-    import sys
-    cfg = sys.modules.get("numba.core.config")
-    if cfg is not None:
-        cfg.CACHE_DIR = str(folder)
+    return str(folder)
 
 
 SHIPPED_CACHE = "numba_cache"
@@ -111,4 +111,4 @@ def _prune_numba_caches(root, current) -> None:
             shutil.rmtree(d, ignore_errors=True)
 
 
-_numba_cache_dir()
+CACHE_DIR = _numba_cache_dir()

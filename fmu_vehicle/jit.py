@@ -3,9 +3,9 @@
 numba keys its cache on a function's absolute source path and modification time, so a copy of the
 package (an FMU extracted into a fresh temporary folder) would recompile everything (about a minute).
 :class:`PackageCacheLocator` files the cache of every kernel of this package under
-``$NUMBA_CACHE_DIR/<path inside the package>`` stamped by the file's content, so any copy of the same
-sources reuses it. ``fmu_vehicle/__init__.py`` points ``NUMBA_CACHE_DIR`` at a folder keyed by a hash of
-all package sources. Import ``njit`` from here in every hot module.
+``fmu_vehicle.CACHE_DIR/<path inside the package>`` stamped by the file's content, so any copy of the same
+sources reuses it. ``fmu_vehicle/__init__.py`` sets ``CACHE_DIR`` to a folder keyed by a hash of all package
+sources (each copy of the package, e.g. one inside an FMU, has its own). Import ``njit`` from here in every hot module.
 
 Engine functions that take the ``(model, data)`` namedtuples are ``njit(inline="always")``: numba passes
 a tuple argument flattened into its members' fields (about 690 machine words for model + data), so each
@@ -39,7 +39,7 @@ class PackageCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheL
 
     @classmethod
     def from_function(cls, py_func, py_file):
-        root = os.environ.get("NUMBA_CACHE_DIR")
+        from . import CACHE_DIR as root
         if not root:
             return None
         try:

@@ -9,7 +9,7 @@ import pytest
 from fmpy.validation import validate_fmu
 from lxml import etree
 
-from fmu_vehicle.fmi.build import BuildError, build_fmu, source_digest
+from fmu_vehicle.fmi.build import DIGEST_CHARS, PACKAGE_PREFIX, BuildError, build_fmu, source_digest
 from fmu_vehicle.fmi.post_process import ROOT_ORDER
 from fmu_vehicle.fmi.registry import FMUS, slave_script
 from fmu_vehicle.fmi.variables import UNITS
@@ -76,9 +76,11 @@ def test_archive_contents(companion_fmus):
         names = z.namelist()
         requirements = z.read("resources/requirements.txt").decode()
     assert "resources/powertrain/suv_diesel_6at.json" in names
-    assert "resources/fmu_vehicle/fmi/slave_base.py" in names
-    assert "resources/fmu_vehicle/fmi/build_info.json" in names
-    assert "resources/fmu_vehicle_powertrain.py" in names
+    digest = source_digest()[:DIGEST_CHARS]                                # the package copy of this build
+    assert f"resources/{PACKAGE_PREFIX}{digest}/fmi/slave_base.py" in names
+    assert f"resources/{PACKAGE_PREFIX}{digest}/fmi/build_info.json" in names
+    assert f"resources/fmu_vehicle_powertrain_{digest}.py" in names
+    assert not [n for n in names if n.startswith(("resources/fmu_vehicle/", f"resources/{PACKAGE_PREFIX}{digest}/resources"))]
     assert "binaries/linux64/Powertrain.so" in names
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc") or "/tests/" in n]
     lines = requirements.splitlines()

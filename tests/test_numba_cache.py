@@ -18,9 +18,9 @@ def test_cache_folder_per_source_and_pruning_of_idle_ones(tmp_path):
         os.utime(root / name, (t, t))
     (root / "fmus").mkdir()
     os.utime(root / "fmus", (0.0, 0.0))
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env = {k: v for k, v in os.environ.items() if k != "FMU_VEHICLE_CACHE_DIR"}
     env["XDG_CACHE_HOME"] = str(tmp_path)
-    out = subprocess.run([sys.executable, "-c", "import os, fmu_vehicle; print(os.environ['NUMBA_CACHE_DIR'])"],
+    out = subprocess.run([sys.executable, "-c", "import fmu_vehicle; print(fmu_vehicle.CACHE_DIR)"],
                          cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=True)
     current = Path(out.stdout.strip())
     assert current.parent == root and current.name.startswith("numba-") and current.is_dir()
@@ -28,9 +28,9 @@ def test_cache_folder_per_source_and_pruning_of_idle_ones(tmp_path):
     # kept: the current one, the two most recently used others, and anything that is not a numba cache;
     # deleted: the older ones idle for more than a day
     assert sorted(p.name for p in root.iterdir()) == sorted(["fmus", current.name, "numba-recent", "numba-2days"])
-    # an explicit NUMBA_CACHE_DIR is used as is and nothing is pruned
-    env["NUMBA_CACHE_DIR"] = str(tmp_path / "mine")
-    out = subprocess.run([sys.executable, "-c", "import os, fmu_vehicle; print(os.environ['NUMBA_CACHE_DIR'])"],
+    # an explicit FMU_VEHICLE_CACHE_DIR is used as is and nothing is pruned
+    env["FMU_VEHICLE_CACHE_DIR"] = str(tmp_path / "mine")
+    out = subprocess.run([sys.executable, "-c", "import fmu_vehicle; print(fmu_vehicle.CACHE_DIR)"],
                          cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.strip() == str(tmp_path / "mine")
     assert (root / "numba-2days").is_dir()

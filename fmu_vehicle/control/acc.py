@@ -20,7 +20,7 @@ AEB (time-to-collision with hysteresis):
     TTC = d / (v_ego - v_lead) when closing faster than 0.1 m/s, else inf
     on when TTC < ttc_on; off when TTC > ttc_off or the gap stops closing; while on: brake = 1,
     throttle = 0, the ACC command tracks the measured acceleration (bumpless hand-back).
-Standstill hold: v_ego < v_stop and a_cmd <= 0 -> brake = max(brake, brake_hold).
+Standstill hold: v_ego < v_stop and a_cmd <= HOLD_ACCEL_TOL -> brake = max(brake, brake_hold).
 Brake torque per wheel (positive, opposing the wheel spin):
     front = brake T_brake_max bias / 2,  rear = brake T_brake_max (1 - bias) / 2.
 
@@ -37,6 +37,10 @@ from fmu_vehicle.errors import ModelError
 #: "acc_aeb": ACC + emergency braking; "acc": no AEB stage; "cruise": speed control only, lead ignored.
 MODES = ("acc_aeb", "acc", "cruise")
 
+
+HOLD_ACCEL_TOL = 1e-9
+"""Commanded acceleration [m/s^2] up to which a car at rest keeps holding: a car standing exactly at its
+standstill gap commands 0 up to rounding of the positions (about 1e-16 m/s^2), and must hold."""
 
 @dataclass(frozen=True)
 class AccParameters:
@@ -181,7 +185,7 @@ class AccController:
             throttle = force / p.drive_force_max if force > 0.0 else 0.0
             brake = -force * p.wheel_radius / p.brake_torque_max if force < 0.0 else 0.0
             saturated = throttle >= 1.0 or brake >= 1.0
-            holding = v < p.stop_speed and self.a_cmd <= 0.0
+            holding = v < p.stop_speed and self.a_cmd <= HOLD_ACCEL_TOL
             err = self.a_cmd - a_meas
             if not first and not holding and not (saturated and err * force > 0.0):
                 self.force_i += p.mass * p.k_i * err * ts

@@ -56,9 +56,11 @@ DIGEST_CHARS = 12
 RESERVED = {"fmu_vehicle", "pythonfmu", "requirements.txt", "slavemodule.txt"}
 STAGE_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", "tests", ".pytest_cache",
                                       "build_info.json", "*.fmu", ".*")
-NOT_SHIPPED = ("resources", "fmi/host")
+NOT_BUILT = ("fmi/host",)
+"""Package folders no FMU uses (the C test host): neither shipped nor part of the source digest."""
+NOT_SHIPPED = ("resources", *NOT_BUILT)
 """Package folders not copied into an FMU's package copy: the data (an FMU ships only the data its slave
-declares, in its own resources folder) and the C test host."""
+declares, in its own resources folder) and NOT_BUILT."""
 _IMPORT = re.compile(r"^(\s*(?:from|import)\s+)fmu_vehicle(?=[.\s])", re.M)
 ERROR_TAG = "BUILD-ERROR: "
 
@@ -125,12 +127,13 @@ def _worker(argv: list[str]) -> int:
 
 
 def package_files() -> dict[str, Path]:
-    """'<rel>' -> file for every file of the package a build reads: the code it stages (STAGE_IGNORE and
-    NOT_SHIPPED applied) and every data file below ``resources/`` (STAGE_IGNORE applied)."""
+    """'<rel>' -> file for every file of the package a build reads: the code it stages and every data file
+    below ``resources/`` (STAGE_IGNORE applied, NOT_BUILT left out)."""
     files = {}
+    skip = {PACKAGE_DIR / rel for rel in NOT_BUILT}
     for folder, dirs, names in os.walk(PACKAGE_DIR):
         ignored = STAGE_IGNORE(folder, dirs + names)
-        dirs[:] = sorted(d for d in dirs if d not in ignored)
+        dirs[:] = sorted(d for d in dirs if d not in ignored and Path(folder) / d not in skip)
         for name in names:
             if name not in ignored:
                 path = Path(folder) / name
@@ -350,7 +353,7 @@ def _add_compiled_code(fmu: Path) -> None:
     from fmu_vehicle.jit import PORTABLE_CPU
 
     cache = portable_cache_dir(fmu)
-    warm_up_fmu(fmu, env={"NUMBA_CACHE_DIR": str(cache), "NUMBA_CPU_NAME": PORTABLE_CPU})
+    warm_up_fmu(fmu, env={"FMU_VEHICLE_CACHE_DIR": str(cache), "NUMBA_CPU_NAME": PORTABLE_CPU})
     with zipfile.ZipFile(fmu, "a", compression=zipfile.ZIP_DEFLATED) as archive:
         for path in sorted(cache.rglob("*")):
             if path.is_file() and not path.name.endswith(".tmp"):

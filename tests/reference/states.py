@@ -9,6 +9,7 @@ import numpy as np
 
 from fmu_vehicle.multibody import Mechanism
 from fmu_vehicle.multibody.model import JOINT_PRISMATIC
+from fmu_vehicle.paths import resources_dir
 
 MECHANISMS = resources_dir() / "mechanisms"
 

@@ -96,9 +96,10 @@ static void set_inputs(const Api *api, fmi2Component c, const Input *in, int n, 
     }
 }
 
-/* Steps first..last-1; prints rows when out != NULL; leaves the last outputs in last_row. */
+/* Steps first..last-1 of n; prints (when print is set) every K-th step and step n; leaves the last outputs in
+   last_row. */
 static int run_steps(const Api *api, fmi2Component c, const Input *in, int n_in, const fmi2ValueReference *outs,
-                     int n_out, double step, int first, int last, int every, int print, double *last_row) {
+                     int n_out, double step, int first, int last, int n, int every, int print, double *last_row) {
     for (int i = first; i < last; ++i) {
         double t = i * step;
         set_inputs(api, c, in, n_in, t);
@@ -108,7 +109,7 @@ static int run_steps(const Api *api, fmi2Component c, const Input *in, int n_in,
             st = api->getReal(c, outs, (size_t)n_out, last_row);
             if (st != fmi2OK) return fail("fmi2GetReal", st);
         }
-        if (print && ((i + 1) % every == 0 || i + 1 == last)) {
+        if (print && ((i + 1) % every == 0 || i + 1 == n)) {
             printf("%.17g", (i + 1) * step);
             for (int k = 0; k < n_out; ++k) printf(",%.17g", last_row[k]);
             printf("\n");
@@ -209,16 +210,16 @@ int main(int argc, char **argv) {
     }
     int rc, half = n / 2;
     if (!state_check) {
-        if ((rc = run_steps(&api, c, in, n_in, outs, n_out, step, 0, n, every, 1, row))) return rc;
+        if ((rc = run_steps(&api, c, in, n_in, outs, n_out, step, 0, n, n, every, 1, row))) return rc;
     } else {
-        if ((rc = run_steps(&api, c, in, n_in, outs, n_out, step, 0, half, every, 1, row))) return rc;
+        if ((rc = run_steps(&api, c, in, n_in, outs, n_out, step, 0, half, n, every, 1, row))) return rc;
         fmi2FMUstate s = NULL;
         if ((st = api.getFMUstate(c, &s)) != fmi2OK) return fail("fmi2GetFMUstate", st);
         size_t size = 0;
         if ((st = api.serializedFMUstateSize(c, s, &size)) != fmi2OK) return fail("fmi2SerializedFMUstateSize", st);
         fmi2Byte *bytes = malloc(size);
         if ((st = api.serializeFMUstate(c, s, bytes, size)) != fmi2OK) return fail("fmi2SerializeFMUstate", st);
-        if ((rc = run_steps(&api, c, in, n_in, outs, n_out, step, half, n, every, 1, first_pass))) return rc;
+        if ((rc = run_steps(&api, c, in, n_in, outs, n_out, step, half, n, n, every, 1, first_pass))) return rc;
         /* rollback through the state object, then through the serialized bytes */
         for (int pass = 0; pass < 2; ++pass) {
             if (pass == 0) {
@@ -230,7 +231,7 @@ int main(int argc, char **argv) {
                 if ((st = api.setFMUstate(c, s2)) != fmi2OK) return fail("fmi2SetFMUstate", st);
                 if ((st = api.freeFMUstate(c, &s2)) != fmi2OK) return fail("fmi2FreeFMUstate", st);
             }
-            if ((rc = run_steps(&api, c, in, n_in, outs, n_out, step, half, n, every, 0, row))) return rc;
+            if ((rc = run_steps(&api, c, in, n_in, outs, n_out, step, half, n, n, every, 0, row))) return rc;
             if (n_out > 0 && memcmp(row, first_pass, sizeof(double) * (size_t)n_out) != 0) {
                 fprintf(stderr, "fmi2_host: outputs after restoring the state (%s) differ from the first pass\n",
                         pass == 0 ? "setFMUstate" : "deSerializeFMUstate");
