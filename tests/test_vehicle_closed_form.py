@@ -77,29 +77,35 @@ def test_static_axle_loads_follow_the_lever_rule(name):
         np.testing.assert_allclose(fz[2], fz[3], rtol=1e-9)
 
 
-def steady_acceleration(car, road_name, v0, torque, grade, t_end=4.0, window=(2.5, 4.0)):
-    """(measured, closed-form) acceleration along the road [m/s^2] over ``window`` [s]."""
-    driven = [w.name for w in car.spec.wheels if w.driven]
-    res = car.simulate(road_name, t_end, v0=v0, drive_torque={w: torque for w in driven})
-    k = (res.t >= window[0]) & (res.t <= window[1])
+def closed_form_acceleration(car, t, col, torques: dict, road_name: str, grade: float, window):
+    """(measured, closed-form) acceleration along the road [m/s^2] over the time ``window`` [s] of a run:
+    ``t`` the times, ``col(name)`` the recorded output ``name``, ``torques`` the drive torque per wheel."""
+    k = (t >= window[0]) & (t <= window[1])
     c, s = math.cos(grade), math.sin(grade)
-    v_road = res["chassis.vx"] * c + res["chassis.vz"] * s
-    a_meas = np.polyfit(res.t[k], v_road[k], 1)[0]
+    v_road = col("chassis.vx") * c + col("chassis.vz") * s
+    a_meas = np.polyfit(t[k], v_road[k], 1)[0]
     road = load_road(road_name)
     M = car.total_mass_kg
     num, den = -M * G * s, M
     for i, w in enumerate(car.spec.wheels):
         p = car.tire_p[i]
         assert p[P_QSY3] == 0.0 and p[P_QSY4] == 0.0
-        fz = res[f"wheel_{w.name}.tire_fz"][k].mean()
-        x, zc = res[f"wheel_{w.name}.x"][k], res[f"wheel_{w.name}.z"][k]
+        fz = col(f"wheel_{w.name}.tire_fz")[k].mean()
+        x, zc = col(f"wheel_{w.name}.x")[k], col(f"wheel_{w.name}.z")[k]
         d = ((zc - road.height(x)) * c).mean()                     # loaded radius: centre to road plane
         re = effective_rolling_radius(p, p[P_R0] - d)
         my = -p[P_R0] * fz * p[P_QSY1] * p[P_LMY]
         inertia = next(b for b in car.spec.mechanism.bodies if b.name == w.body).inertia_kg_m2[1, 1]
-        num += ((torque if w.driven else 0.0) + my) / d
+        num += (torques.get(w.name, 0.0) + my) / d
         den += inertia / (d * re)
     return a_meas, num / den
+
+
+def steady_acceleration(car, road_name, v0, torque, grade, t_end=4.0, window=(2.5, 4.0)):
+    """(measured, closed-form) acceleration of a run with ``torque`` on every driven wheel."""
+    torques = {w.name: torque for w in car.spec.wheels if w.driven}
+    res = car.simulate(road_name, t_end, v0=v0, drive_torque=torques)
+    return closed_form_acceleration(car, res.t, lambda n: res[n], torques, road_name, grade, window)
 
 
 @pytest.mark.parametrize("name, road, v0, torque, grade_deg", [
