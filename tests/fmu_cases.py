@@ -144,8 +144,13 @@ def run_steps(f, fmu, drive, k0, k1, h):
 def check_state(fmu, drive, n, k_save, h=1e-3, start=None, other_drive=None, other_start=None, tunable=None):
     out = {}
     other_drive = other_drive or drive
+    def close(f):
+        f.terminate()
+        f.freeInstance()
+
     r = fmu.new("ref", start=start)
     full = run_steps(r, fmu, drive, 0, n, h)
+    close(r)
     a = fmu.new("A", start=start)
     first = run_steps(a, fmu, drive, 0, k_save, h)
     state = a.getFMUstate()
@@ -166,12 +171,14 @@ def check_state(fmu, drive, n, k_save, h=1e-3, start=None, other_drive=None, oth
     b.freeFMUstate(s)
     out["b_restored"] = output_reader(fmu)(b)
     from_b = run_steps(b, fmu, drive, k_save, n, h)
+    close(b)
     c = fmu.new("C", init=False)             # only instantiated
     s = c.deSerializeFMUstate(blob)
     c.setFMUstate(s)
     c.freeFMUstate(s)
     out["c_restored"] = output_reader(fmu)(c)
     from_c = run_steps(c, fmu, drive, k_save, n, h)
+    close(c)
     a.reset()
     a.setupExperiment(startTime=0.0)
     for name, value in (start or {}).items():
@@ -179,16 +186,17 @@ def check_state(fmu, drive, n, k_save, h=1e-3, start=None, other_drive=None, oth
     a.enterInitializationMode()
     a.exitInitializationMode()
     after_reset = run_steps(a, fmu, drive, 0, n, h)
+    close(a)
     d, e = fmu.new("D", start=start), fmu.new("E", start=other_start)
     solo = fmu.new("solo", start=other_start)
     solo_e = run_steps(solo, fmu, other_drive, 0, n, h)
+    close(solo)
     inter_d, inter_e = [], []
     for k in range(n):
         inter_d += run_steps(d, fmu, drive, k, k + 1, h)
         inter_e += run_steps(e, fmu, other_drive, k, k + 1, h)
-    for f in (r, a, b, c, d, e, solo):        # every instance freed (a live one at exit can crash the process)
-        f.terminate()
-        f.freeInstance()
+    close(d)                                 # every instance is freed as soon as it is done
+    close(e)
     md = fmu.md
     out["outputs"] = [v.name for t in ("Real", "Integer", "Boolean") for v in md.modelVariables
                       if v.causality == "output" and v.type == t]       # the order of the rows
