@@ -141,7 +141,8 @@ def run_steps(f, fmu, drive, k0, k1, h):
         rows.append(read(f))
     return rows
 
-def check_state(fmu, drive, n, k_save, h=1e-3, start=None, other_drive=None, other_start=None, tunable=None):
+def check_state(fmu, drive, n, k_save, h=1e-3, start=None, other_drive=None, other_start=None, tunable=None,
+                restore_start=None):
     out = {}
     other_drive = other_drive or drive
     def close(f):
@@ -166,9 +167,9 @@ def check_state(fmu, drive, n, k_save, h=1e-3, start=None, other_drive=None, oth
     blob = bytes(a.serializeFMUstate(state))
     a.freeFMUstate(state)
     continued = {}
-    for key, init in (("b", True), ("c", False)):   # an initialized instance (default start values), and
-        f = fmu.new(key.upper(), init=init)         # one only instantiated, given the serialized state
-        s = f.deSerializeFMUstate(blob)
+    for key, init in (("b", True), ("c", False)):   # an initialized instance (start values restore_start,
+        f = fmu.new(key.upper(), init=init, start=restore_start)   # default: the defaults), and one only
+        s = f.deSerializeFMUstate(blob)                             # instantiated, given the serialized state
         f.setFMUstate(s)
         f.freeFMUstate(s)
         out[f"{key}_restored"] = output_reader(fmu)(f)

@@ -27,7 +27,13 @@ def ctl_drive(k):                  # following a lead that speeds up and slows d
 def ctl_other(k):
     t = k * H
     return {'ego.x': 10.0 * t, 'ego.vx': 10.0, 'lead.x': 500.0, 'lead.vx': 0.0}
+lead = Fmu(INPUTS['LeadVehicle'])
+PROFILE = '0:10,1:14,2:6,3:6'
 RESULT = {'Powertrain': check_state(pt, pt_drive, 2500, 900, other_drive=pt_other),
+          'LeadVehicle': check_state(lead, lambda k: {}, 2500, 777, start={'speed_profile': PROFILE},
+                                     other_start={'speed_profile': PROFILE, 'x0': 20.0},
+                                     restore_start={'speed_profile': PROFILE}),
+          'LeadVehicle_default_profile': check_state(lead, lambda k: {}, 300, 100, start={'speed_profile': PROFILE}),
           'Controller': check_state(ctl, ctl_drive, 3000, 1234, other_drive=ctl_other,
                                     tunable=('acc.time_gap', INPUTS['time_gap']))}
 """
@@ -39,7 +45,7 @@ def results(companion_fmus, tmp_path_factory):
                      **{k: str(v) for k, v in companion_fmus.items()})
 
 
-@pytest.mark.parametrize("name", ["Powertrain", "Controller"])
+@pytest.mark.parametrize("name", ["Powertrain", "Controller", "LeadVehicle"])
 def test_rollback_serialization_reset_and_interleaving_are_bit_identical(results, name):
     assert_state_bit_identical(results[name], other_differs=True)
 
@@ -57,3 +63,12 @@ def test_controller_rollback_restores_tunable_parameters(results):
     r = results["Controller"]
     assert r["changed"] != r["ref"]
     assert r["changed"][0] != r["ref"][0] or r["changed"][-1] != r["ref"][-1]
+
+
+@pytest.mark.xfail(strict=True, reason="slave_base._set_fmu_state keeps the model an initialized instance built from "
+                   "its own fixed parameters: a LeadVehicle state restored into an instance with the default "
+                   "speed profile continues on that profile, not on the saved one")
+def test_state_restored_into_an_instance_with_other_fixed_parameters(results):
+    """FMI 2.0 (fmi2SetFMUstate): the state is everything needed to continue, the speed profile included."""
+    r = results["LeadVehicle_default_profile"]
+    assert r["from_b"] == r["ref"]

@@ -23,11 +23,13 @@ from fmu_vehicle.tire.pacejka import effective_rolling_radius
 from fmu_vehicle.tire.tir import P_CZ, P_LCZ, P_LMY, P_QSY1, P_R0, read_tir
 
 try:
-    from fmu_cases import HIDE_PACKAGE, STATE_HARNESS, assert_state_bit_identical
+    from fmu_cases import (BAD_INPUT_HARNESS, DISCARD, HIDE_PACKAGE, STATE_HARNESS, assert_refused,
+                           assert_state_bit_identical)
     from test_fmi_support import run_child
     from test_tire_fmu_support import scenario_fmus  # noqa: F401
 except ImportError:
-    from .fmu_cases import HIDE_PACKAGE, STATE_HARNESS, assert_state_bit_identical
+    from .fmu_cases import (BAD_INPUT_HARNESS, DISCARD, HIDE_PACKAGE, STATE_HARNESS, assert_refused,
+                            assert_state_bit_identical)
     from .test_fmi_support import run_child
     from .test_tire_fmu_support import scenario_fmus  # noqa: F401
 
@@ -151,6 +153,36 @@ def test_fmu_state_rollback_serialization_reset_and_interleaving(scenario_fmus, 
     ref = np.array(r["ref"])
     outs = r["outputs"]
     assert np.abs(ref[:, outs.index("fz")]).max() > 1000.0 and np.abs(ref[:, outs.index("slip")]).max() > 1e-4
+
+
+TIRE_BAD_CHILD = """
+tire = Fmu(INPUTS['fmu'])
+ASK_TERMINATED = False      # as for VehicleLV: the query made the process abort at exit in 1 of 6 runs
+case(tire, 'nan_input', actions=[('step', 0.0, 1e-3), ('set', 'Real', 'wheel.vx', math.nan), ('step', 1e-3, 1e-3)])
+case(tire, 'unknown_road', start={'road': 'moon'}, actions=[('step', 0.0, 1e-3)])
+case(tire, 'unknown_output_time', start={'output_time': 'later'}, actions=[('step', 0.0, 1e-3)])
+case(tire, 'missing_tire_file', start={'tire_file': 'tires/none.tir'}, actions=[('step', 0.0, 1e-3)])
+case(tire, 'bad_step', actions=[('step', 0.0, 0.0), ('step', 0.0, 1e-3)])
+RESULT = BAD
+"""
+
+
+@pytest.fixture(scope="module")
+def tire_bad(scenario_fmus, tmp_path_factory):
+    return run_child(BAD_INPUT_HARNESS + TIRE_BAD_CHILD, tmp_path_factory.mktemp("tire_bad"),
+                     fmu=str(scenario_fmus["Tire"]))
+
+
+@pytest.mark.parametrize("case, statuses, words", [
+    ("nan_input", [0, DISCARD], ["input 'wheel.vx'", "nan"]),
+    ("unknown_road", [DISCARD], ["parameter 'road'", "moon"]),
+    ("unknown_output_time", [DISCARD], ["parameter 'output_time'", "later"]),
+    ("missing_tire_file", [DISCARD], ["parameter 'tire_file'", "none.tir"]),
+    ("bad_step", [DISCARD, 0], ["step size"]),
+])
+def test_bad_input_is_refused_with_a_message_naming_the_variable(tire_bad, case, statuses, words):
+    """The shared bad-input harness over the Tire FMU."""
+    assert_refused(tire_bad[case], statuses, words)
 
 
 def coupling_errors(scenario_fmus, scheme, h):
