@@ -166,16 +166,23 @@ def check_state(fmu, drive, n, k_save, h=1e-3, start=None, other_drive=None, oth
     again2 = run_steps(a, fmu, drive, k_save, n, h)
     blob = bytes(a.serializeFMUstate(state))
     a.freeFMUstate(state)
-    continued = {}
-    for key, init in (("b", True), ("c", False)):   # an initialized instance (start values restore_start,
-        f = fmu.new(key.upper(), init=init, start=restore_start)   # default: the defaults), and one only
-        s = f.deSerializeFMUstate(blob)                             # instantiated, given the serialized state
-        f.setFMUstate(s)
-        f.freeFMUstate(s)
-        out[f"{key}_restored"] = output_reader(fmu)(f)
-        continued[key] = run_steps(f, fmu, drive, k_save, n, h)
-        close(f)
-    from_b, from_c = continued["b"], continued["c"]
+    # the serialized state into an initialized instance (start values restore_start, default: the defaults)
+    # and into one only instantiated. (Written out twice: with one loop variable for both instances the
+    # VehicleLV child aborted at exit in every run, "corrupted double-linked list".)
+    b = fmu.new("B", start=restore_start)
+    s = b.deSerializeFMUstate(blob)
+    b.setFMUstate(s)
+    b.freeFMUstate(s)
+    out["b_restored"] = output_reader(fmu)(b)
+    from_b = run_steps(b, fmu, drive, k_save, n, h)
+    close(b)
+    c = fmu.new("C", init=False, start=restore_start)
+    s = c.deSerializeFMUstate(blob)
+    c.setFMUstate(s)
+    c.freeFMUstate(s)
+    out["c_restored"] = output_reader(fmu)(c)
+    from_c = run_steps(c, fmu, drive, k_save, n, h)
+    close(c)
     a.reset()
     a.setupExperiment(startTime=0.0)
     for name, value in (start or {}).items():
