@@ -1,16 +1,86 @@
 """Command line: ``fmu-vehicle simulate | reproduce-paper | demo | info``.
 
-Errors in the user's input print one line ``fmu-vehicle: error: ...`` and exit with code 2; output
-files are written only when the run succeeded (atomically, never half-written).
+Errors in the user's input (options included) print one line ``fmu-vehicle: error: ...`` and exit with
+code 2; output paths are checked before a run, and output files are written only when the run succeeded,
+all of them or none (atomically, never half-written).
 """
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 from .errors import FmuVehicleError, ModelError
+
+
+class UsageError(FmuVehicleError):
+    """A command line that argparse refused (its message, one line)."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line ``fmu-vehicle: error: ...`` (raised, printed by main)."""
+
+    def error(self, message):
+        raise UsageError(f"{self.prog.split(' ', 1)[-1] + ': ' if ' ' in self.prog else ''}{message}")
+
+
+def _output_file(path, option: str) -> Path:
+    """An output file path that can be written: not a folder, its folder a folder (created later)."""
+    p = Path(path)
+    if p.is_dir():
+        raise ModelError(f"{option}: {p} is a directory, expected a file name")
+    for parent in p.absolute().parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ModelError(f"{option}: cannot create {p}: {parent} is not a directory")
+            if not os.access(parent, os.W_OK):
+                raise ModelError(f"{option}: cannot create {p}: {parent} is not writable")
+            break
+    return p
+
+
+def _output_dir(path, option: str) -> Path:
+    """An output folder path: an existing folder or one that can be created."""
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise ModelError(f"{option}: {p} is not a directory")
+    if not p.exists():
+        _output_file(p, option)
+    elif not os.access(p, os.W_OK):
+        raise ModelError(f"{option}: {p} is not writable")
+    return p
+
+
+def _plot_file(path, option: str) -> Path:
+    p = _output_file(path, option)
+    from matplotlib.backend_bases import FigureCanvasBase
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if p.suffix.lstrip(".").lower() not in formats:
+        raise ModelError(f"{option}: cannot write a plot as {p.name!r}; use one of "
+                         f"{', '.join('.' + f for f in sorted(formats))}")
+    return p
+
+
+def _write_all(writers: list) -> None:
+    """[(path, writer(tmp_path))]: every writer writes a temporary file beside its target; only when all
+    succeeded are they moved into place, otherwise none is (and the temporary files are removed)."""
+    tmps = []
+    try:
+        for path, writer in writers:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
+            os.close(fd)
+            tmps.append(tmp)
+            writer(tmp)
+        for (path, _), tmp in zip(writers, tmps):
+            os.replace(tmp, path)
+    finally:
+        for tmp in tmps:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
 
 PROGRESS_MIN_STEPS = 3000   # show a progress bar for runs longer than this many steps
 
@@ -25,6 +95,8 @@ def _torques(items: list[str] | None, what: str) -> dict:
             v = math.nan
         if not sep or not wheel or not math.isfinite(v):
             raise ModelError(f"--{what}: expected WHEEL=N_M (e.g. front=300), got {item!r}")
+        if what == "brake-torque" and v < 0:
+            raise ModelError(f"--{what}: a brake torque is a magnitude >= 0 N m, got {item!r}")
         out[wheel] = v
     return out
 
@@ -39,6 +111,16 @@ def _number(text: str, positive: bool) -> float:
     return v
 
 
+def _count(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
+    return v
+
+
 def _positive(text: str) -> float:
     return _number(text, True)
 
@@ -50,19 +132,21 @@ def _finite(text: str) -> float:
 def cmd_simulate(a) -> int:
     from .road import load_road
     from .vehicle import Vehicle
+    output = _output_file(a.output, "--output")
+    plot = _plot_file(a.plot, "--plot") if a.plot else None
+    if plot is not None and plot.absolute() == output.absolute():
+        raise ModelError(f"--plot: {plot} is also the --output file")
     road = load_road(a.road)
     drive, brake = _torques(a.drive_torque, "drive-torque"), _torques(a.brake_torque, "brake-torque")
     car = Vehicle.load(a.vehicle)
-    drive, brake = _torques(a.drive_torque, "drive-torque"), _torques(a.brake_torque, "brake-torque")
     for w in list(drive) + list(brake):
         car.wheel_index(w)
     nsteps = a.duration / a.dt
     res = car.simulate(road, a.duration, dt=a.dt, v0=a.v0, drive_torque=drive, brake_torque=brake,
                        integrator=a.integrator, record_every=a.record_every,
                        progress=not a.quiet and nsteps > PROGRESS_MIN_STEPS)
-    res.to_csv(a.output)
-    if a.plot:
-        res.plot(a.plot, title=f"{car.name} on {road.describe()}")
+    title = f"{car.name} on {road.describe()}"
+    _write_all([(output, res.to_csv)] + ([(plot, lambda tmp: res.plot(tmp, title=title))] if plot else []))
     print(f"{car.name}: {a.duration:g} s on {road.describe()}: x = {res.final('chassis.x'):.3f} m, "
           f"vx = {res.final('chassis.vx'):.3f} m/s, pitch = {res.final('chassis.pitch'):.4f} rad -> {a.output}"
           + (f", {a.plot}" if a.plot else ""))
@@ -73,7 +157,7 @@ def cmd_reproduce(a) -> int:
     from .paper import MANEUVERS, VARIANTS, compare, format_table, paper_final_state, run_maneuver
     from .plotting import plot_paper_maneuver
     from .vehicle import Vehicle
-    out = Path(a.out)
+    out = _output_dir(a.out, "--out")
     failures = 0
     for key, man in MANEUVERS.items():
         runs = []
@@ -113,6 +197,7 @@ def cmd_demo(a) -> int:
     from .cosim.build_cache import ensure_fmus
     from .cosim.scenarios import FMU_NAMES, acc_stop_and_go, following_metrics, format_following, run_scenario
     say = (lambda message: None) if a.quiet else print
+    _output_dir(a.out, "--out")
     fmus = ensure_fmus(FMU_NAMES, log=say)
     scenario = acc_stop_and_go(fmus)
     say(f"{scenario.title}: {scenario.system.stop_time:g} s at {scenario.system.step_size * 1e3:g} ms "
@@ -126,6 +211,11 @@ def cmd_demo(a) -> int:
 
 def cmd_bench(a) -> int:
     from .bench import run_bench
+    from .vehicle import vehicle_names
+    _output_file(a.out, "--out")
+    unknown = [v for v in a.vehicles if v not in vehicle_names()]
+    if unknown:
+        raise ModelError(f"--vehicles: unknown vehicle '{unknown[0]}'; valid: {', '.join(vehicle_names())}")
     fmu = Path(a.fmu) if a.fmu else None
     if fmu is not None and not fmu.exists():
         raise ModelError(f"--fmu: no such file {fmu}")
@@ -170,7 +260,7 @@ def cmd_doctor(a) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="fmu-vehicle", description=__doc__.splitlines()[0])
+    p = OneLineParser(prog="fmu-vehicle", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("simulate", help="simulate a vehicle on a road with constant wheel torques")
     s.add_argument("--vehicle", default="halfcar7", help="vehicle name (see `fmu-vehicle info`) or .json file")
@@ -181,7 +271,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--duration", type=_positive, default=5.0, help="simulated time [s] (default 5)")
     s.add_argument("--dt", type=_positive, default=1e-3, help="integration step [s] (default 0.001)")
     s.add_argument("--integrator", choices=("rk4", "reference"), default="rk4")
-    s.add_argument("--record-every", type=int, default=1, help="record every N-th step (default 1)")
+    s.add_argument("--record-every", type=_count, default=1, help="record every N-th step (default 1)")
     s.add_argument("--output", "-o", default="simulation.csv", help="output CSV (default simulation.csv)")
     s.add_argument("--plot", help="also write a PNG plot (seed Fig. 9 style)")
     s.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
@@ -201,7 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--out", default="dist/bench.json", help="JSON report (default dist/bench.json)")
     b.add_argument("--integrators", nargs="+", choices=("rk4", "reference"), default=["rk4", "reference"],
                    help="rk4 (1 ms, best of --repeats) and/or reference (adaptive DOP853, timed once); default both")
-    b.add_argument("--repeats", type=int, default=3, help="best of N runs (default 3)")
+    b.add_argument("--repeats", type=_count, default=3, help="best of N runs (default 3)")
     b.add_argument("--duration", type=_positive,
                    help="simulated time of each timed run [s] (default 20, the paper's; a multiple of 1 ms)")
     b.add_argument("--no-uncompiled", action="store_true", help="skip the (slow) uncompiled comparison")
@@ -218,15 +308,20 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _one_line(e: Exception) -> str:
+    return " ".join(str(e).split())
+
+
 def main(argv=None) -> int:
     parser = build_parser()
-    a = parser.parse_args(argv)
-    if getattr(a, "record_every", 1) < 1:
-        parser.error("--record-every must be >= 1")
     try:
+        a = parser.parse_args(argv)
         return a.func(a)
     except FmuVehicleError as e:
-        print(f"fmu-vehicle: error: {e}", file=sys.stderr)
+        print(f"fmu-vehicle: error: {_one_line(e)}", file=sys.stderr)
+        return 2
+    except OSError as e:       # e.g. an output that cannot be written after all (disk full, permissions)
+        print(f"fmu-vehicle: error: {e.filename or 'file system'}: {_one_line(e.strerror or e)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("fmu-vehicle: interrupted", file=sys.stderr)

@@ -33,22 +33,4 @@ def test_bench_writes_a_consistent_report(tmp_path, capsys):
     assert "| halfcar7 | rk4 | 16 / 9 / 7 |" in printed and "| halfcar7 | reference | 16 / 9 / 7 |" in printed
     assert f"wrote {out}" in printed
 
-
-def test_bench_rejects_a_missing_fmu(tmp_path, capsys):
-    assert main(["bench", "--fmu", str(tmp_path / "none.fmu"), "--out", str(tmp_path / "b.json")]) == 2
-    assert "none.fmu" in capsys.readouterr().err
-    assert not (tmp_path / "b.json").exists()
-
-
-@pytest.mark.parametrize("flag, value, message", [("--duration", "0.0105", "--duration: 0.0105 s is not a multiple"),
-                                                  ("--repeats", "0", "--repeats: must be at least 1")])
-def test_bench_rejects_bad_settings(tmp_path, capsys, flag, value, message):
-    assert main(["bench", flag, value, "--vehicles", "halfcar7", "--out", str(tmp_path / "b.json")]) == 2
-    assert message in capsys.readouterr().err
-    assert not (tmp_path / "b.json").exists()
-
-
-def test_bench_rejects_a_negative_duration(tmp_path, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(["bench", "--duration", "-1", "--out", str(tmp_path / "b.json")])
-    assert exc.value.code == 2 and "--duration" in capsys.readouterr().err
+# bad options of ``bench`` (and of every other subcommand) are tested in test_cli.py

@@ -65,6 +65,24 @@ def test_cruise_reaches_set_speed_without_lead():
     assert r["v"].max() < 27.0 + 0.5
 
 
+@pytest.mark.parametrize("profile, v0, gap0, mode", [
+    ("0:0", 0.0, 1000.0, "acc"),             # cruise from standstill to 27 m/s, no lead in range
+    ("0:20,5:20,5.5:0", 20.0, None, "acc"),  # the lead stops at 40 m/s2: ACC alone (no AEB stage)
+])
+def test_comfort_limits_bound_the_command(profile, v0, gap0, mode):
+    """The ACC command never leaves [-decel_max, accel_max] (2 and 6 m/s2, the comfort and authority
+    limits), and reaches the limit that the situation asks for: the full acceleration when far below
+    the set speed, the full deceleration behind a lead that stops much harder than 6 m/s2."""
+    params = dataclasses.replace(P, set_speed=27.0, mode=mode)
+    r, _ = follow(profile, v0, gap0=gap0, T=12.0, params=params)
+    a = r["a_cmd"]
+    assert a.max() <= params.accel_max and a.min() >= -params.decel_max
+    if v0 == 0.0:
+        assert a.max() == params.accel_max
+    else:
+        assert a.min() == -params.decel_max
+
+
 def test_jerk_limit_and_sampling():
     r, _ = follow("0:20,5:20,8.4:0", 20.0)
     a = r["a_cmd"][~r["aeb"]]

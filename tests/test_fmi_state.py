@@ -3,81 +3,16 @@ bit-identical continuations (child process, FMPy low-level API)."""
 import pytest
 
 try:
+    from fmu_cases import STATE_HARNESS, assert_state_bit_identical
     from test_fmi_support import companion_fmus, run_child  # noqa: F401
 except ImportError:
+    from .fmu_cases import STATE_HARNESS, assert_state_bit_identical
     from .test_fmi_support import companion_fmus, run_child  # noqa: F401
+
+TIME_GAP = 1.0    # s, the tunable acc.time_gap set after the saved state (its default is 1.8 s)
 
 CHILD = """
 H = 1e-3
-
-def outputs(fmu):
-    md = fmu.md
-    reals = [v.valueReference for v in md.modelVariables if v.causality == 'output' and v.type == 'Real']
-    ints = [v.valueReference for v in md.modelVariables if v.causality == 'output' and v.type == 'Integer']
-    bools = [v.valueReference for v in md.modelVariables if v.causality == 'output' and v.type == 'Boolean']
-    return lambda f: tuple(f.getReal(reals)) + tuple(f.getInteger(ints)) + tuple(f.getBoolean(bools))
-
-def run(f, fmu, drive, k0, k1):
-    read = outputs(fmu)
-    rows = []
-    for k in range(k0, k1):
-        for name, value in drive(k).items():
-            f.setReal([fmu.vr[name]], [value])
-        assert do_step(f, k * H, H) == 0, MESSAGES[-3:]
-        rows.append(read(f))
-    return rows
-
-def check(fmu, drive, other_drive, n, k_save, tunable=None):
-    out = {}
-    ref_inst = fmu.new('ref')
-    full = run(ref_inst, fmu, drive, 0, n)
-    a = fmu.new('A')
-    first = run(a, fmu, drive, 0, k_save)
-    state = a.getFMUstate()
-    ref = run(a, fmu, drive, k_save, n)
-    if tunable:
-        a.setReal([fmu.vr[tunable[0]]], [tunable[1]])
-        changed = run(a, fmu, drive, n, n + 200)
-    a.setFMUstate(state)
-    again = run(a, fmu, drive, k_save, n)
-    a.setFMUstate(state)                     # the same state object twice
-    again2 = run(a, fmu, drive, k_save, n)
-    blob = a.serializeFMUstate(state)
-    a.freeFMUstate(state)
-    b = fmu.new('B')                         # initialized second instance
-    b.setFMUstate(b.deSerializeFMUstate(blob))
-    out['b_restored'] = outputs(fmu)(b)
-    from_b = run(b, fmu, drive, k_save, n)
-    c = fmu.new('C', init=False)             # only instantiated
-    c.setFMUstate(c.deSerializeFMUstate(blob))
-    out['c_restored'] = outputs(fmu)(c)
-    from_c = run(c, fmu, drive, k_save, n)
-    a.reset()
-    a.setupExperiment(startTime=0.0)
-    a.enterInitializationMode()
-    a.exitInitializationMode()
-    after_reset = run(a, fmu, drive, 0, n)
-    # two instances stepping interleaved with different inputs
-    d, e = fmu.new('D'), fmu.new('E')
-    solo_e = run(fmu.new('solo'), fmu, other_drive, 0, n)
-    inter_d, inter_e = [], []
-    for k in range(n):
-        inter_d += run(d, fmu, drive, k, k + 1)
-        inter_e += run(e, fmu, other_drive, k, k + 1)
-    for f in (ref_inst, a, b, c, d, e):
-        f.terminate()
-        f.freeInstance()
-    out['full'] = full
-    out['at_save'] = first[-1]
-    out['split'] = first + ref
-    out['again'], out['again2'], out['from_b'], out['from_c'] = again, again2, from_b, from_c
-    out['ref'] = ref
-    out['after_reset'] = after_reset
-    out['inter_d'], out['inter_e'], out['solo_e'] = inter_d, inter_e, solo_e
-    out['blob_size'] = len(blob)
-    out['changed_differs'] = bool(tunable) and changed[-1] != full[-1]
-    return out
-
 pt = Fmu(INPUTS['Powertrain'])
 def pt_drive(k):
     return {'throttle': 0.5 + 0.5 * math.sin(0.004 * k), 'wheel_left.omega': 2.0 + 0.012 * k,
@@ -85,37 +20,34 @@ def pt_drive(k):
 def pt_other(k):
     return {'throttle': 1.0, 'wheel_left.omega': 0.02 * k, 'wheel_right.omega': 0.02 * k}
 ctl = Fmu(INPUTS['Controller'])
-def ctl_drive(k):
+def ctl_drive(k):                  # following a lead that speeds up and slows down by 2 m/s
     t = k * H
-    return {'ego.x': 20.0 * t, 'ego.vx': 20.0 - 0.3 * t, 'lead.x': 45.0 + 15.0 * t - 1.5 * t * t,
-            'lead.vx': 15.0 - 3.0 * t}
+    return {'ego.x': 15.0 * t, 'ego.vx': 15.0, 'lead.x': 30.0 + 15.0 * t - 4.0 * math.cos(0.5 * t),
+            'lead.vx': 15.0 + 2.0 * math.sin(0.5 * t)}
 def ctl_other(k):
     t = k * H
     return {'ego.x': 10.0 * t, 'ego.vx': 10.0, 'lead.x': 500.0, 'lead.vx': 0.0}
-RESULT = {'Powertrain': check(pt, pt_drive, pt_other, 2500, 900),
-          'Controller': check(ctl, ctl_drive, ctl_other, 3000, 1234, tunable=('acc.time_gap', 3.0))}
+lead = Fmu(INPUTS['LeadVehicle'])
+PROFILE = '0:10,1:14,2:6,3:6'
+RESULT = {'Powertrain': check_state(pt, pt_drive, 2500, 900, other_drive=pt_other),
+          'LeadVehicle': check_state(lead, lambda k: {}, 2500, 777, start={'speed_profile': PROFILE},
+                                     other_start={'speed_profile': PROFILE, 'x0': 20.0},
+                                     restore_start={'speed_profile': PROFILE}),
+          'LeadVehicle_default_profile': check_state(lead, lambda k: {}, 300, 100, start={'speed_profile': PROFILE}),
+          'Controller': check_state(ctl, ctl_drive, 3000, 1234, other_drive=ctl_other,
+                                    tunable=('acc.time_gap', INPUTS['time_gap']))}
 """
 
 
 @pytest.fixture(scope="module")
 def results(companion_fmus, tmp_path_factory):
-    return run_child(CHILD, tmp_path_factory.mktemp("state"), **{k: str(v) for k, v in companion_fmus.items()})
+    return run_child(STATE_HARNESS + CHILD, tmp_path_factory.mktemp("state"), time_gap=TIME_GAP,
+                     **{k: str(v) for k, v in companion_fmus.items()})
 
 
-@pytest.mark.parametrize("name", ["Powertrain", "Controller"])
+@pytest.mark.parametrize("name", ["Powertrain", "Controller", "LeadVehicle"])
 def test_rollback_serialization_reset_and_interleaving_are_bit_identical(results, name):
-    r = results[name]
-    assert r["split"] == r["full"]                      # getFMUstate does not disturb the run
-    assert r["again"] == r["ref"]                       # rollback
-    assert r["again2"] == r["ref"]                      # restoring the same state object twice
-    assert r["from_b"] == r["ref"]                      # serialized into an initialized instance
-    assert r["from_c"] == r["ref"]                      # ... and into a merely instantiated one
-    assert r["b_restored"] == r["c_restored"] == r["at_save"]   # outputs right after setFMUstate
-    assert r["after_reset"] == r["full"]                # fmi2Reset reruns identically
-    assert r["inter_e"] == r["solo_e"]                  # instances do not share state
-    assert r["inter_d"] == r["full"]
-    assert len(set(r["full"])) > 100                    # the outputs actually evolve
-    assert r["blob_size"] > 100
+    assert_state_bit_identical(results[name], other_differs=True)
 
 
 def test_powertrain_state_covers_gear_shifts(results):
@@ -124,4 +56,19 @@ def test_powertrain_state_covers_gear_shifts(results):
 
 
 def test_controller_rollback_restores_tunable_parameters(results):
-    assert results["Controller"]["changed_differs"]
+    """Following at 15 m/s about 26 m behind a lead whose speed swings by 2 m/s: from the state saved at
+    1.234 s, a time gap of 1 s (gap target 5 m + 1 s x 15 m/s = 20 m) instead of the default 1.8 s (32 m)
+    gives another continuation; restoring the state saved before the change continues like the clean run
+    (``again == ref`` in the test above), so the state holds the tunable parameter."""
+    r = results["Controller"]
+    assert r["changed"] != r["ref"]
+    assert r["changed"][0] != r["ref"][0] or r["changed"][-1] != r["ref"][-1]
+
+
+@pytest.mark.xfail(strict=True, reason="slave_base._set_fmu_state keeps the model an initialized instance built from "
+                   "its own fixed parameters: a LeadVehicle state restored into an instance with the default "
+                   "speed profile continues on that profile, not on the saved one")
+def test_state_restored_into_an_instance_with_other_fixed_parameters(results):
+    """FMI 2.0 (fmi2SetFMUstate): the state is everything needed to continue, the speed profile included."""
+    r = results["LeadVehicle_default_profile"]
+    assert r["from_b"] == r["ref"]

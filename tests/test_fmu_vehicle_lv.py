@@ -39,8 +39,12 @@ from fmu_vehicle.road import load_road
 from fmu_vehicle.vehicle import output_table
 
 try:
+    from fmu_cases import (BAD_INPUT_HARNESS, DISCARD, HIDE_PACKAGE, STATE_HARNESS, assert_refused,
+                           assert_state_bit_identical)
     from test_fmi_support import CHILD_PRELUDE
 except ImportError:
+    from .fmu_cases import (BAD_INPUT_HARNESS, DISCARD, HIDE_PACKAGE, STATE_HARNESS, assert_refused,
+                            assert_state_bit_identical)
     from .test_fmi_support import CHILD_PRELUDE
 
 REPO = Path(__file__).resolve().parents[1]
@@ -48,19 +52,6 @@ SLAVE = REPO / "fmu_vehicle" / "fmi" / "slaves" / "fmu_vehicle_vehicle_lv.py"
 ALIAS = PACKAGE_PREFIX + source_digest()[:DIGEST_CHARS]     # name of the package copy the FMU ships
 DURATION = 5.0          # bumpy-road case, s (full paper duration)
 H = 1e-3                # communication step, s
-
-#: Run first in the FMU child, before fmpy is imported: hide the editable install of fmu_vehicle.
-HIDE_PACKAGE = '''
-import importlib, importlib.util, sys
-def _editable(obj):
-    return "__editable__" in (getattr(obj, "__module__", "") or "") + repr(obj)
-sys.meta_path[:] = [f for f in sys.meta_path if not _editable(f)]
-sys.path_hooks[:] = [h for h in sys.path_hooks if not _editable(h)]
-sys.path[:] = [p for p in sys.path if "__editable__" not in p and not p.startswith(INPUTS_REPO)]
-sys.path_importer_cache.clear()
-importlib.invalidate_caches()
-HIDDEN = importlib.util.find_spec("fmu_vehicle") is None
-'''
 
 REFERENCE_CHILD = '''
 import pickle, time
@@ -114,7 +105,7 @@ RESULT["road_inputs"] = simulate_fmu(FMU_PATH, stop_time=N * H, output_interval=
                                      start_values={**TORQUE, "road_source": "inputs", "road": "flat"})
 RESULT["time_second_simulate_s"] = time.time() - t0
 
-# ---- 3. FMU state, reset, interleaved instances (low-level API) ------------------------------------
+# ---- 3. FMU state, reset, interleaved instances (low-level API, shared harness) -------------------
 fmu = Fmu(FMU_PATH)
 outs = [v.name for v in fmu.md.modelVariables if v.causality == "output"]
 ovr = [fmu.vr[n] for n in outs]
@@ -131,41 +122,11 @@ def run(f, k0, k1):
 t0 = time.time()
 a = fmu.new("clean", start=TORQUE)
 RESULT["time_instance_s"] = time.time() - t0
-clean = run(a, 0, NS)
 a.terminate(); a.freeInstance()
-
-b = fmu.new("rollback", start=TORQUE)
-first = run(b, 0, K)
-s = b.getFMUstate()
-rest1 = run(b, K, NS)
-b.setFMUstate(s)
-rest2 = run(b, K, NS)
-b.setFMUstate(s)
-rest3 = run(b, K, NS)
-blob = bytes(b.serializeFMUstate(s))
-b.freeFMUstate(s)
-c = fmu.new("deserialized")                     # default inputs: the state brings the torque
-s2 = c.deSerializeFMUstate(blob); c.setFMUstate(s2); c.freeFMUstate(s2)
-rest4 = run(c, K, NS)
-d = fmu.new("uninitialized", init=False)        # state set before initialization
-s3 = d.deSerializeFMUstate(blob); d.setFMUstate(s3); d.freeFMUstate(s3)
-rest5 = run(d, K, NS)
-b.reset()
-b.setupExperiment(startTime=0.0)
-b.setReal([fmu.vr["wheel_front.torque_drive"]], [300.0])
-b.enterInitializationMode(); b.exitInitializationMode()
-again = run(b, 0, NS)
-p = fmu.new("p", start=TORQUE)
-q = fmu.new("q", start={"model": "halfcar7_forkarm", "chassis.mass": 1300.0, "wheel_front.torque_brake": 200.0})
-inter_p, inter_q = [], []
-for k in range(NS):
-    p.doStep(k * H, H); q.doStep(k * H, H)
-    inter_p.append(p.getReal(ovr)); inter_q.append(q.getReal(ovr))
-for f in (b, c, d, p, q):
-    f.terminate(); f.freeInstance()
-RESULT["state"] = dict(clean=clean, first_rest1=np.vstack([first, rest1]), rest1=rest1, rest2=rest2,
-                       rest3=rest3, rest4=rest4, rest5=rest5, again=again, inter_p=np.array(inter_p),
-                       inter_q=np.array(inter_q), blob_size=len(blob))
+# the torque is set at step 0 only: an instance restored from a saved state gets it from the state
+drive = lambda k: TORQUE if k == 0 else {}
+RESULT["state"] = check_state(fmu, drive, NS, K, h=H, other_start={"model": "halfcar7_forkarm", "chassis.mass": 1300.0,
+                                                                  "wheel_front.torque_brake": 200.0})
 
 # ---- 4. parameters -> vehicle overrides, internal sub-steps ----------------------------------------
 pc = INPUTS["param_case"]
@@ -190,43 +151,27 @@ for label, extra in (("held", {}), ("pushed", {"wheel_front.tire_force_x": 1000.
     e.terminate(); e.freeInstance()
 RESULT["external"] = dict(fz=fz, z0=z0, **ext)
 
-# ---- 6. bad input at the FMI boundary ----------------------------------------------------------------
-bad = {}
-def case(name, start=None, actions=(), init=True):
-    MESSAGES.clear()
-    f = fmu.new(name, start=start)
-    statuses = []
-    for act in actions:
-        if act[0] == "set":
-            getattr(f, "set" + act[1])([fmu.vr[act[2]]], [act[3]])
-        elif act[0] == "step":
-            statuses.append(do_step(f, act[1], act[2]))
-        elif act[0] == "terminate":
-            f.terminate()
-    if not any(a[0] == "terminate" for a in actions):
-        f.terminate()
-    f.freeInstance()
-    errors = [m for s_, m in MESSAGES if s_ >= 3]
-    bad[name] = dict(statuses=statuses, message=errors[-1] if errors else None,
-                     statuses_logged=sorted({s_ for s_, _ in MESSAGES}))
-
+# ---- 6. bad input at the FMI boundary (shared harness) ---------------------------------------------
+# fmi2GetBooleanStatus(fmi2Terminated) on this FMU after a discard left the process to abort at exit
+# ("corrupted double-linked list", pythonfmu's exported binary); the companion FMUs answer it cleanly
+ASK_TERMINATED = False
 nan, inf = float("nan"), float("inf")
-case("nan_input", actions=[("step", 0.0, H), ("set", "Real", "wheel_front.torque_drive", nan), ("step", H, H),
+case(fmu, "nan_input", actions=[("step", 0.0, H), ("set", "Real", "wheel_front.torque_drive", nan), ("step", H, H),
                            ("set", "Real", "wheel_front.torque_drive", 100.0), ("step", H, H)])
-case("inf_input", actions=[("set", "Real", "wheel_rear.road_height", -inf), ("step", 0.0, H)])
-case("negative_brake", actions=[("set", "Real", "wheel_front.torque_brake", -5.0), ("step", 0.0, H)])
-case("nan_parameter", start={"chassis.mass": nan}, actions=[("step", 0.0, H), ("step", H, H)])
-case("inf_parameter", start={"v0": inf}, actions=[("step", 0.0, H)])
-case("parameter_range", start={"suspension_front.spring_stiffness": -40000.0}, actions=[("step", 0.0, H)])
-case("dt_range", start={"dt": 0.5}, actions=[("step", 0.0, H)])
-case("unknown_model", start={"model": "fullcar99"}, actions=[("step", 0.0, H)])
-case("unknown_road", start={"road": "moon_surface"}, actions=[("step", 0.0, H)])
-case("unknown_source", start={"tire_source": "magic"}, actions=[("step", 0.0, H)])
-case("bad_step", actions=[("step", 0.0, 0.0), ("step", 0.0, -H), ("step", 0.0, nan), ("step", 0.0, H)])
-case("after_terminate", actions=[("step", 0.0, H), ("terminate",), ("step", H, H)])
-case("fixed_after_init", actions=[("set", "Real", "chassis.mass", 1500.0), ("step", 0.0, H)])
-case("set_output", actions=[("set", "Real", "chassis.x", 3.0), ("step", 0.0, H)])
-RESULT["bad"] = bad
+case(fmu, "inf_input", actions=[("set", "Real", "wheel_rear.road_height", -inf), ("step", 0.0, H)])
+case(fmu, "negative_brake", actions=[("set", "Real", "wheel_front.torque_brake", -5.0), ("step", 0.0, H)])
+case(fmu, "nan_parameter", start={"chassis.mass": nan}, actions=[("step", 0.0, H), ("step", H, H)])
+case(fmu, "inf_parameter", start={"v0": inf}, actions=[("step", 0.0, H)])
+case(fmu, "parameter_range", start={"suspension_front.spring_stiffness": -40000.0}, actions=[("step", 0.0, H)])
+case(fmu, "dt_range", start={"dt": 0.5}, actions=[("step", 0.0, H)])
+case(fmu, "unknown_model", start={"model": "fullcar99"}, actions=[("step", 0.0, H)])
+case(fmu, "unknown_road", start={"road": "moon_surface"}, actions=[("step", 0.0, H)])
+case(fmu, "unknown_source", start={"tire_source": "magic"}, actions=[("step", 0.0, H)])
+case(fmu, "bad_step", actions=[("step", 0.0, 0.0), ("step", 0.0, -H), ("step", 0.0, nan), ("step", 0.0, H)])
+case(fmu, "after_terminate", actions=[("step", 0.0, H), ("terminate",), ("step", H, H)])
+case(fmu, "fixed_after_init", actions=[("set", "Real", "chassis.mass", 1500.0), ("step", 0.0, H)])
+case(fmu, "set_output", actions=[("set", "Real", "chassis.x", 3.0), ("step", 0.0, H)])
+RESULT["bad"] = BAD
 RESULT["survived"] = True
 shutil.rmtree(fmu.dir, ignore_errors=True)
 '''
@@ -279,7 +224,7 @@ def runs(fmu, tmp_path_factory) -> dict:
     ref_dir, fmu_dir = tmp_path_factory.mktemp("vehicle_lv_ref"), tmp_path_factory.mktemp("vehicle_lv_run")
     ref = _spawn(REFERENCE_CHILD, ref_dir, {"duration": DURATION, "param_case": PARAM_CASE})
     prelude = (f"import pickle\nINPUTS_REPO = {str(REPO)!r}\n" + HIDE_PACKAGE + CHILD_PRELUDE
-               + "\nINPUTS = pickle.load(open('inputs.pkl', 'rb'))\n")
+               + "\nINPUTS = pickle.load(open('inputs.pkl', 'rb'))\n" + BAD_INPUT_HARNESS + STATE_HARNESS)
     run = _spawn(prelude + textwrap.dedent(FMU_CHILD) + "\npickle.dump(RESULT, open('result.pkl', 'wb'))\n", fmu_dir,
                  {"fmu": str(fmu), "h": H, "duration_steps": int(round(DURATION / H)), "road_grid": grid,
                   "state_steps": 1500, "state_split": 900, "param_case": PARAM_CASE})
@@ -321,8 +266,8 @@ def test_interface_names_units_and_structure(fmu):
                        "tire_force_z", "tire_moment_y")]
     rename = {f"wheel_{w}.{q}": f"wheel_{w}.{q}_applied" for w in ("front", "rear")
               for q in ("torque_drive", "torque_brake")}
-    expected = [(rename.get(n, n), u) for n, u, _ in output_table(("front", "rear"))]
-    outputs = [(sv.get("name"), sv[0].get("unit")) for sv in svs if sv.get("causality") == "output"]
+    expected = [rename.get(n, n) for n, _, _ in output_table(("front", "rear"))]     # units: test_fmi_units.py
+    outputs = [sv.get("name") for sv in svs if sv.get("causality") == "output"]
     assert outputs == expected
     out_idx = [i for i, sv in enumerate(svs, 1) if sv.get("causality") == "output"]
     ms = root.find("ModelStructure")
@@ -454,15 +399,11 @@ def test_parameters_map_to_vehicle_overrides_and_dt_substeps(runs):
 
 def test_rollback_serialize_reset_and_interleaved_instances_are_bit_identical(runs):
     s = runs["fmu"]["state"]
-    clean, k = s["clean"], 900
-    assert np.array_equal(s["first_rest1"], clean)
-    for key in ("rest2", "rest3", "rest4", "rest5"):
-        assert np.array_equal(s[key], clean[k:]), key
-    assert np.array_equal(s["again"], clean)
-    assert np.array_equal(s["inter_p"], clean)
-    assert not np.allclose(s["inter_q"], clean)                          # the other instance really differed
-    travel = clean[:, runs["fmu"]["outputs"].index("wheel_front.travel")]
+    assert_state_bit_identical(s, other_differs=True)
+    travel = np.array(s["full"])[:, runs["fmu"]["outputs"].index("wheel_front.travel")]
     assert np.max(travel) - travel[0] > 0.03                             # across a bump
+    x = np.array(s["full"])[:, runs["fmu"]["outputs"].index("chassis.x")]
+    assert x[-1] > 20.0                                                  # with the torque from the state
 
 
 def test_external_tire_loads(runs):
@@ -478,9 +419,6 @@ def test_external_tire_loads(runs):
     t = 0.1
     assert pushed["chassis.vx"][-1] == pytest.approx(1000.0 / m * t, rel=0.03)
     assert pushed["wheel_front.omega"][-1] == pytest.approx(23.0 / 2.3 * t, rel=0.03)
-
-
-DISCARD = 2
 
 
 @pytest.mark.parametrize("case, statuses, words", [
@@ -500,11 +438,7 @@ DISCARD = 2
     ("set_output", [DISCARD], ["'chassis.x' is an output"]),
 ])
 def test_bad_input_is_refused_with_a_logged_message(runs, case, statuses, words):
-    r = runs["fmu"]["bad"][case]
-    assert r["statuses"] == statuses
-    assert r["message"] is not None and 3 in r["statuses_logged"]        # logged as fmi2Error
-    for word in words:
-        assert word in r["message"], r["message"]
+    assert_refused(runs["fmu"]["bad"][case], statuses, words)
 
 
 def test_warm_up_failure_is_one_build_error(tmp_path):

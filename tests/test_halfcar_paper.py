@@ -1,10 +1,11 @@
-"""Issue #3 acceptance: the 7-DOF half car against the paper's Tables 2 and 4, equilibrium, frequencies."""
+"""The 7-DOF half car against the paper's Tables 2 and 4 (Dai, Pan et al. 2022, Real-Time Modeling of
+Vehicle's Longitudinal-Vertical Dynamics in ADAS Applications), equilibrium, frequencies."""
 import math
 
 import numpy as np
 import pytest
 
-from fmu_vehicle.paper import MANEUVERS, VARIANTS, compare, paper_final_state, run_maneuver
+from fmu_vehicle.paper import MANEUVERS, VARIANTS, paper_final_state, run_maneuver
 from fmu_vehicle.tire.tir import P_KZ
 from fmu_vehicle.vehicle import Vehicle
 from fmu_vehicle.vehicle.dynamics import vehicle_rhs
@@ -15,17 +16,62 @@ def cars():
     return {v: Vehicle.load(v) for v in VARIANTS}
 
 
+# Bands of the final state (5 s) against the paper's tables, and why each is as wide as it is. The paper
+# gives neither its hardpoints, inertias, tire data nor its initial condition (resources/vehicles/README.md).
+BANDS = {
+    # x: the paper's start is not stated; its bumpy-road x is 0.8 m (0.8 %) short of a uniform
+    # acceleration to its own final speed, so x is compared to 1.5 % of the distance
+    "x_m": ("rel", 0.015),
+    # vx: 1 % of the speed. On the slope this pins the force balance: a 5 % torque or mass error moves vx
+    # by T/d x 5 % x 5 s / M = 1550/0.46 x 0.05 x 5 / 1243 = 0.68 m/s (4.5 %)
+    "vx_m_per_s": ("rel", 0.01),
+    # z: the static CoM height depends on the unknown hardpoints and the calibrated preloads: 10 mm
+    "z_m": ("abs", 0.010),
+    # pitch: the rest attitude is calibrated to the paper's flat-road pitch; the slope adds the
+    # load transfer of the unknown CoM height and hardpoints: 0.01 rad
+    "pitch_rad": ("abs", 0.01),
+}
+# vz and pitch rate: the paper's values (< 1 mm/s, < 2 mrad/s) are a settled body. On the slope nothing
+# excites the car after the torque step at t = 0, so a settled model is within 1 mm/s and 1 mrad/s.
+# On the bumpy road the rear wheel leaves the last bump about 1 s before the end, and the paper's bump
+# positions are not given, so the phase of the decaying bounce and pitch at 5 s is not reproducible:
+# the band asks for a body settled to 20 mm/s and 20 mrad/s, a fifth of the motion in the last second
+# (0.11 m/s and 0.055 rad/s peak).
+RATE_BANDS = {"bumpy_road": {"vz_m_per_s": 0.02, "pitch_rate_rad_per_s": 0.02},
+              "sloping_road": {"vz_m_per_s": 1e-3, "pitch_rate_rad_per_s": 1e-3}}
+# The speed gained on the bumpy road: the paper's 7-DOF and 14-DOF rows gain 1.95 m/s; its fork-arm row
+# 1.88 m/s, 3.6 % less, although the fork-arm removal is exact for an arm whose mass lies on its bars
+# (a rigid body's velocity field is affine, so each bar's velocities follow from its ends; the model's
+# two variants agree to 0.003 m/s), so every variant is compared with the 7-DOF row's gain. The band is 5 %
+# (the paper's own spread between equivalent models), which a 10 % torque error (-0.23 m/s, -12 %) fails.
+DV_BAND = 0.05
+DV_PAPER_7DOF = paper_final_state("bumpy_road", "7dof")["vx_m_per_s"] - MANEUVERS["bumpy_road"].v0
+
+
+def outside_bands(axes, paper, maneuver, v0):
+    """The final-state quantities outside their bands: [(quantity, ours, paper)]."""
+    bad = []
+    for q, (kind, tol) in BANDS.items():
+        ours, ref = float(axes[q][-1]), float(paper[q])
+        if abs(ours - ref) > (tol * abs(ref) if kind == "rel" else tol):
+            bad.append((q, ours, ref))
+    for q, tol in RATE_BANDS[maneuver].items():
+        ours, ref = float(axes[q][-1]), float(paper[q])
+        if abs(ours - ref) > tol:
+            bad.append((q, ours, ref))
+    if maneuver == "bumpy_road":
+        dv = float(axes["vx_m_per_s"][-1]) - v0
+        if abs(dv - DV_PAPER_7DOF) > DV_BAND * DV_PAPER_7DOF:
+            bad.append(("speed gain", dv, DV_PAPER_7DOF))
+    return bad
+
+
 @pytest.mark.parametrize("maneuver", list(MANEUVERS))
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_final_state_matches_paper(cars, variant, maneuver):
-    """x within 1.5 %, vx within 1 %, z within 10 mm, pitch within 0.01 rad of Tables 2/4."""
     res, axes = run_maneuver(cars[variant], MANEUVERS[maneuver])
-    rows = compare(axes, paper_final_state(maneuver, VARIANTS[variant]))
-    bad = [r for r in rows if r[5] is False]
+    bad = outside_bands(axes, paper_final_state(maneuver, VARIANTS[variant]), maneuver, MANEUVERS[maneuver].v0)
     assert not bad, bad
-    # the physics moved the car: it accelerates on the bumpy road and nearly holds speed on the slope
-    dv = axes["vx_m_per_s"][-1] - MANEUVERS[maneuver].v0
-    assert (1.5 < dv < 2.5) if maneuver == "bumpy_road" else (-0.3 < dv < 0.0)
 
 
 def test_static_equilibrium_flat_road(cars):
@@ -38,8 +84,9 @@ def test_static_equilibrium_flat_road(cars):
     weight = car.total_mass_kg * 9.81
     loads = res.final("wheel_front.tire_fz") + res.final("wheel_rear.tire_fz")
     assert loads == pytest.approx(weight, rel=1e-3)
-    # the tires carry the car: each load is a sizeable share of the weight
-    assert 0.3 * weight < res.final("wheel_front.tire_fz") < 0.7 * weight
+    # lever rule about the CoM: (m_chassis b / L + m_front parts) / M = (1127 x 2.158 / 4.158 + 59) / 1243
+    # = 0.518 on the front axle (design positions; the rest pitch moves it by < 1e-3)
+    assert res.final("wheel_front.tire_fz") / weight == pytest.approx(0.518, abs=1e-3)
 
 
 def _spring_motion_ratio(car, corner, eps=1e-5):

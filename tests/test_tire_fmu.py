@@ -23,9 +23,13 @@ from fmu_vehicle.tire.pacejka import effective_rolling_radius
 from fmu_vehicle.tire.tir import P_CZ, P_LCZ, P_LMY, P_QSY1, P_R0, read_tir
 
 try:
+    from fmu_cases import (BAD_INPUT_HARNESS, DISCARD, HIDE_PACKAGE, STATE_HARNESS, assert_refused,
+                           assert_state_bit_identical)
     from test_fmi_support import run_child
     from test_tire_fmu_support import scenario_fmus  # noqa: F401
 except ImportError:
+    from .fmu_cases import (BAD_INPUT_HARNESS, DISCARD, HIDE_PACKAGE, STATE_HARNESS, assert_refused,
+                            assert_state_bit_identical)
     from .test_fmi_support import run_child
     from .test_tire_fmu_support import scenario_fmus  # noqa: F401
 
@@ -105,15 +109,9 @@ def test_slip_relaxes_with_the_relaxation_length_and_outputs_are_timed(scenario_
 #: Child code: hide the repository's fmu_vehicle (editable install), then run the FMU with fmpy.simulate_fmu,
 #: so it can only use the package copy it ships.
 STANDALONE_CHILD = """
-import importlib, importlib.util, os, sys
-def _editable(obj):
-    return "__editable__" in (getattr(obj, "__module__", "") or "") + repr(obj)
-sys.meta_path[:] = [f for f in sys.meta_path if not _editable(f)]
-sys.path_hooks[:] = [h for h in sys.path_hooks if not _editable(h)]
-sys.path[:] = [p for p in sys.path if "__editable__" not in p and not p.startswith(INPUTS["repo"])]
-sys.path_importer_cache.clear()
-importlib.invalidate_caches()
-hidden = importlib.util.find_spec("fmu_vehicle") is None
+INPUTS_REPO = INPUTS["repo"]
+""" + HIDE_PACKAGE + """
+hidden = HIDDEN
 res = simulate_fmu(INPUTS["fmu"], stop_time=0.2, output_interval=1e-3, start_values=INPUTS["start"],
                    output=["slip", "fz", "relaxation_length"])
 RESULT = {"hidden": hidden, "package": [m.__file__ for n, m in sys.modules.items()
@@ -138,74 +136,100 @@ def test_fmu_runs_standalone_on_its_shipped_package(scenario_fmus, tmp_path):
     np.testing.assert_allclose(slip, expected, rtol=0, atol=2e-4 * (-vsx / vx))
 
 
-def test_fmu_state_rollback_and_serialization(scenario_fmus):
-    """getFMUstate / setFMUstate and serialize / deserialize continue bit-identically (slip state and the
-    previous inputs used for the extrapolation)."""
-    path = str(scenario_fmus["Tire"])
-    md = read_model_description(path)
-    vr = {v.name: v.valueReference for v in md.modelVariables}
-    unzipdir = extract(path)
-    fmu = FMU2Slave(guid=md.guid, unzipDirectory=unzipdir, modelIdentifier=md.coSimulation.modelIdentifier,
-                    instanceName="tire")
-    fmu.instantiate()
-    fmu.setupExperiment(startTime=0.0)
-    fmu.setString([vr["road"]], ["bumpy"])
-    fmu.enterInitializationMode()
-    fmu.exitInitializationMode()
-    names = ["wheel.x", "wheel.z", "wheel.vx", "wheel.vz", "wheel.omega"]
-    outs = [vr[n] for n in ("fx", "fz", "slip", "wheel_load.moment_y")]
+TIRE_STATE_CHILD = """
+tire = Fmu(INPUTS['fmu'])
+NAMES = ['wheel.x', 'wheel.z', 'wheel.vx', 'wheel.vz', 'wheel.omega']
+def drive(k):                               # over the first bump at x = 20 m, bouncing and spinning up
+    t = k * 1e-3
+    return dict(zip(NAMES, [19.5 + 15.0 * t, 0.45 + 0.01 * math.sin(40 * t), 15.0, 0.4 * math.cos(40 * t),
+                            15.0 / 0.457 + 2.0 * math.sin(30 * t)]))
+def other(k):                               # the flat part before the bump, at constant speed
+    return dict(zip(NAMES, [5.0 + 15.0 * k * 1e-3, 0.45, 15.0, 0.0, 15.0 / 0.457]))
+RESULT = check_state(tire, drive, 200, 60, start={'road': 'bumpy'}, other_drive=other, other_start={'road': 'bumpy'})
+"""
 
-    def run(k0, k1):
-        rows = []
-        for k in range(k0, k1):
-            t = k * H
-            x = 19.5 + 15.0 * t                                  # over the first bump at x = 20 m
-            fmu.setReal([vr[n] for n in names], [x, 0.45 + 0.01 * math.sin(40 * t), 15.0, 0.4 * math.cos(40 * t),
-                                                 15.0 / 0.457 + 2.0 * math.sin(30 * t)])
-            fmu.doStep(t, H)
-            rows.append(fmu.getReal(outs))
-        return np.array(rows)
 
-    try:
-        run(0, 20)
-        state = fmu.getFMUstate()
-        blob = fmu.serializeFMUstate(state)
-        first = run(20, 60)
-        fmu.setFMUstate(state)
-        again = run(20, 60)
-        fmu.setFMUstate(fmu.deSerializeFMUstate(blob))
-        third = run(20, 60)
-        fmu.freeFMUstate(state)
-        fmu.terminate()
-    finally:
-        fmu.freeInstance()
-    assert np.abs(first[:, 1]).max() > 1000.0 and np.abs(first[:, 2]).max() > 1e-4
-    np.testing.assert_array_equal(first, again)
-    np.testing.assert_array_equal(first, third)
+def test_fmu_state_rollback_serialization_reset_and_interleaving(scenario_fmus, tmp_path):
+    """getFMUstate / setFMUstate, serialize / deserialize, reset and interleaved instances continue
+    bit-identically (slip state and the previous inputs used for the extrapolation; shared harness)."""
+    r = run_child(STATE_HARNESS + TIRE_STATE_CHILD, tmp_path, fmu=str(scenario_fmus["Tire"]))
+    assert_state_bit_identical(r, other_differs=True)
+    ref = np.array(r["ref"])
+    outs = r["outputs"]
+    assert np.abs(ref[:, outs.index("fz")]).max() > 1000.0 and np.abs(ref[:, outs.index("slip")]).max() > 1e-4
+
+
+TIRE_BAD_CHILD = """
+tire = Fmu(INPUTS['fmu'])
+ASK_TERMINATED = False      # as for VehicleLV: the query made the process abort at exit in 1 of 6 runs
+case(tire, 'nan_input', actions=[('step', 0.0, 1e-3), ('set', 'Real', 'wheel.vx', math.nan), ('step', 1e-3, 1e-3)])
+case(tire, 'unknown_road', start={'road': 'moon'}, actions=[('step', 0.0, 1e-3)])
+case(tire, 'unknown_output_time', start={'output_time': 'later'}, actions=[('step', 0.0, 1e-3)])
+case(tire, 'missing_tire_file', start={'tire_file': 'tires/none.tir'}, actions=[('step', 0.0, 1e-3)])
+case(tire, 'bad_step', actions=[('step', 0.0, 0.0), ('step', 0.0, 1e-3)])
+RESULT = BAD
+"""
+
+
+@pytest.fixture(scope="module")
+def tire_bad(scenario_fmus, tmp_path_factory):
+    return run_child(BAD_INPUT_HARNESS + TIRE_BAD_CHILD, tmp_path_factory.mktemp("tire_bad"),
+                     fmu=str(scenario_fmus["Tire"]))
+
+
+@pytest.mark.parametrize("case, statuses, words", [
+    ("nan_input", [0, DISCARD], ["input 'wheel.vx'", "nan"]),
+    ("unknown_road", [DISCARD], ["parameter 'road'", "moon"]),
+    ("unknown_output_time", [DISCARD], ["parameter 'output_time'", "later"]),
+    ("missing_tire_file", [DISCARD], ["parameter 'tire_file'", "none.tir"]),
+    ("bad_step", [DISCARD, 0], ["step size"]),
+])
+def test_bad_input_is_refused_with_a_message_naming_the_variable(tire_bad, case, statuses, words):
+    """The shared bad-input harness over the Tire FMU."""
+    assert_refused(tire_bad[case], statuses, words)
+
+
+def coupling_errors(scenario_fmus, scheme, h):
+    """Differences over 5 s of the bumpy road between two Tire FMUs coupled to VehicleLV (communication step
+    h, which is also the vehicle's internal step) and the vehicle with its internal tires at the same step."""
+    cols = ("vehicle.chassis.x", "vehicle.chassis.pitch", "vehicle.chassis.z")
+    mono = bumpy_road(scenario_fmus)
+    ref = run_system(mono.system, mono.experiment(outputs=cols, step_size=h, output_interval=h), progress=False)
+    coupled = bumpy_road(scenario_fmus, tires="external")
+    assert coupled.order == ("tire_front", "tire_rear", "vehicle")
+    r = run_system(coupled.system, coupled.experiment(outputs=cols, scheme=scheme, step_size=h, output_interval=h),
+                   progress=False)
+    d = {c.rsplit(".", 1)[1]: r[c] - ref[c] for c in cols}
+    e = {"x_5s": d["x"][-1], "max_pitch": np.abs(d["pitch"]).max(), "max_z": np.abs(d["z"]).max(),
+         "ref_x": ref["vehicle.chassis.x"][-1]}
+    print(f"{scheme:12s} h {h:g} s: x(5 s) {e['x_5s']:+.4f} m, max |dpitch| {e['max_pitch']:.2e} rad, "
+          f"max |dz| {e['max_z']:.2e} m")
+    return e
+
+
+# The bounds at 1 ms: the Gauss-Seidel errors measured here (8.3 mm in x at 5 s, 1.24e-4 rad and 0.19 mm
+# at most in pitch and z) with a margin of about 1.5; the Jacobi scheme, which gives the tires the wheel
+# state of the previous step, exceeds the pitch and z bounds (2.9e-4 rad, 0.53 mm).
+GS_BOUNDS = {"x_5s": 0.012, "max_pitch": 2e-4, "max_z": 3e-4}
 
 
 def test_external_tire_fmus_match_the_vehicle_with_internal_tires(scenario_fmus):
-    """Acceptance: bumpy road, 5 s at 1 ms.  Two Tire FMUs with Gauss-Seidel (tires -> vehicle) vs VehicleLV
-    with its internal tires: x within 0.05 m and pitch within 2e-3 rad at 5 s.  Jacobi beside it: finite,
-    and its coupling error (max over the run of |pitch| and |z| differences) larger than Gauss-Seidel's."""
-    cols = ("vehicle.chassis.x", "vehicle.chassis.pitch", "vehicle.chassis.z", "vehicle.wheel_front.tire_fz")
-    mono = bumpy_road(scenario_fmus)
-    ref = run_system(mono.system, mono.experiment(outputs=cols), progress=False)
-    coupled = bumpy_road(scenario_fmus, tires="external")
-    assert coupled.order == ("tire_front", "tire_rear", "vehicle")
-    errors = {}
-    for scheme in ("gauss-seidel", "jacobi"):
-        r = run_system(coupled.system, coupled.experiment(outputs=cols, scheme=scheme), progress=False)
-        d = {c.rsplit(".", 1)[1]: r[c] - ref[c] for c in cols}
-        errors[scheme] = {"x_5s": d["x"][-1], "pitch_5s": d["pitch"][-1], "max_pitch": np.abs(d["pitch"]).max(),
-                          "max_z": np.abs(d["z"]).max()}
-        print(f"{scheme:12s} x(5 s) {d['x'][-1]:+.4f} m, pitch(5 s) {d['pitch'][-1]:+.2e} rad, "
-              f"max |dpitch| {errors[scheme]['max_pitch']:.2e} rad, max |dz| {errors[scheme]['max_z']:.2e} m")
-    assert ref["vehicle.chassis.x"][-1] == pytest.approx(105.05, abs=0.1)      # the paper manoeuvre ran
-    gs, jac = errors["gauss-seidel"], errors["jacobi"]
-    assert abs(gs["x_5s"]) < 0.05 and abs(gs["pitch_5s"]) < 2e-3
+    """Acceptance: bumpy road, 5 s. Two Tire FMUs with Gauss-Seidel (tires -> vehicle) vs VehicleLV with its
+    internal tires: within GS_BOUNDS at 1 ms, and converging with the step: the coupling delays the tire
+    load by a fraction of a step, so halving the step divides the errors by at least 1.6 (first order;
+    the midpoint output timing makes it nearer second order where the contact is smooth, measured 2.4 in
+    pitch and 3.3 in z). Jacobi beside it fails the Gauss-Seidel bounds."""
+    gs = coupling_errors(scenario_fmus, "gauss-seidel", 1e-3)
+    # the paper manoeuvre ran: Table 2's x = 104.06 m within the paper test's 1.5 % band
+    assert gs["ref_x"] == pytest.approx(104.06, rel=0.015)
+    assert abs(gs["x_5s"]) < GS_BOUNDS["x_5s"]
+    assert gs["max_pitch"] < GS_BOUNDS["max_pitch"] and gs["max_z"] < GS_BOUNDS["max_z"]
+    half = coupling_errors(scenario_fmus, "gauss-seidel", 5e-4)
+    for k in ("max_pitch", "max_z"):
+        assert gs[k] / half[k] > 1.6, (k, gs[k], half[k])
+    jac = coupling_errors(scenario_fmus, "jacobi", 1e-3)
     assert all(math.isfinite(v) for v in jac.values())
-    assert jac["max_pitch"] > gs["max_pitch"] and jac["max_z"] > gs["max_z"]
+    assert jac["max_pitch"] > GS_BOUNDS["max_pitch"] and jac["max_z"] > GS_BOUNDS["max_z"]
 
 
 def test_written_ssp_runs_in_libcosim_with_the_same_jacobi_result(scenario_fmus, tmp_path):

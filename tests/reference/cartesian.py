@@ -9,6 +9,7 @@ Joints are Cartesian constraints between the two bodies, differentiated twice, C
     revolute    5 rows: point coincidence (3) + axis u (parent) perpendicular to v1, v2 (child)
     prismatic   5 rows: equal angular accelerations (3) + (r_c - r_p) . v1, v2 = 0 (v fixed in parent)
     spherical   3 rows: point coincidence;   universal 4 rows: point + axis1 (parent) . axis2 (child) = 0
+    planar      3 rows: rotation axis n (parent) perpendicular to v1, v2 (child) + (r_c - r_p) . n = 0
     free        0 rows;   distance (massless rod) 1 row: |r_a - r_b|^2 = l^2
 A removed rod with mass becomes a thin rigid body (CoM at its fraction, J = J_t (I - e e^T)) with
 spherical joints at both ends and one extra row dw.e = 0 that fixes its (dynamically decoupled) spin.
@@ -16,11 +17,14 @@ The KKT system  [[M, C^T], [C, 0]] {x; -lambda} = {Q; c}  is solved densely.
 
 Kinematics are recomputed here from the joint chain (A_child = A_parent prod Rot(u_k, z_k), semirecursive
 sign conventions: design coordinates, every body frame = global frame at z = 0), not read from the engine.
-Loads: gravity m grav at the CoM; spring-dampers (linear spring with preload, linear damper, no tables)
-as opposite point forces; a generalized force tau on a joint coordinate (rotational spring-damper,
+Loads: gravity m grav at the CoM; spring-dampers as opposite point forces along the element: compressive
+spring force preload + k x, or a piecewise-linear table of the deflection x = L_design - L (linear
+extrapolation with the end segments), plus a bump stop k_b (x - c_b) for x > c_b and minus a rebound stop
+k_r (-x - c_r) for -x > c_r; damper tension c dL/dt or a piecewise-linear table of dL/dt; a generalized force tau on a joint coordinate (rotational spring-damper,
 joint force/torque) as the dual wrench (F, n) on the child and (-F, -n) on the parent at the joint point,
 with F . u_j = tau delta_jk over the joint's translational axes and n . u_j = tau delta_jk over its
-rotational axes, so that its virtual power is tau dz_k.
+rotational axes, so that its virtual power is tau dz_k. Further loads (tires, drive torques) come from a
+caller's function of the body states, as (body, point, force, torque) with the torque about the CoM.
 """
 from __future__ import annotations
 
@@ -216,8 +220,37 @@ def _joint_rows(rows: _Rows, j, p: Body, c: Body, axes):
         rows.same_rotation(p, c)
         for vbar in perpendiculars(j.axes[0]):
             rows.slide(p, p.point(X), c, c.point(X), p.A @ vbar)
+    elif j.type == "planar":
+        n = [ax for ax, k in zip(j.axes, j.kinds) if k == "R"][0]
+        for vbar in perpendiculars(n):
+            rows.perpendicular(p, p.A @ n, c, c.A @ vbar)
+        rows.slide(p, p.point(X), c, c.point(X), p.A @ n)
     elif j.type != "spherical":
         raise NotImplementedError(f"reference: joint type {j.type} ('{j.name}')")
+
+
+# ----------------------------------------------------------------------------------------------
+# force element characteristics
+def _table(table, x):
+    """Piecewise-linear table (xs, ys) at x; beyond the ends the first/last segment continues."""
+    xs, ys = np.asarray(table[0], float), np.asarray(table[1], float)
+    k = int(np.clip(np.searchsorted(xs, x) - 1, 0, len(xs) - 2))
+    return ys[k] + (ys[k + 1] - ys[k]) * (x - xs[k]) / (xs[k + 1] - xs[k])
+
+
+def spring_compression(s, x):
+    """Compressive force [N] of spring-damper ``s`` at deflection x = L_design - L [m], stops included."""
+    force = _table(s.spring_table, x) if s.spring_table is not None else s.preload_N + s.stiffness_N_per_m * x
+    if x > s.bump_clearance_m:
+        force += s.bump_stiffness_N_per_m * (x - s.bump_clearance_m)
+    if -x > s.rebound_clearance_m:
+        force -= s.rebound_stiffness_N_per_m * (-x - s.rebound_clearance_m)
+    return force
+
+
+def damper_tension(s, rate):
+    """Damper tension [N] of ``s`` at the extension rate dL/dt [m/s]."""
+    return _table(s.damper_table, rate) if s.damper_table is not None else s.damping_N_s_per_m * rate
 
 
 # ----------------------------------------------------------------------------------------------
@@ -257,11 +290,12 @@ class Solution:
     n_rows: int
 
 
-def solve(spec, z: dict, zd: dict, cut_joints=(), joint_forces: dict | None = None) -> Solution:
+def solve(spec, z: dict, zd: dict, cut_joints=(), joint_forces: dict | None = None, external=None) -> Solution:
     """Body accelerations of the mechanism ``spec`` at the state (z, zd) (coordinate name -> value).
 
     ``cut_joints`` names the joints that are not in the spanning tree (their pose follows from the
-    tree); ``joint_forces`` maps coordinate names to generalized forces [N | N m].
+    tree); ``joint_forces`` maps coordinate names to generalized forces [N | N m]; ``external(bodies)``
+    returns further loads as (body name, point [m] or None, force [N] or None, torque [N m] or None).
     """
     cut = set(cut_joints)
     tree = [j for j in spec.joints if j.name not in cut]
@@ -299,16 +333,12 @@ def solve(spec, z: dict, zd: dict, cut_joints=(), joint_forces: dict | None = No
         Q[n][:3] += b.m * grav
         Q[n][3:] -= np.cross(b.w, b.J @ b.w)
     for s in spec.spring_dampers:
-        if s.spring_table is not None or s.damper_table is not None or s.bump_stiffness_N_per_m \
-                or s.rebound_stiffness_N_per_m:
-            raise NotImplementedError("reference: only linear spring-dampers")
         a, b = bodies[s.body_a], bodies[s.body_b]
         ra, rb = a.point(s.point_a_m), b.point(s.point_b_m)
-        L0 = np.linalg.norm(s.point_b_m - s.point_a_m)
         L = np.linalg.norm(rb - ra)
         e = (rb - ra) / L
         Ld = e @ (b.velocity(rb) - a.velocity(ra))
-        tension = s.damping_N_s_per_m * Ld - (s.preload_N + s.stiffness_N_per_m * (L0 - L))
+        tension = damper_tension(s, Ld) - spring_compression(s, np.linalg.norm(s.point_b_m - s.point_a_m) - L)
         _add_force(Q, a, ra, tension * e)
         _add_force(Q, b, rb, -tension * e)
     gen = dict(joint_forces or {})
@@ -319,6 +349,12 @@ def solve(spec, z: dict, zd: dict, cut_joints=(), joint_forces: dict | None = No
     for cname, tau in gen.items():
         j, k = by_coord[cname]
         _generalized_force(Q, j, bodies[j.parent], bodies[j.child], axes[j.name], k, tau)
+
+    for name, r, F, n in (external(bodies) if external is not None else ()):
+        if F is not None:
+            _add_force(Q, bodies[name], r, np.asarray(F, float))
+        if n is not None:
+            _add_torque(Q, bodies[name], np.asarray(n, float))
 
     # KKT
     M = np.zeros((6 * nb, 6 * nb))
@@ -345,12 +381,12 @@ def solve(spec, z: dict, zd: dict, cut_joints=(), joint_forces: dict | None = No
     return Solution(bodies, acc, -sol[6 * nb:], rank, nr)
 
 
-def solve_mechanism(mech, joint_forces: dict | None = None) -> Solution:
+def solve_mechanism(mech, joint_forces: dict | None = None, external=None) -> Solution:
     """:func:`solve` at the state held in ``mech.data`` (after ``mech.derivatives``)."""
     names = mech.info.coordinate_names
     z = {c: float(mech.data.z[i]) for i, c in enumerate(names)}
     zd = {c: float(mech.data.zd[i]) for i, c in enumerate(names)}
-    return solve(mech.spec, z, zd, mech.info.cut_joints, joint_forces)
+    return solve(mech.spec, z, zd, mech.info.cut_joints, joint_forces, external)
 
 
 def engine_accelerations(mech) -> dict:

@@ -1,0 +1,242 @@
+"""Shared FMU test cases: the unit of every FMU variable (written by hand), and one harness for the
+bad-input and the state tests of every FMU, run in child processes (test_fmi_support.run_child).
+
+This module holds no tests. The child-side harnesses are code strings appended to the child prelude
+(test_fmi_support.CHILD_PRELUDE, which defines ``Fmu``, ``do_step`` and ``MESSAGES``).
+"""
+from __future__ import annotations
+
+# ------------------------------------------------------------------------------------------------
+# The expected unit of every variable (inputs, outputs, parameters), from its physical meaning; None for
+# String, Integer and Boolean variables (FMI gives units to Reals only). Written here, not generated from
+# the slaves' tables, so a wrong unit in a slave is caught.
+_N, _NM, _MS = "N", "N.m", "m/s"
+
+UNITS: dict[str, dict[str, str | None]] = {
+    "Powertrain": {
+        "powertrain_file": None, "step_size": "s",
+        "throttle": "1",                                          # pedal position, 0..1
+        "wheel_left.omega": "rad/s", "wheel_right.omega": "rad/s",
+        "wheel_left.torque_drive": _NM, "wheel_right.torque_drive": _NM,
+        "engine.speed": "rad/s", "engine.torque": _NM,
+        "torque_converter.speed_ratio": "1",                      # turbine / pump speed
+        "transmission.gear": None,                                # Integer
+    },
+    "Controller": {
+        "sample_period": "s", "acc.set_speed": _MS, "acc.time_gap": "s", "acc.standstill_distance": "m",
+        "acc.gap_offset": "m", "acc.sensor_range": "m", "acc.accel_max": "m/s2", "acc.decel_max": "m/s2",
+        "acc.jerk_max": "m/s3",
+        "acc.k_cruise": "1/s",          # speed error [m/s] -> acceleration [m/s2]
+        "acc.k_gap": "1/s2",            # gap error [m] -> acceleration [m/s2]
+        "acc.k_speed": "1/s",           # relative speed [m/s] -> acceleration
+        "acc.k_lead_accel": "1",        # lead acceleration -> acceleration
+        "acc.lead_accel_filter": "s",
+        "acc.k_i": "1/s",               # integral of an acceleration error [m/s] -> acceleration
+        "acc.stop_speed": _MS, "aeb.ttc_on": "s", "aeb.ttc_off": "s",
+        "vehicle.mass": "kg", "vehicle.wheel_radius": "m", "vehicle.drive_force_max": _N,
+        "brake.torque_max": _NM, "brake.front_bias": "1", "brake.hold": "1",
+        "mode": None, "use_accel_input": None,
+        "ego.x": "m", "ego.vx": _MS, "ego.ax": "m/s2", "lead.x": "m", "lead.vx": _MS,
+        "throttle": "1", "brake": "1", "brake_torque_front": _NM, "brake_torque_rear": _NM,
+        "accel_command": "m/s2", "gap": "m", "ttc": "s", "aeb_active": None, "lead_detected": None,
+    },
+    "LeadVehicle": {"speed_profile": None, "x0": "m", "x": "m", "vx": _MS, "ax": "m/s2"},
+    "Tire": {
+        "tire_file": None, "road_source": None, "road": None, "dt": "s", "output_time": None,
+        "input_extrapolation": None, "slip0": "1", "fail_at_time": "s",
+        "wheel.x": "m", "wheel.z": "m", "wheel.vx": _MS, "wheel.vz": _MS, "wheel.omega": "rad/s",
+        "road.height": "m", "road.slope": "1", "road.mu": "1",
+        "fx": _N, "fz": _N, "my": _NM, "wheel_load.force_x": _N, "wheel_load.force_z": _N,
+        "wheel_load.moment_y": _NM, "slip": "1", "slip_kinematic": "1", "slip_velocity": _MS,
+        "deflection": "m", "deflection_rate": _MS, "loaded_radius": "m", "rolling_radius": "m",
+        "relaxation_length": "m", "contact.x": "m", "contact.z": "m", "road.height_used": "m",
+        "road.slope_used": "1",
+    },
+    "VehicleLV": {
+        "model": None, "chassis.mass": "kg", "chassis.inertia_yy": "kg.m2",
+        **{f"suspension_{w}.{k}": u for w in ("front", "rear")
+           for k, u in (("spring_stiffness", "N/m"), ("spring_preload", _N), ("damping", "N.s/m"))},
+        **{f"wheel_{w}.{k}": u for w in ("front", "rear") for k, u in (("mass", "kg"), ("inertia_yy", "kg.m2"))},
+        "tire_front.unloaded_radius": "m", "tire_rear.unloaded_radius": "m",
+        "v0": _MS, "x0": "m", "integrator": None, "dt": "s", "road_source": None, "road": None,
+        "tire_source": None,
+        **{f"wheel_{w}.{k}": u for w in ("front", "rear") for k, u in (
+            ("torque_drive", _NM), ("torque_brake", _NM), ("road_height", "m"), ("road_slope", "1"),
+            ("road_mu", "1"), ("tire_force_x", _N), ("tire_force_z", _N), ("tire_moment_y", _NM))},
+        "chassis.x": "m", "chassis.z": "m", "chassis.pitch": "rad", "chassis.vx": _MS, "chassis.vz": _MS,
+        "chassis.pitch_rate": "rad/s", "chassis.ax": "m/s2", "chassis.az": "m/s2", "chassis.pitch_acc": "rad/s2",
+        **{f"wheel_{w}.{k}": u for w in ("front", "rear") for k, u in (
+            ("omega", "rad/s"), ("omega_rel", "rad/s"), ("x", "m"), ("z", "m"), ("vx", _MS), ("vz", _MS),
+            ("travel", "m"), ("suspension_force", _N), ("tire_fz", _N), ("tire_fx", _N), ("slip", "1"),
+            ("torque_drive_applied", _NM), ("torque_brake_applied", _NM))},
+        # max |Phi| over cut-joint equations [m] and rod equations [m2]: no single unit, given as "1"
+        "constraint_residual": "1",
+    },
+}
+
+# ------------------------------------------------------------------------------------------------
+#: Child code, run before fmpy is imported: hide the editable install of fmu_vehicle (and the repository,
+#: ``INPUTS_REPO``), so an FMU can only use the package copy it ships. Sets HIDDEN.
+HIDE_PACKAGE = '''
+import importlib, importlib.util, sys
+def _editable(obj):
+    return "__editable__" in (getattr(obj, "__module__", "") or "") + repr(obj)
+sys.meta_path[:] = [f for f in sys.meta_path if not _editable(f)]
+sys.path_hooks[:] = [h for h in sys.path_hooks if not _editable(h)]
+sys.path[:] = [p for p in sys.path if "__editable__" not in p and not p.startswith(INPUTS_REPO)]
+sys.path_importer_cache.clear()
+importlib.invalidate_caches()
+HIDDEN = importlib.util.find_spec("fmu_vehicle") is None
+'''
+
+#: Child code: ``case(fmu, name, start, actions)`` runs one bad-input scenario on a fresh instance and
+#: records it in ``BAD[name]``. Actions: ('set', 'Real'|'String'|..., name, value), ('step', t, h),
+#: ('terminate',). terminate and freeInstance always run afterwards (no crash allowed).
+BAD_INPUT_HARNESS = '''
+BAD = {}
+ASK_TERMINATED = True       # query fmi2GetBooleanStatus(fmi2Terminated) after a discard
+
+
+def case(fmu, name, start=None, actions=()):
+    MESSAGES.clear()
+    f = fmu.new(name, start=start)
+    statuses, terminated = [], []
+    for act in actions:
+        if act[0] == "set":
+            getattr(f, "set" + act[1])([fmu.vr[act[2]]], [act[3]])
+        elif act[0] == "step":
+            st = do_step(f, act[1], act[2])
+            statuses.append(st)
+            terminated.append(bool(f.getBooleanStatus(fmi2Terminated)) if st == 2 and ASK_TERMINATED else None)
+        elif act[0] == "terminate":
+            f.terminate()
+    if not any(a[0] == "terminate" for a in actions):
+        f.terminate()
+    f.freeInstance()
+    errors = [m for s, m in MESSAGES if s >= 3]
+    BAD[name] = dict(statuses=statuses, terminated=terminated, message=errors[-1] if errors else None,
+                     messages=[m for _, m in MESSAGES], statuses_logged=sorted({s for s, _ in MESSAGES}))
+'''
+
+#: Child code: ``check_state(fmu, drive, n, k_save, ...)`` steps instances n steps of H with inputs
+#: ``drive(k)`` (a dict set before step k) and records every output row after each step: a clean run;
+#: get/set FMU state (twice from one state object), serialization into an initialized and into a merely
+#: instantiated instance, reset, and two instances stepped interleaved; with ``tunable = (name, value)``
+#: also the continuation from the saved state with the tunable parameter changed (before the rollbacks,
+#: which must then restore it).
+STATE_HARNESS = '''
+def output_reader(fmu):
+    md = fmu.md
+    by = lambda t: [v.valueReference for v in md.modelVariables if v.causality == "output" and v.type == t]
+    reals, ints, bools = by("Real"), by("Integer"), by("Boolean")
+    return lambda f: tuple(f.getReal(reals)) + tuple(f.getInteger(ints)) + tuple(f.getBoolean(bools))
+
+def run_steps(f, fmu, drive, k0, k1, h):
+    read = output_reader(fmu)
+    rows = []
+    for k in range(k0, k1):
+        for name, value in drive(k).items():
+            f.setReal([fmu.vr[name]], [value])
+        assert do_step(f, k * h, h) == 0, MESSAGES[-3:]
+        rows.append(read(f))
+    return rows
+
+def check_state(fmu, drive, n, k_save, h=1e-3, start=None, other_drive=None, other_start=None, tunable=None,
+                restore_start=None):
+    out = {}
+    other_drive = other_drive or drive
+    def close(f):
+        f.terminate()
+        f.freeInstance()
+
+    r = fmu.new("ref", start=start)
+    full = run_steps(r, fmu, drive, 0, n, h)
+    close(r)
+    a = fmu.new("A", start=start)
+    first = run_steps(a, fmu, drive, 0, k_save, h)
+    state = a.getFMUstate()
+    ref = run_steps(a, fmu, drive, k_save, n, h)
+    if tunable:                              # the same continuation with the tunable changed
+        a.setFMUstate(state)
+        a.setReal([fmu.vr[tunable[0]]], [tunable[1]])
+        out["changed"] = run_steps(a, fmu, drive, k_save, n, h)
+    a.setFMUstate(state)
+    again = run_steps(a, fmu, drive, k_save, n, h)
+    a.setFMUstate(state)                     # the same state object twice
+    again2 = run_steps(a, fmu, drive, k_save, n, h)
+    blob = bytes(a.serializeFMUstate(state))
+    a.freeFMUstate(state)
+    # the serialized state into an initialized instance (start values restore_start, default: the defaults)
+    # and into one only instantiated. (Written out twice: with one loop variable for both instances the
+    # VehicleLV child aborted at exit in every run, "corrupted double-linked list".)
+    b = fmu.new("B", start=restore_start)
+    s = b.deSerializeFMUstate(blob)
+    b.setFMUstate(s)
+    b.freeFMUstate(s)
+    out["b_restored"] = output_reader(fmu)(b)
+    from_b = run_steps(b, fmu, drive, k_save, n, h)
+    close(b)
+    c = fmu.new("C", init=False, start=restore_start)
+    s = c.deSerializeFMUstate(blob)
+    c.setFMUstate(s)
+    c.freeFMUstate(s)
+    out["c_restored"] = output_reader(fmu)(c)
+    from_c = run_steps(c, fmu, drive, k_save, n, h)
+    close(c)
+    a.reset()
+    a.setupExperiment(startTime=0.0)
+    for name, value in (start or {}).items():
+        {float: a.setReal, int: a.setInteger, bool: a.setBoolean, str: a.setString}[type(value)]([fmu.vr[name]], [value])
+    a.enterInitializationMode()
+    a.exitInitializationMode()
+    after_reset = run_steps(a, fmu, drive, 0, n, h)
+    close(a)
+    d, e = fmu.new("D", start=start), fmu.new("E", start=other_start)
+    solo = fmu.new("solo", start=other_start)
+    solo_e = run_steps(solo, fmu, other_drive, 0, n, h)
+    close(solo)
+    inter_d, inter_e = [], []
+    for k in range(n):
+        inter_d += run_steps(d, fmu, drive, k, k + 1, h)
+        inter_e += run_steps(e, fmu, other_drive, k, k + 1, h)
+    close(d)                                 # every instance is freed as soon as it is done
+    close(e)
+    md = fmu.md
+    out["outputs"] = [v.name for t in ("Real", "Integer", "Boolean") for v in md.modelVariables
+                      if v.causality == "output" and v.type == t]       # the order of the rows
+    out.update(full=full, at_save=first[-1], split=first + ref, ref=ref, again=again, again2=again2,
+               from_b=from_b, from_c=from_c, after_reset=after_reset, inter_d=inter_d, inter_e=inter_e,
+               solo_e=solo_e, blob_size=len(blob))
+    return out
+'''
+
+DISCARD = 2
+
+
+def assert_refused(r: dict, statuses: list, words: list):
+    """A bad-input case from BAD_INPUT_HARNESS: the doStep statuses (FMPy raised FMICallException(status=2)
+    on a discard), the FMU reports itself terminated after a discard (when asked), and the last logged
+    error names the problem (logged as fmi2Error)."""
+    assert r["statuses"] == statuses, r["messages"]
+    assert all(r["terminated"][i] in (True, None) for i, s in enumerate(statuses) if s == DISCARD)
+    assert r["message"] is not None and 3 in r["statuses_logged"], r["messages"]
+    for word in words:
+        assert word in r["message"], r["messages"]
+
+
+def assert_state_bit_identical(r: dict, *, other_differs: bool = False):
+    """A result of check_state: every continuation equals the clean run bit for bit."""
+    assert r["split"] == r["full"]                      # getFMUstate does not disturb the run
+    assert r["again"] == r["ref"]                       # rollback
+    assert r["again2"] == r["ref"]                      # restoring the same state object twice
+    assert r["from_b"] == r["ref"]                      # serialized into an initialized instance
+    assert r["from_c"] == r["ref"]                      # ... and into a merely instantiated one
+    assert r["b_restored"] == r["c_restored"] == r["at_save"]   # outputs right after setFMUstate
+    assert r["after_reset"] == r["full"]                # fmi2Reset reruns identically
+    assert r["inter_e"] == r["solo_e"]                  # instances do not share state
+    assert r["inter_d"] == r["full"]
+    if other_differs:
+        assert r["inter_e"] != r["full"]                # ... and the other instance really differed
+    assert len(set(r["full"])) > 100                    # the outputs actually evolve
+    assert r["blob_size"] > 100
+

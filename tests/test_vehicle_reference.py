@@ -1,0 +1,261 @@
+"""The assembled vehicles against the independent Cartesian reference (tests/reference/).
+
+At random consistent states (chassis and suspensions moved off equilibrium, random rates, wheel spins and
+transient slips, random drive and brake torques, wheels over the bumps) the body accelerations of
+``vehicle_rhs`` (engine + vehicle loads) equal the Newton-Euler + Lagrange-multiplier solution of the same
+mechanism loaded by forces applied independently (tests/reference/vehicle.py) to 1e-9 relative; bump and
+rebound stops are engaged in some of the states and not in others, and the springs and dampers can be
+tabulated characteristics. The mechanism the templates build is checked against the suspension files read
+here directly (hardpoints, masses), so the reference solves the vehicle the data describe.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+
+from fmu_vehicle.paths import resource_path
+from fmu_vehicle.road import load_road
+from fmu_vehicle.vehicle import Vehicle
+from fmu_vehicle.vehicle.dynamics import IN_BRAKE, IN_DRIVE, IN_FX, IN_FZ, IN_MY, vehicle_rhs
+from reference import cartesian
+from reference.vehicle import solve_vehicle
+
+RTOL = 1e-9
+ROAD = "bumpy"     # five arc bumps between x = 20 m and 85 m: the tires meet sloped road at some states
+
+
+def body_errors(car, sol):
+    """Max relative differences (linear, angular) of the engine's body accelerations vs the reference."""
+    eng = cartesian.engine_accelerations(car.mech)
+    lin = max(np.linalg.norm(sol.acc[n][0]) for n in eng)
+    ang = max(np.linalg.norm(sol.acc[n][1]) for n in eng)
+    return (max(np.linalg.norm(sol.acc[n][0] - eng[n][0]) for n in eng) / lin,
+            max(np.linalg.norm(sol.acc[n][1] - eng[n][1]) for n in eng) / ang)
+
+
+def spring_deflections(car):
+    """Deflection L_design - L [m] of every spring-damper at the engine's last state."""
+    d, spec = car.mech.data, car.spec.mechanism
+    return {s.name: float(np.linalg.norm(s.point_b_m - s.point_a_m) - d.sd_len[k])
+            for k, s in enumerate(spec.spring_dampers)}
+
+
+def random_states(car, args, rng, n, travels):
+    """n random states near the moving equilibrium (20 m/s): y (with slips), inputs per wheel.
+
+    ``travels`` lists suspension travels [m] (from the design position) to cycle through, so that the
+    stops are hit in a known set of states; chassis, rates, spins and slips are random."""
+    y_eq = car.initial_state(args, v0=20.0, x0=30.0)
+    m = car.mech
+    d = m.data
+    ni = m.n_dof
+    eq = {name: float(d.z[m.coordinate(name)]) for name in m.independent_names}
+    veq = {name: float(d.zd[m.coordinate(name)]) for name in m.independent_names}
+    chassis_ranges = {"chassis.x": 40.0, "chassis.y": 0.3, "chassis.z": 0.02, "chassis.pitch": 0.02,
+                      "chassis.roll": 0.02, "chassis.yaw": 0.05}
+    for k in range(n):
+        pos, vel = dict(eq), dict(veq)
+        for name in eq:
+            if name.endswith(".travel"):
+                pos[name] = travels[k % len(travels)] + rng.uniform(-0.005, 0.005)
+                vel[name] = rng.uniform(-1.0, 1.0)
+            elif name.endswith(".spin"):
+                pos[name] = rng.uniform(-3.0, 3.0)
+                vel[name] = veq[name] * rng.uniform(0.8, 1.2)
+            else:
+                pos[name] = eq[name] + rng.uniform(-1.0, 1.0) * chassis_ranges[name]
+                vel[name] = veq[name] + rng.uniform(-0.5, 0.5)
+        y = m.assemble(pos, vel, steps=10)
+        slips = rng.uniform(-0.05, 0.05, car.n_wheels)
+        inputs = {w: {"drive": rng.uniform(0.0, 600.0), "brake": rng.uniform(0.0, 400.0)} for w in car.wheel_names}
+        yield np.concatenate([y, slips]), inputs, y_eq[:ni]
+
+
+def set_inputs(car, args, inputs):
+    for w, u in inputs.items():
+        args.inputs[car.wheel_index(w), IN_DRIVE] = u["drive"]
+        args.inputs[car.wheel_index(w), IN_BRAKE] = u["brake"]
+
+
+def check_vehicle(car, travels, n=6, seed=1, external_tires=False):
+    """Compare at n random states; return the spring deflections seen (for the stop coverage)."""
+    road = load_road(ROAD)
+    args = car.args(road)
+    rng = np.random.default_rng(seed)
+    seen = []
+    for y, inputs, _ in random_states(car, args, rng, n, travels):
+        set_inputs(car, args, inputs)
+        ext = None
+        if external_tires:
+            args.modes[1] = 1
+            ext = {w: (rng.uniform(-3e3, 3e3), rng.uniform(0.0, 9e3), rng.uniform(-200.0, 200.0))
+                   for w in car.wheel_names}
+            for w, (fx, fz, my) in ext.items():
+                args.inputs[car.wheel_index(w), [IN_FX, IN_FZ, IN_MY]] = (fx, fz, my)
+        ydot = np.zeros_like(y)
+        assert vehicle_rhs(0.0, y, args, ydot) >= 0
+        args.modes[1] = 0
+        ni = car.mech.n_dof
+        sol = solve_vehicle(car, road, y[2 * ni:], inputs, ext)
+        assert sol.constraint_rank == sol.n_rows
+        err_lin, err_ang = body_errors(car, sol)
+        assert err_lin < RTOL and err_ang < RTOL, (err_lin, err_ang)
+        seen.append(spring_deflections(car))
+    return seen
+
+
+def stop_coverage(car, seen):
+    """For every spring: (bump engaged in some state, rebound engaged in some, neither in some)."""
+    out = {}
+    for s in car.spec.mechanism.spring_dampers:
+        x = np.array([d[s.name] for d in seen])
+        bump, rebound = x > s.bump_clearance_m, -x > s.rebound_clearance_m
+        out[s.name] = (bool(bump.any()), bool(rebound.any()), bool((~bump & ~rebound).any()))
+    return out
+
+
+# suspension travels [m] from the design position; the spring deflection follows the travel at about 1 m/m
+# (strut slide in front, coil-over nearly vertical at the rear), so +0.14 m passes the bump clearances
+# (0.08 m front, 0.13 m rear), -0.15 m the rebound clearances (0.1 m), 0 and 0.02 m engage neither
+TRAVELS = (0.0, 0.14, -0.15, 0.02)
+
+
+@pytest.mark.parametrize("name", ["halfcar7", "halfcar7_forkarm", "fullcar14"])
+def test_vehicle_accelerations_match_the_reference(name):
+    car = Vehicle.load(name)
+    seen = check_vehicle(car, TRAVELS, n=8, seed=sum(map(ord, name)))
+    for spring, (bump, rebound, free) in stop_coverage(car, seen).items():
+        assert bump and rebound and free, spring
+
+
+def test_external_tire_loads_match_the_reference():
+    """tire_source = external: the input force at the wheel centre and moment about y, in the reference."""
+    check_vehicle(Vehicle.load("halfcar7"), TRAVELS, n=4, seed=5, external_tires=True)
+
+
+def tabulated(car: Vehicle) -> Vehicle:
+    """The car with every spring and damper replaced by a piecewise-linear table: a progressive spring
+    (the linear one plus 40 % more rate beyond 5 cm of deflection either way) and an asymmetric damper
+    (rebound 1.6 x bump, blow-off at 0.3 m/s); the stops stay."""
+    sds = []
+    for s in car.spec.mechanism.spring_dampers:
+        x = np.array([-0.3, -0.05, 0.0, 0.05, 0.3])
+        f = s.preload_N + s.stiffness_N_per_m * x + 0.4 * s.stiffness_N_per_m * np.sign(x) * np.maximum(
+            np.abs(x) - 0.05, 0.0)
+        v = np.array([-1.0, -0.3, 0.0, 0.3, 1.0])
+        c = s.damping_N_s_per_m
+        fd = np.array([-0.3 * c - 0.35 * c, -0.3 * c, 0.0, 0.48 * c, 0.48 * c + 0.56 * c])
+        sds.append(dataclasses.replace(s, stiffness_N_per_m=0.0, preload_N=0.0, damping_N_s_per_m=0.0,
+                                       spring_table=(x, f), damper_table=(v, fd)))
+    mech = dataclasses.replace(car.spec.mechanism, spring_dampers=tuple(sds))
+    return Vehicle(dataclasses.replace(car.spec, mechanism=mech))
+
+
+@pytest.mark.parametrize("name", ["halfcar7", "fullcar14"])
+def test_tabulated_springs_and_dampers_match_the_reference(name):
+    car = tabulated(Vehicle.load(name))
+    seen = check_vehicle(car, TRAVELS, n=4, seed=11)
+    assert all(all(cov) for cov in stop_coverage(car, seen).values())
+
+
+def test_reference_sees_a_wrong_load():
+    """The comparison is sensitive: the reference with the hub's reaction torque left out (a lost force),
+    or with a 5 % weaker rebound stop, differs from the engine far above 1e-9."""
+    from reference import vehicle as rv
+    car = Vehicle.load("halfcar7")
+    road = load_road(ROAD)
+    args = car.args(road)
+    y, inputs, _ = next(random_states(car, args, np.random.default_rng(2), 1, (-0.15,)))
+    set_inputs(car, args, inputs)
+    vehicle_rhs(0.0, y, args, np.zeros_like(y))
+    ni = car.mech.n_dof
+    good = rv.loads(car, road, y[2 * ni:], inputs)
+    hubs = {w.hub_body for w in car.spec.wheels}
+    no_reaction = lambda bodies: [ld for ld in good(bodies) if not (ld[0] in hubs and ld[1] is None)]
+    sol = cartesian.solve_mechanism(car.mech, external=no_reaction)
+    assert max(body_errors(car, sol)) > 1e-4
+    weak = tuple(dataclasses.replace(s, rebound_stiffness_N_per_m=0.95 * s.rebound_stiffness_N_per_m)
+                 for s in car.spec.mechanism.spring_dampers)
+    spec = dataclasses.replace(car.spec.mechanism, spring_dampers=weak)
+    z = {c: float(car.mech.data.z[i]) for i, c in enumerate(car.mech.coordinate_names)}
+    zd = {c: float(car.mech.data.zd[i]) for i, c in enumerate(car.mech.coordinate_names)}
+    sol = cartesian.solve(spec, z, zd, car.mech.info.cut_joints, external=good)
+    assert max(body_errors(car, sol)) > 1e-4
+
+
+# ---------------------------------------------------------------------------------------------------
+# the templates build what the suspension files say
+def _suspension(corner: dict) -> dict:
+    data = json.loads(resource_path("vehicles", "suspensions", corner["suspension"]).read_text())
+    for k, v in corner.get("suspension_overrides", {}).items():
+        data[k] = v
+    return data
+
+
+@pytest.mark.parametrize("name", ["halfcar7", "halfcar7_forkarm", "fullcar14"])
+def test_templates_place_the_files_hardpoints_and_masses(name):
+    """Every rod, fork arm, spring, joint point and part mass of the assembled mechanism, against the
+    vehicle and suspension files read here: hardpoint = wheel centre + (x, +-y, z) offset (y mirrored on
+    a right-side corner); total mass = chassis + every part of every corner."""
+    car = Vehicle.load(name)
+    spec = car.spec.mechanism
+    data = car.spec.data
+    total = data["chassis"]["mass_kg"]
+    points = {}     # (corner, hardpoint name) -> design coordinates
+    for corner in data["corners"]:
+        susp = _suspension(corner)
+        c = np.array(corner["wheel_center_m"], float)
+        mirror = np.array([1.0, -1.0 if corner.get("side") == "right" else 1.0, 1.0])
+        for key, off in susp["hardpoints_m"].items():
+            points[corner["name"], key] = c + mirror * np.array(off)
+        total += sum(susp["masses_kg"].values())
+        prefix = corner["name"]
+        rods = {r.name: r for r in spec.rods}
+        springs = {s.name: s for s in spec.spring_dampers}
+        joints = {j.name: j for j in spec.joints}
+        P = lambda key: points[prefix, key]     # noqa: E731
+        if susp["template"] == "five_link":
+            for link in ("upper_front", "upper_rear", "lower_front", "lower_rear", "toe"):
+                r = rods[f"{prefix}.{link}"]
+                np.testing.assert_allclose(r.point_a_m, P(f"{link}_carrier"), atol=1e-12)
+                np.testing.assert_allclose(r.point_b_m, P(f"{link}_chassis"), atol=1e-12)
+                assert (r.body_a, r.body_b, r.mass_kg) == (f"{prefix}.carrier", "chassis", susp["masses_kg"][link])
+            s = springs[f"{prefix}.spring"]
+            np.testing.assert_allclose(s.point_a_m, P("spring_chassis"), atol=1e-12)
+            np.testing.assert_allclose(s.point_b_m, P("spring_carrier"), atol=1e-12)
+        else:
+            r = rods[f"{prefix}.tie_rod"]
+            np.testing.assert_allclose(r.point_a_m, P("tie_rod_outer"), atol=1e-12)
+            np.testing.assert_allclose(r.point_b_m, P("tie_rod_inner"), atol=1e-12)
+            assert (r.body_a, r.body_b) == (f"{prefix}.knuckle", "chassis")
+            np.testing.assert_allclose(joints[f"{prefix}.top_mount"].point_m, P("strut_top"), atol=1e-12)
+            axis = P("strut_top") - P("strut_lower")
+            np.testing.assert_allclose(joints[f"{prefix}.travel"].axes[0], axis / np.linalg.norm(axis), atol=1e-12)
+            s = springs[f"{prefix}.strut_spring"]
+            np.testing.assert_allclose(s.point_a_m, P("strut_top"), atol=1e-12)
+            np.testing.assert_allclose(s.point_b_m, P("spring_seat_lower"), atol=1e-12)
+            if susp.get("lower_arm", "body") == "fork_arm":
+                jk, jl = rods[f"{prefix}.lower_arm.jk"], rods[f"{prefix}.lower_arm.jl"]
+                for r, k in ((jk, "lower_arm_front"), (jl, "lower_arm_rear")):
+                    np.testing.assert_allclose(r.point_a_m, P("lower_ball_joint"), atol=1e-12)
+                    np.testing.assert_allclose(r.point_b_m, P(k), atol=1e-12)
+                assert jk.mass_kg + jl.mass_kg == pytest.approx(susp["masses_kg"]["lower_arm"], rel=1e-14)
+            else:
+                np.testing.assert_allclose(joints[f"{prefix}.ball_joint"].point_m, P("lower_ball_joint"), atol=1e-12)
+                pivot = joints[f"{prefix}.lower_arm_pivot"]
+                np.testing.assert_allclose(pivot.point_m, P("lower_arm_front"), atol=1e-12)
+                kl = P("lower_arm_rear") - P("lower_arm_front")
+                assert abs(abs(pivot.axes[0] @ kl) / np.linalg.norm(kl) - 1.0) < 1e-12
+        assert s.stiffness_N_per_m == susp["spring"]["stiffness_N_per_m"]
+        assert s.preload_N == susp["spring"]["preload_N"]
+        assert s.damping_N_s_per_m == susp["damper"]["damping_N_s_per_m"]
+        assert (s.bump_clearance_m, s.bump_stiffness_N_per_m) == tuple(susp["bump_stop"].values())
+        assert (s.rebound_clearance_m, s.rebound_stiffness_N_per_m) == tuple(susp["rebound_stop"].values())
+        wheel = next(b for b in spec.bodies if b.name == f"{prefix}.wheel")
+        np.testing.assert_allclose(wheel.com_m, c, atol=1e-12)
+        assert wheel.inertia_kg_m2[1, 1] == susp["wheel_inertia_kg_m2"]["yy"]
+    mech_mass = sum(b.mass_kg for b in spec.bodies) + sum(r.mass_kg for r in spec.rods)
+    assert mech_mass == pytest.approx(total, rel=1e-14)
