@@ -152,9 +152,6 @@ for label, extra in (("held", {}), ("pushed", {"wheel_front.tire_force_x": 1000.
 RESULT["external"] = dict(fz=fz, z0=z0, **ext)
 
 # ---- 6. bad input at the FMI boundary (shared harness) ---------------------------------------------
-# fmi2GetBooleanStatus(fmi2Terminated) on this FMU after a discard left the process to abort at exit
-# ("corrupted double-linked list", pythonfmu's exported binary); the companion FMUs answer it cleanly
-ASK_TERMINATED = False
 nan, inf = float("nan"), float("inf")
 case(fmu, "nan_input", actions=[("step", 0.0, H), ("set", "Real", "wheel_front.torque_drive", nan), ("step", H, H),
                            ("set", "Real", "wheel_front.torque_drive", 100.0), ("step", H, H)])

@@ -161,7 +161,6 @@ def test_fmu_state_rollback_serialization_reset_and_interleaving(scenario_fmus, 
 
 TIRE_BAD_CHILD = """
 tire = Fmu(INPUTS['fmu'])
-ASK_TERMINATED = False      # as for VehicleLV: the query made the process abort at exit in 1 of 6 runs
 case(tire, 'nan_input', actions=[('step', 0.0, 1e-3), ('set', 'Real', 'wheel.vx', math.nan), ('step', 1e-3, 1e-3)])
 case(tire, 'unknown_road', start={'road': 'moon'}, actions=[('step', 0.0, 1e-3)])
 case(tire, 'unknown_output_time', start={'output_time': 'later'}, actions=[('step', 0.0, 1e-3)])
