@@ -46,7 +46,7 @@ case('parameter_range', pt, start={'step_size': 0.5}, actions=[('step', 0.0, 1e-
 case('missing_file', pt, start={'powertrain_file': 'powertrain/none.json'}, actions=[('step', 0.0, 1e-3)])
 case('unknown_mode', ctl, start={'mode': 'autopilot'}, actions=[('step', 0.0, 1e-3)])
 case('bad_profile', lead, start={'speed_profile': '0:20,5:x'}, actions=[('step', 0.0, 1e-3)])
-case('set_output', ctl, actions=[('set', 'Real', 'throttle', 0.3), ('step', 0.0, 1e-3), ('step', 1e-3, 1e-3)])
+case('set_output', ctl, actions=[('set', 'Real', 'throttle', 0.3), ('step', 0.0, 1e-3), ('step', 0.0, 1e-3)])
 case('fixed_after_init', ctl, actions=[('set', 'Real', 'sample_period', 0.02), ('step', 0.0, 1e-3)])
 case('tunable_range', ctl, actions=[('set', 'Real', 'acc.time_gap', 50.0), ('step', 0.0, 1e-3),
                                     ('set', 'Real', 'acc.time_gap', 2.0), ('step', 0.0, 1e-3)])

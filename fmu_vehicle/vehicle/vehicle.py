@@ -365,8 +365,18 @@ class VehicleSimulator:
                 d.dep.copy(), self.row.copy())
 
     def set_state(self, state):
+        """Inverse of :meth:`get_state`; refuses (ModelError) data that do not fit this vehicle: other
+        array shapes, or a coordinate partition that is not a split of the coordinates (the compiled
+        kernels index with it and check no bounds)."""
         t, y, inp, z, zd, indep, dep, row = state
         d = self.vehicle.mech.data
+        for name, new, old in (("y", y, self.y), ("inputs", inp, self.args.inputs), ("z", z, d.z),
+                               ("zd", zd, d.zd), ("indep", indep, d.indep), ("dep", dep, d.dep), ("row", row, self.row)):
+            if np.shape(new) != old.shape:
+                raise ModelError(f"simulator state: {name} has shape {np.shape(new)}, this vehicle needs {old.shape}")
+        split = np.concatenate([np.asarray(indep, dtype=np.int64), np.asarray(dep, dtype=np.int64)])
+        if not np.array_equal(np.sort(split), np.arange(d.z.size)):
+            raise ModelError("simulator state: the coordinate partition is not a split of the coordinates")
         self._fsal[0] = 0.0
         self.t, self.y = t, y.copy()
         self.args.inputs[:] = inp

@@ -29,6 +29,7 @@ Semantics (units SI, axes ISO 8855: x forward, z up, pitch + nose down):
 from pathlib import Path
 
 from fmu_vehicle.errors import FmuVehicleError, ModelError
+from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER
 from fmu_vehicle.fmi.roads import road_parameter
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
 from fmu_vehicle.fmi.variables import Var
@@ -72,21 +73,21 @@ TIRE_RADIUS = {f"tire_{w}.unloaded_radius": w for w in WHEELS}
 
 _INPUTS = (  # (FMI suffix, set_input keyword, unit, description, start, min, max)
     ("torque_drive", "drive_torque", "N.m", "drive torque on the wheel about its spin axis (+ drives forward)",
-     0.0, None, None),
+     0.0, -1e5, 1e5),
     ("torque_brake", "brake_torque", "N.m", "brake torque magnitude (>= 0; acts against the wheel spin)",
-     0.0, 0.0, None),
+     0.0, 0.0, 1e5),
     ("road_height", "road_height", "m", "road height under the wheel centre (used when road_source = inputs)",
-     0.0, None, None),
+     0.0, -1e4, 1e4),
     ("road_slope", "road_slope", "1", "road slope dh/dx under the wheel centre (used when road_source = inputs)",
-     0.0, None, None),
+     0.0, -100.0, 100.0),
     ("road_mu", "road_mu", "1", "road friction coefficient under the wheel (used when road_source = inputs)",
-     1.0, 0.0, None),
+     1.0, 0.0, 10.0),
     ("tire_force_x", "force_x", "N", "external tire force on the wheel centre along global x "
-     "(used when tire_source = external)", 0.0, None, None),
+     "(used when tire_source = external)", 0.0, -1e6, 1e6),
     ("tire_force_z", "force_z", "N", "external tire force on the wheel centre along global z "
-     "(used when tire_source = external)", 0.0, None, None),
+     "(used when tire_source = external)", 0.0, -1e6, 1e6),
     ("tire_moment_y", "moment_y", "N.m", "external tire moment on the wheel about global y at the wheel centre "
-     "(used when tire_source = external)", 0.0, None, None),
+     "(used when tire_source = external)", 0.0, -1e6, 1e6),
 )
 
 _DISPLAY = {"m/s": "km/h", "rad": "deg", "rad/s": "rpm"}
@@ -114,6 +115,7 @@ class VehicleLV(VehicleSlaveBase):
                    "chassis x/z/pitch, MacPherson front and five-link rear suspension, Magic Formula tires, road "
                    "profile); wheel torques, road and tire loads as inputs; ISO 8855 axes, SI units")
     RESOURCES = ("vehicles", "tires", "roads")
+    INTERNAL_STEP = "dt"
     VARIABLES = (
         Var("model", "parameter", "fixed", None, f"vehicle file in resources/vehicles: one of {', '.join(MODELS)}",
             MODELS[0], type="String", choices=MODELS),
@@ -141,6 +143,8 @@ class VehicleLV(VehicleSlaveBase):
         *(Var(f"wheel_{w}.{suffix}", "input", "continuous", unit, f"{w} wheel: {desc}", start, min=lo, max=hi)
           for w in WHEELS for suffix, _, unit, desc, start, lo, hi in _INPUTS),
         *_output_vars(),
+        Var(ALLOW_PARAMETER, "parameter", "fixed", None, "allow a road file outside the FMU resources "
+            "(absolute paths, ..)", False, type="Boolean"),
     )
 
     def _setup(self):
@@ -174,7 +178,7 @@ class VehicleLV(VehicleSlaveBase):
         self._write_outputs()
 
     def _road(self, res: Path):
-        return road_parameter(self.values["road"], res)
+        return road_parameter(self.values["road"], res, self.values[ALLOW_PARAMETER])
 
     def _apply_inputs(self):
         v = self.values
