@@ -19,6 +19,7 @@ from ..errors import ModelError
 from .messages import clip, short
 
 ALLOW_PARAMETER = "allow_external_files"
+MAX_NAME = 4096       # characters of a file parameter
 _QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 
 
@@ -32,20 +33,24 @@ def resolve_file(value: str, parameter: str, resources: Path, *, search: tuple[s
     """The file named by String parameter ``parameter`` = ``value`` (rules in the module doc)."""
     root = Path(resources).resolve()
     path = Path(value)
-    if "\x00" in value or not value.strip():
+    if "\x00" in value or not value.strip() or len(value) > MAX_NAME:
         raise ModelError(f"parameter '{parameter}' = {short(value)}: not a file name")
     if path.is_absolute():
         candidates = [path]
     else:
         candidates = [root / path, *(root / folder / path for folder in search)]
     for candidate in candidates:
-        resolved = candidate.resolve()
-        inside = resolved == root or root in resolved.parents
-        if not inside and not allow_external:
-            raise ModelError(f"parameter '{parameter}' = {short(value)}: the file is outside the FMU resources; "
-                             f"set parameter '{ALLOW_PARAMETER}' = true to allow other files")
-        if resolved.is_file():
-            return resolved
+        try:
+            resolved = candidate.resolve()
+            inside = resolved == root or root in resolved.parents
+            if not inside and not allow_external:
+                raise ModelError(f"parameter '{parameter}' = {short(value)}: the file is outside the FMU "
+                                 f"resources; set parameter '{ALLOW_PARAMETER}' = true to allow other files")
+            if resolved.is_file():
+                return resolved
+        except OSError as exc:
+            raise ModelError(f"parameter '{parameter}' = {short(value)}: not a usable file name "
+                             f"({type(exc).__name__})") from None
     raise ModelError(f"parameter '{parameter}' = {short(value)}: no such file in the FMU resources"
                      + (f" (also looked in {', '.join(search)}/)" if search else ""))
 

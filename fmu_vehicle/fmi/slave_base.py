@@ -119,6 +119,26 @@ def _utf8(text: str) -> bool:
         return False
 
 
+class _SetStringEntry:
+    """``set_string`` as a data descriptor placed in every slave class's own ``__dict__``.
+
+    After a failed ``Py_BuildValue("s")`` the wrapper looks the method up with the error still set.
+    CPython's attribute lookup then fails (it clears the error and raises AttributeError: fatal) when
+    it has to search past the first class of the MRO or consult the instance ``__dict__``.  A data
+    descriptor found in the leaf class is returned before either, and its ``__get__`` clears the
+    pending error first (``_argument_conversion_failed``) and passes the outcome on.
+    """
+
+    def __get__(self, obj, objtype=None):
+        failed = _argument_conversion_failed()
+        if obj is None:
+            return self
+        return lambda vrs, values: obj._set_string(vrs, values, failed)
+
+    def __set__(self, obj, value):
+        raise AttributeError("set_string is read-only")
+
+
 class VehicleSlaveBase(Fmi2Slave):
     """Generic FMI 2.0 CS slave over a plain-Python model; subclasses give VARIABLES and the hooks."""
 
@@ -133,6 +153,11 @@ class VehicleSlaveBase(Fmi2Slave):
     MAX_SUBSTEPS: ClassVar[int] = 100_000          # internal steps one doStep may take
     TIME_TOLERANCE: ClassVar[float] = 1e-9         # relative tolerance of currentCommunicationPoint
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=10.0, step_size=1e-3)
+    set_string = _SetStringEntry()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.set_string = _SetStringEntry()      # in the leaf class's own __dict__ (see _SetStringEntry)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -306,9 +331,11 @@ class VehicleSlaveBase(Fmi2Slave):
     def set_boolean(self, vrs, values):
         self._guard(lambda: self._set("Boolean", vrs, values), None, "setBoolean")
 
-    def set_string(self, vrs, values):
-        if _argument_conversion_failed():      # first: clears the pending error; `values` has NULL items
-            names = [self._by_type["String"][vr].name if vr in self._by_type["String"] else str(vr) for vr in vrs]
+    def _set_string(self, vrs, values, conversion_failed: bool) -> None:
+        """fmi2SetString (reached through ``_SetStringEntry``, which already cleared a pending error)."""
+        if conversion_failed:                 # `values` holds NULL items: never read them
+            table = self._by_type["String"]
+            names = [table[vr].name if vr in table else str(vr) for vr in vrs]
             self._refuse(f"setString of {', '.join(repr(n) for n in names[:5])}: a value is not valid UTF-8 "
                          f"text, the call was ignored")
             return
