@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import math
 import struct
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +40,15 @@ _PREFIX = struct.Struct("<16sIQ")
 
 class StateFormatError(ValueError):
     """The bytes are not an FMU state of this package (the message says what is wrong)."""
+
+
+def _numpy():
+    """numpy if the FMU's model already uses it (FMUs without arrays in their state never import it,
+    so that their requirements stay pure Python)."""
+    np = sys.modules.get("numpy")
+    if np is None:
+        raise StateFormatError("the state holds arrays, but this FMU's model has none")
+    return np
 
 
 @dataclass
@@ -74,7 +84,7 @@ def to_tree(obj: Any, arrays: list, depth: int = 0) -> Any:
         return out
     kind = type(obj).__module__.split(".")[0]
     if kind == "numpy":
-        import numpy as np
+        np = _numpy()
         if isinstance(obj, np.ndarray):
             arr = np.ascontiguousarray(obj)
             if arr.dtype.str not in ARRAY_DTYPES:
@@ -173,7 +183,7 @@ def arrays_finite(arrays: list) -> bool:
     """True if every float array holds only finite numbers."""
     if not arrays:
         return True
-    import numpy as np
+    np = _numpy()
     return all(a.dtype.kind != "f" or bool(np.isfinite(a).all()) for a in arrays)
 
 
@@ -219,7 +229,7 @@ def load(data: bytes) -> SavedState:
     check_tree(doc["tree"], len(sizes))
     arrays = []
     if sizes:
-        import numpy as np
+        np = _numpy()
         for meta, size in zip(doc["arrays"], sizes):
             arrays.append(np.frombuffer(data, dtype=np.dtype(meta["dtype"]), count=size // ARRAY_DTYPES[meta["dtype"]],
                                         offset=offset).reshape(meta["shape"]).copy())
