@@ -47,24 +47,34 @@ RENAMED_OUTPUTS = {f"wheel_{w}.{q}": f"wheel_{w}.{q}_applied"
 
 _SUSP = "corners.{w}.suspension_overrides."
 
-#: FMI parameter -> (Vehicle.load override path, unit, description, start, min, max)
+
+def _pick(bound, i: int):
+    """A bound shared by both corners, or the i-th of a (front, rear) pair."""
+    return bound[i] if isinstance(bound, tuple) else bound
+
+#: FMI parameter -> (Vehicle.load override path, unit, description, start, min, max). The ranges are those in
+#: which the vehicle has a static equilibrium and runs over the bumpy road at 30 m/s at dt = 1 ms
+#: (each parameter alone, the others at their start values; tests/test_vehicle_lv_ranges.py); a pair
+#: (front, rear) where the corners differ.
 OVERRIDES = {
-    "chassis.mass": ("chassis.mass_kg", "kg", "chassis mass of the half car (one side of the symmetric vehicle)", 1127.0, 50.0, 20000.0),
-    "chassis.inertia_yy": ("chassis.inertia_kg_m2.yy", "kg.m2", "chassis pitch inertia about its centre of mass",
-                           4400.0, 1.0, 1e6),
-    **{name.format(w=w): (path.format(w=w), unit, desc.format(w=w), start[i], lo, hi)
+    "chassis.mass": ("chassis.mass_kg", "kg", "chassis mass of the half car (one side of the symmetric vehicle)",
+                     1127.0, 50.0, 3000.0),
+    "chassis.inertia_yy": ("chassis.inertia_kg_m2.yy", "kg.m2", "chassis pitch inertia about its centre of mass "
+                           "(the other principal moments bound it: triangle inequality)", 4400.0, 4100.0, 5100.0),
+    **{name.format(w=w): (path.format(w=w), unit, desc.format(w=w), start[i], _pick(lo, i), _pick(hi, i))
        for i, w in enumerate(WHEELS)
        for name, path, unit, desc, start, lo, hi in (
            ("suspension_{w}.spring_stiffness", _SUSP + "spring.stiffness_N_per_m", "N/m",
-            "{w} suspension spring rate", (40000.0, 35000.0), 1000.0, 1e7),
+            "{w} suspension spring rate", (40000.0, 35000.0), (1000.0, 10000.0), 1e7),
            ("suspension_{w}.spring_preload", _SUSP + "spring.preload_N", "N",
-            "{w} suspension spring preload at the design length (compression +)", (7300.0, 2800.0), -1e5, 1e5),
+            "{w} suspension spring preload at the design length (compression +)", (7300.0, 2800.0),
+            (-2e4, 0.0), (2e4, 1e5)),
            ("suspension_{w}.damping", _SUSP + "damper.damping_N_s_per_m", "N.s/m",
-            "{w} suspension damper rate", (1800.0, 1800.0), 0.0, 1e6),
+            "{w} suspension damper rate", (1800.0, 1800.0), 0.0, 1e5),
            ("wheel_{w}.mass", _SUSP + "masses_kg.wheel", "kg", "{w} wheel (rim + tire) mass", (35.0, 35.0),
-            1.0, 1000.0),
-           ("wheel_{w}.inertia_yy", _SUSP + "wheel_inertia_kg_m2.yy", "kg.m2", "{w} wheel spin inertia",
-            (2.3, 2.3), 0.01, 100.0),
+            1.0, 200.0),
+           ("wheel_{w}.inertia_yy", _SUSP + "wheel_inertia_kg_m2.yy", "kg.m2", "{w} wheel spin inertia "
+            "(at most the sum of the other two principal moments)", (2.3, 2.3), 0.01, 2.5),
        )},
 }
 
