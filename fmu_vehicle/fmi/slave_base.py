@@ -73,7 +73,6 @@ from __future__ import annotations
 import ctypes
 import math
 from abc import abstractmethod
-from pathlib import Path
 from typing import Any, ClassVar
 
 from pythonfmu import Boolean, DefaultExperiment, Fmi2Causality, Fmi2Slave, Fmi2Variability, Integer, Real, String
@@ -223,13 +222,6 @@ class VehicleSlaveBase(Fmi2Slave):
         return cls._state is not VehicleSlaveBase._state and cls._restore is not VehicleSlaveBase._restore
 
     # ------------------------------------------------------------------ helpers for subclasses
-    def resource_file(self, *parts: str) -> Path:
-        """Path of a data file shipped in the FMU's resources (fresh for every instance)."""
-        path = Path(self.resources).joinpath(*parts)
-        if not path.is_file():
-            raise ModelError(f"{path}: data file not found in the FMU resources")
-        return path
-
     def log_message(self, message: str, status: Fmi2Status = Fmi2Status.ok) -> None:
         """Log through the FMI logger: cut to ``MESSAGE_LIMIT``, valid UTF-8 (the wrapper crashes on
         anything else), '%' escaped because hosts treat the text as a printf format."""
