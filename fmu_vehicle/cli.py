@@ -142,9 +142,14 @@ def cmd_simulate(a) -> int:
     for w in list(drive) + list(brake):
         car.wheel_index(w)
     nsteps = a.duration / a.dt
-    res = car.simulate(road, a.duration, dt=a.dt, v0=a.v0, drive_torque=drive, brake_torque=brake,
+    res = car.simulate(road, a.duration, dt=a.dt, v0=a.v0, x0=a.x0, drive_torque=drive, brake_torque=brake,
                        integrator=a.integrator, record_every=a.record_every,
                        progress=not a.quiet and nsteps > PROGRESS_MIN_STEPS)
+    if res.meta.get("interrupted"):
+        _write_all([(output, res.to_csv)])
+        print(f"fmu-vehicle: interrupted at t = {res.t[-1]:g} s; {len(res.t)} rows written to {output}",
+              file=sys.stderr)
+        return 130
     title = f"{car.name} on {road.describe()}"
     _write_all([(output, res.to_csv)] + ([(plot, lambda tmp: res.plot(tmp, title=title))] if plot else []))
     print(f"{car.name}: {a.duration:g} s on {road.describe()}: x = {res.final('chassis.x'):.3f} m, "
@@ -268,6 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--drive-torque", action="append", metavar="WHEEL=N_M", help="drive torque [N m], e.g. front=300")
     s.add_argument("--brake-torque", action="append", metavar="WHEEL=N_M", help="brake torque [N m], e.g. rear=500")
     s.add_argument("--v0", type=_finite, default=0.0, help="initial speed [m/s] (default 0)")
+    s.add_argument("--x0", type=_finite, default=0.0, help="initial position along the road [m] (default 0)")
     s.add_argument("--duration", type=_positive, default=5.0, help="simulated time [s] (default 5)")
     s.add_argument("--dt", type=_positive, default=1e-3, help="integration step [s] (default 0.001)")
     s.add_argument("--integrator", choices=("rk4", "reference"), default="rk4")

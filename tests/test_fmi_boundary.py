@@ -22,7 +22,7 @@ case(pt, 'parameter_range', start={'step_size': 0.5}, actions=[('step', 0.0, 1e-
 case(pt, 'missing_file', start={'powertrain_file': 'powertrain/none.json'}, actions=[('step', 0.0, 1e-3)])
 case(ctl, 'unknown_mode', start={'mode': 'autopilot'}, actions=[('step', 0.0, 1e-3)])
 case(lead, 'bad_profile', start={'speed_profile': '0:20,5:x'}, actions=[('step', 0.0, 1e-3)])
-case(ctl, 'set_output', actions=[('set', 'Real', 'throttle', 0.3), ('step', 0.0, 1e-3), ('step', 1e-3, 1e-3)])
+case(ctl, 'set_output', actions=[('set', 'Real', 'throttle', 0.3), ('step', 0.0, 1e-3), ('step', 0.0, 1e-3)])
 case(ctl, 'fixed_after_init', actions=[('set', 'Real', 'sample_period', 0.02), ('step', 0.0, 1e-3)])
 case(ctl, 'tunable_range', actions=[('set', 'Real', 'acc.time_gap', 50.0), ('step', 0.0, 1e-3),
                                     ('set', 'Real', 'acc.time_gap', 2.0), ('step', 0.0, 1e-3)])

@@ -1,66 +1,87 @@
 """``VehicleSlaveBase``: the pythonfmu ``Fmi2Slave`` that owns every FMI rule, so slaves stay thin.
 
 A concrete slave is a class-level variable table plus four hooks (see ``fmu_vehicle_lead_vehicle.py``
-for a 60-line example)::
+for a 40-line example)::
 
     class LeadVehicle(VehicleSlaveBase):
         MODEL_NAME = "LeadVehicle"                  # modelName = modelIdentifier = binary name
         DESCRIPTION = "Lead vehicle from a speed profile"
         RESOURCES = ()                              # sub-paths of <repo>/resources shipped in the FMU
+        INTERNAL_STEP = None                        # parameter holding the internal step [s], if any
         VARIABLES = (Var("x0", "parameter", "fixed", "m", "initial position", 50.0), ...)
 
         def _setup(self):            # parameters are final: build the plain-Python model, set outputs
         def _advance(self, t, h):    # one communication step [t, t+h]: read self.values, step, write outputs
-        def _state(self):            # picklable snapshot of the model (deep-copied by the base)
+        def _state(self):            # snapshot of the model as plain data (numbers, strings, tuples,
+                                     # lists, dicts with str keys, numpy arrays), see state_format
         def _restore(self, state):   # inverse of _state (the model exists: the base calls _setup first)
         def _on_tunable_change(self, names):   # optional: tunable parameters changed (already validated)
 
 All values live in ``self.values`` (name -> float/int/bool/str); every variable is registered with an
 explicit getter/setter on that store (no attribute paths).  Data files are read through
-``Path(self.resources)`` (``self.resource_file(...)``), never ``importlib.resources`` (fmi_notes §0.2).
+``Path(self.resources)`` (``fmi.resource_files``), never ``importlib.resources`` (fmi_notes §0.2).
 
-Error handling (pythonfmu 0.7.0, read in ``src/pythonfmu/fmi2.cpp`` and ``PySlaveInstance.cpp``):
+What the pythonfmu 0.7.0 wrapper does with Python results (read in ``fmi2.cpp`` and
+``PySlaveInstance.cpp``) and the rules that follow from it:
 
-* Any Python exception escaping a callback (``do_step``, ``exit_initialization_mode``, getters,
-  setters, state hooks) becomes ``fmi2Fatal``; the wrapper DECREFs the Python instance and the next
-  ``fmi2Terminate`` is a use-after-free that segfaults FMPy and libcosim (fmi_notes §1.6).  So no
-  method of this class lets an exception escape.
-* The return value of ``exit_initialization_mode`` is ignored by the wrapper (``Py_DECREF(f)``), so
-  initialization cannot return ``fmi2Error`` without crashing the host.  Therefore invalid parameters
-  and initial inputs (NaN/inf, outside min/max, unknown choice, a model/data error raised by
-  ``_setup``) are *logged* during ``fmi2ExitInitializationMode`` with status ``fmi2Error`` naming the
-  variable, the instance enters the ``failed`` phase, and every later ``fmi2DoStep`` logs the same
-  message and returns ``fmi2Discard`` (``fmi2Terminated`` = true).  ``fmi2Terminate``/``fmi2FreeInstance``
-  keep working.  Messages reach the host only if it instantiated with ``loggingOn`` (FMPy:
-  ``debug_logging=True`` or ``instantiate(loggingOn=True)``).
-* ``do_step`` returns False (``fmi2Discard``) with a logged message for: NaN/inf or out-of-range input,
-  step size <= 0 or not finite, a call after ``terminate``, a changed fixed parameter or an invalid
-  tunable parameter, and any exception in ``_advance`` (traceback logged; the instance is then failed
-  until a state is restored).  Input problems leave the model untouched, so a master may retry.
-* Setting an output or a fixed parameter after initialization is refused the same way (logged,
-  next ``do_step`` discards), because a setter may not raise.
+* A Python exception escaping *any* callback (setup/enter/exit initialization, ``do_step``,
+  ``terminate``, every getter and setter, the state hooks and the static state serializers) becomes
+  ``fmi2Fatal``; the wrapper releases the Python instance, and the next call on the instance is a
+  use-after-free that crashes the host.  **No method of this class lets an exception escape.**
+* Only ``fmi2DoStep`` can report a failure without raising: ``do_step`` returning False gives
+  ``fmi2Discard`` (and ``fmi2Terminated`` = true, ``fmi2LastSuccessfulTime`` = step start).  Every other
+  call returns ``fmi2OK`` unless it raises (fatal): the wrapper discards the return value of
+  setup/initialization/terminate and of the state setter, takes getter results as plain lists, and
+  has no path to ``fmi2Error``.  So the least-bad correct answer to misuse is: do nothing harmful, log
+  the reason with status ``fmi2Error`` (naming the variable, parameter or file), and make the **next
+  ``fmi2DoStep`` return ``fmi2Discard``** with the same message, so that a host that logs nothing still
+  sees a failed status:
 
-State (``--handle-state --serialize-state``, enabled by ``build.py`` when a slave overrides
-``_state``/``_restore``): ``_get_fmu_state`` deep-copies values, phase, time and ``_state()``;
-``_set_fmu_state`` deep-copies again (the host reuses the state object); pickle serializers are
-static methods because the wrapper calls them on the class (fmi_notes §1.5).  Deserialize only states
-this FMU produced (pickle).
+  - setter with an unknown value reference, a reference of another type, a value of the wrong type,
+    a String that is not valid UTF-8 (the wrapper then passes a NULL item, which is never touched),
+    an output, or a fixed parameter after initialization: the value is ignored;
+  - getter with an unknown or wrong-type reference: placeholder value (NaN, 0, false, "");
+  - invalid parameters or initial inputs at ``fmi2ExitInitializationMode`` (NaN/inf, outside
+    min/max, unknown choice, a file outside the resources, a model/data error from ``_setup``, a
+    non-finite initial output): the instance is *failed*; every later ``fmi2DoStep`` returns
+    ``fmi2Discard`` with the message (one-shot problems above discard one step, failures all);
+  - a state that cannot be restored (see below): the instance is failed until a valid state is set.
+* ``do_step`` refuses (``fmi2Discard``, model untouched, the master may retry) a step size <= 0 or not
+  finite, a step needing more than ``MAX_SUBSTEPS`` internal steps of ``INTERNAL_STEP``, a
+  ``currentCommunicationPoint`` that differs from the FMU's time by more than
+  ``TIME_TOLERANCE * max(1, |t|)`` (within it, the master's time is taken, so no drift builds up), NaN/inf or out-of-range
+  inputs (ranges are the declared min/max: what the model can take), an invalid tunable parameter,
+  a call before initialization or after terminate.
+* If a step raises or produces a non-finite Real output, the outputs are put back to their values at
+  the step start (never NaN with ``fmi2OK``), the step returns ``fmi2Discard`` and the instance stays
+  failed until ``fmi2SetFMUstate`` restores a valid state.
+* Messages are one line, values and exception texts cut (``fmi.messages``): no tracebacks, no 1 MB
+  values.  They reach the host only if it instantiated with ``loggingOn`` (or turns logging on later:
+  a failed instance repeats its message on every refused step).
+
+FMU state (``--handle-state --serialize-state``, enabled by ``build.py`` when a slave overrides
+``_state``/``_restore``): ``fmi.state_format``, plain data, no pickle.  A state carries the model name,
+the GUID and the *fixed* parameter values it was made with; ``fmi2SetFMUstate`` refuses (instance
+failed, message) a state of another model or FMU build, one made with other fixed parameters
+(tunable parameters are part of the state and are restored), values of the wrong type, non-finite
+outputs or arrays, and a model snapshot whose structure (keys, lengths, array dtypes and shapes)
+differs from this instance's own.  ``fmi2DeSerializeFMUstate`` itself returns OK on garbage (it can
+only return OK or raise); the reason is logged when the state is set.
 """
 from __future__ import annotations
 
-import copy
+import ctypes
 import math
-import pickle
 import sys
-import traceback
 from abc import abstractmethod
-from pathlib import Path
 from typing import Any, ClassVar
 
 from pythonfmu import Boolean, DefaultExperiment, Fmi2Causality, Fmi2Slave, Fmi2Variability, Integer, Real, String
 from pythonfmu.enums import Fmi2Status
 
 from fmu_vehicle.errors import ModelError
+from fmu_vehicle.fmi import state_format as sf
+from fmu_vehicle.fmi.messages import MESSAGE_LIMIT, clip, describe_exception, short
 from fmu_vehicle.fmi.variables import Var, var_table
 from fmu_vehicle.fmi import embedding
 from fmu_vehicle.fmi.version import build_info, fmu_guid, package_version
@@ -68,9 +89,57 @@ from fmu_vehicle.fmi.version import build_info, fmu_guid, package_version
 _COMPILE_NOTICE_LOGGED = False
 
 _PYTHONFMU_TYPES = {"Real": Real, "Integer": Integer, "Boolean": Boolean, "String": String}
+_PLACEHOLDER = {"Real": math.nan, "Integer": 0, "Boolean": False, "String": ""}
+_INT32 = (-2 ** 31, 2 ** 31 - 1)
 
 #: Life cycle of an instance (FMI 2.0 CS state machine, reduced to what the checks need).
 PHASES = ("instantiated", "initialization", "stepping", "failed", "terminated")
+
+_PyErr_Occurred = ctypes.pythonapi.PyErr_Occurred
+_PyErr_Occurred.restype = ctypes.c_void_p
+_PyErr_Occurred.argtypes = ()
+
+
+def _argument_conversion_failed() -> bool:
+    """True if the wrapper left a Python error pending while building this call's arguments.
+
+    The wrapper converts ``fmi2SetString`` values with ``Py_BuildValue("s")``; for bytes that are not
+    UTF-8 that fails, the list item stays NULL and the error stays set.  A ctypes call of a Python C-API
+    function re-raises a pending error, which is caught here (clearing it); the NULL items are never read.
+    """
+    try:
+        _PyErr_Occurred()
+    except BaseException:
+        return True
+    return False
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return True
+    except UnicodeError:
+        return False
+
+
+class _SetStringEntry:
+    """``set_string`` as a data descriptor placed in every slave class's own ``__dict__``.
+
+    After a failed ``Py_BuildValue("s")`` the wrapper looks the method up with the error still set.
+    CPython's attribute lookup then fails (it clears the error and raises AttributeError: fatal) when
+    it has to search past the first class of the MRO or consult the instance ``__dict__``.  A data
+    descriptor found in the leaf class is returned before either, and its ``__get__`` clears the
+    pending error first (``_argument_conversion_failed``) and passes the outcome on.
+    """
+
+    def __get__(self, obj, objtype=None):
+        failed = _argument_conversion_failed()
+        if obj is None:
+            return self
+        return lambda vrs, values: obj._set_string(vrs, values, failed)
+
+    def __set__(self, obj, value):
+        raise AttributeError("set_string is read-only")
 
 
 class VehicleSlaveBase(Fmi2Slave):
@@ -83,7 +152,15 @@ class VehicleSlaveBase(Fmi2Slave):
     RESOURCES: ClassVar[tuple[str, ...]] = ()
     AUTHOR: ClassVar[str] = "fmu_vehicle developers"
     LICENSE: ClassVar[str] = "MIT"
+    INTERNAL_STEP: ClassVar[str | None] = None     # parameter giving the internal step [s]
+    MAX_SUBSTEPS: ClassVar[int] = 100_000          # internal steps one doStep may take
+    TIME_TOLERANCE: ClassVar[float] = 1e-9         # relative tolerance of currentCommunicationPoint
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=10.0, step_size=1e-3)
+    set_string = _SetStringEntry()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.set_string = _SetStringEntry()      # in the leaf class's own __dict__ (see _SetStringEntry)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -100,6 +177,7 @@ class VehicleSlaveBase(Fmi2Slave):
         self.var_by_name: dict[str, Var] = var_table(cls.VARIABLES)
         self.values: dict[str, Any] = {v.name: v.start for v in cls.VARIABLES}
         self._inputs = tuple(v for v in cls.VARIABLES if v.causality == "input")
+        self._fixed = tuple(v.name for v in cls.VARIABLES if v.variability == "fixed")
         self._phase = "instantiated"
         self._error: str | None = None      # why the instance is failed / why the next step discards
         self._dirty: set[str] = set()       # tunable parameters set since the last step
@@ -109,15 +187,19 @@ class VehicleSlaveBase(Fmi2Slave):
         self.time = 0.0
         for var in cls.VARIABLES:
             self.register_variable(self._pythonfmu_variable(var), nested=False)
-        # per-step fast paths (issue #6): value reference -> name of the Real variables; the Real inputs
-        # (stored as float by _set_value) and the bounds of those that have any
-        real = {vr: v.name for vr, v in self.vars.items() if isinstance(v, Real)}
-        self._real_names = [real.get(vr) for vr in range(max(self.vars, default=-1) + 1)]
+        # value reference -> Var per FMI type (a dict: references the wrapper passes as negative ints
+        # or beyond the table are simply absent)
+        self._by_type = {kind: {vr: self.var_by_name[v.name] for vr, v in self.vars.items()
+                                if isinstance(v, _PYTHONFMU_TYPES[kind])} for kind in _PYTHONFMU_TYPES}
+        self._real_names = {vr: v.name for vr, v in self._by_type["Real"].items()}
+        # per-step fast paths: the Real inputs (stored as float by _set_value), the bounds of those that
+        # have any, the Real outputs (checked finite after every step)
         self._real_inputs = tuple(v.name for v in self._inputs if v.type == "Real")
         self._bounded_inputs = tuple((v.name, -math.inf if v.min is None else v.min,
                                       math.inf if v.max is None else v.max)
                                      for v in self._inputs if v.type == "Real" and (v.min, v.max) != (None, None))
         self._fast_inputs = len(self._real_inputs) == len(self._inputs)
+        self._real_outputs = tuple(v.name for v in cls.VARIABLES if v.causality == "output" and v.type == "Real")
 
     # ------------------------------------------------------------------ hooks for subclasses
     @abstractmethod
@@ -132,11 +214,12 @@ class VehicleSlaveBase(Fmi2Slave):
         """Called before ``_advance`` with the tunable parameters set since the last step (validated)."""
 
     def _state(self) -> Any:
-        """Picklable snapshot of the whole model state (override to enable FMU state support)."""
+        """Snapshot of the whole model state as plain data (override to enable FMU state support)."""
         raise NotImplementedError
 
     def _restore(self, state: Any) -> None:
-        """Restore ``_state()`` output into the model built by ``_setup`` (override with ``_state``)."""
+        """Restore ``_state()`` output into the model built by ``_setup`` (override with ``_state``).
+        Raise ``ModelError`` if the (structurally valid) data make no sense for the model."""
         raise NotImplementedError
 
     @classmethod
@@ -145,16 +228,12 @@ class VehicleSlaveBase(Fmi2Slave):
         return cls._state is not VehicleSlaveBase._state and cls._restore is not VehicleSlaveBase._restore
 
     # ------------------------------------------------------------------ helpers for subclasses
-    def resource_file(self, *parts: str) -> Path:
-        """Path of a data file shipped in the FMU's resources (fresh for every instance)."""
-        path = Path(self.resources).joinpath(*parts)
-        if not path.is_file():
-            raise ModelError(f"{path}: data file not found in the FMU resources")
-        return path
-
     def log_message(self, message: str, status: Fmi2Status = Fmi2Status.ok) -> None:
-        """Log through the FMI logger; '%' is escaped because hosts treat the text as a printf format."""
-        self.log(f"[{self.instance_name}] {message}".replace("%", "%%"), status)
+        """Log through the FMI logger: cut to ``MESSAGE_LIMIT``, valid UTF-8 (the wrapper crashes on
+        anything else), '%' escaped because hosts treat the text as a printf format."""
+        text = clip(f"[{self.instance_name}] {message}", MESSAGE_LIMIT)
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+        self.log(text.replace("%", "%%"), status)
 
     # ------------------------------------------------------------------ registration
     def _pythonfmu_variable(self, var: Var):
@@ -172,23 +251,117 @@ class VehicleSlaveBase(Fmi2Slave):
                 return
             if var.variability == "fixed" and self._phase in ("stepping", "failed", "terminated"):
                 self._refuse(f"fixed parameter '{var.name}' cannot be changed after initialization "
-                             f"(value {value!r} ignored)")
+                             f"(value {short(value)} ignored)")
+                return
+            if not _accepts(var, value):
+                self._refuse(f"setting {var.type} variable '{var.name}' to {short(value)}: wrong type, ignored")
                 return
             self.values[var.name] = var.coerce(value)
             if var.variability == "tunable" and self._phase == "stepping":
                 self._dirty.add(var.name)
         except Exception as exc:    # never let an exception reach the C++ wrapper
-            self._refuse(f"setting '{var.name}' to {value!r} failed: {exc}")
+            self._refuse(f"setting '{var.name}' to {short(value)} failed: {describe_exception(exc)}")
 
     def _refuse(self, message: str) -> None:
         self.log_message(message, Fmi2Status.error)
         if self._error is None:
             self._error = message
 
+    # ------------------------------------------------------------------ getters and setters by reference
+    def _describe_ref(self, vr, kind: str) -> str:
+        var = self.vars.get(vr) if type(vr) is int else None
+        if var is None:
+            return f"value reference {short(vr)} is not a variable of {self.MODEL_NAME}"
+        return f"value reference {vr} is '{var.name}', a {type(var).__name__} variable, not a {kind}"
+
+    def _get(self, kind: str, vrs) -> list:
+        """Values of ``vrs`` (all of FMI type ``kind``); bad references give placeholders (class doc)."""
+        table, out, bad = self._by_type[kind], [], []
+        for vr in vrs:
+            var = table.get(vr) if type(vr) is int else None
+            if var is None:
+                bad.append(self._describe_ref(vr, kind))
+                out.append(_PLACEHOLDER[kind])
+                continue
+            value = self.values[var.name]
+            if kind == "String" and not (isinstance(value, str) and _utf8(value)):
+                value = str(value).encode("utf-8", "replace").decode("utf-8")
+            out.append(value)
+        if bad:
+            self._refuse(f"get{kind}: {'; '.join(bad[:3])}" + (f" (+{len(bad) - 3} more)" if len(bad) > 3 else ""))
+        return out
+
+    def _set(self, kind: str, vrs, values) -> None:
+        table, bad = self._by_type[kind], []
+        for vr, value in zip(vrs, values):
+            var = table.get(vr) if type(vr) is int else None
+            if var is None:
+                bad.append(self._describe_ref(vr, kind))
+            else:
+                self._set_value(var, value)
+        if bad or len(vrs) != len(values):
+            self._refuse(f"set{kind}: " + ("; ".join(bad[:3]) or f"{len(vrs)} references, {len(values)} values")
+                         + ", ignored")
+
+    def get_real(self, vrs):
+        """fmi2GetReal: a fast path through the name table, else ``_get`` (never raises)."""
+        if self._phase == "initialization":
+            self._guard(self._initial_outputs, None, "initial outputs")
+        try:
+            values, names = self.values, self._real_names
+            return [float(values[names[vr]]) for vr in vrs]
+        except Exception:
+            return self._guard(lambda: self._get("Real", vrs), [math.nan] * len(vrs), "getReal")
+
+    def get_integer(self, vrs):
+        if self._phase == "initialization":
+            self._guard(self._initial_outputs, None, "initial outputs")
+        return self._guard(lambda: self._get("Integer", vrs), [0] * len(vrs), "getInteger")
+
+    def get_boolean(self, vrs):
+        if self._phase == "initialization":
+            self._guard(self._initial_outputs, None, "initial outputs")
+        return self._guard(lambda: self._get("Boolean", vrs), [False] * len(vrs), "getBoolean")
+
+    def get_string(self, vrs):
+        return self._guard(lambda: self._get("String", vrs), [""] * len(vrs), "getString")
+
+    def set_real(self, vrs, values):
+        self._guard(lambda: self._set("Real", vrs, values), None, "setReal")
+
+    def set_integer(self, vrs, values):
+        self._guard(lambda: self._set("Integer", vrs, values), None, "setInteger")
+
+    def set_boolean(self, vrs, values):
+        self._guard(lambda: self._set("Boolean", vrs, values), None, "setBoolean")
+
+    def _set_string(self, vrs, values, conversion_failed: bool) -> None:
+        """fmi2SetString (reached through ``_SetStringEntry``, which already cleared a pending error)."""
+        if conversion_failed:                 # `values` holds NULL items: never read them
+            table = self._by_type["String"]
+            names = [table[vr].name if vr in table else str(vr) for vr in vrs]
+            self._refuse(f"setString of {', '.join(repr(n) for n in names[:5])}: a value is not valid UTF-8 "
+                         f"text, the call was ignored")
+            return
+        self._guard(lambda: self._set("String", vrs, values), None, "setString")
+
+    def _guard(self, call, fallback, what: str):
+        try:
+            return call()
+        except Exception as exc:
+            self._refuse(f"{what} failed: {describe_exception(exc)}")
+            return fallback
+
     # ------------------------------------------------------------------ FMI life cycle
     def setup_experiment(self, start_time: float, stop_time=None, tolerance=None):
-        self.start_time = float(start_time)
-        self.time = float(start_time)
+        try:
+            if not math.isfinite(start_time):
+                self._refuse(f"setupExperiment: start time {short(start_time)} is not finite")
+                return
+            self.start_time = float(start_time)
+            self.time = float(start_time)
+        except Exception as exc:
+            self._refuse(f"setupExperiment failed: {describe_exception(exc)}")
 
     def enter_initialization_mode(self):
         if self._phase == "instantiated":
@@ -197,7 +370,7 @@ class VehicleSlaveBase(Fmi2Slave):
     def exit_initialization_mode(self):
         try:
             problems = [f"{v.causality} '{v.name}': {p}" for v in self.VARIABLES
-                        if v.causality in ("parameter", "input") and (p := v.check(self.values[v.name]))]
+                        if v.causality in ("parameter", "input") and (p := _check(v, self.values[v.name]))]
             if problems:
                 self._fail("invalid start values: " + "; ".join(problems))
                 return
@@ -207,10 +380,14 @@ class VehicleSlaveBase(Fmi2Slave):
             if not (self._model_ready and self._setup_key == self._input_key()):
                 self._build_model()
             self._model_ready = True
+            bad = self._non_finite_output()
+            if bad:
+                self._fail(f"initialization of {self.MODEL_NAME}: initial output '{bad}' = "
+                           f"{self.values[bad]!r} is not finite (check the parameters)")
+                return
             self._phase = "stepping"
         except Exception as exc:
-            detail = str(exc) if isinstance(exc, ModelError) else traceback.format_exc()
-            self._fail(f"initialization of {self.MODEL_NAME} failed: {detail}")
+            self._fail(f"initialization of {self.MODEL_NAME} failed: {_model_error_text(exc)}")
 
     def _fail(self, message: str) -> bool:
         self._phase = "failed"
@@ -218,49 +395,68 @@ class VehicleSlaveBase(Fmi2Slave):
         self.log_message(message, Fmi2Status.error)
         return False
 
+    def _step_refusal(self, current_time: float, step_size: float) -> str | None:
+        """Why this doStep must be refused without touching the model (None: it may run)."""
+        if self._phase == "terminated":
+            return f"doStep(t={current_time!r}) after terminate"
+        if self._phase == "failed":
+            return f"doStep refused, instance failed: {self._error}"
+        if self._phase != "stepping":
+            return f"doStep(t={current_time!r}) before exitInitializationMode"
+        if self._error is not None:
+            message, self._error = self._error, None
+            return f"doStep refused: {message}"
+        if not (math.isfinite(step_size) and step_size > 0.0):
+            return f"communication step size h={step_size!r} at t={current_time!r} must be finite and > 0"
+        if not math.isfinite(current_time):
+            return f"communication point t={current_time!r} is not finite"
+        if abs(current_time - self.time) > self.TIME_TOLERANCE * max(1.0, abs(self.time)):
+            return (f"communication point t={current_time!r} does not match the FMU's time {self.time!r} "
+                    f"(steps must follow each other; restore a state to go back)")
+        if self.INTERNAL_STEP is not None:
+            internal = self.values[self.INTERNAL_STEP]
+            if step_size > self.MAX_SUBSTEPS * internal:
+                return (f"communication step h={step_size!r} s needs {step_size / internal:.3g} internal steps of "
+                        f"{self.INTERNAL_STEP} = {internal!r} s, more than {self.MAX_SUBSTEPS} per doStep; "
+                        f"use communication steps <= {self.MAX_SUBSTEPS * internal:g} s")
+        if not self._inputs_ok():
+            for var in self._inputs:
+                problem = _check(var, self.values[var.name])
+                if problem:
+                    return f"input '{var.name}' at t={current_time!r}: {problem}"
+        if self._dirty:
+            for name in sorted(self._dirty):
+                problem = _check(self.var_by_name[name], self.values[name])
+                if problem:
+                    return f"tunable parameter '{name}': {problem}"
+        return None
+
     def do_step(self, current_time: float, step_size: float) -> bool:
+        saved = None
         try:
-            if self._phase == "terminated":
-                self.log_message(f"doStep(t={current_time!r}) after terminate", Fmi2Status.error)
+            refusal = self._step_refusal(current_time, step_size)
+            if refusal is not None:
+                self.log_message(refusal, Fmi2Status.error)
                 return False
-            if self._phase == "failed":
-                self.log_message(f"doStep refused, instance failed: {self._error}", Fmi2Status.error)
-                return False
-            if self._phase != "stepping":
-                self.log_message(f"doStep(t={current_time!r}) before exitInitializationMode", Fmi2Status.error)
-                return False
-            if self._error is not None:
-                message, self._error = self._error, None
-                self.log_message(f"doStep refused: {message}", Fmi2Status.error)
-                return False
-            if not (math.isfinite(step_size) and step_size > 0.0):
-                self.log_message(f"communication step size h={step_size!r} at t={current_time!r} "
-                                 f"must be finite and > 0", Fmi2Status.error)
-                return False
-            if not math.isfinite(current_time):
-                self.log_message(f"communication point t={current_time!r} is not finite", Fmi2Status.error)
-                return False
-            if not self._inputs_ok():
-                for var in self._inputs:
-                    problem = var.check(self.values[var.name])
-                    if problem:
-                        self.log_message(f"input '{var.name}' at t={current_time!r}: {problem}", Fmi2Status.error)
-                        return False
             if self._dirty:
-                for name in sorted(self._dirty):
-                    problem = self.var_by_name[name].check(self.values[name])
-                    if problem:
-                        self.log_message(f"tunable parameter '{name}': {problem}", Fmi2Status.error)
-                        return False
                 names = sorted(self._dirty)
                 self._dirty.clear()
                 self._on_tunable_change(names)
+            saved = self.values.copy()
             self._advance(current_time, step_size)
+            bad = self._non_finite_output()
+            if bad:
+                value = self.values[bad]
+                self.values = saved
+                return self._fail(f"doStep(t={current_time!r}, h={step_size!r}): output '{bad}' became {value!r}; "
+                                  f"the model state is invalid, outputs are those at t={current_time!r}, and the "
+                                  f"instance refuses to step until a state is restored")
             self.time = current_time + step_size
             return True
         except Exception as exc:
-            detail = str(exc) if isinstance(exc, ModelError) else traceback.format_exc()
-            return self._fail(f"doStep(t={current_time!r}, h={step_size!r}) failed: {detail}")
+            if saved is not None:
+                self.values = saved
+            return self._fail(f"doStep(t={current_time!r}, h={step_size!r}) failed: {_model_error_text(exc)}")
 
     def _inputs_ok(self) -> bool:
         """Quick test that every input passes ``Var.check`` (False: run the checks for the message).
@@ -301,7 +497,7 @@ class VehicleSlaveBase(Fmi2Slave):
         if key == self._setup_key:
             return
         self._setup_key = key
-        if self._error is not None or any(v.check(self.values[v.name]) for v in self.VARIABLES
+        if self._error is not None or any(_check(v, self.values[v.name]) for v in self.VARIABLES
                                           if v.causality in ("parameter", "input")):
             return
         try:
@@ -310,26 +506,19 @@ class VehicleSlaveBase(Fmi2Slave):
         except Exception:
             self._model_ready = False
 
-    def get_real(self, vrs):
-        """fmi2GetReal: the values by reference through the name table (pythonfmu's version calls a getter
-        and an isinstance per variable, about a quarter of a 1 ms step's host overhead)."""
-        if self._phase == "initialization":
-            self._initial_outputs()
+    def _non_finite_output(self) -> str | None:
+        """The first Real output that is NaN/inf, else None (a sum first: one pass in the usual case)."""
+        values = self.values
         try:
-            values, names = self.values, self._real_names
-            return [float(values[names[vr]]) for vr in vrs]
-        except (KeyError, IndexError, TypeError, ValueError):
-            return super().get_real(vrs)       # raises pythonfmu's error for a reference that is not Real
-
-    def get_integer(self, vrs):
-        if self._phase == "initialization":
-            self._initial_outputs()
-        return super().get_integer(vrs)
-
-    def get_boolean(self, vrs):
-        if self._phase == "initialization":
-            self._initial_outputs()
-        return super().get_boolean(vrs)
+            if math.isfinite(sum([values[name] for name in self._real_outputs])):
+                return None
+        except (TypeError, OverflowError):
+            pass
+        for name in self._real_outputs:
+            value = values[name]
+            if not (isinstance(value, (int, float)) and math.isfinite(value)):
+                return name
+        return None
 
     def terminate(self):
         self._phase = "terminated"
@@ -338,38 +527,126 @@ class VehicleSlaveBase(Fmi2Slave):
     # ------------------------------------------------------------------ FMU state
     def _get_fmu_state(self):
         try:
-            model = self._state() if self._model_ready else None
-            return copy.deepcopy({"model_name": self.MODEL_NAME, "values": self.values, "phase": self._phase,
-                                  "error": self._error, "time": self.time, "start_time": self.start_time,
-                                  "model": model})
-        except Exception:
-            self._refuse(f"getFMUstate failed: {traceback.format_exc()}")
+            arrays: list = []
+            tree = sf.to_tree(self._state(), arrays) if self._model_ready else None
+            header = {"model_name": self.MODEL_NAME, "guid": str(self.guid), "version": self.version,
+                      "fixed_parameters": {name: self.values[name] for name in self._fixed},
+                      "values": sf.to_tree(dict(self.values), []), "phase": self._phase, "error": self._error,
+                      "time": self.time, "start_time": self.start_time, "model_ready": self._model_ready}
+            return sf.SavedState(header, tree, arrays)
+        except Exception as exc:
+            self._refuse(f"getFMUstate failed: {describe_exception(exc)}")
             return None
 
     def _set_fmu_state(self, state):
         try:
-            if not isinstance(state, dict) or state.get("model_name") != self.MODEL_NAME:
-                self._refuse(f"setFMUstate: the state does not come from a {self.MODEL_NAME} FMU")
-                return
-            state = copy.deepcopy(state)
-            self.values = dict(state["values"])      # parameters for _setup ...
-            self._phase, self._error = state["phase"], state["error"]
-            self.time, self.start_time = state["time"], state["start_time"]
-            self._dirty.clear()
-            if state["model"] is not None:
-                if not self._model_ready:
-                    self._build_model()
-                    self._model_ready = True
-                self._restore(state["model"])
-            self.values = state["values"]            # ... and the saved outputs, not _setup's initial ones
-        except Exception:
-            self._phase = "failed"
-            self._refuse(f"setFMUstate failed: {traceback.format_exc()}")
+            problem = self._state_problem(state)
+            if problem is None:
+                problem = self._apply_state(state)
+        except Exception as exc:
+            problem = f"restoring it failed: {_model_error_text(exc)}"
+        if problem is not None:
+            self._fail(f"setFMUstate refused: {problem}; the instance refuses to step until a valid state is set")
+
+    def _state_problem(self, state) -> str | None:
+        """Why ``state`` cannot be restored into this instance (header and values only), else None."""
+        if isinstance(state, sf.RejectedState):
+            return f"the serialized state could not be read: {state.reason}"
+        if not isinstance(state, sf.SavedState):
+            return f"the state does not come from a {self.MODEL_NAME} FMU"
+        h = state.header
+        if h.get("model_name") != self.MODEL_NAME:
+            return f"the state does not come from a {self.MODEL_NAME} FMU (it names {short(h.get('model_name'))})"
+        if h.get("guid") != str(self.guid):
+            return (f"the state was made by another build of {self.MODEL_NAME} (GUID {short(h.get('guid'))}, "
+                    f"this FMU has {self.guid})")
+        values, fixed = h.get("values"), h.get("fixed_parameters")
+        if not isinstance(values, dict) or set(values) != set(self.values) or not isinstance(fixed, dict) \
+                or set(fixed) != set(self._fixed):
+            return "the state does not list this FMU's variables"
+        for name, value in values.items():
+            var = self.var_by_name[name]
+            if not _accepts(var, value) or (var.type == "Integer" and not _INT32[0] <= value <= _INT32[1]) \
+                    or (var.type == "Real" and var.causality == "output" and not math.isfinite(value)):
+                return f"variable '{name}' = {short(value)} in the state is not a valid {var.type}"
+        differ = [f"{n} = {short(fixed[n])} in the state, {short(self.values[n])} here" for n in self._fixed
+                  if fixed[n] != self.values[n] or values[n] != fixed[n]]
+        if differ:
+            return ("the state was made with other parameter values (" + "; ".join(differ[:4])
+                    + (f"; +{len(differ) - 4} more" if len(differ) > 4 else "") + ")")
+        if h.get("phase") not in PHASES or not (h.get("error") is None or isinstance(h.get("error"), str)):
+            return "the state has an unknown life-cycle phase"
+        for key in ("time", "start_time"):
+            if type(h.get(key)) is not float or not math.isfinite(h[key]):
+                return f"the state's {key} is not a finite number"
+        if type(h.get("model_ready")) is not bool or (state.tree is not None) != h["model_ready"]:
+            return "the state's model snapshot is missing or unexpected"
+        if not sf.arrays_finite(state.arrays):
+            return "the model snapshot holds NaN or infinite numbers"
+        return None
+
+    def _apply_state(self, state: sf.SavedState) -> str | None:
+        """Check the model snapshot against this instance's own and restore everything (header checked)."""
+        h = state.header
+        model = None
+        if h["model_ready"]:
+            invalid = [f"'{v.name}': {p}" for v in self.VARIABLES
+                       if v.causality == "parameter" and (p := _check(v, h["values"][v.name]))]
+            if invalid:
+                return f"its parameters are invalid ({'; '.join(invalid[:3])})"
+            if not self._model_ready:
+                self._build_model()
+                self._model_ready = True
+            template_arrays: list = []
+            template = sf.to_tree(self._state(), template_arrays)
+            problem = sf.same_shape(state.tree, template, state.arrays, template_arrays)
+            if problem:
+                return f"its model snapshot does not fit this model ({problem})"
+            model = sf.from_tree(state.tree, state.arrays)
+        self.values = {name: self.var_by_name[name].coerce(v) for name, v in h["values"].items()}
+        self._dirty.clear()
+        self._phase, self._error = h["phase"], h["error"]
+        self.time, self.start_time = h["time"], h["start_time"]
+        if model is not None:
+            self._restore(model)
+        return None
 
     @staticmethod
     def _fmu_state_to_bytes(state) -> bytes:
-        return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            return sf.dump(state)
+        except Exception:
+            return b""            # deserializes to a rejected state (and is logged when set)
 
     @staticmethod
     def _fmu_state_from_bytes(data: bytes):
-        return pickle.loads(data)
+        try:
+            return sf.load(data)
+        except Exception as exc:
+            return sf.RejectedState(clip(str(exc)) if isinstance(exc, sf.StateFormatError) else type(exc).__name__)
+
+
+def _accepts(var: Var, value) -> bool:
+    """True if ``value`` has the Python type of FMI type ``var.type`` (bool is not a number here)."""
+    if var.type == "Real":
+        return isinstance(value, (float, int)) and not isinstance(value, bool)
+    if var.type == "Integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if var.type == "Boolean":
+        return isinstance(value, (bool, int))
+    return isinstance(value, str) and _utf8(value)
+
+
+def _check(var: Var, value) -> str | None:
+    """``Var.check`` with the value shown cut (a host may set a 1 MB string)."""
+    problem = var.check(value)
+    if problem is None:
+        return None
+    return problem.replace(repr(value), short(value)) if len(repr(value)) > 120 else problem
+
+
+def _model_error_text(exc: BaseException) -> str:
+    """A model/data error's own message (cut), any other exception as one line with its location."""
+    if isinstance(exc, ModelError):
+        return clip(" ".join(str(exc).split()), 600)
+    return describe_exception(exc)

@@ -14,9 +14,41 @@ implicit Newton-chord method, seed 002) only call these, so they never touch the
 """
 from __future__ import annotations
 
+import signal
+import threading
+from contextlib import contextmanager
 from typing import Protocol
 
 import numpy as np
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a run between two chunks: ``times``, ``outputs``, ``y`` hold the rows recorded so
+    far and the state after the last completed step (a KeyboardInterrupt, so callers that do not
+    handle it still stop)."""
+
+    def __init__(self, times, outputs, y):
+        super().__init__("simulation interrupted")
+        self.times, self.outputs, self.y = times, outputs, y
+
+
+@contextmanager
+def interrupt_flag():
+    """Within the block, SIGINT (Ctrl-C) only sets ``flag["set"]``; integrators check it between compiled
+    chunks, so a run stops at a consistent step. Outside the main thread nothing changes."""
+    flag = {"set": False}
+    if threading.current_thread() is not threading.main_thread():
+        yield flag
+        return
+
+    def handler(signum, frame):
+        flag["set"] = True
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield flag
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class OdeSystem(Protocol):

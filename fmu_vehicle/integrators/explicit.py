@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 from ..jit import njit
+from .base import Interrupted, interrupt_flag
 from .registry import system_record, system_rhs
 
 
@@ -131,22 +132,32 @@ class RK4:
         work = np.zeros((5, y.size))
         bar = _progress(progress, nsteps)
         step, nrec = 0, 0
-        while step < nsteps:
-            todo = min(self.chunk, nsteps - step)
-            first = nrec
-            done, status, nrec = rk4_chunk(system.sys, t0, h, y, todo, record_every, step, out, nrec, work)
-            times[first:nrec] = t0 + h * _recorded_steps(step, nrec - first, record_every)
-            step += done
+        rebase = getattr(system, "rebase", None)
+        try:
+            with interrupt_flag() as stop:
+                while step < nsteps and not stop["set"]:
+                    todo = min(self.chunk, nsteps - step)
+                    first = nrec
+                    done, status, nrec = rk4_chunk(system.sys, t0, h, y, todo, record_every, step, out, nrec, work)
+                    times[first:nrec] = t0 + h * _recorded_steps(step, nrec - first, record_every)
+                    step += done
+                    if bar is not None:
+                        bar.update(done)
+                    if rebase is not None and status >= 0:
+                        rebase(y)
+                    if status == 1:
+                        y = system.reparameterize(y)
+                    elif status < 0:
+                        raise system.failure(status, t0 + step * h)
+        finally:
             if bar is not None:
-                bar.update(done)
-            if status == 1:
-                y = system.reparameterize(y)
-            elif status < 0:
-                if bar is not None:
-                    bar.close()
-                raise system.failure(status, t0 + step * h)
-        if bar is not None:
-            bar.close()
+                bar.close()
+        if step < nsteps:       # interrupted: the rows so far and the state after the last step
+            st = rk4_final(system.sys, t0 + step * h, y, out[nrec], work[0])
+            if st >= 0:
+                times[nrec] = t0 + step * h
+                nrec += 1
+            raise Interrupted(times[:nrec].copy(), out[:nrec].copy(), y)
         # the state after the last step is recorded too
         st = rk4_final(system.sys, t0 + nsteps * h, y, out[nrec], work[0])
         if st < 0:

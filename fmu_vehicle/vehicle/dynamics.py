@@ -1,6 +1,7 @@
 """Vehicle derivative evaluation: the engine + wheels, tires, road and actuator inputs (compiled).
 
 State y = [z^i (ni), zd^i (ni), kappa' (one transient slip state per wheel)].
+Positions along x are engine coordinates: road x = engine x + ``sys.origin[0]`` (outputs are road x).
 Per evaluation: engine positions/velocities -> per wheel: road under the wheel centre (internal road
 or inputs), tire contact force at the contact point and rolling-resistance moment (internal tire) or
 the external tire's force and moment about the wheel centre, drive torque and brake torque on the
@@ -50,6 +51,7 @@ VehicleArgs = namedtuple("VehicleArgs", [
     "contact",                     # (nw, CONTACT_OUT_N) last tire contact outputs
     "work",                        # (nw, 16) scratch
     "chassis", "chassis_coords",   # chassis body index, (3,) coordinates of x, z, pitch
+    "origin",                      # (1,) x [m] of the engine's origin on the road (``VehicleSystem.rebase``)
 ])
 
 
@@ -73,7 +75,7 @@ def wheel_loads(sys, y, ydot, ni):
             rout = data.tmp[13]
             if sys.modes[0] == 0:
                 road_eval(sys.road_kind, sys.road_params, sys.road_x0, sys.road_dx, sys.road_h, sys.road_s,
-                          c[0], rout)
+                          c[0] + sys.origin[0], rout)
             else:
                 rout[0], rout[1], rout[2] = inp[IN_ROAD_H], inp[IN_ROAD_SLOPE], inp[IN_ROAD_MU]
             out = sys.contact[w]
@@ -132,6 +134,7 @@ def vehicle_record(t, y, sys, row):
         row[k] = data.z[cc[k]]
         row[3 + k] = data.zd[cc[k]]
         row[6 + k] = data.zdd[cc[k]]
+    row[0] += sys.origin[0]
     ch = sys.chassis
     Ac, oc = data.A[ch], data.o[ch]
     base = N_CHASSIS_OUT
@@ -150,7 +153,7 @@ def vehicle_record(t, y, sys, row):
         out = sys.contact[w]
         row[base + 0] = spin
         row[base + 1] = data.zd[sys.w_spin[w]]
-        row[base + 2] = c[0]
+        row[base + 2] = c[0] + sys.origin[0]
         row[base + 3] = c[2]
         row[base + 4] = v[0]
         row[base + 5] = v[2]

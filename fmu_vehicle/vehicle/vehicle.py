@@ -18,6 +18,7 @@ from scipy.optimize import root
 
 from ..errors import ModelError, SimulationError
 from ..integrators import integrate
+from ..integrators.base import Interrupted
 from ..multibody.mechanism import POSITION_MAXIT, POSITION_TOL, Mechanism, failure
 from ..road import load_road
 from ..tire.contact import CONTACT_OUT_N, OUT_RE
@@ -148,7 +149,7 @@ class Vehicle:
             int(ra.kind), ra.params, float(ra.x0), float(ra.dx), ra.h_table, ra.s_table,
             np.zeros(2, dtype=np.int64), inp,
             np.zeros((self.n_wheels, CONTACT_OUT_N)), np.zeros((self.n_wheels, 16)), int(self.chassis),
-            self.chassis_coords)
+            self.chassis_coords, np.zeros(1))
 
     def system(self, args: VehicleArgs) -> "VehicleSystem":
         return VehicleSystem(self, args)
@@ -161,6 +162,7 @@ class Vehicle:
         d = m.data
         nw = self.n_wheels
         cx = self.chassis_coords[0]
+        args.origin[0] = float(round(x0))      # the engine works near its origin (VehicleSystem.rebase)
         # rigid placement guess: pitch along the road grade, tires just touching
         xs = self.w_center0[:, 0] + x0
         h = np.array([_road_height(args, x) for x in xs])
@@ -173,7 +175,7 @@ class Vehicle:
         # static tire deflection estimate so the solve starts with loaded tires
         defl = self.total_mass_kg * 9.81 / nw / self.tire_p[:, P_CZ]
         dz = float(np.mean(h + (r0 - defl) / math.cos(math.atan(grade)) - rot_c[:, 2]))
-        y = m.assemble({"chassis.x": x0, "chassis.z": dz, "chassis.pitch": pitch}, {}, steps=10)
+        y = m.assemble({"chassis.x": x0 - args.origin[0], "chassis.z": dz, "chassis.pitch": pitch}, {}, steps=10)
         ni = m.n_dof
         y = np.concatenate([y, np.zeros(nw)])
         y[ni:2 * ni] = 0.0
@@ -225,23 +227,33 @@ class Vehicle:
                  drive_torque: dict | None = None, brake_torque: dict | None = None,
                  integrator: str = "rk4", record_every: int = 1, progress: bool = False,
                  y0: np.ndarray | None = None) -> SimResult:
-        """Run a manoeuvre with constant wheel torques [N m] from the equilibrium at ``v0`` [m/s]."""
+        """Run a manoeuvre with constant wheel torques [N m] from the equilibrium at ``v0`` [m/s] at ``x0`` [m].
+
+        Ctrl-C (SIGINT) during an RK4 run stops it at the end of the current chunk (500 steps): the result
+        then holds the rows so far and ``meta["interrupted"]`` is True. Any distance works: the engine
+        keeps its coordinates near its origin (``VehicleSystem.rebase``); ``meta["y_end"]`` is in engine
+        coordinates, whose origin is ``meta["x_origin"]``."""
         if not (isinstance(dt, (int, float)) and dt > 0 and math.isfinite(dt)):
             raise ModelError(f"dt must be a positive number of seconds, got {dt!r}")
         if not (isinstance(duration, (int, float)) and duration > 0 and math.isfinite(duration)):
             raise ModelError(f"duration must be a positive number of seconds, got {duration!r}")
         args = self.args(road)
-        y = self.initial_state(args, v0, x0) if y0 is None else np.array(y0, dtype=float)
+        y = self.initial_state(args, v0, x0) if y0 is None else np.array(y0, dtype=float)   # y0: origin 0
         for table, col in ((drive_torque, IN_DRIVE), (brake_torque, IN_BRAKE)):
             for w, T in (table or {}).items():
                 if not math.isfinite(T):
                     raise ModelError(f"torque for wheel '{w}' must be finite, got {T}")
                 args.inputs[self.wheel_index(w), col] = float(T)
-        t, out, y_end = integrate(self.system(args), y, duration, dt, integrator=integrator,
-                                  record_every=record_every, progress=progress)
+        interrupted = False
+        try:
+            t, out, y_end = integrate(self.system(args), y, duration, dt, integrator=integrator,
+                                      record_every=record_every, progress=progress)
+        except Interrupted as stop:          # Ctrl-C between two chunks: the rows so far
+            t, out, y_end, interrupted = stop.times, stop.outputs, stop.y, True
         return SimResult(t, {n: out[:, k] for k, n in enumerate(self.output_names)},
                          {n: u for n, u, _ in self.outputs},
-                         {"vehicle": self.name, "integrator": integrator, "dt": dt, "v0": v0, "y_end": y_end})
+                         {"vehicle": self.name, "integrator": integrator, "dt": dt, "v0": v0, "y_end": y_end,
+                          "x_origin": float(args.origin[0]), "interrupted": interrupted})
 
     def simulator(self, road=None, *, v0=0.0, x0=0.0, dt=1e-3, road_source="internal", tire_source="internal"):
         return VehicleSimulator(self, road, v0=v0, x0=x0, dt=dt, road_source=road_source, tire_source=tire_source)
@@ -254,6 +266,10 @@ def _road_height(args: VehicleArgs, x: float) -> float:
     return float(out[0])
 
 
+#: The engine's x origin moves along with the vehicle whenever the chassis is this far from it [m].
+REBASE_DISTANCE = 100.0
+
+
 class VehicleSystem:
     """:class:`~fmu_vehicle.integrators.OdeSystem` of a vehicle run."""
     rhs = staticmethod(vehicle_rhs)
@@ -263,6 +279,29 @@ class VehicleSystem:
         self.vehicle = vehicle
         self.sys = args
         self.output_names = vehicle.output_names
+        self._x_slot = None
+
+    def rebase(self, y) -> bool:
+        """Keep the engine near its origin: if the chassis is more than ``REBASE_DISTANCE`` from it, move
+        the origin by the whole metres D = round(x): x -= D in ``y`` and the engine's warm start,
+        ``sys.origin`` += D (all exact in floating point). The vehicle is free along x, so only the road
+        lookups (at engine x + origin) see the origin; the engine's numbers stay those of a run near
+        x = 0 at any distance. Returns True if the origin moved (``y`` changed in place)."""
+        d = self.vehicle.mech.data
+        cx = int(self.vehicle.chassis_coords[0])
+        if self._x_slot is None or d.indep[self._x_slot] != cx:
+            slots = np.flatnonzero(d.indep == cx)
+            if slots.size == 0:
+                return False
+            self._x_slot = int(slots[0])
+        x = y[self._x_slot]
+        if not abs(x) > REBASE_DISTANCE:
+            return False
+        shift = float(round(x))
+        y[self._x_slot] = x - shift
+        d.z[cx] -= shift
+        self.sys.origin[0] += shift
+        return True
 
     def reparameterize(self, y):
         ni = self.vehicle.mech.n_dof
@@ -339,6 +378,8 @@ class VehicleSimulator:
         outputs at the new state (one compiled call unless the coordinate partition must change)."""
         n = max(1, int(round(h / self.dt)))
         step = h / n
+        if self.system.rebase(self.y):
+            self._fsal[0] = 0.0
         key = self.args.inputs.reshape(-1)
         if self._advance is None:       # resolved once: later calls skip numba's argument typing
             self._advance = entry_point(rk4_advance, self.args, self.t, step, self.y, n, self.row, self._work, key,
@@ -362,13 +403,24 @@ class VehicleSimulator:
         """Everything needed to continue bit-identically (state vector, time, inputs, warm starts)."""
         d = self.vehicle.mech.data
         return (self.t, self.y.copy(), self.args.inputs.copy(), d.z.copy(), d.zd.copy(), d.indep.copy(),
-                d.dep.copy(), self.row.copy())
+                d.dep.copy(), self.row.copy(), float(self.args.origin[0]))
 
     def set_state(self, state):
-        t, y, inp, z, zd, indep, dep, row = state
+        """Inverse of :meth:`get_state`; refuses (ModelError) data that do not fit this vehicle: other
+        array shapes, or a coordinate partition that is not a split of the coordinates (the compiled
+        kernels index with it and check no bounds)."""
+        t, y, inp, z, zd, indep, dep, row, origin = state
         d = self.vehicle.mech.data
+        for name, new, old in (("y", y, self.y), ("inputs", inp, self.args.inputs), ("z", z, d.z),
+                               ("zd", zd, d.zd), ("indep", indep, d.indep), ("dep", dep, d.dep), ("row", row, self.row)):
+            if np.shape(new) != old.shape:
+                raise ModelError(f"simulator state: {name} has shape {np.shape(new)}, this vehicle needs {old.shape}")
+        split = np.concatenate([np.asarray(indep, dtype=np.int64), np.asarray(dep, dtype=np.int64)])
+        if not np.array_equal(np.sort(split), np.arange(d.z.size)):
+            raise ModelError("simulator state: the coordinate partition is not a split of the coordinates")
         self._fsal[0] = 0.0
         self.t, self.y = t, y.copy()
         self.args.inputs[:] = inp
         d.z[:], d.zd[:], d.indep[:], d.dep[:] = z, zd, indep, dep
         self.row[:] = row
+        self.args.origin[0] = origin

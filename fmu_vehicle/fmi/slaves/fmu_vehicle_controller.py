@@ -36,6 +36,7 @@ PARAMETERS = {
 
 class Controller(VehicleSlaveBase):
     MODEL_NAME = "Controller"
+    INTERNAL_STEP = "sample_period"
     DESCRIPTION = ("Adaptive cruise control (constant time gap, jerk-limited) with a time-to-collision emergency "
                    "braking stage; discrete-time, outputs change only at sample instants")
     VARIABLES = (
@@ -46,11 +47,11 @@ class Controller(VehicleSlaveBase):
             type="String", choices=MODES),
         Var("use_accel_input", "parameter", "fixed", None,
             "use input ego.ax as measured acceleration (else differentiate ego.vx)", False, type="Boolean"),
-        Var("ego.x", "input", "continuous", "m", "own position along x", 0.0),
-        Var("ego.vx", "input", "continuous", "m/s", "own speed along x", 0.0, display_unit="km/h"),
-        Var("ego.ax", "input", "continuous", "m/s2", "own measured longitudinal acceleration (optional)", 0.0),
-        Var("lead.x", "input", "continuous", "m", "lead vehicle position along x", 1000.0),
-        Var("lead.vx", "input", "continuous", "m/s", "lead vehicle speed along x", 0.0, display_unit="km/h"),
+        Var("ego.x", "input", "continuous", "m", "own position along x", 0.0, min=-10000000.0, max=10000000.0),
+        Var("ego.vx", "input", "continuous", "m/s", "own speed along x", 0.0, display_unit="km/h", min=-100.0, max=100.0),
+        Var("ego.ax", "input", "continuous", "m/s2", "own measured longitudinal acceleration (optional)", 0.0, min=-100.0, max=100.0),
+        Var("lead.x", "input", "continuous", "m", "lead vehicle position along x", 1000.0, min=-10000000.0, max=10000000.0),
+        Var("lead.vx", "input", "continuous", "m/s", "lead vehicle speed along x", 0.0, display_unit="km/h", min=-100.0, max=100.0),
         Var("throttle", "output", "discrete", "1", "accelerator command", 0.0, display_unit="%"),
         Var("brake", "output", "discrete", "1", "brake command", 0.0, display_unit="%"),
         Var("brake_torque_front", "output", "discrete", "N.m", "brake torque on each front wheel (>= 0)", 0.0),
@@ -92,8 +93,8 @@ class Controller(VehicleSlaveBase):
         })
 
     def _state(self):
-        return {"model": self.model.get_state(), "params": self.model.p}
+        return self.model.get_state()
 
     def _restore(self, state):
-        self.model.set_state(state["model"])
-        self.model.p = state["params"]
+        self.model.set_state(state)
+        self.model.p = self._parameters()      # tunable parameters come back with the values

@@ -1,7 +1,7 @@
 """Powertrain.fmu: engine map + torque converter + 6-speed automatic + final drive + open differential."""
 from pathlib import Path
 
-from fmu_vehicle.errors import ModelError
+from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER, load_file
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
 from fmu_vehicle.fmi.variables import Var
 from fmu_vehicle.powertrain.data import load_powertrain
@@ -13,17 +13,18 @@ class Powertrain(VehicleSlaveBase):
     DESCRIPTION = ("Automatic-transmission powertrain: engine torque map with idle governor and engine braking, "
                    "torque converter, shift schedule, final drive, open differential to two driven wheels")
     RESOURCES = ("powertrain",)
+    INTERNAL_STEP = "step_size"
     VARIABLES = (
         Var("powertrain_file", "parameter", "fixed", None,
-            "powertrain JSON, relative to the FMU resources folder or absolute", "powertrain/suv_diesel_6at.json",
+            "powertrain JSON, relative to the FMU resources folder (other files need allow_external_files)", "powertrain/suv_diesel_6at.json",
             type="String"),
         Var("step_size", "parameter", "fixed", "s", "maximum internal integration step", 1e-3, min=1e-5, max=0.01),
         Var("throttle", "input", "continuous", "1", "accelerator pedal position", 0.0, min=0.0, max=1.0,
             display_unit="%"),
         Var("wheel_left.omega", "input", "continuous", "rad/s",
-            "spin speed of the left driven wheel (positive = forward)", 0.0, display_unit="rpm"),
+            "spin speed of the left driven wheel (positive = forward)", 0.0, display_unit="rpm", min=-1e4, max=1e4),
         Var("wheel_right.omega", "input", "continuous", "rad/s",
-            "spin speed of the right driven wheel (positive = forward)", 0.0, display_unit="rpm"),
+            "spin speed of the right driven wheel (positive = forward)", 0.0, display_unit="rpm", min=-1e4, max=1e4),
         Var("wheel_left.torque_drive", "output", "continuous", "N.m",
             "drive torque on the left driven wheel about its spin axis (positive = forward)", 0.0),
         Var("wheel_right.torque_drive", "output", "continuous", "N.m",
@@ -32,15 +33,14 @@ class Powertrain(VehicleSlaveBase):
         Var("engine.torque", "output", "continuous", "N.m", "engine brake torque (negative = engine braking)", 0.0),
         Var("torque_converter.speed_ratio", "output", "continuous", "1", "turbine speed / pump speed", 0.0),
         Var("transmission.gear", "output", "discrete", None, "engaged (target) gear, 1 = first", 1, type="Integer"),
+        Var(ALLOW_PARAMETER, "parameter", "fixed", None, "allow powertrain_file outside the FMU resources "
+            "(absolute paths, ..)", False, type="Boolean"),
     )
 
     def _setup(self):
         v = self.values
-        name = v["powertrain_file"]
-        try:
-            data = load_powertrain(name if Path(name).is_absolute() else self.resource_file(*name.split("/")))
-        except ModelError as exc:
-            raise ModelError(f"parameter 'powertrain_file' = {name!r}: {exc}") from None
+        data = load_file(v["powertrain_file"], "powertrain_file", Path(self.resources), load_powertrain,
+                         allow_external=v[ALLOW_PARAMETER])
         self.model = PowertrainModel(data, v["step_size"], v["throttle"], v["wheel_left.omega"], v["wheel_right.omega"])
         self._write_outputs()
 

@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from fmu_vehicle.errors import ModelError
+from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER, load_file
 from fmu_vehicle.fmi.roads import road_parameter
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
 from fmu_vehicle.fmi.variables import Var
@@ -219,9 +220,10 @@ class Tire(VehicleSlaveBase):
                    "one wheel in the x-z plane: wheel centre state and road in, tire load (also reduced to the "
                    "wheel centre) out; the vehicle FMU's internal tire code; ISO 8855 axes, SI units")
     RESOURCES = ("tires", "roads")
+    INTERNAL_STEP = "dt"
     VARIABLES = (
         Var("tire_file", "parameter", "fixed", None, ".tir property file, relative to the FMU resources "
-            "(tires/...) or absolute", "tires/dai2022_sedan.tir", type="String"),
+            "(tires/...; other files need allow_external_files)", "tires/dai2022_sedan.tir", type="String"),
         Var("road_source", "parameter", "fixed", None, "internal (the road parameter, evaluated at wheel.x) | "
             "inputs (road.height/road.slope/road.mu)", "internal", type="String", choices=("internal", "inputs")),
         Var("road", "parameter", "fixed", None, "internal road: shipped name (bumpy, flat, slope16_5, ...), a "
@@ -238,31 +240,28 @@ class Tire(VehicleSlaveBase):
         Var("slip0", "parameter", "fixed", "1", "initial transient slip kappa'", 0.0, min=-1.0, max=1.0),
         Var("fail_at_time", "parameter", "fixed", "s", "test hook: every doStep starting at t >= fail_at_time "
             "fails (error logged, fmi2Discard); negative = never", -1.0),
-        Var("wheel.x", "input", "continuous", "m", "wheel centre position, global x", 0.0),
-        Var("wheel.z", "input", "continuous", "m", "wheel centre position, global z (up)", 0.4672),
-        Var("wheel.vx", "input", "continuous", "m/s", "wheel centre velocity, global x", 0.0, display_unit="km/h"),
-        Var("wheel.vz", "input", "continuous", "m/s", "wheel centre velocity, global z", 0.0),
+        Var("wheel.x", "input", "continuous", "m", "wheel centre position, global x", 0.0, min=-10000000.0, max=10000000.0),
+        Var("wheel.z", "input", "continuous", "m", "wheel centre position, global z (up)", 0.4672, min=-10000.0, max=10000.0),
+        Var("wheel.vx", "input", "continuous", "m/s", "wheel centre velocity, global x", 0.0, display_unit="km/h", min=-1000.0, max=1000.0),
+        Var("wheel.vz", "input", "continuous", "m/s", "wheel centre velocity, global z", 0.0, min=-1000.0, max=1000.0),
         Var("wheel.omega", "input", "continuous", "rad/s", "absolute wheel spin about +y (+ rolling forward)", 0.0,
-            display_unit="rpm"),
+            display_unit="rpm", min=-10000.0, max=10000.0),
         Var("road.height", "input", "continuous", "m", "road height under the wheel centre (road_source = inputs)",
-            0.0),
+            0.0, min=-10000.0, max=10000.0),
         Var("road.slope", "input", "continuous", "1", "road slope dh/dx under the wheel centre "
-            "(road_source = inputs)", 0.0),
+            "(road_source = inputs)", 0.0, min=-100.0, max=100.0),
         Var("road.mu", "input", "continuous", "1", "road friction coefficient (road_source = inputs)", 1.0,
-            min=0.0),
+            min=0.0, max=10.0),
         *(Var(name, "output", "continuous", unit, desc, 0.0, display_unit=_DISPLAY.get(unit))
           for name, (unit, desc) in OUTPUTS.items()),
+        Var(ALLOW_PARAMETER, "parameter", "fixed", None, "allow tire_file and road outside the FMU resources "
+            "(absolute paths, ..)", False, type="Boolean"),
     )
 
     def _setup(self):
         v = self.values
         res = Path(self.resources)
-        name = v["tire_file"]
-        path = Path(name) if Path(name).is_absolute() else res.joinpath(*name.split("/"))
-        try:
-            params = read_tir(path).to_array()
-        except ModelError as exc:
-            raise ModelError(f"parameter 'tire_file' = {name!r}: {exc}") from None
+        params = load_file(v["tire_file"], "tire_file", res, read_tir, allow_external=v[ALLOW_PARAMETER]).to_array()
         road = self._road(res).to_arrays() if v["road_source"] == "internal" else None
         self.model = TireModel(params, road, v["slip0"])
         self.values.update(self.model.outputs(self._kinematics(), (0.0, 0.0, 0.0), self._road_inputs(), 0.0,
@@ -277,7 +276,7 @@ class Tire(VehicleSlaveBase):
         return v["road.height"], v["road.slope"], v["road.mu"]
 
     def _road(self, res: Path):
-        return road_parameter(self.values["road"], res)
+        return road_parameter(self.values["road"], res, self.values[ALLOW_PARAMETER])
 
     def _advance(self, t, h):
         v = self.values

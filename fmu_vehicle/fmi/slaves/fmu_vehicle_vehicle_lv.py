@@ -29,6 +29,7 @@ Semantics (units SI, axes ISO 8855: x forward, z up, pitch + nose down):
 from pathlib import Path
 
 from fmu_vehicle.errors import FmuVehicleError, ModelError
+from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER
 from fmu_vehicle.fmi.roads import road_parameter
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
 from fmu_vehicle.fmi.variables import Var
@@ -46,24 +47,34 @@ RENAMED_OUTPUTS = {f"wheel_{w}.{q}": f"wheel_{w}.{q}_applied"
 
 _SUSP = "corners.{w}.suspension_overrides."
 
-#: FMI parameter -> (Vehicle.load override path, unit, description, start, min, max)
+
+def _pick(bound, i: int):
+    """A bound shared by both corners, or the i-th of a (front, rear) pair."""
+    return bound[i] if isinstance(bound, tuple) else bound
+
+#: FMI parameter -> (Vehicle.load override path, unit, description, start, min, max). The ranges are those in
+#: which the vehicle has a static equilibrium and runs over the bumpy road at 30 m/s at dt = 1 ms
+#: (each parameter alone, the others at their start values; tests/test_vehicle_lv_ranges.py); a pair
+#: (front, rear) where the corners differ.
 OVERRIDES = {
-    "chassis.mass": ("chassis.mass_kg", "kg", "chassis mass of the half car (one side of the symmetric vehicle)", 1127.0, 50.0, 20000.0),
-    "chassis.inertia_yy": ("chassis.inertia_kg_m2.yy", "kg.m2", "chassis pitch inertia about its centre of mass",
-                           4400.0, 1.0, 1e6),
-    **{name.format(w=w): (path.format(w=w), unit, desc.format(w=w), start[i], lo, hi)
+    "chassis.mass": ("chassis.mass_kg", "kg", "chassis mass of the half car (one side of the symmetric vehicle)",
+                     1127.0, 50.0, 3000.0),
+    "chassis.inertia_yy": ("chassis.inertia_kg_m2.yy", "kg.m2", "chassis pitch inertia about its centre of mass "
+                           "(the other principal moments bound it: triangle inequality)", 4400.0, 4100.0, 5100.0),
+    **{name.format(w=w): (path.format(w=w), unit, desc.format(w=w), start[i], _pick(lo, i), _pick(hi, i))
        for i, w in enumerate(WHEELS)
        for name, path, unit, desc, start, lo, hi in (
            ("suspension_{w}.spring_stiffness", _SUSP + "spring.stiffness_N_per_m", "N/m",
-            "{w} suspension spring rate", (40000.0, 35000.0), 1000.0, 1e7),
+            "{w} suspension spring rate", (40000.0, 35000.0), (1000.0, 10000.0), 1e7),
            ("suspension_{w}.spring_preload", _SUSP + "spring.preload_N", "N",
-            "{w} suspension spring preload at the design length (compression +)", (7300.0, 2800.0), -1e5, 1e5),
+            "{w} suspension spring preload at the design length (compression +)", (7300.0, 2800.0),
+            (-2e4, 0.0), (2e4, 1e5)),
            ("suspension_{w}.damping", _SUSP + "damper.damping_N_s_per_m", "N.s/m",
-            "{w} suspension damper rate", (1800.0, 1800.0), 0.0, 1e6),
+            "{w} suspension damper rate", (1800.0, 1800.0), 0.0, 1e5),
            ("wheel_{w}.mass", _SUSP + "masses_kg.wheel", "kg", "{w} wheel (rim + tire) mass", (35.0, 35.0),
-            1.0, 1000.0),
-           ("wheel_{w}.inertia_yy", _SUSP + "wheel_inertia_kg_m2.yy", "kg.m2", "{w} wheel spin inertia",
-            (2.3, 2.3), 0.01, 100.0),
+            1.0, 200.0),
+           ("wheel_{w}.inertia_yy", _SUSP + "wheel_inertia_kg_m2.yy", "kg.m2", "{w} wheel spin inertia "
+            "(at most the sum of the other two principal moments)", (2.3, 2.3), 0.01, 2.5),
        )},
 }
 
@@ -72,21 +83,21 @@ TIRE_RADIUS = {f"tire_{w}.unloaded_radius": w for w in WHEELS}
 
 _INPUTS = (  # (FMI suffix, set_input keyword, unit, description, start, min, max)
     ("torque_drive", "drive_torque", "N.m", "drive torque on the wheel about its spin axis (+ drives forward)",
-     0.0, None, None),
+     0.0, -1e5, 1e5),
     ("torque_brake", "brake_torque", "N.m", "brake torque magnitude (>= 0; acts against the wheel spin)",
-     0.0, 0.0, None),
+     0.0, 0.0, 1e5),
     ("road_height", "road_height", "m", "road height under the wheel centre (used when road_source = inputs)",
-     0.0, None, None),
+     0.0, -1e4, 1e4),
     ("road_slope", "road_slope", "1", "road slope dh/dx under the wheel centre (used when road_source = inputs)",
-     0.0, None, None),
+     0.0, -100.0, 100.0),
     ("road_mu", "road_mu", "1", "road friction coefficient under the wheel (used when road_source = inputs)",
-     1.0, 0.0, None),
+     1.0, 0.0, 10.0),
     ("tire_force_x", "force_x", "N", "external tire force on the wheel centre along global x "
-     "(used when tire_source = external)", 0.0, None, None),
+     "(used when tire_source = external)", 0.0, -1e6, 1e6),
     ("tire_force_z", "force_z", "N", "external tire force on the wheel centre along global z "
-     "(used when tire_source = external)", 0.0, None, None),
+     "(used when tire_source = external)", 0.0, -1e6, 1e6),
     ("tire_moment_y", "moment_y", "N.m", "external tire moment on the wheel about global y at the wheel centre "
-     "(used when tire_source = external)", 0.0, None, None),
+     "(used when tire_source = external)", 0.0, -1e6, 1e6),
 )
 
 _DISPLAY = {"m/s": "km/h", "rad": "deg", "rad/s": "rpm"}
@@ -114,6 +125,7 @@ class VehicleLV(VehicleSlaveBase):
                    "chassis x/z/pitch, MacPherson front and five-link rear suspension, Magic Formula tires, road "
                    "profile); wheel torques, road and tire loads as inputs; ISO 8855 axes, SI units")
     RESOURCES = ("vehicles", "tires", "roads")
+    INTERNAL_STEP = "dt"
     VARIABLES = (
         Var("model", "parameter", "fixed", None, f"vehicle file in resources/vehicles: one of {', '.join(MODELS)}",
             MODELS[0], type="String", choices=MODELS),
@@ -141,6 +153,8 @@ class VehicleLV(VehicleSlaveBase):
         *(Var(f"wheel_{w}.{suffix}", "input", "continuous", unit, f"{w} wheel: {desc}", start, min=lo, max=hi)
           for w in WHEELS for suffix, _, unit, desc, start, lo, hi in _INPUTS),
         *_output_vars(),
+        Var(ALLOW_PARAMETER, "parameter", "fixed", None, "allow a road file outside the FMU resources "
+            "(absolute paths, ..)", False, type="Boolean"),
     )
 
     def _setup(self):
@@ -174,7 +188,7 @@ class VehicleLV(VehicleSlaveBase):
         self._write_outputs()
 
     def _road(self, res: Path):
-        return road_parameter(self.values["road"], res)
+        return road_parameter(self.values["road"], res, self.values[ALLOW_PARAMETER])
 
     def _apply_inputs(self):
         v = self.values

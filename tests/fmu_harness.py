@@ -1,0 +1,163 @@
+"""One harness for hostile-input cases over every FMU of the package (no tests here).
+
+``all_fmus`` builds the five FMUs once per session.  ``run_case(fmu, case, workdir, **args)`` runs one
+case in a fresh interpreter (``test_fmi_support.run_child``: the FMU runs its shipped package copy, a
+crash cannot take pytest down, and the child must exit 0 after ``terminate``/``freeInstance`` and a
+garbage collection, which is where a released instance would crash).  The child returns a dict:
+
+    statuses   FMI status of every call made, in order (0 OK, 2 Discard, 3 Error, 4 Fatal)
+    errors     messages logged with status >= Error
+    reals      Real outputs read after the last call (name -> value)
+    extra      case-specific results
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+try:
+    from test_fmi_support import build_companions, run_child
+except ImportError:      # pragma: no cover - package-style import
+    from .test_fmi_support import build_companions, run_child
+
+ALL_FMUS = ("Powertrain", "Controller", "LeadVehicle", "VehicleLV", "Tire")
+_BUILT: dict[str, Path] = {}
+
+CASES = r'''
+import gc, os, time
+from ctypes import c_char_p
+from fmpy.fmi2 import fmi2ValueReference, fmi2String, fmi2Terminated
+
+fmu = Fmu(INPUTS['fmu'])
+md = fmu.md
+ARGS = INPUTS['args']
+STATUSES, EXTRA = [], {}
+reals = [v for v in md.modelVariables if v.type == 'Real']
+outputs = [v for v in reals if v.causality == 'output']
+inputs = [v for v in reals if v.causality == 'input']
+strings = [v for v in md.modelVariables if v.type == 'String' and v.causality == 'parameter']
+fixed_reals = [v for v in reals if v.causality == 'parameter' and v.variability == 'fixed']
+H = 1e-3
+
+def call(fn, *a):
+    try:
+        out = fn(*a)
+        STATUSES.append(0)
+        return out
+    except FMICallException as exc:
+        STATUSES.append(int(exc.status))
+        return None
+
+def step(f, t, h=H):
+    return call(f.doStep, t, h)
+
+def read_outputs(f):
+    vals = f.getReal([v.valueReference for v in outputs])
+    return {v.name: x for v, x in zip(outputs, vals)}
+
+def finish(f):
+    f.terminate()
+    f.freeInstance()
+
+case = INPUTS['case']
+f = fmu.new('hostile', init=case not in ('non_utf8_string', 'huge_string', 'start_values'),
+            start=ARGS.get('start'))
+if case == 'unknown_reference':
+    EXTRA['value'] = call(f.getReal, [9999])[0]
+    step(f, 0.0)                       # refused once: the misuse is reported through the status
+    step(f, 0.0)                       # then the instance works
+elif case == 'wrong_type_reference':
+    var = next(v for v in md.modelVariables if v.type != 'Real')
+    EXTRA['name'] = var.name
+    EXTRA['value'] = call(f.getReal, [var.valueReference])[0]
+    call(f.setReal, [var.valueReference], [1.0])
+    call(f.getInteger, [outputs[0].valueReference])
+    step(f, 0.0)
+    step(f, 0.0)
+elif case == 'non_utf8_string':
+    var = strings[0]
+    EXTRA['name'] = var.name
+    call(f.fmi2SetString, f.component, (fmi2ValueReference * 1)(var.valueReference), 1,
+         (fmi2String * 1)(b'\xff\xfe\xfa'))
+    call(f.enterInitializationMode)
+    call(f.exitInitializationMode)
+    step(f, 0.0)
+elif case == 'huge_string':
+    var = strings[0]
+    EXTRA['name'] = var.name
+    call(f.setString, [var.valueReference], ['x' * 1_000_000])
+    call(f.enterInitializationMode)
+    call(f.exitInitializationMode)
+    step(f, 0.0)
+elif case == 'start_values':           # invalid parameters: Error logged at initialization, steps refused
+    call(f.enterInitializationMode)
+    call(f.exitInitializationMode)
+    step(f, 0.0)
+    step(f, 0.0)
+elif case == 'garbage_state':
+    state = call(f.deSerializeFMUstate, ARGS['blob'])
+    call(f.setFMUstate, state)
+    step(f, 0.0)
+    step(f, 0.0)
+    EXTRA['marker_exists'] = os.path.exists(ARGS.get('marker', '/nonexistent'))
+elif case == 'huge_input':
+    for var in inputs:
+        call(f.setReal, [var.valueReference], [ARGS.get('value', 1e300)])
+        step(f, 0.0)
+        call(f.setReal, [var.valueReference], [var.start and float(var.start) or 0.0])
+    step(f, 0.0)
+elif case == 'huge_step':
+    t0 = time.perf_counter()
+    step(f, 0.0, 1e9)
+    EXTRA['seconds'] = time.perf_counter() - t0
+elif case == 'time_mismatch':
+    step(f, 0.0)
+    step(f, 5.0)
+    step(f, H)
+elif case == 'fixed_after_init':
+    var = fixed_reals[0]
+    EXTRA['name'] = var.name
+    call(f.setReal, [var.valueReference], [float(var.start)])
+    step(f, 0.0)
+    step(f, 0.0)
+elif case == 'other_parameters':
+    var = next(v for v in fixed_reals if v.name == ARGS['parameter'])
+    other = fmu.new('other', start={var.name: ARGS['value']})
+    step(other, 0.0)
+    blob = other.serializeFMUstate(other.getFMUstate())
+    finish(other)
+    EXTRA['name'] = var.name
+    call(f.setFMUstate, f.deSerializeFMUstate(blob))
+    step(f, 0.0)
+    EXTRA['value_after'] = f.getReal([var.valueReference])[0]
+EXTRA['terminated'] = bool(f.getBooleanStatus(fmi2Terminated))
+reals_out = read_outputs(f)
+finish(f)
+del f
+gc.collect()
+RESULT = dict(statuses=STATUSES, errors=[m for s, m in MESSAGES if s >= 3], reals=reals_out, extra=EXTRA)
+'''
+
+
+def build_all(out: Path) -> dict[str, Path]:
+    """Build the five FMUs once per session (the companions are shared with the other FMU tests)."""
+    if not _BUILT:
+        from fmu_vehicle.fmi.build import build_fmu
+        from fmu_vehicle.fmi.registry import slave_script
+        _BUILT.update(build_companions(out))
+        for name in ALL_FMUS:
+            if name not in _BUILT:
+                _BUILT[name] = build_fmu(slave_script(name), out)
+    return dict(_BUILT)
+
+
+@pytest.fixture(scope="session")
+def all_fmus(tmp_path_factory) -> dict[str, Path]:
+    """name -> path of every FMU of the package, freshly built."""
+    return build_all(tmp_path_factory.getbasetemp() / "companion_fmus")
+
+
+def run_case(fmu: Path, case: str, workdir: Path, **args) -> dict:
+    """Run hostile case ``case`` (see CASES) on ``fmu`` in a fresh process; the child's result dict."""
+    return run_child(CASES, workdir, fmu=str(fmu), case=case, args=args)
