@@ -14,7 +14,7 @@ _N, _NM, _MS = "N", "N.m", "m/s"
 
 UNITS: dict[str, dict[str, str | None]] = {
     "Powertrain": {
-        "powertrain_file": None, "step_size": "s",
+        "powertrain_file": None, "allow_external_files": None, "step_size": "s",
         "throttle": "1",                                          # pedal position, 0..1
         "wheel_left.omega": "rad/s", "wheel_right.omega": "rad/s",
         "wheel_left.torque_drive": _NM, "wheel_right.torque_drive": _NM,
@@ -42,7 +42,8 @@ UNITS: dict[str, dict[str, str | None]] = {
     },
     "LeadVehicle": {"speed_profile": None, "x0": "m", "x": "m", "vx": _MS, "ax": "m/s2"},
     "Tire": {
-        "tire_file": None, "road_source": None, "road": None, "dt": "s", "output_time": None,
+        "tire_file": None, "allow_external_files": None, "road_source": None, "road": None, "dt": "s",
+        "output_time": None,
         "input_extrapolation": None, "slip0": "1", "fail_at_time": "s",
         "wheel.x": "m", "wheel.z": "m", "wheel.vx": _MS, "wheel.vz": _MS, "wheel.omega": "rad/s",
         "road.height": "m", "road.slope": "1", "road.mu": "1",
@@ -59,6 +60,7 @@ UNITS: dict[str, dict[str, str | None]] = {
         **{f"wheel_{w}.{k}": u for w in ("front", "rear") for k, u in (("mass", "kg"), ("inertia_yy", "kg.m2"))},
         "tire_front.unloaded_radius": "m", "tire_rear.unloaded_radius": "m",
         "v0": _MS, "x0": "m", "integrator": None, "dt": "s", "road_source": None, "road": None,
+        "allow_external_files": None,
         "tire_source": None,
         **{f"wheel_{w}.{k}": u for w in ("front", "rear") for k, u in (
             ("torque_drive", _NM), ("torque_brake", _NM), ("road_height", "m"), ("road_slope", "1"),
