@@ -169,22 +169,15 @@ def check_state(fmu, drive, n, k_save, h=1e-3, start=None, other_drive=None, oth
     blob = bytes(a.serializeFMUstate(state))
     a.freeFMUstate(state)
     # the serialized state into an initialized instance (start values restore_start, default: the defaults)
-    # and into one only instantiated. (Written out twice: with one loop variable for both instances the
-    # VehicleLV child aborted at exit in every run, "corrupted double-linked list".)
-    b = fmu.new("B", start=restore_start)
-    s = b.deSerializeFMUstate(blob)
-    b.setFMUstate(s)
-    b.freeFMUstate(s)
-    out["b_restored"] = output_reader(fmu)(b)
-    from_b = run_steps(b, fmu, drive, k_save, n, h)
-    close(b)
-    c = fmu.new("C", init=False, start=restore_start)
-    s = c.deSerializeFMUstate(blob)
-    c.setFMUstate(s)
-    c.freeFMUstate(s)
-    out["c_restored"] = output_reader(fmu)(c)
-    from_c = run_steps(c, fmu, drive, k_save, n, h)
-    close(c)
+    # and into one only instantiated
+    for label, init in (("b", True), ("c", False)):
+        other = fmu.new(label.upper(), init=init, start=restore_start)
+        s = other.deSerializeFMUstate(blob)
+        other.setFMUstate(s)
+        other.freeFMUstate(s)
+        out[f"{label}_restored"] = output_reader(fmu)(other)
+        out[f"from_{label}"] = run_steps(other, fmu, drive, k_save, n, h)
+        close(other)
     a.reset()
     a.setupExperiment(startTime=0.0)
     for name, value in (start or {}).items():
@@ -207,7 +200,7 @@ def check_state(fmu, drive, n, k_save, h=1e-3, start=None, other_drive=None, oth
     out["outputs"] = [v.name for t in ("Real", "Integer", "Boolean") for v in md.modelVariables
                       if v.causality == "output" and v.type == t]       # the order of the rows
     out.update(full=full, at_save=first[-1], split=first + ref, ref=ref, again=again, again2=again2,
-               from_b=from_b, from_c=from_c, after_reset=after_reset, inter_d=inter_d, inter_e=inter_e,
+               after_reset=after_reset, inter_d=inter_d, inter_e=inter_e,
                solo_e=solo_e, blob_size=len(blob))
     return out
 '''
