@@ -193,9 +193,11 @@ def cmd_info(a) -> int:
 
 def cmd_demo(a) -> int:
     """Example 2, ACC stop-and-go over the bumps with six FMUs: build the FMUs into dist/fmus if missing or
-    stale, run the co-simulation (SSP written to and read from --out), print the summary, write CSV and plot."""
+    stale, run the co-simulation (SSP written to and read from --out), print the summary and whether the ego
+    ended stopped behind the stopped lead (exit 1 if not), write CSV and plot."""
     from .cosim.build_cache import ensure_fmus
-    from .cosim.scenarios import FMU_NAMES, acc_stop_and_go, following_metrics, format_following, run_scenario
+    from .cosim.scenarios import (FMU_NAMES, acc_stop_and_go, following_metrics, format_following, format_stop,
+                                  run_scenario, stop_check)
     say = (lambda message: None) if a.quiet else print
     _output_dir(a.out, "--out")
     fmus = ensure_fmus(FMU_NAMES, log=say)
@@ -205,8 +207,10 @@ def cmd_demo(a) -> int:
     run = run_scenario(scenario, Path(a.out), progress=not a.quiet)
     print(f"{scenario.name}, {len(scenario.system.components)} FMUs, {run.result.time[-1]:g} s:")
     print(format_following(following_metrics(run.result)))
+    check = stop_check(run.result)
+    print(format_stop(check))
     print(f"wrote {run.plot}, {run.csv} and {run.ssp}")
-    return 0
+    return 0 if check["stopped_behind"] else 1
 
 
 def cmd_bench(a) -> int:
