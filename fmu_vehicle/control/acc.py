@@ -87,7 +87,7 @@ class AccParameters:
     drive_force_max: float = 9000.0      # N, tractive force at full throttle (feed-forward scale)
     brake_torque_max: float = 14000.0    # N m, sum over the four wheels at brake = 1
     brake_front_bias: float = 0.65       # 1
-    brake_hold: float = 0.3              # 1, brake command holding the car at rest
+    brake_hold: float = 0.6              # 1, brake command holding the car at rest (against the converter creep)
     stop_speed: float = 0.1              # m/s, below this the car is held (standstill)
     lead_stopped_speed: float = 0.5      # m/s, a lead slower than this counts as stopped
     stop_decel: float = 1.0              # m/s^2, deceleration of the reference stop behind a stopped lead
