@@ -98,8 +98,7 @@ def run_kpis(system: str, scenario, result, params: dict, settings: dict, scorin
             out["euroncap_score"], out["euroncap_verdict"] = K.euroncap_score(
                 out["collision"], out["impact_speed_kmh"], scoring.get("bands_kmh", []))
             on = np.flatnonzero(aeb)
-            out["aeb_onset_ttc_s"] = float(result["controller.ttc"][on[0] + 1]) if on.size and on[0] + 1 < len(t) \
-                else math.nan
+            out["aeb_onset_ttc_s"] = float(result["controller.ttc"][on[0]]) if on.size else math.nan
             out["ego_speed_at_aeb_kmh"] = float(v[on[0]] / KMH) if on.size else math.nan
             return out
         out.update(K.stop_kpis(gap, v, vl))
