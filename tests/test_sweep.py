@@ -138,3 +138,33 @@ def test_euroncap_bands():
     assert euroncap_score(True, 39.9, BANDS) == (0.25, "mitigated")
     assert euroncap_score(True, 45.0, BANDS) == (0.0, "not mitigated")
     assert math.isclose(euroncap_score(True, 29.99, BANDS)[0], 0.5)
+
+
+def test_ride_comfort_doubles_from_one_road_class_to_the_next(scenario_fmus):
+    """ISO 8608 classes A and B (same seed, so the same harmonics and phases) differ by a factor 4 in
+    displacement PSD, i.e. 2 in every harmonic's amplitude; the half car is linear at these amplitudes
+    (its tires never lift off), so every weighted RMS and VDV doubles to within 1 %.  The crest factor, a
+    ratio, does not change.  At 36 km/h on class A the chassis sees Wk-weighted RMS 0.05-0.15 m/s^2, which
+    ISO 2631-1 Annex C calls not uncomfortable (< 0.315 m/s^2)."""
+    fmus = {k: str(v) for k, v in scenario_fmus.items()}
+    rows = [S.run_one("ride", {"road_class": c, "speed_kmh": 36, "duration_s": 8.0, "seed": 1}, fmus,
+                      {"skip_s": 2.0}, {}) for c in "AB"]
+    a, b = rows
+    assert a["status"] == b["status"] == "ok", (a.get("error"), b.get("error"))
+    for key in ("aw_z_m_per_s2", "aw_x_m_per_s2", "vdv_z_m_per_s1_75"):
+        assert b[key] / a[key] == pytest.approx(2.0, rel=0.01), key
+    assert b["crest_z"] == pytest.approx(a["crest_z"], rel=0.01)
+    assert 0.05 < a["aw_z_m_per_s2"] < 0.15 and a["comfort"] == "not uncomfortable"
+    assert a["mean_speed_kmh"] == pytest.approx(36.0, abs=1.0)
+
+
+def test_cli_errors_are_one_line(tmp_path, capsys):
+    from fmu_vehicle.cli import main
+    for argv, needle in ((["sweep", "no-such-catalogue", "-o", str(tmp_path / "r.csv")], "no shipped catalogue"),
+                         (["sweep", "euroncap-ccrs", "--workers", "0"], "--workers"),
+                         (["sweep", "euroncap-ccrs", "--workers", "2", "--scheduler", "tcp://x:1"], "not allowed"),
+                         (["sweep", "euroncap-ccrs", "-o", str(tmp_path / "r.txt")], "expected a .csv")):
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("fmu-vehicle: error:") and needle in err and "\n" not in err, err
+    assert list(tmp_path.iterdir()) == []
