@@ -264,14 +264,20 @@ def sweep(cat: Catalogue, out: str | os.PathLike, *, workers: int | None = None,
     if done:
         log(f"resuming: {len(done)} of {len(runs)} runs already in {journal}")
     fmus = {k: str(v) for k, v in ensure_fmus(FMU_NAMES, fmu_dir, log=log).items()}
-    if not journal.exists():
+    fresh = not journal.exists()
+    if fresh:
         journal.parent.mkdir(parents=True, exist_ok=True)
         _append(journal, {"catalogue": cat.name, "digest": digest})
     t0 = time.perf_counter()
     runs_s = 0.0
     if todo:
-        runs_s = _run_on_dask(cat, todo, fmus, journal, done, workers=workers, scheduler=scheduler,
-                              progress=progress)
+        try:
+            runs_s = _run_on_dask(cat, todo, fmus, journal, done, workers=workers, scheduler=scheduler,
+                                  progress=progress)
+        except BaseException:
+            if fresh and not done:          # nothing finished: leave no journal behind
+                journal.unlink(missing_ok=True)
+            raise
     wall = time.perf_counter() - t0
     rows = [{"run": r.run_id, "index": r.index, **r.parameters, **done[r.index]} for r in runs]
     csv = write_csv(out, columns(cat), rows)
