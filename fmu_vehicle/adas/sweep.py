@@ -25,6 +25,7 @@ import math
 import os
 import shutil
 import tempfile
+import textwrap
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -362,10 +363,14 @@ def summary_plot(cat: Catalogue, rows: list[dict], path: Path) -> Path:
             bad = [r for r in group if r.get("status") != "ok"]
             if bad:
                 ax.plot([_num(r[x]) for r in bad], [0.0] * len(bad), "rx", label="failed run")
+        values = [_num(r.get(y)) for r in rows if r.get("status") == "ok"]
+        finite = [v for v in values if math.isfinite(v)]
+        if finite and min(finite) >= 0.0:            # non-negative KPIs from 0 (all zero: 0 to 1)
+            ax.set_ylim(bottom=0.0, top=None if max(finite) > 0.0 else 1.0)
         ax.set_ylabel(spec.get("labels", {}).get(y, y))
         ax.grid(True, alpha=0.3)
         if series or any(r.get("status") != "ok" for r in rows):
             ax.legend(fontsize=7)
     axes[-1].set_xlabel(spec.get("labels", {}).get(x, x))
-    fig.suptitle(f"{cat.name}: {cat.description}"[:110], fontsize=9)
+    fig.suptitle(textwrap.fill(f"{cat.name}: {cat.description}", 100), fontsize=9)
     return atomic_write(path, lambda stream: fig.savefig(stream, format="png", dpi=100), mode="wb")
