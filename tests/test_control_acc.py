@@ -167,6 +167,21 @@ def test_aeb_on_cut_in():
     assert r["gap"].min() > 0.0                        # no collision
 
 
+def test_aeb_mode_brakes_only_for_the_collision_and_then_holds():
+    """Mode "aeb" (the Euro NCAP car-to-car set-up): the ACC stage commands nothing (no throttle, no brake
+    while TTC >= 1.5 s), the AEB brakes fully below TTC 1.5 s, and the car, stopped, is held.  CCRs at
+    50 km/h from TTC 4 s: the point mass brakes at up to 30 kN / 2.5 t = 12 m/s^2 after its 0.3 s lag, so
+    it stops well before the target."""
+    params = dataclasses.replace(P, mode="aeb")
+    v0 = 50.0 / 3.6
+    r, ctl = follow("0:0", v0, gap0=4.0 * v0, T=8.0, params=params)
+    ttc = r["gap"] / np.maximum(r["v"], 1e-9)
+    first = int(np.argmax(r["aeb"]))
+    assert r["aeb"].any() and ttc[first] < params.ttc_on <= ttc[first - 10]
+    assert r["brake"][:first].max() == 0.0 and r["a_cmd"][:first].max() == 0.0
+    assert r["gap"].min() > 0.0 and r["v"][-1] == 0.0 and ctl.brake >= params.brake_hold
+
+
 def test_parameter_errors_name_the_parameter():
     with pytest.raises(ModelError, match="'ttc_off'"):
         AccParameters(ttc_on=2.0, ttc_off=1.0)
