@@ -11,7 +11,8 @@ Longitudinal (``following_kpis``), from the bumper gap d [m], ego and lead speed
                          pitch and bump vibration of the body, which no occupant feels as braking)
     max_decel_2s_m_per_s2  ISO 15622: the largest average deceleration over any 2 s, (v(t) - v(t+2)) / 2 s
     max_jerk_1s_m_per_s3   ISO 15622: the largest average rate of change of the acceleration over any 1 s,
-                         |a(t+1) - a(t)| / 1 s with a the 0.5 s moving average
+                         |a(t+1) - a(t)| / 1 s with a the 0.5 s moving average (the average keeps body pitch
+                         and bump vibration out; it reads a ramp shorter than 1.5 s as a lower jerk)
     acc_limits_ok        ISO 15622 ACC stage (rows without AEB): max_decel_2s <= 3.5 m/s^2, the 1 s jerk at
                          each instant <= J(v) (5 m/s^3 below 5 m/s, 35/6 - v/6 from 5 to 20 m/s, 2.5 above),
                          and the time headway >= TAU_MIN_S while following
