@@ -67,7 +67,7 @@ def test_rows_and_kpis(two_and_one):
     for row, v in zip(ok, (20, 40)):
         assert row["status"] == "ok" and row["v_vut_kmh"] == v
         assert row["collision"] is False and row["impact_speed_kmh"] == 0.0
-        assert (row["euroncap_score"], row["euroncap_verdict"]) == (1.0, "avoided")
+        assert (row["euroncap_score"], row["euroncap_verdict"]) == (1.0, "avoided") and row["test_end_reached"]
         assert row["aeb_activated"] and 1.49 <= row["aeb_onset_ttc_s"] < 1.5     # first 10 ms sample below 1.5 s
         assert row["min_ttc_s"] < 1.5
         assert abs(row["ego_speed_at_aeb_kmh"] - v) < 1.0

@@ -39,7 +39,8 @@ from fmu_vehicle.errors import ModelError, SimulationError
 
 #: KPI columns per system, in CSV order.
 KPI_COLUMNS = {
-    "ccr": ("collision", "impact_speed_kmh", "impact_time_s", "euroncap_score", "euroncap_verdict", "min_ttc_s",
+    "ccr": ("collision", "impact_speed_kmh", "impact_time_s", "test_end_reached", "euroncap_score",
+            "euroncap_verdict", "min_ttc_s",
             "max_decel_m_per_s2", "aeb_activated", "aeb_onset_ttc_s", "ego_speed_at_aeb_kmh"),
     "acc": ("collision", "impact_speed_kmh", "min_ttc_s", "min_time_headway_s", "steady_time_gap_s",
             "max_decel_m_per_s2", "max_decel_2s_m_per_s2", "max_jerk_1s_m_per_s3", "acc_decel_ok", "acc_jerk_ok",
@@ -96,8 +97,12 @@ def run_kpis(system: str, scenario, result, params: dict, settings: dict, scorin
         aeb = result["controller.aeb_active"] > 0.5
         out = K.following_kpis(t, gap, v, vl, a, aeb, following_from=float(settings.get("following_from_s", 0.0)))
         if system == "ccr":
+            # the protocol's end of test: contact, or the ego down to the target's speed
+            out["test_end_reached"] = bool(out["collision"] or v[-1] <= vl[-1] + 1e-3)
             out["euroncap_score"], out["euroncap_verdict"] = K.euroncap_score(
                 out["collision"], out["impact_speed_kmh"], scoring.get("bands_kmh", []))
+            if not out["test_end_reached"]:
+                out["euroncap_score"], out["euroncap_verdict"] = math.nan, "not ended"
             on = np.flatnonzero(aeb)
             out["aeb_onset_ttc_s"] = float(result["controller.ttc"][on[0]]) if on.size else math.nan
             out["ego_speed_at_aeb_kmh"] = float(v[on[0]] / KMH) if on.size else math.nan

@@ -32,8 +32,10 @@ Longitudinal force and actuators (vehicle parameters m, r_w):
     the connected FMUs' start values, not the state at t0).
 AEB (time-to-collision with hysteresis), independent of the ACC-stage limits:
     TTC = d / (v_ego - v_lead) when closing faster than 0.1 m/s, else inf
-    on when TTC < ttc_on; off when TTC > ttc_off or the gap stops closing; while on: brake = 1,
-    throttle = 0, the ACC command tracks the measured acceleration (bumpless hand-back).
+    on when TTC < ttc_on; off when TTC > ttc_off (the ACC stage then takes over) or the gap stops closing;
+    while on: brake = 1, throttle = 0, the ACC command tracks the measured acceleration (bumpless
+    hand-back).  In mode "aeb" nothing takes over, so the AEB brakes until the gap stops closing (a release
+    at ttc_off would let the car close in again and pulse the brake).
 Standstill hold (stop-and-go): entered when v_ego < v_stop and a_cmd <= HOLD_ACCEL_TOL; while held:
     throttle = 0, brake = max(brake, brake_hold), a_cmd <= 0, F_i = 0.  Released (automatic restart) when
     the lead is no longer stopped and a_des > restart_accel.  In mode "aeb" the car is held once an AEB
@@ -209,7 +211,7 @@ class AccController:
         lead_stopped = self.lead_detected and self.v_lead < p.lead_stopped_speed
         a_des = min(max(a_des, -p.decel_max), p.accel_max)
 
-        if self.aeb_active and (ttc > p.ttc_off or closing <= 0.0):
+        if self.aeb_active and (closing <= 0.0 or (ttc > p.ttc_off and p.mode != "aeb")):
             self.aeb_active = False
         elif not self.aeb_active and ttc < p.ttc_on and p.mode in ("acc_aeb", "aeb"):
             self.aeb_active = True
