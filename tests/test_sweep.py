@@ -168,3 +168,11 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
         err = capsys.readouterr().err.strip()
         assert err.startswith("fmu-vehicle: error:") and needle in err and "\n" not in err, err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_sweep_leaves_the_environment_as_it_was(two_and_one):
+    """distributed sets MALLOC_TRIM_THRESHOLD_, OMP_NUM_THREADS, ... in the process that starts a cluster;
+    the sweep restores os.environ so later child processes do not inherit them (with
+    MALLOC_TRIM_THRESHOLD_=65536 the FMU state-harness child of test_fmi_state aborts)."""
+    import os
+    assert "MALLOC_TRIM_THRESHOLD_" not in os.environ and "__DASK_PARENT_PID" not in os.environ

@@ -299,6 +299,7 @@ def _run_on_dask(cat: Catalogue, todo: list[Run], fmus: dict, journal: Path, don
     from tqdm import tqdm
 
     cluster = None
+    environ = dict(os.environ)      # distributed sets MALLOC_TRIM_THRESHOLD_, OMP_NUM_THREADS, ... in this process
     try:
         if scheduler:
             client = Client(scheduler, timeout="20s")
@@ -310,6 +311,7 @@ def _run_on_dask(cat: Catalogue, todo: list[Run], fmus: dict, journal: Path, don
     except (OSError, RuntimeError, TimeoutError, ValueError) as e:
         if cluster is not None:
             cluster.close()
+        _restore_environ(environ)
         where = f"the dask scheduler at {scheduler!r}" if scheduler else "a local dask cluster"
         raise SimulationError(f"could not connect to {where}: {' '.join(str(e).split())}") from None
     try:
@@ -333,6 +335,15 @@ def _run_on_dask(cat: Catalogue, todo: list[Run], fmus: dict, journal: Path, don
         client.close()
         if cluster is not None:
             cluster.close()
+        _restore_environ(environ)
+
+
+def _restore_environ(environ: dict) -> None:
+    """Put os.environ back as it was: the variables distributed leaves behind (e.g. MALLOC_TRIM_THRESHOLD_)
+    would reach every later child process of the caller."""
+    for key in set(os.environ) - set(environ):
+        del os.environ[key]
+    os.environ.update(environ)
 
 
 # ---------------------------------------------------------------------------------------- summary plot
