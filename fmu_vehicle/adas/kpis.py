@@ -56,7 +56,8 @@ def moving_average(x: np.ndarray, n: int) -> np.ndarray:
     return (c[hi] - c[lo]) / (hi - lo)
 
 
-def _samples(t: np.ndarray, seconds: float) -> int:
+def samples(t: np.ndarray, seconds: float) -> int:
+    """Number of rows of the uniform instants t [s] that span ``seconds`` (at least 1)."""
     return max(1, int(round(seconds / float(np.mean(np.diff(t)))))) if len(t) > 1 else 1
 
 
@@ -90,9 +91,9 @@ def following_kpis(t, gap, v_ego, v_lead, a_ego, aeb=None, *, following_from: fl
         headway = np.where(following, gap[pre] / v[pre], np.inf)
     out["min_ttc_s"] = float(ttc.min()) if ttc.size else math.inf
     out["min_time_headway_s"] = float(headway.min()) if headway.size else math.inf
-    a01 = moving_average(a, _samples(t, 0.1))
+    a01 = moving_average(a, samples(t, 0.1))
     out["max_decel_m_per_s2"] = float(max(-a01[pre].min(), 0.0))
-    n2, n1 = _samples(t, 2.0), _samples(t, 1.0)
+    n2, n1 = samples(t, 2.0), samples(t, 1.0)
     acc_rows = ~aeb & (t >= following_from)
     if len(t) > n2:
         d2 = (v[:-n2] - v[n2:]) / (t[n2:] - t[:-n2])
@@ -100,7 +101,7 @@ def following_kpis(t, gap, v_ego, v_lead, a_ego, aeb=None, *, following_from: fl
         out["max_decel_2s_m_per_s2"] = float(max(d2[ok2].max(), 0.0)) if ok2.any() else 0.0
     else:
         out["max_decel_2s_m_per_s2"] = math.nan
-    a05 = moving_average(a, _samples(t, 0.5))
+    a05 = moving_average(a, samples(t, 0.5))
     if len(t) > n1:
         j1 = np.abs(a05[n1:] - a05[:-n1]) / (t[n1:] - t[:-n1])
         ok1 = acc_rows[:-n1] & acc_rows[n1:]
@@ -135,7 +136,7 @@ def stop_kpis(gap, v_ego, v_lead) -> dict:
 def string_stability(t, lead_v, follower_v, *, t_from: float = 0.0) -> dict:
     """Peak |a| of the lead and each follower after ``t_from`` [s] and the string-stability gain."""
     t = np.asarray(t, dtype=float)
-    n = _samples(t, 0.5)
+    n = samples(t, 0.5)
     keep = t >= t_from
     peaks = []
     for v in [lead_v, *follower_v]:

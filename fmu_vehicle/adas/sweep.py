@@ -123,13 +123,16 @@ def run_kpis(system: str, scenario, result, params: dict, settings: dict, scorin
                                                        - REAR_OVERHANG_M)
             lead_v = result["lead.vx"] if k == 1 else result[f"{cars[k - 2]}.chassis.vx"]
             gap = lead_x - result[f"{car}.chassis.x"] - FRONT_OVERHANG_M
-            f = K.following_kpis(t, gap, result[f"{car}.chassis.vx"], lead_v, np.gradient(result[f"{car}.chassis.vx"], t),
+            v_car = result[f"{car}.chassis.vx"]
+            f = K.following_kpis(t, gap, v_car, lead_v, np.gradient(v_car, t),
                                  following_from=float(settings.get("following_from_s", 0.0)))
             gaps.append(float(gap.min()))
             heads.append(f["min_time_headway_s"])
         s = K.string_stability(t, result["lead.vx"], [result[f"{c}.chassis.vx"] for c in cars],
                                t_from=float(settings.get("perturbation_from_s", 0.0)))
-        decel = max(-float(K.moving_average(np.gradient(result[f"{c}.chassis.vx"], t), 50).min()) for c in cars)
+        half_second = K.samples(t, 0.5)       # the 0.5 s average of dv/dt, as in string_stability
+        decel = max(-float(K.moving_average(np.gradient(result[f"{c}.chassis.vx"], t), half_second).min())
+                    for c in cars)
         return {"collision": bool(min(gaps) <= 0.0), "min_gap_m": min(gaps), "min_time_headway_s": min(heads),
                 "string_gain": s["string_gain"], "string_stable": s["string_stable"],
                 "peak_accel_0_m_per_s2": s["peak_accel_0_m_per_s2"], "max_decel_m_per_s2": decel}

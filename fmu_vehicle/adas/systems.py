@@ -53,7 +53,8 @@ def ccr(fmus: dict, *, v_vut_kmh: float, v_target_kmh: float = 0.0, target_decel
         raise ModelError(f"ccr: v_vut_kmh must be > 0, got {v_vut_kmh!r}")
     if headway_m is None:
         if not v > vt:
-            raise ModelError(f"ccr: v_vut_kmh ({v_vut_kmh}) must exceed v_target_kmh ({v_target_kmh}) without headway_m")
+            raise ModelError(f"ccr: v_vut_kmh ({v_vut_kmh}) must exceed v_target_kmh ({v_target_kmh}) "
+                             f"without headway_m")
         gap0 = (v - vt) * float(ttc0_s)
     else:
         gap0 = float(headway_m)
@@ -115,8 +116,8 @@ def acc(fmus: dict, *, lead_profile: str, time_gap_s: float = 1.8, duration_s: f
                     output_interval=0.01), None
 
 
-def string(fmus: dict, *, n: int = 3, lead_profile: str, time_gap_s: float = 1.8, duration_s: float = 20.0,
-           road: str = "flat", **_ignored) -> tuple[Scenario, None]:
+def platoon_system(fmus: dict, *, n: int = 3, lead_profile: str, time_gap_s: float = 1.8,
+                   duration_s: float = 20.0, road: str = "flat", **_ignored) -> tuple[Scenario, None]:
     """Platoon of ``n`` ACC vehicles behind a lead (see ``cosim.scenarios.platoon``), time gap set on all."""
     scenario = platoon(fmus, n=int(n), duration=float(duration_s), lead_profile=str(lead_profile), road=road)
     for comp in scenario.system.components:
@@ -156,5 +157,5 @@ def ride(fmus: dict, *, road_class: str, speed_kmh: float, duration_s: float = 8
                     outputs=outputs, output_interval=1e-3), None
 
 
-BUILDERS = {"ccr": ccr, "acc": acc, "platoon": string, "ride": ride}
+BUILDERS = {"ccr": ccr, "acc": acc, "platoon": platoon_system, "ride": ride}
 """Catalogue ``system`` name -> builder(fmus, **parameters) -> (Scenario, on_step or None)."""
