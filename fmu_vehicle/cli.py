@@ -1,4 +1,4 @@
-"""Command line: ``fmu-vehicle simulate | reproduce-paper | demo | info``.
+"""Command line: ``fmu-vehicle simulate | reproduce-paper | demo | sweep | bench | info``.
 
 Errors in the user's input (options included) print one line ``fmu-vehicle: error: ...`` and exit with
 code 2; output paths are checked before a run, and output files are written only when the run succeeded,
@@ -198,20 +198,45 @@ def cmd_info(a) -> int:
 
 def cmd_demo(a) -> int:
     """Example 2, ACC stop-and-go over the bumps with six FMUs: build the FMUs into dist/fmus if missing or
-    stale, run the co-simulation (SSP written to and read from --out), print the summary, write CSV and plot."""
+    stale, run the co-simulation (SSP written to and read from --out), print the summary and whether the ego
+    ended stopped behind the stopped lead (exit 1 if not), write CSV and plot."""
     from .cosim.build_cache import ensure_fmus
-    from .cosim.scenarios import FMU_NAMES, acc_stop_and_go, following_metrics, format_following, run_scenario
+    from .cosim.scenarios import (FMU_NAMES, acc_stop_and_go, following_metrics, format_following, format_stop,
+                                  run_scenario, stop_check)
     say = (lambda message: None) if a.quiet else print
     _output_dir(a.out, "--out")
-    fmus = ensure_fmus(FMU_NAMES, log=say)
+    fmus = ensure_fmus(FMU_NAMES, log=lambda line: say(f"{line} (compiles the vehicle model once: 1-2 minutes)"))
     scenario = acc_stop_and_go(fmus)
-    say(f"{scenario.title}: {scenario.system.stop_time:g} s at {scenario.system.step_size * 1e3:g} ms "
-        f"(the first run on a machine compiles the vehicle model: about a minute)")
+    say(f"{scenario.title}: {scenario.system.stop_time:g} s at {scenario.system.step_size * 1e3:g} ms")
     run = run_scenario(scenario, Path(a.out), progress=not a.quiet)
     print(f"{scenario.name}, {len(scenario.system.components)} FMUs, {run.result.time[-1]:g} s:")
     print(format_following(following_metrics(run.result)))
+    check = stop_check(run.result)
+    print(format_stop(check))
     print(f"wrote {run.plot}, {run.csv} and {run.ssp}")
-    return 0
+    return 0 if check["stopped_behind"] else 1
+
+
+def cmd_sweep(a) -> int:
+    """Every run of a scenario catalogue on dask.distributed; one CSV row per run and a summary plot."""
+    from .adas.catalogue import load_catalogue
+    from .adas.sweep import sweep
+    cat = load_catalogue(a.catalogue)
+    out = _output_file(a.output, "--output")
+    if out.suffix.lower() != ".csv":
+        raise ModelError(f"--output: expected a .csv file name, got {out.name!r}")
+    if a.fmu_dir is not None and not Path(a.fmu_dir).is_dir():
+        raise ModelError(f"--fmu-dir: {a.fmu_dir} is not a directory")
+    say = (lambda message: None) if a.quiet else print
+    n = len(cat.runs())
+    where = f"scheduler {a.scheduler}" if a.scheduler else f"{a.workers or 'one per core,'} local worker process(es)"
+    say(f"{cat.name}: {n} runs of '{cat.system}' on {where}")
+    res = sweep(cat, out, workers=a.workers, scheduler=a.scheduler, fmu_dir=a.fmu_dir, progress=not a.quiet,
+                log=say)
+    print(f"{cat.name}: {len(res.rows)} runs ({res.ran} now, {len(res.rows) - res.ran} from the journal), "
+          f"{res.failed} failed, {res.wall_s:.1f} s wall ({res.runs_s:.1f} s of runs after the workers started) -> "
+          f"{res.csv}" + (f", {res.plot}" if res.plot else ""))
+    return 0 if res.failed == 0 else 1
 
 
 def cmd_bench(a) -> int:
@@ -292,6 +317,19 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--out", default="dist/demo", help="output folder (default dist/demo)")
     d.add_argument("--quiet", "-q", action="store_true")
     d.set_defaults(func=cmd_demo)
+    w = sub.add_parser("sweep", help="run a scenario catalogue (resources/scenarios) on dask.distributed, "
+                                     "KPIs per run into a CSV, a summary plot")
+    w.add_argument("catalogue", help="catalogue name (euroncap-ccrs, ...) or .json file")
+    where = w.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=_count, help="local worker processes (default: one per core, at most "
+                                                      "one per run)")
+    where.add_argument("--scheduler", metavar="ADDRESS", help="use the dask scheduler at ADDRESS "
+                                                              "(e.g. tcp://host:8786) instead of local workers")
+    w.add_argument("--output", "-o", default="results.csv", help="results CSV (default results.csv); the plot "
+                                                                 "goes next to it as .png")
+    w.add_argument("--fmu-dir", help="folder of the FMUs (default dist/fmus, built if missing or stale)")
+    w.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    w.set_defaults(func=cmd_sweep)
     b = sub.add_parser("bench", help="speed: 20 s of the bumpy road per vehicle, vs the paper's C++ and uncompiled")
     b.add_argument("--vehicles", nargs="+", default=["halfcar7", "halfcar7_forkarm", "fullcar14", "fullcar14_forkarm"])
     b.add_argument("--out", default="dist/bench.json", help="JSON report (default dist/bench.json)")

@@ -25,20 +25,21 @@ UNITS: dict[str, dict[str, str | None]] = {
     "Controller": {
         "sample_period": "s", "acc.set_speed": _MS, "acc.time_gap": "s", "acc.standstill_distance": "m",
         "acc.gap_offset": "m", "acc.sensor_range": "m", "acc.accel_max": "m/s2", "acc.decel_max": "m/s2",
-        "acc.jerk_max": "m/s3",
+        "acc.jerk_max": "m/s3", "acc.jerk_max_high_speed": "m/s3",
         "acc.k_cruise": "1/s",          # speed error [m/s] -> acceleration [m/s2]
         "acc.k_gap": "1/s2",            # gap error [m] -> acceleration [m/s2]
         "acc.k_speed": "1/s",           # relative speed [m/s] -> acceleration
         "acc.k_lead_accel": "1",        # lead acceleration -> acceleration
         "acc.lead_accel_filter": "s",
         "acc.k_i": "1/s",               # integral of an acceleration error [m/s] -> acceleration
-        "acc.stop_speed": _MS, "aeb.ttc_on": "s", "aeb.ttc_off": "s",
+        "acc.stop_speed": _MS, "acc.lead_stopped_speed": _MS, "acc.stop_decel": "m/s2", "acc.restart_accel": "m/s2",
+        "aeb.ttc_on": "s", "aeb.ttc_off": "s",
         "vehicle.mass": "kg", "vehicle.wheel_radius": "m", "vehicle.drive_force_max": _N,
         "brake.torque_max": _NM, "brake.front_bias": "1", "brake.hold": "1",
         "mode": None, "use_accel_input": None,
         "ego.x": "m", "ego.vx": _MS, "ego.ax": "m/s2", "lead.x": "m", "lead.vx": _MS,
         "throttle": "1", "brake": "1", "brake_torque_front": _NM, "brake_torque_rear": _NM,
-        "accel_command": "m/s2", "gap": "m", "ttc": "s", "aeb_active": None, "lead_detected": None,
+        "accel_command": "m/s2", "gap": "m", "ttc": "s", "aeb_active": None, "held": None, "lead_detected": None,
     },
     "LeadVehicle": {"speed_profile": None, "x0": "m", "x": "m", "vx": _MS, "ax": "m/s2"},
     "Tire": {

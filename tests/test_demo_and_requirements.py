@@ -24,21 +24,23 @@ except ImportError:
 @pytest.mark.slow
 def test_demo_builds_the_fmus_runs_and_writes_its_summary_and_files(capsys, tmp_path, monkeypatch):
     """The five FMUs are in the repository's dist/fmus and current (built if missing or stale), the ACC
-    stop-and-go co-simulation runs its 25 s, the summary names the five quantities, and the plot, CSV and
-    SSP are written to --out (here in an empty folder)."""
+    stop-and-go co-simulation runs its 30 s, the summary names the five quantities and reports the ego
+    stopped behind the stopped lead (exit 0), and the plot, CSV and SSP are written to --out (here in an
+    empty folder)."""
     from fmu_vehicle.cosim.build_cache import default_fmu_dir, fmu_is_current
     from fmu_vehicle.fmi.registry import slave_script
     monkeypatch.chdir(tmp_path)
     assert main(["demo", "--out", "out", "-q"]) == 0
     out = capsys.readouterr().out
-    for line in ("min gap", "min time gap", "min time-to-collision", "peak pitch", "RMS vertical acceleration"):
+    for line in ("min gap", "min time gap", "min time-to-collision", "peak pitch", "RMS vertical acceleration",
+                 "stopped behind the stopped lead", "no contact"):
         assert line in out, out
     for name in ("VehicleLV", "Tire", "Powertrain", "Controller", "LeadVehicle"):
         assert fmu_is_current(default_fmu_dir() / f"{name}.fmu", slave_script(name)), name
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
         "acc_stop_and_go.csv", "acc_stop_and_go.png", "acc_stop_and_go.ssp"]
     rows = (tmp_path / "out" / "acc_stop_and_go.csv").read_text().splitlines()
-    assert float(rows[-1].split(",")[0]) == pytest.approx(25.0)
+    assert float(rows[-1].split(",")[0]) == pytest.approx(30.0)
 
 
 def _registry_reachable() -> bool:

@@ -78,8 +78,11 @@ CONTROLLER = {
     "acc.gap_offset": FRONT_OVERHANG_M,
 }
 
-ACC_LEAD_PROFILE = "0:0,1:0,9:16,14:16,16.7:0,25:0"
-"""Lead vehicle of acc_stop_and_go: waits 1 s, 2 m/s^2 to 16 m/s, cruises 5 s, brakes at 5.9 m/s^2 to a stop."""
+ACC_LEAD_PROFILE = "0:0,1:0,9:16,14:16,20.4:0,30:0"
+"""Lead vehicle of acc_stop_and_go: waits 1 s, 2 m/s^2 to 16 m/s, cruises 5 s, brakes at 2.5 m/s^2 to a stop
+(the ISO 15622 stop case) and stays there; the ACC stops behind it and holds."""
+ACC_DURATION_S = 30.0
+"""Length of acc_stop_and_go [s]: the lead stops at 20.4 s, the ego about 3 s later, then 6 s of hold."""
 LEAD_START_X_M = 50.0
 """Lead rear bumper at t = 0 [m]: the LeadVehicle start value of ``x``, so initialization is consistent."""
 
@@ -243,6 +246,38 @@ def following_metrics(result: Result, prefix: str = "") -> dict:
     }
 
 
+STOP_SPEED_MAX = 0.2
+"""m/s: the ego counts as stopped at the end of the demo below this speed."""
+STOP_GAP_BAND = (2.0, 10.0)
+"""m: bumper gap band in which the ego must come to rest behind a stopped lead (around the 5 m standstill
+distance of the controller)."""
+
+
+def stop_check(result: Result, prefix: str = "", lead_v: np.ndarray | None = None) -> dict:
+    """How the run ends: final ego speed [m/s], final bumper gap [m], final lead speed [m/s], contact (gap <= 0
+    at any time) and ``stopped_behind`` = ego below STOP_SPEED_MAX, gap in STOP_GAP_BAND, lead stopped, no contact."""
+    ego = f"{prefix}vehicle"
+    v_ego, gap = result[f"{ego}.chassis.vx"], result[f"{prefix}gap"]
+    v_lead = result["lead.vx"] if lead_v is None else lead_v
+    contact = bool(np.any(gap <= 0.0))
+    out = {"final_speed_m_per_s": float(v_ego[-1]), "final_gap_m": float(gap[-1]),
+           "final_lead_speed_m_per_s": float(v_lead[-1]), "contact": contact}
+    out["stopped_behind"] = bool(abs(out["final_speed_m_per_s"]) < STOP_SPEED_MAX and not contact
+                                 and STOP_GAP_BAND[0] <= out["final_gap_m"] <= STOP_GAP_BAND[1]
+                                 and abs(out["final_lead_speed_m_per_s"]) < STOP_SPEED_MAX)
+    return out
+
+
+def format_stop(check: dict) -> str:
+    """One line for the demo: where and how the ego ended."""
+    verdict = ("stopped behind the stopped lead" if check["stopped_behind"] else
+               "NOT stopped as required (< %g m/s, %g-%g m behind a stopped lead, no contact)"
+               % (STOP_SPEED_MAX, *STOP_GAP_BAND))
+    return (f"  end: ego {check['final_speed_m_per_s']:.3f} m/s, {check['final_gap_m']:.2f} m behind the lead "
+            f"({check['final_lead_speed_m_per_s']:.3f} m/s), {'CONTACT' if check['contact'] else 'no contact'}: "
+            f"{verdict}")
+
+
 def format_following(metrics: dict) -> str:
     """The demo summary of :func:`following_metrics`, one quantity per line."""
     ttc = metrics["min_ttc_s"]
@@ -295,10 +330,10 @@ def bumpy_road(fmus: dict, *, tires: str = "internal", duration: float = 5.0, st
                                                             ("rear", v + "wheel_rear.travel")))))
 
 
-def acc_stop_and_go(fmus: dict, *, duration: float = 25.0, lead_profile: str = ACC_LEAD_PROFILE,
+def acc_stop_and_go(fmus: dict, *, duration: float = ACC_DURATION_S, lead_profile: str = ACC_LEAD_PROFILE,
                     step: float = 1e-3, time_gap: float = 1.8, road: str = "bumpy",
                     tire_params: dict | None = None) -> Scenario:
-    """ACC + AEB behind a lead vehicle that pulls away, cruises and brakes hard, on the bumpy road.
+    """ACC + AEB behind a lead vehicle that pulls away, cruises and brakes to a stop, on the bumpy road.
 
     Components: lead (LeadVehicle, 1 ms), controller (Controller, its 10 ms sample period as step),
     powertrain (Powertrain), tire_front/tire_rear (Tire), vehicle (VehicleLV with external tires), all at
@@ -324,7 +359,7 @@ def acc_stop_and_go(fmus: dict, *, duration: float = 25.0, lead_profile: str = A
                "tire_front.fx", "tire_front.fz", "tire_front.slip", "tire_rear.fx", "tire_rear.fz",
                "powertrain.engine.speed", "powertrain.transmission.gear", "powertrain.wheel_left.torque_drive",
                "controller.throttle", "controller.brake", "controller.accel_command", "controller.gap",
-               "controller.ttc", "controller.aeb_active")
+               "controller.ttc", "controller.aeb_active", "controller.held")
 
     def derive(result: Result) -> dict:
         gap = bumper_gap(result, result["lead.x"], "vehicle")

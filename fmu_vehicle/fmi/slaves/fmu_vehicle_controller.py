@@ -14,8 +14,12 @@ PARAMETERS = {
     "acc.gap_offset": ("gap_offset", "m", "subtracted from lead.x - ego.x to get the bumper gap", -50.0, 50.0, "fixed"),
     "acc.sensor_range": ("sensor_range", "m", "lead detection range (gap)", 1.0, 1000.0, "fixed"),
     "acc.accel_max": ("accel_max", "m/s2", "maximum commanded acceleration", 0.1, 10.0, "fixed"),
-    "acc.decel_max": ("decel_max", "m/s2", "maximum commanded ACC deceleration (positive)", 0.1, 15.0, "fixed"),
-    "acc.jerk_max": ("jerk_max", "m/s3", "maximum rate of the commanded acceleration", 0.1, 100.0, "fixed"),
+    "acc.decel_max": ("decel_max", "m/s2", "maximum commanded ACC-stage deceleration (positive; ISO 15622: 3.5)",
+                      0.1, 15.0, "fixed"),
+    "acc.jerk_max": ("jerk_max", "m/s3", "ACC-stage jerk limit at and below 5 m/s (ISO 15622: 5)", 0.1, 100.0,
+                     "fixed"),
+    "acc.jerk_max_high_speed": ("jerk_max_high_speed", "m/s3", "ACC-stage jerk limit at and above 20 m/s, linear "
+                                "in speed from 5 m/s (ISO 15622: 2.5)", 0.1, 100.0, "fixed"),
     "acc.k_cruise": ("k_cruise", "1/s", "speed error gain in cruise", 1e-3, 10.0, "fixed"),
     "acc.k_gap": ("k_gap", "1/s2", "gap error gain", 1e-3, 10.0, "fixed"),
     "acc.k_speed": ("k_speed", "1/s", "relative speed gain", 0.0, 10.0, "fixed"),
@@ -23,6 +27,12 @@ PARAMETERS = {
     "acc.lead_accel_filter": ("lead_accel_filter", "s", "time constant of the lead acceleration estimate", 0.0, 10.0, "fixed"),
     "acc.k_i": ("k_i", "1/s", "integral gain of the acceleration loop", 0.0, 10.0, "fixed"),
     "acc.stop_speed": ("stop_speed", "m/s", "below this speed a non-positive command holds the brake", 0.0, 2.0, "fixed"),
+    "acc.lead_stopped_speed": ("lead_stopped_speed", "m/s", "a lead slower than this counts as stopped (stop at "
+                               "the standstill distance, no restart)", 0.0, 5.0, "fixed"),
+    "acc.stop_decel": ("stop_decel", "m/s2", "deceleration of the reference stop behind a stopped lead", 0.1, 5.0,
+                       "fixed"),
+    "acc.restart_accel": ("restart_accel", "m/s2", "desired acceleration that releases the standstill hold", 0.0,
+                          5.0, "fixed"),
     "aeb.ttc_on": ("ttc_on", "s", "full braking when time-to-collision falls below", 0.1, 10.0, "fixed"),
     "aeb.ttc_off": ("ttc_off", "s", "release when time-to-collision exceeds (hysteresis)", 0.2, 20.0, "fixed"),
     "vehicle.mass": ("mass", "kg", "vehicle mass used by the force command", 100.0, 50000.0, "fixed"),
@@ -37,13 +47,15 @@ PARAMETERS = {
 class Controller(VehicleSlaveBase):
     MODEL_NAME = "Controller"
     INTERNAL_STEP = "sample_period"
-    DESCRIPTION = ("Adaptive cruise control (constant time gap, jerk-limited) with a time-to-collision emergency "
+    DESCRIPTION = ("Full-speed-range adaptive cruise control (constant time gap, ISO 15622 deceleration and "
+                   "speed-dependent jerk limits, stop, hold and restart) with a time-to-collision emergency "
                    "braking stage; discrete-time, outputs change only at sample instants")
     VARIABLES = (
         *(Var(name, "parameter", var, unit, desc, getattr(_D, field), min=lo, max=hi,
               display_unit="km/h" if unit == "m/s" else None)
           for name, (field, unit, desc, lo, hi, var) in PARAMETERS.items()),
-        Var("mode", "parameter", "fixed", None, "acc_aeb | acc (no AEB) | cruise (lead ignored)", _D.mode,
+        Var("mode", "parameter", "fixed", None, "acc_aeb | acc (no AEB) | cruise (lead ignored) | aeb (AEB only)",
+            _D.mode,
             type="String", choices=MODES),
         Var("use_accel_input", "parameter", "fixed", None,
             "use input ego.ax as measured acceleration (else differentiate ego.vx)", False, type="Boolean"),
@@ -60,6 +72,7 @@ class Controller(VehicleSlaveBase):
         Var("gap", "output", "discrete", "m", "bumper gap to the lead vehicle", 0.0),
         Var("ttc", "output", "discrete", "s", "time to collision (1000 s when not closing)", 1000.0),
         Var("aeb_active", "output", "discrete", None, "emergency braking engaged", False, type="Boolean"),
+        Var("held", "output", "discrete", None, "standstill hold engaged", False, type="Boolean"),
         Var("lead_detected", "output", "discrete", None, "lead vehicle within sensor range", False, type="Boolean"),
     )
 
@@ -89,7 +102,7 @@ class Controller(VehicleSlaveBase):
         self.values.update({
             "throttle": m.throttle, "brake": m.brake, "brake_torque_front": m.brake_torque_front,
             "brake_torque_rear": m.brake_torque_rear, "accel_command": m.a_cmd, "gap": m.gap, "ttc": m.ttc,
-            "aeb_active": m.aeb_active, "lead_detected": m.lead_detected,
+            "aeb_active": m.aeb_active, "held": m.held, "lead_detected": m.lead_detected,
         })
 
     def _state(self):

@@ -1,0 +1,1 @@
+"""ADAS validation: scenario catalogues as data, KPIs scored like the test protocols, sweeps on dask."""

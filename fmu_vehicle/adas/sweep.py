@@ -1,0 +1,395 @@
+"""Catalogue sweeps on dask.distributed: every run of a catalogue on a cluster, one CSV row per run.
+
+    sweep(catalogue, "results.csv", workers=2)          a LocalCluster of 2 worker processes, 1 thread each
+    sweep(catalogue, "results.csv", scheduler="tcp://host:8786")   an existing cluster
+
+Each worker process extracts each FMU once (its own copies, kept for the process's life) and instantiates
+fresh FMU instances per run, so a run's result depends on its parameters only, never on which worker ran
+it or what ran before: a sweep on N workers writes the same rows, to the last digit, as one on 1 worker.
+
+Rows: ``run``, ``index``, the run's parameters, ``status`` (ok | error), ``error`` (one line), the KPIs of
+the system (``fmu_vehicle.adas.kpis``).  A run that fails (bad parameter, a component failing, a worker
+dying) is recorded with its error while the others go on.
+
+Resume: each finished run is appended at once, as one JSON line (written and fsynced), to the journal
+``.<results name>.journal`` next to the results; its first line ties it to the catalogue (digest).  A sweep
+started again with an existing journal skips the runs it holds.  When all runs are done the CSV (sorted by
+run index) and the summary plot are written atomically and the journal removed.
+"""
+from __future__ import annotations
+
+import atexit
+import json
+import logging
+import math
+import os
+import shutil
+import tempfile
+import textwrap
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from fmu_vehicle.adas import kpis as K
+from fmu_vehicle.adas.catalogue import Catalogue, Run
+from fmu_vehicle.adas.systems import BUILDERS, KMH
+from fmu_vehicle.errors import ModelError, SimulationError
+
+#: KPI columns per system, in CSV order.
+KPI_COLUMNS = {
+    "ccr": ("collision", "impact_speed_kmh", "impact_time_s", "test_end_reached", "euroncap_score",
+            "euroncap_verdict", "min_ttc_s",
+            "max_decel_m_per_s2", "aeb_activated", "aeb_onset_ttc_s", "ego_speed_at_aeb_kmh"),
+    "acc": ("collision", "impact_speed_kmh", "min_ttc_s", "min_time_headway_s", "steady_time_gap_s",
+            "max_decel_m_per_s2", "max_decel_2s_m_per_s2", "max_jerk_1s_m_per_s3", "acc_decel_ok", "acc_jerk_ok",
+            "acc_time_gap_ok", "aeb_activated", "final_speed_m_per_s", "final_gap_m", "stopped_behind_lead",
+            "max_speed_after_stop_m_per_s"),
+    "platoon": ("collision", "min_gap_m", "min_time_headway_s", "string_gain", "string_stable",
+                "peak_accel_0_m_per_s2", "max_decel_m_per_s2"),
+    "ride": ("aw_z_m_per_s2", "aw_x_m_per_s2", "av_m_per_s2", "vdv_z_m_per_s1_75", "vdv_x_m_per_s1_75", "crest_z",
+             "crest_x", "comfort", "mean_speed_kmh"),
+}
+
+
+# ---------------------------------------------------------------------------------------- one run (worker side)
+
+_FMU_COPIES: dict[tuple, Path] = {}
+
+
+def _cleanup() -> None:
+    for folder in _FMU_COPIES.values():
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+atexit.register(_cleanup)
+
+
+def worker_fmus(fmus: dict) -> dict:
+    """This process's extracted copy of each FMU (extracted on first use, kept for the process's life)."""
+    from fmpy import extract
+
+    out = {}
+    for name, path in fmus.items():
+        st = os.stat(path)
+        key = (str(Path(path).resolve()), st.st_mtime_ns, st.st_size)
+        if key not in _FMU_COPIES:
+            _FMU_COPIES[key] = Path(extract(str(path)))
+        out[name] = _FMU_COPIES[key]
+    return out
+
+
+def _work_dir() -> Path:
+    folder = Path(tempfile.gettempdir()) / f"fmu_vehicle_sweep_{os.getpid()}"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+def run_kpis(system: str, scenario, result, params: dict, settings: dict, scoring: dict) -> dict:
+    """The KPIs of one finished run (see KPI_COLUMNS and ``fmu_vehicle.adas.kpis``)."""
+    from fmu_vehicle.cosim.scenarios import FRONT_OVERHANG_M, REAR_OVERHANG_M, WHEELBASE_M
+
+    t = result.time
+    if system in ("ccr", "acc"):
+        gap = result["lead.x"] - result["vehicle.chassis.x"] - FRONT_OVERHANG_M
+        v, vl, a = result["vehicle.chassis.vx"], result["lead.vx"], result["vehicle.chassis.ax"]
+        aeb = result["controller.aeb_active"] > 0.5
+        out = K.following_kpis(t, gap, v, vl, a, aeb, following_from=float(settings.get("following_from_s", 0.0)))
+        if system == "ccr":
+            # the protocol's end of test: contact, or the ego down to the target's speed
+            out["test_end_reached"] = bool(out["collision"] or v[-1] <= vl[-1] + 1e-3)
+            out["euroncap_score"], out["euroncap_verdict"] = K.euroncap_score(
+                out["collision"], out["impact_speed_kmh"], scoring.get("bands_kmh", []))
+            if not out["test_end_reached"]:
+                out["euroncap_score"], out["euroncap_verdict"] = math.nan, "not ended"
+            on = np.flatnonzero(aeb)
+            out["aeb_onset_ttc_s"] = float(result["controller.ttc"][on[0]]) if on.size else math.nan
+            out["ego_speed_at_aeb_kmh"] = float(v[on[0]] / KMH) if on.size else math.nan
+            return out
+        out.update(K.stop_kpis(gap, v, vl))
+        window = (t >= float(settings.get("steady_from_s", math.inf))) & (v > 1.0)
+        out["steady_time_gap_s"] = float(np.mean(gap[window] / v[window])) if window.any() else math.nan
+        stop_t = float(settings.get("stopped_after_s", math.inf))
+        after = t >= stop_t
+        out["max_speed_after_stop_m_per_s"] = float(np.abs(v[after]).max()) if after.any() else math.nan
+        return out
+    if system == "platoon":
+        n = int(params.get("n", 3))
+        cars = [f"vehicle_{k}" for k in range(1, n + 1)]
+        gaps, heads = [], []
+        for k, car in enumerate(cars, 1):
+            lead_x = result["lead.x"] if k == 1 else (result[f"{cars[k - 2]}.chassis.x"] - WHEELBASE_M
+                                                       - REAR_OVERHANG_M)
+            lead_v = result["lead.vx"] if k == 1 else result[f"{cars[k - 2]}.chassis.vx"]
+            gap = lead_x - result[f"{car}.chassis.x"] - FRONT_OVERHANG_M
+            v_car = result[f"{car}.chassis.vx"]
+            f = K.following_kpis(t, gap, v_car, lead_v, np.gradient(v_car, t),
+                                 following_from=float(settings.get("following_from_s", 0.0)))
+            gaps.append(float(gap.min()))
+            heads.append(f["min_time_headway_s"])
+        s = K.string_stability(t, result["lead.vx"], [result[f"{c}.chassis.vx"] for c in cars],
+                               t_from=float(settings.get("perturbation_from_s", 0.0)))
+        half_second = K.samples(t, 0.5)       # the 0.5 s average of dv/dt, as in string_stability
+        decel = max(-float(K.moving_average(np.gradient(result[f"{c}.chassis.vx"], t), half_second).min())
+                    for c in cars)
+        return {"collision": bool(min(gaps) <= 0.0), "min_gap_m": min(gaps), "min_time_headway_s": min(heads),
+                "string_gain": s["string_gain"], "string_stable": s["string_stable"],
+                "peak_accel_0_m_per_s2": s["peak_accel_0_m_per_s2"], "max_decel_m_per_s2": decel}
+    if system == "ride":
+        from fmu_vehicle.comfort.iso2631 import ride_comfort
+        out = ride_comfort(t, vertical=result["vehicle.chassis.az"], longitudinal=result["vehicle.chassis.ax"],
+                           skip_s=float(settings.get("skip_s", 2.0)))
+        out["mean_speed_kmh"] = float(np.mean(result["vehicle.chassis.vx"]) / KMH)
+        return out
+    raise ModelError(f"no KPIs for system {system!r}")
+
+
+def warm_up(system: str, params: dict, fmus: dict) -> float:
+    """Prepare this worker before the timed runs: extract its FMU copies and run the first variant for one
+    master step (imports, shared libraries and the compiled vehicle model loaded).  Returns the time [s]."""
+    from fmu_vehicle.cosim.master import run_system
+
+    t0 = time.perf_counter()
+    try:
+        copies = worker_fmus(fmus)
+        extra = {"work_dir": _work_dir()} if system == "ride" else {}
+        scenario, _ = BUILDERS[system](copies, **params, **extra)
+        run_system(scenario.system, scenario.experiment(stop_time=scenario.system.step_size * 10), progress=False)
+    except Exception:                 # the real run reports it
+        pass
+    return time.perf_counter() - t0
+
+
+def run_one(system: str, params: dict, fmus: dict, settings: dict, scoring: dict) -> dict:
+    """Build and run one variant on this process's FMU copies; the row's status, error and KPIs."""
+    from fmu_vehicle.cosim.master import run_system
+
+    try:
+        copies = worker_fmus(fmus)
+        builder = BUILDERS[system]
+        extra = {"work_dir": _work_dir()} if system == "ride" else {}
+        scenario, on_step = builder(copies, **params, **extra)
+        result = run_system(scenario.system, scenario.experiment(), progress=False, on_step=on_step)
+        row = run_kpis(system, scenario, result, params, {**settings, **params}, scoring)
+        return {"status": "ok", "error": "", **row}
+    except Exception as e:                        # recorded in the row; the sweep goes on
+        return {"status": "error", "error": f"{type(e).__name__}: {' '.join(str(e).split())}"}
+
+
+# ---------------------------------------------------------------------------------------- the sweep (client side)
+
+@dataclass
+class SweepResult:
+    catalogue: Catalogue
+    csv: Path
+    plot: Path | None
+    rows: list[dict]
+    ran: int            # runs computed now (the others came from the journal)
+    wall_s: float       # cluster start, worker warm-up and runs
+    runs_s: float       # the runs alone (from the warmed-up workers' first submission to the last result)
+
+    @property
+    def failed(self) -> int:
+        return sum(1 for r in self.rows if r.get("status") != "ok")
+
+
+def journal_path(out: Path) -> Path:
+    return out.parent / f".{out.name}.journal"
+
+
+def _read_journal(path: Path, digest: str) -> dict[int, dict]:
+    done: dict[int, dict] = {}
+    if not path.exists():
+        return done
+    lines = path.read_text().splitlines()
+    try:
+        head = json.loads(lines[0]) if lines else {}
+    except json.JSONDecodeError:
+        head = {}
+    if head.get("digest") != digest:
+        raise ModelError(f"{path}: journal of another catalogue or variant set; delete it or choose another "
+                         f"output file")
+    for line in lines[1:]:
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:          # a line cut by the interruption: that run is redone
+            continue
+        done[int(entry["index"])] = entry["row"]
+    return done
+
+
+def _append(path: Path, entry: dict) -> None:
+    with open(path, "a") as f:
+        f.write(json.dumps(entry, allow_nan=True) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def columns(cat: Catalogue) -> list[str]:
+    params: list[str] = []
+    for run in cat.runs():
+        params += [k for k in run.parameters if k not in params]
+    return ["run", "index", *params, "status", "error", *KPI_COLUMNS[cat.system]]
+
+
+def _cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    text = str(value)
+    return f'"{text}"' if ("," in text or '"' in text) else text
+
+
+def write_csv(path: Path, cols: list[str], rows: list[dict]) -> Path:
+    from fmu_vehicle.cosim.results import atomic_write
+
+    def write(stream):
+        stream.write(",".join(cols) + "\n")
+        for row in rows:
+            stream.write(",".join(_cell(row.get(c)) for c in cols) + "\n")
+
+    return atomic_write(path, write)
+
+
+def sweep(cat: Catalogue, out: str | os.PathLike, *, workers: int | None = None, scheduler: str | None = None,
+          fmu_dir: str | os.PathLike | None = None, progress: bool = True, plot: bool = True,
+          log=print) -> SweepResult:
+    """Run every variant of ``cat`` on dask.distributed and write ``out`` (CSV) and ``out`` with .png."""
+    from fmu_vehicle.cosim.build_cache import ensure_fmus
+    from fmu_vehicle.cosim.scenarios import FMU_NAMES
+
+    out = Path(out)
+    runs = cat.runs()
+    journal = journal_path(out)
+    digest = cat.digest()
+    done = _read_journal(journal, digest)
+    todo = [r for r in runs if r.index not in done]
+    if done:
+        log(f"resuming: {len(done)} of {len(runs)} runs already in {journal}")
+    fmus = {k: str(v) for k, v in ensure_fmus(FMU_NAMES, fmu_dir, log=log).items()}
+    fresh = not journal.exists()
+    if fresh:
+        journal.parent.mkdir(parents=True, exist_ok=True)
+        _append(journal, {"catalogue": cat.name, "digest": digest})
+    t0 = time.perf_counter()
+    runs_s = 0.0
+    if todo:
+        try:
+            runs_s = _run_on_dask(cat, todo, fmus, journal, done, workers=workers, scheduler=scheduler,
+                                  progress=progress)
+        except BaseException:
+            if fresh and not done:          # nothing finished: leave no journal behind
+                journal.unlink(missing_ok=True)
+            raise
+    wall = time.perf_counter() - t0
+    rows = [{"run": r.run_id, "index": r.index, **r.parameters, **done[r.index]} for r in runs]
+    csv = write_csv(out, columns(cat), rows)
+    png = summary_plot(cat, rows, out.with_suffix(".png")) if plot and cat.plot else None
+    journal.unlink(missing_ok=True)
+    return SweepResult(cat, csv, png, rows, len(todo), wall, runs_s)
+
+
+def _run_on_dask(cat: Catalogue, todo: list[Run], fmus: dict, journal: Path, done: dict, *, workers, scheduler,
+                 progress: bool) -> float:
+    """Run ``todo`` on the cluster, journal each row as it arrives; returns the time of the runs [s]."""
+    from dask.distributed import Client, LocalCluster, as_completed
+    from tqdm import tqdm
+
+    cluster = None
+    environ = dict(os.environ)      # distributed sets MALLOC_TRIM_THRESHOLD_, OMP_NUM_THREADS, ... in this process
+    try:
+        if scheduler:
+            client = Client(scheduler, timeout="20s")
+        else:
+            n = workers or min(os.cpu_count() or 1, len(todo))
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                                   silence_logs=logging.ERROR)
+            client = Client(cluster)
+    except (OSError, RuntimeError, TimeoutError, ValueError) as e:
+        if cluster is not None:
+            cluster.close()
+        _restore_environ(environ)
+        where = f"the dask scheduler at {scheduler!r}" if scheduler else "a local dask cluster"
+        raise SimulationError(f"could not connect to {where}: {' '.join(str(e).split())}") from None
+    try:
+        client.run(warm_up, cat.system, todo[0].parameters, fmus)
+        t0 = time.perf_counter()
+        futures = {client.submit(run_one, cat.system, run.parameters, fmus, cat.kpi, cat.scoring, pure=False,
+                                 key=f"{run.run_id}-{os.getpid()}-{time.time_ns()}"): run for run in todo}
+        bar = tqdm(total=len(todo), desc=cat.name, unit="run", disable=not progress)
+        for future in as_completed(futures):
+            run = futures[future]
+            try:
+                row = future.result()
+            except Exception as e:               # the worker died or the task could not run
+                row = {"status": "error", "error": f"{type(e).__name__}: {' '.join(str(e).split())}"}
+            done[run.index] = row
+            _append(journal, {"index": run.index, "row": row})
+            bar.update(1)
+        bar.close()
+        return time.perf_counter() - t0
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+        _restore_environ(environ)
+
+
+def _restore_environ(environ: dict) -> None:
+    """Put os.environ back as it was: the variables distributed leaves behind (e.g. MALLOC_TRIM_THRESHOLD_)
+    would reach every later child process of the caller."""
+    for key in set(os.environ) - set(environ):
+        del os.environ[key]
+    os.environ.update(environ)
+
+
+# ---------------------------------------------------------------------------------------- summary plot
+
+def _num(value) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def summary_plot(cat: Catalogue, rows: list[dict], path: Path) -> Path:
+    """``plot.y`` (one KPI or a list) against ``plot.x``, one line per value of ``plot.series``."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from fmu_vehicle.cosim.results import atomic_write
+
+    spec = cat.plot
+    ys = spec["y"] if isinstance(spec.get("y"), list) else [spec.get("y")]
+    x, series = spec["x"], spec.get("series")
+    fig = Figure(figsize=(7.0, 2.0 + 2.4 * len(ys)), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(len(ys), 1, sharex=True, squeeze=False)[:, 0]
+    groups: dict = {}
+    for row in rows:
+        groups.setdefault(row.get(series) if series else None, []).append(row)
+    for ax, y in zip(axes, ys):
+        for key, group in groups.items():
+            ok = [r for r in group if r.get("status") == "ok"]
+            label = f"{series} = {key}" if series else None
+            ax.plot([_num(r[x]) for r in ok], [_num(r.get(y)) for r in ok], "o-", label=label)
+            bad = [r for r in group if r.get("status") != "ok"]
+            if bad:
+                ax.plot([_num(r[x]) for r in bad], [0.0] * len(bad), "rx", label="failed run")
+        values = [_num(r.get(y)) for r in rows if r.get("status") == "ok"]
+        finite = [v for v in values if math.isfinite(v)]
+        if finite and min(finite) >= 0.0:            # non-negative KPIs from 0 (all zero: 0 to 1)
+            ax.set_ylim(bottom=0.0, top=None if max(finite) > 0.0 else 1.0)
+        ax.set_ylabel(spec.get("labels", {}).get(y, y))
+        ax.grid(True, alpha=0.3)
+        if series or any(r.get("status") != "ok" for r in rows):
+            ax.legend(fontsize=7)
+    axes[-1].set_xlabel(spec.get("labels", {}).get(x, x))
+    fig.suptitle(textwrap.fill(f"{cat.name}: {cat.description}", 100), fontsize=9)
+    return atomic_write(path, lambda stream: fig.savefig(stream, format="png", dpi=100), mode="wb")
