@@ -128,7 +128,7 @@ def platoon_system(fmus: dict, *, n: int = 3, lead_profile: str, time_gap_s: flo
 
 def road_file(road_class: str, seed: int, folder: Path) -> Path:
     """An ISO 8608 road file (1 km, 5 cm grid) of the class in ``folder`` (written once, same content per
-    class and seed); absolute, as the VehicleLV ``road`` parameter accepts."""
+    class and seed); absolute (the vehicle component then needs ``allow_external_files``)."""
     cls = str(road_class).upper()
     if cls not in "ABCDEFGH" or len(cls) != 1:
         raise ModelError(f"ride: road_class must be one of A-H, got {road_class!r}")
@@ -148,8 +148,8 @@ def ride(fmus: dict, *, road_class: str, speed_kmh: float, duration_s: float = 8
          drive_torque_nm: float = CCR_DRIVE_TORQUE_NM, work_dir: Path, **_ignored) -> tuple[Scenario, None]:
     """VehicleLV (internal tires) at ``speed_kmh`` on an ISO 8608 road of ``road_class``, recorded at 1 kHz."""
     road = road_file(road_class, seed, work_dir)
-    comp = _vehicle("vehicle", fmus, road=str(road), v0=float(speed_kmh) * KMH,
-                    **{"wheel_front.torque_drive": float(drive_torque_nm)})
+    comp = _vehicle("vehicle", fmus, road=str(road), allow_external_files=True, v0=float(speed_kmh) * KMH,
+                    **{"wheel_front.torque_drive": float(drive_torque_nm)})   # the generated road is outside the FMU
     system = System("ride", [comp], [], stop_time=float(duration_s), step_size=1e-3)
     outputs = ("vehicle.chassis.x", "vehicle.chassis.vx", "vehicle.chassis.ax", "vehicle.chassis.az",
                "vehicle.chassis.pitch")
