@@ -19,7 +19,8 @@ for a 40-line example)::
 
 All values live in ``self.values`` (name -> float/int/bool/str); every variable is registered with an
 explicit getter/setter on that store (no attribute paths).  Data files are read through
-``Path(self.resources)`` (``fmi.resource_files``), never ``importlib.resources`` (fmi_notes §0.2).
+``Path(self.resources)`` (``fmi.resource_files``), never ``importlib.resources`` (a package copy cached by
+an earlier instance may point at a deleted extraction folder).
 
 What the pythonfmu 0.7.0 wrapper does with Python results (read in ``fmi2.cpp`` and
 ``PySlaveInstance.cpp``) and the rules that follow from it:
