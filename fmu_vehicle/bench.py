@@ -3,7 +3,7 @@
 For each vehicle and integrator: wall time of 20 s of the paper's bumpy road (RK4 at 1 ms, the paper's
 setting, or the adaptive DOP853 reference), the real-time factor, microseconds per derivative
 evaluation (wall time / number of evaluations),
-the ratio to the paper's C/C++ CPU time (seed 001 Tables 3, 5, 6), and the ratio to the same code
+the ratio to the C/C++ CPU time of Dai, Pan et al. (2022, Tables 3, 5 and 6), and the ratio to the same code
 run uncompiled (NUMBA_DISABLE_JIT=1, measured in a subprocess on a short run and scaled per
 evaluation); optionally the vehicle FMU through FMPy at a 1 ms communication step. Results go to a
 JSON file for tracking. Timings are wall-clock on a shared machine: compare ratios from one run.

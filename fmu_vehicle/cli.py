@@ -262,7 +262,7 @@ def cmd_bench(a) -> int:
 def cmd_doctor(a) -> int:
     """Check that a host machine can run FMUs: what a host needs, then each FMU in the C host and in FMPy."""
     import importlib.metadata
-    import zipfile
+    from .fmi.build import shipped_requirements
     from .fmi.hosts import build_host, check_fmu, libpython
     for fmu in a.fmus:
         if not Path(fmu).is_file():
@@ -272,10 +272,7 @@ def cmd_doctor(a) -> int:
     host = build_host()
     ok = True
     for fmu in map(Path, a.fmus):
-        with zipfile.ZipFile(fmu) as archive:
-            requirements = archive.read("resources/requirements.txt").decode().split()
-        for req in requirements:
-            name = req.split("<")[0].split(">")[0].split("=")[0].split("!")[0].split("~")[0]
+        for name, req in shipped_requirements(fmu).items():
             try:
                 found = importlib.metadata.version(name)
             except importlib.metadata.PackageNotFoundError:

@@ -11,7 +11,7 @@ Gauss-Seidel order, recorded variables, derived signals, plot layout); :func:`ru
     slope_cruise      cruise control up the paper's 16.5 deg slope
     platoon           three vehicles behind a lead vehicle, each controller following the vehicle ahead
 
-Wiring (in the spirit of Chrono's vehicle FMU demos, design/peers.md §1.7), units SI, axes ISO 8855::
+Wiring (in the spirit of Project Chrono's vehicle FMU demos), units SI, axes ISO 8855::
 
     vehicle wheel_<w>.{x,z,vx,vz,omega}   -> tire_<w> wheel.{x,z,vx,vz,omega}          (global wheel state)
     tire_<w> wheel_load.{force_x,force_z,moment_y}

@@ -82,7 +82,7 @@ def build_fmu(slave_script: Path, dest_dir: Path, extra_resources: Iterable[Path
         raise BuildError(f"{slave_script}: slave script not found")
     if not SCRIPT_PATTERN.match(slave_script.name):
         raise BuildError(f"{slave_script}: slave scripts must be named fmu_vehicle_<name>.py "
-                         f"(unique module names, fmi_notes.md pitfall 1)")
+                         f"(pythonfmu imports the slave by module name, so each FMU needs its own)")
     dest_dir = Path(dest_dir)
     dest_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="fmu_vehicle_build_") as work:
@@ -97,7 +97,7 @@ def build_fmu(slave_script: Path, dest_dir: Path, extra_resources: Iterable[Path
             detail = tagged[-1] if tagged else (proc.stderr.strip().splitlines() or ["no output"])[-1]
             raise BuildError(f"{slave_script.name}: {detail}")
         built = Path(proc.stdout.strip().splitlines()[-1])
-        if "numba" in _shipped_requirements(built):
+        if "numba" in shipped_requirements(built):
             _add_compiled_code(built)
         final = dest_dir / built.name
         fd, tmp = tempfile.mkstemp(prefix=f".{built.stem}-", suffix=".fmu.tmp", dir=dest_dir)
@@ -324,10 +324,11 @@ def _normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _shipped_requirements(fmu: Path) -> list[str]:
+def shipped_requirements(fmu: Path) -> dict[str, str]:
+    """Distribution name -> requirement line of the FMU's ``resources/requirements.txt``."""
     with zipfile.ZipFile(fmu) as archive:
-        return [re.split(r"[<>=!~ \[;]", line, maxsplit=1)[0]
-                for line in archive.read("resources/requirements.txt").decode().split()]
+        return {re.split(r"[<>=!~ \[;]", line, maxsplit=1)[0]: line
+                for line in archive.read("resources/requirements.txt").decode().split()}
 
 
 def portable_cache_dir(fmu: Path) -> Path:
