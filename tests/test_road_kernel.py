@@ -35,7 +35,7 @@ def points(seed=0):
 
 def kernel_values(road, xs):
     out = np.zeros((len(xs), 3))
-    road_eval_points(*road.to_arrays(), xs, out)
+    road_eval_points(road.to_arrays(), xs, out)
     return out
 
 
@@ -68,13 +68,13 @@ def test_single_call_nan_and_unknown_kind():
     road = ROADS["iso"]()
     arrays = road.to_arrays()
     out = np.zeros(3)
-    road_eval(*arrays, 12.345, out)
+    road_eval(arrays, 12.345, out)
     assert out[0] == road.height(12.345) and out[1] == road.slope(12.345) and out[2] == 1.0
-    road_eval(*arrays, np.nan, out)
+    road_eval(arrays, np.nan, out)
     assert np.isnan(out[0]) and np.isnan(out[1])
     assert np.isnan(road.height(np.nan)) and np.isnan(road.slope(np.nan))
     with pytest.raises(ValueError, match="unknown road kind"):
-        road_eval(7, *arrays[1:], 1.0, out)
+        road_eval(arrays._replace(kind=7), 1.0, out)
 
 
 def test_kernel_normal_matches_numpy_normal():

@@ -12,7 +12,7 @@ def kernel(road, xs):
     arrays = road.to_arrays()
     out = np.zeros((len(xs), 3))
     for k, x in enumerate(xs):
-        road_eval(*arrays, x, out[k])
+        road_eval(arrays, x, out[k])
     return out
 
 

@@ -1,6 +1,6 @@
 """Compiled form of a road (``RoadArrays``), its kind codes and the vectorised NumPy table lookup.
 
-Every road compiles to the six values the njit kernel ``kernel.road_eval`` takes, in the same order:
+Every road compiles to one record, the ``RoadArrays`` the njit kernel ``kernel.road_eval`` takes:
 
     kind     int          KIND_FLAT, KIND_SLOPE or KIND_TABLE
     params   float64[:]   per-kind constants (see below)
@@ -33,7 +33,7 @@ MAX_TABLE_POINTS = 5_000_000
 
 
 class RoadArrays(NamedTuple):
-    """A road as plain arrays for ``road_eval(*arrays, x, out)``; fields as in the module docstring."""
+    """A road as one record of plain arrays for ``road_eval(road, x, out)``; fields as in the module docstring."""
 
     kind: int
     params: np.ndarray

@@ -1,7 +1,7 @@
 """njit road kernels: height, slope and friction of any compiled road at one position (hot path).
 
-The vehicle's derivative evaluation calls ``road_eval`` once per wheel and step with the fields of a
-``RoadArrays`` (see ``arrays.py`` for the kind codes and the layout of ``params``). Flat and slope roads
+The vehicle's derivative evaluation calls ``road_eval`` once per wheel and step with the road as one
+record, a ``RoadArrays`` (see ``arrays.py`` for the kind codes and the layout of ``params``). Flat and slope roads
 are evaluated in closed form; tabulated roads by an O(1) lookup on their uniform grid with linear
 interpolation of h and of s separately. The same code runs uncompiled with NUMBA_DISABLE_JIT=1.
 """
@@ -15,16 +15,17 @@ from .arrays import KIND_FLAT, KIND_SLOPE, KIND_TABLE
 
 
 @njit
-def road_eval(kind, params, x0, dx, h_table, s_table, x, out):
+def road_eval(road, x, out):
     """Road state at the global longitudinal position x [m], written into ``out``.
 
     Parameters:
-        kind, params, x0, dx, h_table, s_table   the fields of a RoadArrays, in that order
+        road   a RoadArrays (the compiled road record)
         x      position along the road [m]
         out    float64[>=3], overwritten: out[0] = h [m], out[1] = dh/dx [-], out[2] = mu [-]
 
     A NaN x gives NaN height and slope. An unknown kind raises ValueError.
     """
+    kind, params = road.kind, road.params
     if kind == KIND_FLAT:
         out[0] = params[0]
         out[1] = 0.0
@@ -39,8 +40,9 @@ def road_eval(kind, params, x0, dx, h_table, s_table, x, out):
             out[1] = params[0]
         out[2] = params[2]
     elif kind == KIND_TABLE:
+        h_table, s_table = road.h_table, road.s_table
         n = h_table.shape[0]
-        u = (x - x0) / dx
+        u = (x - road.x0) / road.dx
         if u != u:
             out[0] = math.nan
             out[1] = math.nan
@@ -63,10 +65,10 @@ def road_eval(kind, params, x0, dx, h_table, s_table, x, out):
 
 
 @njit
-def road_eval_points(kind, params, x0, dx, h_table, s_table, xs, out):
+def road_eval_points(road, xs, out):
     """``road_eval`` at every xs[k] [m]; out[k, 0:3] = (h [m], dh/dx [-], mu [-]), out shape (len(xs), >=3)."""
     for k in range(xs.shape[0]):
-        road_eval(kind, params, x0, dx, h_table, s_table, xs[k], out[k])
+        road_eval(road, xs[k], out[k])
 
 
 @njit

@@ -45,7 +45,7 @@ VehicleArgs = namedtuple("VehicleArgs", [
     "w_spring",                    # (nw,) int64 index of the corner's spring-damper element
     "w_center0", "w_axis0",        # (nw,3) wheel centre and axle at the design configuration
     "tire_p",                      # (nw, NP) tire parameter arrays
-    "road_kind", "road_params", "road_x0", "road_dx", "road_h", "road_s",   # road arrays
+    "road",                        # RoadArrays: the compiled road record
     "modes",                       # (2,) int64: road_source (0 internal, 1 inputs), tire_source (0 internal, 1 external)
     "inputs",                      # (nw, N_INPUTS)
     "contact",                     # (nw, CONTACT_OUT_N) last tire contact outputs
@@ -74,8 +74,7 @@ def wheel_loads(sys, y, ydot, ni):
         if sys.modes[1] == 0:
             rout = data.tmp[13]
             if sys.modes[0] == 0:
-                road_eval(sys.road_kind, sys.road_params, sys.road_x0, sys.road_dx, sys.road_h, sys.road_s,
-                          c[0] + sys.origin[0], rout)
+                road_eval(sys.road, c[0] + sys.origin[0], rout)
             else:
                 rout[0], rout[1], rout[2] = inp[IN_ROAD_H], inp[IN_ROAD_SLOPE], inp[IN_ROAD_MU]
             out = sys.contact[w]

@@ -146,7 +146,7 @@ class Vehicle:
         return VehicleArgs(
             m.model, m.data, np.array([POSITION_TOL, POSITION_MAXIT], dtype=float),
             self.w_body, self.w_hub, self.w_spin, self.w_spring, self.w_center0, self.w_axis0, self.tire_p,
-            int(ra.kind), ra.params, float(ra.x0), float(ra.dx), ra.h_table, ra.s_table,
+            ra,
             np.zeros(2, dtype=np.int64), inp,
             np.zeros((self.n_wheels, CONTACT_OUT_N)), np.zeros((self.n_wheels, 16)), int(self.chassis),
             self.chassis_coords, np.zeros(1))
@@ -262,7 +262,7 @@ class Vehicle:
 def _road_height(args: VehicleArgs, x: float) -> float:
     from ..road.kernel import road_eval
     out = np.zeros(3)
-    road_eval(args.road_kind, args.road_params, args.road_x0, args.road_dx, args.road_h, args.road_s, x, out)
+    road_eval(args.road, x, out)
     return float(out[0])
 
 

@@ -144,7 +144,7 @@ class TireModel:
         if self.road_arrays is None:
             h, slope, mu = road_in
             return h + slope * (x - x_in), slope, mu
-        road_eval(*self.road_arrays, x, self._road)
+        road_eval(self.road_arrays, x, self._road)
         return float(self._road[0]), float(self._road[1]), float(self._road[2])
 
     def input_rates(self, t: float, kin, extrapolate: bool) -> tuple[float, float, float]:
