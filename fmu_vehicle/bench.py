@@ -27,11 +27,11 @@ _UNCOMPILED = """
 import json, sys, time
 from fmu_vehicle.vehicle import Vehicle
 car = Vehicle.load(sys.argv[1])
-args = car.args("bumpy")
-y = car.initial_state(args, 20.0)
+system = car.system("bumpy")
+y = car.initial_state(system, 20.0)
 from fmu_vehicle.integrators import integrate
 t0 = time.perf_counter()
-integrate(car.system(args), y, float(sys.argv[2]), 1e-3)
+integrate(system, y, float(sys.argv[2]), 1e-3)
 print(json.dumps({"seconds": time.perf_counter() - t0}))
 """
 
@@ -70,22 +70,22 @@ def time_vehicle(name: str, duration: float = 20.0, dt: float = 1e-3, repeats: i
     ``integrator`` is ``rk4`` (fixed step ``dt``) or ``reference`` (adaptive DOP853, rtol 1e-9, outputs
     every ``dt``; timed once: it runs Python-level steps and takes seconds).
     """
-    from .integrators import integrate
-    from .integrators.adaptive import ScipyReference
+    from .integrators import get_integrator, integrate
     from .vehicle import Vehicle
+    from .vehicle.dynamics import IN_DRIVE
     car = Vehicle.load(name)
     man = MANEUVERS["bumpy_road"]
-    args = car.args(man.road)
+    system = car.system(man.road)
     for w in car.spec.wheels:
         if w.driven:
-            args.inputs[car.wheel_index(w.name), 0] = man.drive_torque
-    y0 = car.initial_state(args, man.v0)
-    method = ScipyReference() if integrator == "reference" else integrator
-    integrate(car.system(args), y0, 0.01, dt, integrator=method)       # warm-up: loads/compiles the kernels
+            system.data.inputs[car.wheel_index(w.name), IN_DRIVE] = man.drive_torque
+    y0 = car.initial_state(system, man.v0)
+    method = get_integrator(integrator)
+    integrate(system, y0, 0.01, dt, integrator=method)       # warm-up: loads/compiles the kernels
     best = float("inf")
     for _ in range(1 if integrator == "reference" else repeats):
         t0 = time.perf_counter()
-        integrate(car.system(args), y0, duration, dt, integrator=method, record_every=10)
+        integrate(system, y0, duration, dt, integrator=method, record_every=10)
         best = min(best, time.perf_counter() - t0)
     evaluations = method.nfev if integrator == "reference" else _evaluations(round(duration / dt))
     return {"vehicle": name, "integrator": integrator, "dt_s": dt, "simulated_s": duration, "wall_s": best,

@@ -287,6 +287,7 @@ def cmd_doctor(a) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .integrators import INTEGRATORS
     p = OneLineParser(prog="fmu-vehicle", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("simulate", help="simulate a vehicle on a road with constant wheel torques")
@@ -298,7 +299,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--x0", type=_finite, default=0.0, help="initial position along the road [m] (default 0)")
     s.add_argument("--duration", type=_positive, default=5.0, help="simulated time [s] (default 5)")
     s.add_argument("--dt", type=_positive, default=1e-3, help="integration step [s] (default 0.001)")
-    s.add_argument("--integrator", choices=("rk4", "reference"), default="rk4")
+    s.add_argument("--integrator", choices=tuple(INTEGRATORS), default="rk4",
+                   help="integration method (default rk4; reference: adaptive DOP853, --dt is then the output spacing)")
     s.add_argument("--record-every", type=_count, default=1, help="record every N-th step (default 1)")
     s.add_argument("--output", "-o", default="simulation.csv", help="output CSV (default simulation.csv)")
     s.add_argument("--plot", help="also write a PNG plot (seed Fig. 9 style)")
@@ -330,7 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="speed: 20 s of the bumpy road per vehicle, vs the paper's C++ and uncompiled")
     b.add_argument("--vehicles", nargs="+", default=["halfcar7", "halfcar7_forkarm", "fullcar14", "fullcar14_forkarm"])
     b.add_argument("--out", default="dist/bench.json", help="JSON report (default dist/bench.json)")
-    b.add_argument("--integrators", nargs="+", choices=("rk4", "reference"), default=["rk4", "reference"],
+    b.add_argument("--integrators", nargs="+", choices=tuple(INTEGRATORS), default=list(INTEGRATORS),
                    help="rk4 (1 ms, best of --repeats) and/or reference (adaptive DOP853, timed once); default both")
     b.add_argument("--repeats", type=_count, default=3, help="best of N runs (default 3)")
     b.add_argument("--duration", type=_positive,

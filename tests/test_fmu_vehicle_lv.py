@@ -198,7 +198,7 @@ PARAM_CASE = {
                   "corners.rear.suspension_overrides.damper.damping_N_s_per_m": 2500.0,
                   "corners.rear.suspension_overrides.spring.preload_N": 3000.0,
                   "corners.front.suspension_overrides.masses_kg.wheel": 40.0},
-    "inputs": {"front": {"drive_torque": 300.0}, "rear": {"brake_torque": 50.0}},
+    "inputs": {"front": {"torque_drive": 300.0}, "rear": {"torque_brake": 50.0}},
     "start": {"model": "halfcar7_forkarm", "v0": 15.0, "x0": 17.0, "dt": 5e-4, "tire_front.unloaded_radius": 0.48,
               "chassis.mass": 1300.0, "chassis.inertia_yy": 4300.0, "suspension_front.spring_stiffness": 45000.0,
               "suspension_rear.damping": 2500.0, "suspension_rear.spring_preload": 3000.0,
@@ -261,9 +261,7 @@ def test_interface_names_units_and_structure(fmu):
     assert inputs == [f"wheel_{w}.{q}" for w in ("front", "rear") for q in
                       ("torque_drive", "torque_brake", "road_height", "road_slope", "road_mu", "tire_force_x",
                        "tire_force_z", "tire_moment_y")]
-    rename = {f"wheel_{w}.{q}": f"wheel_{w}.{q}_applied" for w in ("front", "rear")
-              for q in ("torque_drive", "torque_brake")}
-    expected = [rename.get(n, n) for n, _, _ in output_table(("front", "rear"))]     # units: test_fmi_units.py
+    expected = [n for n, _, _ in output_table(("front", "rear"))]     # units: test_fmi_units.py
     outputs = [sv.get("name") for sv in svs if sv.get("causality") == "output"]
     assert outputs == expected
     out_idx = [i for i, sv in enumerate(svs, 1) if sv.get("causality") == "output"]
@@ -362,10 +360,8 @@ def test_bumpy_road_fmu_reproduces_the_direct_python_run(runs):
     ref, got = runs["reference"]["bumpy"], runs["fmu"]["bumpy"]
     assert len(got) == len(ref["time"]) == int(round(DURATION / H)) + 1
     np.testing.assert_allclose(got["time"], ref["time"], rtol=0, atol=1e-12)
-    rename = {"torque_drive_applied": "torque_drive", "torque_brake_applied": "torque_brake"}
     for name in got.dtype.names[1:]:
-        head, _, tail = name.rpartition(".")
-        r = ref[f"{head}.{rename.get(tail, tail)}" if head else rename.get(tail, tail)]
+        r = ref[name]
         tol = 1e-9 * max(1.0, float(np.max(np.abs(r))))
         assert np.max(np.abs(got[name] - r)) <= tol, name
     for name in ("chassis.x", "chassis.z", "chassis.pitch", "chassis.vx", "chassis.vz", "chassis.pitch_rate"):

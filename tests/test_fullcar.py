@@ -58,12 +58,12 @@ def test_loop_groups_are_the_corners_and_the_blockwise_closure_solves_are_exact(
         g = model.coord_group[k]
         assert (g < 0) == (name.startswith("chassis.") or name.endswith(".spin")), name
         assert g < 0 or name.startswith(corner[g]), name
-    args = car.args("bumpy")
-    y = car.initial_state(args, 20.0)
+    system = car.system("bumpy")
+    y = car.initial_state(system, 20.0)
     ni = mech.n_dof
     y[ni:2 * ni] += np.random.default_rng(3).normal(0.0, 0.3, ni)     # suspension, body and spin rates
     ydot = np.zeros_like(y)
-    assert vehicle_rhs(0.0, y, args, ydot) == 0
+    assert vehicle_rhs(0.0, y, system.model, system.data, ydot) == 0
     d = mech.data
     scale = np.abs(d.phiz).max() * max(1.0, np.abs(d.Rz).max())
     assert np.abs(d.phiz @ d.Rz).max() < 1e-13 * scale

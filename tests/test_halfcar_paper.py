@@ -91,8 +91,8 @@ def test_static_equilibrium_flat_road(cars):
 
 def _spring_motion_ratio(car, corner, eps=1e-5):
     """d(spring compression)/d(wheel centre height in the chassis frame) from the model's kinematics."""
-    args = car.args("flat")
-    y = car.initial_state(args)
+    system = car.system("flat")
+    y = car.initial_state(system)
     m = car.mech
     w = car.wheel_index(corner)
     k = list(m.data.indep).index(m.coordinate(car.spec.wheels[w].travel_coordinate))
@@ -101,7 +101,7 @@ def _spring_motion_ratio(car, corner, eps=1e-5):
     for s in (-1, 1):
         yy = y.copy()
         yy[k] += s * eps
-        vehicle_rhs(0.0, yy, args, ydot)
+        vehicle_rhs(0.0, yy, system.model, system.data, ydot)
         L = m.data.sd_len[car.w_spring[w]]
         A, o = m.data.A[car.chassis], m.data.o[car.chassis]
         c = m.data.o[car.w_body[w]] + m.data.A[car.w_body[w]] @ car.w_center0[w]
@@ -118,8 +118,8 @@ def test_bounce_and_pitch_frequencies(cars):
         "corners.front.suspension_overrides.damper.damping_N_s_per_m": 0.0,
         "corners.rear.suspension_overrides.damper.damping_N_s_per_m": 0.0})
     car.tire_p[:, P_KZ] = 0.0
-    args = car.args("flat")
-    y = car.initial_state(args)
+    system = car.system("flat")
+    y = car.initial_state(system)
     m = car.mech
     ni = m.n_dof
     names = ["chassis.z", "chassis.pitch", "front.travel", "rear.travel"]
@@ -132,7 +132,7 @@ def test_bounce_and_pitch_frequencies(cars):
         for s in (-1, 1):
             yy = y.copy()
             yy[kj] += s * h
-            vehicle_rhs(0.0, yy, args, ydot)
+            vehicle_rhs(0.0, yy, system.model, system.data, ydot)
             cols.append(ydot[[ni + k for k in idx]].copy())
         J[:, j] = (cols[1] - cols[0]) / (2 * h)
     w2, vec = np.linalg.eig(-J)

@@ -43,8 +43,8 @@ def test_position_problem_converges_far_from_the_origin_without_rebasing():
     from fmu_vehicle.multibody.constraints import solve_positions
     from fmu_vehicle.multibody.mechanism import POSITION_MAXIT, POSITION_TOL
     car = Vehicle.load("halfcar7")
-    args = car.args({"type": "flat"})
-    car.initial_state(args, 0.0, 0.0)
+    system = car.system({"type": "flat"})
+    car.initial_state(system, 0.0, 0.0)
     d = car.mech.data
     d.z[car.chassis_coords[0]] += 1e6
     assert solve_positions(car.mech.model, d, POSITION_TOL, POSITION_MAXIT) >= 0
@@ -71,9 +71,9 @@ def test_ctrl_c_stops_between_chunks_with_the_rows_so_far():
     from fmu_vehicle.integrators import RK4
     from fmu_vehicle.integrators.base import Interrupted
     car = Vehicle.load("halfcar7")
-    args = car.args("flat")
-    y0 = car.initial_state(args, 10.0)
-    system = _InterruptAfter(car.system(args))
+    system = car.system("flat")
+    y0 = car.initial_state(system, 10.0)
+    system = _InterruptAfter(system)
     with pytest.raises(Interrupted) as info:
         RK4(chunk=100).run(system, y0, 0.0, 10.0, 1e-3)
     stop = info.value

@@ -85,12 +85,12 @@ def test_cut_joints_close_in_the_reference_chain(name):
 def test_joint_forces_match_reference(name, forces):
     """Generalized joint forces/torques (data.jforce) act like the dual wrench pair in the reference."""
     mech = load(name)
-    sys_ = MechanismSystem(mech, forces).sys
+    system = MechanismSystem(mech, forces)
     rng = np.random.default_rng(3)
     for _ in range(3):
         y = random_state(mech, rng, **CASES[name])
         ydot = np.zeros_like(y)
-        assert mechanism_rhs(0.0, y, sys_, ydot) >= 0
+        assert mechanism_rhs(0.0, y, system.model, system.data, ydot) >= 0
         _, _, _, err_lin, err_ang = compare(mech, forces)
         assert err_lin < RTOL and err_ang < RTOL, (err_lin, err_ang)
         # and the forces do matter

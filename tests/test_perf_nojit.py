@@ -31,13 +31,13 @@ from fmu_vehicle.vehicle import Vehicle
 from fmu_vehicle.vehicle.dynamics import vehicle_rhs
 case = json.load(sys.stdin)
 car = Vehicle.load(case["vehicle"])
-args = car.args("bumpy")
-args.inputs[:] = np.array(case["inputs"])
+system = car.system("bumpy")
+system.data.inputs[:] = np.array(case["inputs"])
 d = car.mech.data
 d.z[:], d.indep[:], d.dep[:] = case["z"], case["indep"], case["dep"]
-t, rows, y = integrate(car.system(args), np.array(case["y0"]), 0.02, 1e-3)
+t, rows, y = integrate(system, np.array(case["y0"]), 0.02, 1e-3)
 ydot = np.zeros_like(y)
-vehicle_rhs(0.02, y, args, ydot)
+vehicle_rhs(0.02, y, system.model, system.data, ydot)
 print(json.dumps({"y": y.tolist(), "rows": rows.tolist(), "ydot": ydot.tolist(),
                   **{k: np.asarray(getattr(d, k)).tolist() for k in %r}}))
 """ % (FIELDS,)
@@ -52,15 +52,15 @@ def _close(a, b):
 @pytest.mark.parametrize("name", ["halfcar7", "halfcar7_forkarm"])
 def test_uncompiled_vehicle_run_gives_the_compiled_results(name):
     car = Vehicle.load(name)
-    args = car.args("bumpy")
-    args.inputs[car.wheel_index("front"), 0] = 300.0
-    y0 = car.initial_state(args, 20.0)
+    system = car.system("bumpy")
+    system.data.inputs[car.wheel_index("front"), 0] = 300.0
+    y0 = car.initial_state(system, 20.0)
     d = car.mech.data
-    case = {"vehicle": name, "inputs": args.inputs.tolist(), "z": d.z.tolist(), "indep": d.indep.tolist(),
+    case = {"vehicle": name, "inputs": system.data.inputs.tolist(), "z": d.z.tolist(), "indep": d.indep.tolist(),
             "dep": d.dep.tolist(), "y0": y0.tolist()}
-    _, rows, y = integrate(car.system(args), y0, 0.02, 1e-3)
+    _, rows, y = integrate(system, y0, 0.02, 1e-3)
     ydot = np.zeros_like(y)
-    vehicle_rhs(0.02, y, args, ydot)
+    vehicle_rhs(0.02, y, system.model, system.data, ydot)
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     proc = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps(case), capture_output=True, text=True,
                           cwd=REPO, env=env, timeout=600)

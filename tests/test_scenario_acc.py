@@ -101,8 +101,8 @@ def test_summary_and_files(acc_run):
     assert (m["rest_pitch_rad"], m["peak_pitch_rad"]) == (pitch[0], pitch[np.argmax(np.abs(pitch))])
     assert m["min_ttc_s"] > 1.5 and m["min_gap_m"] > STOP_GAP_BAND[0] and m["min_time_gap_s"] >= TIME_GAP - 0.3
     car = Vehicle.load("halfcar7")
-    args = car.args("bumpy")
-    car.initial_state(args, v0=0.0)
+    system = car.system("bumpy")
+    car.initial_state(system, v0=0.0)
     rest = car.mech.data.z[car.mech.coordinate("chassis.pitch")]
     assert m["rest_pitch_rad"] == pytest.approx(rest, abs=1e-6)
     k = int(np.argmax(np.abs(pitch)))

@@ -48,16 +48,16 @@ def mass_points(car):
 @pytest.mark.parametrize("name", ["halfcar7", "halfcar7_forkarm", "fullcar14"])
 def test_static_axle_loads_follow_the_lever_rule(name):
     car = Vehicle.load(name)
-    args = car.args("flat")
-    y = car.initial_state(args, v0=0.0)
+    system = car.system("flat")
+    y = car.initial_state(system, v0=0.0)
     ydot = np.zeros_like(y)
-    assert vehicle_rhs(0.0, y, args, ydot) >= 0
+    assert vehicle_rhs(0.0, y, system.model, system.data, ydot) >= 0
     pts = mass_points(car)
     M = sum(m for m, _ in pts)
     assert M == pytest.approx(car.total_mass_kg, rel=1e-14)
     x_cg = sum(m * g[0] for m, g in pts) / M
     W = M * G
-    fz = args.contact[:, OUT_FZ]
+    fz = system.data.contact[:, OUT_FZ]
     # contact points on a flat road: straight below the wheel centres
     d = car.mech.data
     xc = np.array([(d.o[b] + d.A[b] @ c0)[0] for b, c0 in zip(car.w_body, car.w_center0)])
@@ -132,7 +132,7 @@ def test_momentum_balance_over_a_bumpy_road_run(name):
     sim = car.simulator("bumpy", v0=20.0)
     for w in car.spec.wheels:
         if w.driven:
-            sim.set_input(w.name, drive_torque=300.0)
+            sim.set_input(w.name, torque_drive=300.0)
     mech, d = car.mech, car.mech.data
     idx = mech.info.body_index
     W = car.total_mass_kg * G
@@ -151,15 +151,15 @@ def test_momentum_balance_over_a_bumpy_road_run(name):
 
     for _ in range(100):
         sim.advance(0.05)
-        assert vehicle_rhs(sim.t, sim.y, sim.args, ydot) >= 0
+        assert vehicle_rhs(sim.t, sim.y, sim.system.model, sim.system.data, ydot) >= 0
         eng = cartesian.engine_accelerations(mech)
         p_dot = sum(b.mass_kg * eng[b.name][0] for b in mech.spec.bodies)
         for r in mech.spec.rods:
             p_dot = p_dot + r.mass_kg * ((1 - r.com_fraction) * point_acc(r.body_a, r.point_a_m)
                                          + r.com_fraction * point_acc(r.body_b, r.point_b_m))
-        forces = sim.args.contact[:, OUT_FORCE:OUT_FORCE + 3].sum(axis=0) + np.array([0.0, 0.0, -W])
+        forces = sim.system.data.contact[:, OUT_FORCE:OUT_FORCE + 3].sum(axis=0) + np.array([0.0, 0.0, -W])
         worst = max(worst, np.abs(p_dot - forces)[axes].max() / W)
-        lifted |= bool((sim.args.contact[:, OUT_FZ] == 0.0).any())
+        lifted |= bool((sim.system.data.contact[:, OUT_FZ] == 0.0).any())
         fx_seen = max(fx_seen, abs(forces[0]))
     assert worst < 1e-9, worst
     assert lifted and fx_seen > 300.0      # the balance was checked with wheels in the air and driving

@@ -19,6 +19,7 @@ import pytest
 from fmu_vehicle.paths import resource_path
 from fmu_vehicle.road import load_road
 from fmu_vehicle.vehicle import Vehicle
+from fmu_vehicle.tire.wheel import BRAKE_STICK_FREQUENCY
 from fmu_vehicle.vehicle.dynamics import IN_BRAKE, IN_DRIVE, IN_FX, IN_FZ, IN_MY, vehicle_rhs
 from reference import cartesian
 from reference.vehicle import solve_vehicle
@@ -43,12 +44,13 @@ def spring_deflections(car):
             for k, s in enumerate(spec.spring_dampers)}
 
 
-def random_states(car, args, rng, n, travels):
-    """n random states near the moving equilibrium (20 m/s): y (with slips), inputs per wheel.
+def random_states(car, system, rng, n, travels):
+    """n random states near the moving equilibrium (20 m/s): y (with slips and brake bristle angles, some
+    beyond the sticking range so that the brake torque saturates), inputs per wheel.
 
     ``travels`` lists suspension travels [m] (from the design position) to cycle through, so that the
     stops are hit in a known set of states; chassis, rates, spins and slips are random."""
-    y_eq = car.initial_state(args, v0=20.0, x0=30.0)
+    y_eq = car.initial_state(system, v0=20.0, x0=30.0)
     m = car.mech
     d = m.data
     ni = m.n_dof
@@ -71,33 +73,38 @@ def random_states(car, args, rng, n, travels):
         y = m.assemble(pos, vel, steps=10)
         slips = rng.uniform(-0.05, 0.05, car.n_wheels)
         inputs = {w: {"drive": rng.uniform(0.0, 600.0), "brake": rng.uniform(0.0, 400.0)} for w in car.wheel_names}
-        yield np.concatenate([y, slips]), inputs, y_eq[:ni]
+        # bristle angles up to 1.5 x the sticking range phi_s = Tb / (wb^2 I), from their own generator
+        phi_rng = np.random.default_rng(1000 + k)
+        phi = [phi_rng.uniform(-1.5, 1.5) * inputs[w]["brake"] / (BRAKE_STICK_FREQUENCY ** 2 * car.w_inertia[k])
+               for k, w in enumerate(car.wheel_names)]
+        yield np.concatenate([y, slips, phi]), inputs, y_eq[:ni]
 
 
-def set_inputs(car, args, inputs):
+def set_inputs(car, system, inputs):
     for w, u in inputs.items():
-        args.inputs[car.wheel_index(w), IN_DRIVE] = u["drive"]
-        args.inputs[car.wheel_index(w), IN_BRAKE] = u["brake"]
+        system.data.inputs[car.wheel_index(w), IN_DRIVE] = u["drive"]
+        system.data.inputs[car.wheel_index(w), IN_BRAKE] = u["brake"]
 
 
 def check_vehicle(car, travels, n=6, seed=1, external_tires=False):
     """Compare at n random states; return the spring deflections seen (for the stop coverage)."""
     road = load_road(ROAD)
-    args = car.args(road)
+    system = car.system(road)
+    data = system.data
     rng = np.random.default_rng(seed)
     seen = []
-    for y, inputs, _ in random_states(car, args, rng, n, travels):
-        set_inputs(car, args, inputs)
+    for y, inputs, _ in random_states(car, system, rng, n, travels):
+        set_inputs(car, system, inputs)
         ext = None
         if external_tires:
-            args.modes[1] = 1
+            data.modes[1] = 1
             ext = {w: (rng.uniform(-3e3, 3e3), rng.uniform(0.0, 9e3), rng.uniform(-200.0, 200.0))
                    for w in car.wheel_names}
             for w, (fx, fz, my) in ext.items():
-                args.inputs[car.wheel_index(w), [IN_FX, IN_FZ, IN_MY]] = (fx, fz, my)
+                data.inputs[car.wheel_index(w), [IN_FX, IN_FZ, IN_MY]] = (fx, fz, my)
         ydot = np.zeros_like(y)
-        assert vehicle_rhs(0.0, y, args, ydot) >= 0
-        args.modes[1] = 0
+        assert vehicle_rhs(0.0, y, system.model, data, ydot) >= 0
+        data.modes[1] = 0
         ni = car.mech.n_dof
         sol = solve_vehicle(car, road, y[2 * ni:], inputs, ext)
         assert sol.constraint_rank == sol.n_rows
@@ -136,6 +143,29 @@ def test_external_tire_loads_match_the_reference():
     check_vehicle(Vehicle.load("halfcar7"), TRAVELS, n=4, seed=5, external_tires=True)
 
 
+def test_sticking_brake_matches_the_reference():
+    """Wheels nearly at rest relative to their hubs (|w_rel| < 0.05 rad/s) with bristle angles inside the
+    sticking range: the brake torque is the element's spring and damper, not its capacity, and the
+    accelerations still equal the reference's."""
+    car = Vehicle.load("halfcar7")
+    road = load_road(ROAD)
+    system = car.system(road)
+    rng = np.random.default_rng(21)
+    ni = car.mech.n_dof
+    spins = [list(car.mech.data.indep).index(s) for s in car.w_spin]
+    for y, inputs, _ in random_states(car, system, rng, 4, (0.0, 0.02)):
+        y[[ni + k for k in spins]] = rng.uniform(-0.05, 0.05, len(spins))
+        nw = car.n_wheels
+        y[2 * ni + nw:] *= 0.5                      # inside the sticking range
+        set_inputs(car, system, inputs)
+        assert vehicle_rhs(0.0, y, system.model, system.data, np.zeros_like(y)) >= 0
+        caps = np.array([inputs[w]["brake"] for w in car.wheel_names])
+        assert np.all(np.abs(system.data.brake) < 0.99 * caps)       # not saturated
+        sol = solve_vehicle(car, road, y[2 * ni:], inputs)
+        err_lin, err_ang = body_errors(car, sol)
+        assert err_lin < RTOL and err_ang < RTOL, (err_lin, err_ang)
+
+
 def tabulated(car: Vehicle) -> Vehicle:
     """The car with every spring and damper replaced by a piecewise-linear table: a progressive spring
     (the linear one plus 40 % more rate beyond 5 cm of deflection either way) and an asymmetric damper
@@ -167,10 +197,10 @@ def test_reference_sees_a_wrong_load():
     from reference import vehicle as rv
     car = Vehicle.load("halfcar7")
     road = load_road(ROAD)
-    args = car.args(road)
-    y, inputs, _ = next(random_states(car, args, np.random.default_rng(2), 1, (-0.15,)))
-    set_inputs(car, args, inputs)
-    vehicle_rhs(0.0, y, args, np.zeros_like(y))
+    system = car.system(road)
+    y, inputs, _ = next(random_states(car, system, np.random.default_rng(2), 1, (-0.15,)))
+    set_inputs(car, system, inputs)
+    vehicle_rhs(0.0, y, system.model, system.data, np.zeros_like(y))
     ni = car.mech.n_dof
     good = rv.loads(car, road, y[2 * ni:], inputs)
     hubs = {w.hub_body for w in car.spec.wheels}

@@ -207,6 +207,9 @@ def _build_here(script: Path, work: Path, extra: list[Path]) -> Path:
     staged_script = stage / f"{script.stem}_{digest[:DIGEST_CHARS]}.py"
     staged_script.write_text(_with_prologue(_rename_imports(script.read_text(), alias), alias))
 
+    # the staged package ships no data of its own: a slave that reads data files at import (start values)
+    # reads the checkout's here, and its FMU resources folder inside the FMU
+    os.environ["FMU_VEHICLE_RESOURCES"] = str(resources_dir().resolve())
     slave_cls = _load_slave_class(staged_script, alias)
     probe_resources = _stage_resources(slave_cls, extra, work / "res")
     slave_cls(instance_name="build_probe", resources=str(probe_resources))   # must work without a host

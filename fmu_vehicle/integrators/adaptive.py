@@ -1,6 +1,6 @@
 """Adaptive reference integration through scipy.integrate.solve_ivp (DOP853 by default).
 
-Used to check the fixed-step RK4 results (issue #3: rtol 1e-9). The coordinate partition cannot
+Used to check the fixed-step results (rtol 1e-9 by default). The coordinate partition cannot
 change inside solve_ivp, so a re-partition request is ignored here (the state stays valid).
 """
 from __future__ import annotations
@@ -11,6 +11,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from ..jit import entry_point
+from .base import plain
 
 
 class ScipyReference:
@@ -23,14 +24,15 @@ class ScipyReference:
     def run(self, system, y0, t0, t_end, h, *, record_every=1, progress=False):
         ydot = np.zeros_like(y0)
         failure = {}
-        rhs, record = _plain(system.rhs), _plain(system.record)
+        rhs, record = plain(system.rhs), plain(system.record)
+        model, data = system.model, system.data
         # the compiled entry point skips numba's typing of the system tuple on each of the many calls
-        rhs = entry_point(rhs, float(t0), np.array(y0, dtype=float), system.sys, ydot)
+        rhs = entry_point(rhs, float(t0), np.array(y0, dtype=float), model, data, ydot)
         self.nfev = 0
 
         def fun(t, y):
             self.nfev += 1
-            st = rhs(float(t), np.ascontiguousarray(y, dtype=float), system.sys, ydot)
+            st = rhs(float(t), np.ascontiguousarray(y, dtype=float), model, data, ydot)
             if st < 0:
                 failure.setdefault("code", (st, t))
                 return np.full_like(y, np.nan)
@@ -57,16 +59,10 @@ class ScipyReference:
                 if not sol.success:
                     raise RuntimeError(f"reference integration failed: {sol.message}")
                 y = sol.y[:, -1].copy()
-            st = rhs(float(t), y, system.sys, ydot)
+            st = rhs(float(t), y, model, data, ydot)
             self.nfev += 1
             if st < 0:
                 raise system.failure(st, t)
-            record(t, y, system.sys, out[k])
+            record(t, y, model, data, out[k])
         return t_eval, out, y
 
-
-def _plain(f):
-    """The numba function behind ``f``: a dispatcher stored as a class attribute of the system
-    (``rhs = mechanism_rhs``) is bound to the instance when read from it, which would pass the
-    system as an extra first argument in a Python-level call (numba's typeof drops it for RK4)."""
-    return f.__func__ if inspect.ismethod(f) and hasattr(f.__func__, "py_func") else f

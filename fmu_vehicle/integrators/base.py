@@ -1,16 +1,19 @@
-"""The integrator interface.
+"""The integrator interface: what a system offers, what a method offers, and the run-level helpers.
 
-An :class:`OdeSystem` exposes two numba functions and their argument tuple:
+A system (``OdeSystem``) is a pair of compiled passes over a static model and a workspace:
 
-* ``rhs(t, y, sys, ydot) -> int``: writes dy/dt; returns 0 (ok), 1 (state valid but the system asks
-  to be re-parameterized, e.g. a new coordinate partition) or a negative failure code;
-* ``record(t, y, sys, row)``: writes the output row of the state just evaluated by ``rhs``;
+* ``rhs(t, y, model, data, ydot) -> int``: writes dy/dt; returns 0 (ok), 1 (the state is valid but the
+  system asks to be re-parameterized, e.g. a new coordinate partition) or a negative failure code;
+* ``record(t, y, model, data, row)``: writes the output row of the state just evaluated by ``rhs``;
 
-plus Python hooks ``reparameterize(y) -> y`` and ``failure(code, t) -> Exception``. The argument
-tuple's class is registered with ``integrators.registry.register_system(cls, rhs, record)`` so that the
-compiled loops find the functions at compile time.
-Integrators (fixed-step RK4, the adaptive scipy reference; later Adams-Bashforth-Moulton or an
-implicit Newton-chord method, seed 002) only call these, so they never touch the dynamics.
+plus ``model``, ``data``, ``output_names`` and the Python hooks ``reparameterize(y) -> y``,
+``failure(code, t) -> Exception`` and optionally ``rebase(y) -> bool`` (the system shifted its own
+coordinates, e.g. the vehicle's x origin; y changed in place).
+
+The compiled loops of a method take ``rhs`` and ``record`` as arguments, so numba specializes them for
+each system (a direct call, cached on disk) and no system registers itself anywhere. A method
+(``Method``) has a ``name``, ``run`` for a whole simulation and, if it can step an interface (an FMU),
+``stepper(system, y, h)``. See docs/integrators.md.
 """
 from __future__ import annotations
 
@@ -54,7 +57,8 @@ def interrupt_flag():
 class OdeSystem(Protocol):
     rhs: object
     record: object
-    sys: tuple
+    model: tuple
+    data: tuple
     output_names: tuple
 
     def reparameterize(self, y: np.ndarray) -> np.ndarray: ...
@@ -62,16 +66,30 @@ class OdeSystem(Protocol):
     def failure(self, code: int, t: float) -> Exception: ...
 
 
-def integrate(system, y0, t_end, h, *, integrator="rk4", t0=0.0, record_every=1, progress=False, **options):
-    """Integrate ``system`` from ``t0`` to ``t_end``; returns (t [s], outputs, y_end).
+class Stepper(Protocol):
+    """A method's stepping state for one system (the FMU path): advance by whole steps, record the end.
 
-    ``integrator`` is a name from :data:`fmu_vehicle.integrators.INTEGRATORS` or an instance.
-    """
-    from . import INTEGRATORS
-    if isinstance(integrator, str):
-        try:
-            integrator = INTEGRATORS[integrator](**options)
-        except KeyError:
-            raise ValueError(f"unknown integrator {integrator!r}; valid: {', '.join(INTEGRATORS)}") from None
-    return integrator.run(system, np.asarray(y0, dtype=float), t0, t_end, h, record_every=record_every,
-                          progress=progress)
+    ``advance(t, h, n, row)`` runs n steps of h [s] from t on ``y`` and records the final state in ``row``;
+    returns (steps done, status) where status 1 asks the caller to re-parameterize ``y`` and call again for
+    the remaining steps. ``reset()`` says that y, t, the inputs or the system changed other than by
+    ``advance`` (first-same-as-last reuse, multistep histories restart). ``get_state``/``set_state``
+    carry everything the next step depends on, for bit-identical rollback."""
+
+    y: np.ndarray
+
+    def advance(self, t: float, h: float, n: int, row: np.ndarray) -> tuple[int, int]: ...
+
+    def evaluate(self, t: float, row: np.ndarray) -> int: ...
+
+    def reset(self) -> None: ...
+
+    def get_state(self): ...
+
+    def set_state(self, state) -> None: ...
+
+
+def plain(f):
+    """The numba function behind ``f``: a dispatcher stored as a class attribute of a system (``rhs =
+    vehicle_rhs``) is bound to the instance when read from it if not a staticmethod; return the function."""
+    import inspect
+    return f.__func__ if inspect.ismethod(f) and hasattr(f.__func__, "py_func") else f

@@ -14,7 +14,6 @@ import scipy.linalg
 from ..jit import njit
 
 from ..errors import ModelError, SimulationError
-from ..integrators.registry import register_system
 from .constraints import eval_constraints, factor_dependent, solve_positions, velocity_transform
 from .dynamics import forward_dynamics
 from .energy import mechanical_energy
@@ -174,7 +173,7 @@ class Mechanism:
     def derivatives(self, y: np.ndarray, t: float = 0.0) -> np.ndarray:
         """dy/dt for the mechanism with no loads besides gravity and its force elements."""
         ydot = np.zeros_like(y)
-        st = mechanism_rhs(t, np.asarray(y, dtype=float), self.system_tuple(), ydot)
+        st = mechanism_rhs(t, np.asarray(y, dtype=float), self.loaded(), self.data, ydot)
         if st < 0:
             raise failure(self.spec.name, st, t)
         return ydot
@@ -183,9 +182,10 @@ class Mechanism:
         """(kinetic, potential) energy [J] at the last evaluated state."""
         return mechanical_energy(self.model, self.data)
 
-    def system_tuple(self, joint_forces: np.ndarray | None = None):
+    def loaded(self, joint_forces: np.ndarray | None = None) -> "LoadedMechanism":
+        """The static description of this mechanism under constant joint forces [N or N m] (per coordinate)."""
         jf = np.zeros(self.model.n) if joint_forces is None else np.asarray(joint_forces, dtype=float)
-        return MechanismArgs(self.model, self.data, np.array([POSITION_TOL, POSITION_MAXIT]), jf)
+        return LoadedMechanism(self.model, POSITION_TOL, POSITION_MAXIT, jf)
 
 
 def failure(name: str, code: int, t: float) -> SimulationError:
@@ -196,19 +196,20 @@ def failure(name: str, code: int, t: float) -> SimulationError:
     return SimulationError(f"{name}: simulation stopped at t = {t:.6g} s: {reason}")
 
 
-MechanismArgs = namedtuple("MechanismArgs", ["model", "data", "params", "joint_forces"])
+LoadedMechanism = namedtuple("LoadedMechanism", ["mech", "position_tol", "position_maxit", "joint_forces"])
+"""A mechanism model with the tolerance and iteration limit of its position problem and constant joint forces."""
 
 
 @njit(cache=True)
-def mechanism_rhs(t, y, sys, ydot):
-    """dy/dt = [zd^i, zdd^i] for a mechanism loaded by constant joint forces ``sys.joint_forces``."""
-    model, data = sys.model, sys.data
-    st = set_state(model, data, y, sys.params[0], int(sys.params[1]))
+def mechanism_rhs(t, y, loaded, data, ydot):
+    """dy/dt = [zd^i, zdd^i] for a mechanism loaded by constant joint forces ``loaded.joint_forces``."""
+    model = loaded.mech
+    st = set_state(model, data, y, loaded.position_tol, loaded.position_maxit)
     if st < 0:
         return st
     clear_loads(data)
     for i in range(model.n):
-        data.jforce[i] = sys.joint_forces[i]
+        data.jforce[i] = loaded.joint_forces[i]
     if not forward_dynamics(model, data):
         return STATUS_MASS_NOT_PD
     ni = model.n - model.m
@@ -219,9 +220,9 @@ def mechanism_rhs(t, y, sys, ydot):
 
 
 @njit(cache=True)
-def mechanism_record(t, y, sys, row):
+def mechanism_record(t, y, loaded, data, row):
     """Output row: z (n), zd (n), zdd (n), kinetic, potential [J], max|Phi|, max|Phi_z zd|."""
-    model, data = sys.model, sys.data
+    model = loaded.mech
     n = model.n
     for i in range(n):
         row[i] = data.z[i]
@@ -242,9 +243,6 @@ def mechanism_record(t, y, sys, row):
     row[3 * n + 3] = verr
 
 
-register_system(MechanismArgs, mechanism_rhs, mechanism_record)
-
-
 class MechanismSystem:
     """:class:`~fmu_vehicle.integrators.OdeSystem` of a mechanism under constant joint forces."""
 
@@ -258,7 +256,8 @@ class MechanismSystem:
         jf = np.zeros(mech.model.n)
         for name, v in (joint_forces or {}).items():
             jf[mech.coordinate(name)] = v
-        self.sys = mech.system_tuple(jf)
+        self.model = mech.loaded(jf)
+        self.data = mech.data
         c = mech.coordinate_names
         self.output_names = (tuple(f"z.{x}" for x in c) + tuple(f"zd.{x}" for x in c) + tuple(f"zdd.{x}" for x in c)
                              + ("energy.kinetic", "energy.potential", "residual.position", "residual.velocity"))

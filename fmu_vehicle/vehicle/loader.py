@@ -113,14 +113,48 @@ def apply_overrides(data: dict, overrides: dict, source: str) -> dict:
     return data
 
 
-def load_vehicle_spec(name_or_path: str | os.PathLike, *, base=None, overrides: dict | None = None) -> VehicleSpec:
-    """Load a shipped vehicle by name (``halfcar7``) or a vehicle JSON file by path."""
+def vehicle_value(name_or_path: str | os.PathLike, path: str, *, base=None):
+    """The effective value of the dotted override path ``path`` (``Vehicle.load`` overrides spelling) in a
+    vehicle: the vehicle file's value, or for ``corners.<corner>.suspension_overrides.<field>`` the corner's
+    override or else its suspension file's value. ModelError names the path when it leads nowhere."""
+    data = vehicle_file_data(name_or_path, base=base)
+    keys = path.split(".")
+    if len(keys) > 3 and keys[0] == "corners" and keys[2] == "suspension_overrides":
+        corner = next((c for c in data.get("corners", []) if c.get("name") == keys[1]), None)
+        if corner is None:
+            raise ModelError(f"vehicle '{name_or_path}': no corner '{keys[1]}' (path '{path}')")
+        sp = resource_path("vehicles", "suspensions", corner["suspension"], base=base)
+        node, keys = _merge(_read_json(sp, "suspension"), corner.get("suspension_overrides", {})), keys[3:]
+    else:
+        node = data
+    for k in keys:
+        if isinstance(node, list):
+            node = next((c for c in node if isinstance(c, dict) and c.get("name") == k), None)
+        elif isinstance(node, dict):
+            node = node.get(k)
+        else:
+            node = None
+        if node is None:
+            raise ModelError(f"vehicle '{name_or_path}': no value at '{path}'")
+    return node
+
+
+def vehicle_file_data(name_or_path: str | os.PathLike, *, base=None) -> dict:
+    """The merged contents of a vehicle file (its ``extends`` chain resolved), by shipped name or path."""
     p = Path(name_or_path)
     if p.suffix != ".json":
         p = resource_path("vehicles", f"{name_or_path}.json", base=base)
         if not p.exists():
             raise ModelError(f"unknown vehicle '{name_or_path}'; valid: {', '.join(vehicle_names(base))}")
-    data = apply_overrides(_read_vehicle(p), overrides or {}, str(p))
+    return _read_vehicle(p)
+
+
+def load_vehicle_spec(name_or_path: str | os.PathLike, *, base=None, overrides: dict | None = None) -> VehicleSpec:
+    """Load a shipped vehicle by name (``halfcar7``) or a vehicle JSON file by path."""
+    p = Path(name_or_path)
+    if p.suffix != ".json":
+        p = resource_path("vehicles", f"{name_or_path}.json", base=base)
+    data = apply_overrides(vehicle_file_data(name_or_path, base=base), overrides or {}, str(p))
     src = str(p)
     name = data.get("name")
     if not isinstance(name, str) or not name:

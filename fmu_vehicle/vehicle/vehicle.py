@@ -6,7 +6,9 @@
     res.final("chassis.x"), res.to_csv("out.csv"), res.plot("out.png")
 
 For stepping (FMUs, co-simulation): ``sim = car.simulator(road, v0=20.0)``; ``sim.set_input(...)``;
-``sim.advance(h)``; ``sim.outputs()``.
+``sim.advance(h)``; ``sim.outputs()``. The inputs and outputs are those of the vehicle's signal table
+(``vehicle.signals``); the integrator is chosen by name (``fmu_vehicle.integrators.INTEGRATORS``).
+See docs/vehicle.md.
 """
 from __future__ import annotations
 
@@ -17,53 +19,22 @@ import numpy as np
 from scipy.optimize import root
 
 from ..errors import ModelError, SimulationError
-from ..integrators import integrate
+from ..integrators import integrate, make_stepper
 from ..integrators.base import Interrupted
 from ..multibody.mechanism import POSITION_MAXIT, POSITION_TOL, Mechanism, failure
 from ..road import load_road
-from ..tire.contact import CONTACT_OUT_N, OUT_RE
+from ..road.kernel import road_eval
+from ..tire.contact import OUT_RE
 from ..tire.tir import P_CZ, P_R0
-from .dynamics import (IN_BRAKE, IN_DRIVE, IN_ROAD_MU, N_INPUTS,
-                       VehicleArgs, vehicle_record, vehicle_rhs)
-from ..integrators.explicit import rk4_advance, rk4_final
-from ..jit import entry_point
+from .dynamics import IN_BRAKE, IN_DRIVE, vehicle_record, vehicle_rhs
 from .loader import VehicleSpec, load_vehicle_spec
-
-CHASSIS_OUTPUTS = (
-    ("chassis.x", "m", "chassis reference point (design CoM) x displacement, global"),
-    ("chassis.z", "m", "chassis reference point z displacement from design, global"),
-    ("chassis.pitch", "rad", "chassis pitch angle about +y (ISO 8855: + nose down)"),
-    ("chassis.vx", "m/s", "d(chassis.x)/dt"),
-    ("chassis.vz", "m/s", "d(chassis.z)/dt"),
-    ("chassis.pitch_rate", "rad/s", "d(chassis.pitch)/dt"),
-    ("chassis.ax", "m/s2", "d2(chassis.x)/dt2"),
-    ("chassis.az", "m/s2", "d2(chassis.z)/dt2"),
-    ("chassis.pitch_acc", "rad/s2", "d2(chassis.pitch)/dt2"),
-)
-WHEEL_OUTPUTS = (
-    ("omega", "rad/s", "absolute wheel spin about its axle (+ rolling forward)"),
-    ("omega_rel", "rad/s", "wheel spin relative to the hub"),
-    ("x", "m", "wheel centre x, global"),
-    ("z", "m", "wheel centre z, global"),
-    ("vx", "m/s", "wheel centre velocity x, global"),
-    ("vz", "m/s", "wheel centre velocity z, global"),
-    ("travel", "m", "suspension travel: wheel centre height in the chassis frame minus design (bump +)"),
-    ("suspension_force", "N", "spring + damper + stops force of the corner's element (compression +)"),
-    ("tire_fz", "N", "tire normal load"),
-    ("tire_fx", "N", "tire longitudinal force (+ forward)"),
-    ("slip", "1", "transient longitudinal slip kappa'"),
-    ("torque_drive", "N.m", "drive torque applied to the wheel"),
-    ("torque_brake", "N.m", "brake torque acting on the wheel (opposes spin)"),
-)
+from .model import VehicleData, VehicleModel, check_data, make_data
+from .signals import LONGITUDINAL_VERTICAL, SignalTable
 
 
-def output_table(wheel_names) -> list[tuple[str, str, str]]:
+def output_table(wheel_names, signals: SignalTable = LONGITUDINAL_VERTICAL) -> list[tuple[str, str, str]]:
     """(name, unit, description) of every recorded output, in row order."""
-    rows = list(CHASSIS_OUTPUTS)
-    for w in wheel_names:
-        rows += [(f"wheel_{w}.{n}", u, d) for n, u, d in WHEEL_OUTPUTS]
-    rows.append(("constraint_residual", "1", "max |Phi| of the loop-closure equations after correction [m or m2]"))
-    return rows
+    return [(name, r.unit, r.description) for r, name in signals.outputs(wheel_names)]
 
 
 @dataclass
@@ -95,14 +66,18 @@ class SimResult:
 
 
 class Vehicle:
-    """A vehicle model (static) built from a vehicle file; simulations get their own state."""
+    """A vehicle model (static) built from a vehicle file; simulations get their own state.
 
-    def __init__(self, spec: VehicleSpec):
+    ``signals`` is the vehicle kind's signal table; arrays such as ``tire_p`` may be changed before a
+    system is built (``system``) and are shared with it."""
+
+    def __init__(self, spec: VehicleSpec, signals: SignalTable = LONGITUDINAL_VERTICAL):
         self.spec = spec
+        self.signals = signals
         self.mech = Mechanism(spec.mechanism)
         m = self.mech
         self.wheel_names = tuple(w.name for w in spec.wheels)
-        self.outputs = output_table(self.wheel_names)
+        self.outputs = output_table(self.wheel_names, signals)
         self.output_names = tuple(n for n, _, _ in self.outputs)
         self.chassis = m.body(spec.chassis_body)
         self.chassis_coords = np.array([m.coordinate(c) for c in ("chassis.x", "chassis.z", "chassis.pitch")],
@@ -113,6 +88,8 @@ class Vehicle:
         self.w_spring = np.array([m.info.spring_names.index(w.spring) for w in spec.wheels], dtype=np.int64)
         self.w_center0 = np.array([w.center_m for w in spec.wheels], dtype=float)
         self.w_axis0 = np.array([w.spin_axis for w in spec.wheels], dtype=float)
+        # spin inertia a^T I a of each wheel body about its axle [kg m^2]
+        self.w_inertia = np.array([a @ m.model.inertia0[b] @ a for a, b in zip(self.w_axis0, self.w_body)])
         self.tire_p = np.array([t.to_array() for t in spec.tires], dtype=float)
         self.n_wheels = len(spec.wheels)
 
@@ -135,37 +112,42 @@ class Vehicle:
         s = self.spec.mechanism
         return sum(b.mass_kg for b in s.bodies) + sum(r.mass_kg for r in s.rods)
 
-    # ------------------------------------------------------------------------------------------
-    def args(self, road, inputs=None) -> VehicleArgs:
-        """The compiled argument tuple of :func:`vehicle_rhs` (its arrays are this run's state); internal
-        road and tire (see :meth:`VehicleSimulator.set_sources`)."""
-        ra = load_road(road).to_arrays() if road is not None else load_road({"type": "flat"}).to_arrays()
-        inp = np.zeros((self.n_wheels, N_INPUTS)) if inputs is None else inputs
-        inp[:, IN_ROAD_MU] = np.where(inp[:, IN_ROAD_MU] == 0.0, 1.0, inp[:, IN_ROAD_MU])
-        m = self.mech
-        return VehicleArgs(
-            m.model, m.data, np.array([POSITION_TOL, POSITION_MAXIT], dtype=float),
-            self.w_body, self.w_hub, self.w_spin, self.w_spring, self.w_center0, self.w_axis0, self.tire_p,
-            ra,
-            np.zeros(2, dtype=np.int64), inp,
-            np.zeros((self.n_wheels, CONTACT_OUT_N)), np.zeros((self.n_wheels, 16)), int(self.chassis),
-            self.chassis_coords, np.zeros(1))
-
-    def system(self, args: VehicleArgs) -> "VehicleSystem":
-        return VehicleSystem(self, args)
+    @property
+    def n_states(self) -> int:
+        """Length of the state vector y = [z^i, zd^i, kappa' per wheel, brake phi per wheel]."""
+        return 2 * self.mech.n_dof + 2 * self.n_wheels
 
     # ------------------------------------------------------------------------------------------
-    def initial_state(self, args: VehicleArgs, v0: float = 0.0, x0: float = 0.0) -> np.ndarray:
+    def model(self, road=None) -> VehicleModel:
+        """The static description of a run on ``road`` (a road name, dict, file or Road; None: flat)."""
+        r = load_road(road if road is not None else {"type": "flat"})
+        return VehicleModel(self.mech.model, POSITION_TOL, POSITION_MAXIT, self.w_body, self.w_hub, self.w_spin,
+                            self.w_spring, self.w_center0, self.w_axis0, self.w_inertia, self.tire_p,
+                            r.to_arrays(), int(self.chassis), self.chassis_coords,
+                            self.signals.output_layout(self.n_wheels))
+
+    def system(self, road=None) -> "VehicleSystem":
+        """A vehicle ODE system (model + fresh workspace) on ``road``: internal road and tire, inputs at their
+        start values (see :meth:`VehicleSimulator.set_sources`)."""
+        model = self.model(road)
+        data = make_data(model, self.mech.data, len(self.signals.inputs), [r.start for r in self.signals.inputs])
+        check_data(model, data, len(self.signals.inputs))
+        return VehicleSystem(self, model, data)
+
+    # ------------------------------------------------------------------------------------------
+    def initial_state(self, system: "VehicleSystem", v0: float = 0.0, x0: float = 0.0) -> np.ndarray:
         """Static equilibrium on the road (zero torques), then moving at ``v0`` [m/s] along the road
-        with free-rolling wheels (spin = v0 / effective rolling radius, zero transient slip)."""
+        with free-rolling wheels (spin = v0 / effective rolling radius, zero transient slip, brakes relaxed)."""
+        model, data = system.model, system.data
         m = self.mech
         d = m.data
         nw = self.n_wheels
         cx = self.chassis_coords[0]
-        args.origin[0] = float(round(x0))      # the engine works near its origin (VehicleSystem.rebase)
+        data.origin[0] = float(round(x0))      # the engine works near its origin (VehicleSystem.rebase)
         # rigid placement guess: pitch along the road grade, tires just touching
         xs = self.w_center0[:, 0] + x0
-        h = np.array([_road_height(args, x) for x in xs])
+        road_out = np.zeros(3)
+        h = np.array([(road_eval(model.road, x, road_out), road_out[0])[1] for x in xs])
         grade = (h[0] - h[-1]) / (xs[0] - xs[-1]) if nw > 1 and xs[0] != xs[-1] else 0.0
         pitch = -math.atan(grade)
         com = np.array(next(b.com_m for b in self.spec.mechanism.bodies if b.name == self.spec.chassis_body))
@@ -175,9 +157,9 @@ class Vehicle:
         # static tire deflection estimate so the solve starts with loaded tires
         defl = self.total_mass_kg * 9.81 / nw / self.tire_p[:, P_CZ]
         dz = float(np.mean(h + (r0 - defl) / math.cos(math.atan(grade)) - rot_c[:, 2]))
-        y = m.assemble({"chassis.x": x0 - args.origin[0], "chassis.z": dz, "chassis.pitch": pitch}, {}, steps=10)
+        y = m.assemble({"chassis.x": x0 - data.origin[0], "chassis.z": dz, "chassis.pitch": pitch}, {}, steps=10)
         ni = m.n_dof
-        y = np.concatenate([y, np.zeros(nw)])
+        y = np.concatenate([y, np.zeros(2 * nw)])
         y[ni:2 * ni] = 0.0
         # held: the horizontal position, heading and wheel spins (no restoring force: the tires are
         # longitudinal-vertical, so chassis y and yaw are neutral too)
@@ -190,7 +172,7 @@ class Vehicle:
             def residual(q):
                 yy = y.copy()
                 yy[unknowns] = q
-                st = vehicle_rhs(0.0, yy, args, ydot)
+                st = vehicle_rhs(0.0, yy, model, data, ydot)
                 if st < 0:
                     return np.full(len(unknowns), 1e6)
                 return d.fr[unknowns].copy()   # reduced generalized forces [N or N m] (zero velocity)
@@ -200,24 +182,24 @@ class Vehicle:
             return float(np.max(np.abs(residual(sol.x)))), sol.message
 
         # zero torques; suspensions first with the chassis held at the rigid placement, then everything
-        saved = args.inputs.copy()
-        args.inputs[:, IN_DRIVE] = 0.0
-        args.inputs[:, IN_BRAKE] = 0.0
+        saved = data.inputs.copy()
+        data.inputs[:, IN_DRIVE] = 0.0
+        data.inputs[:, IN_BRAKE] = 0.0
         try:
             chassis_dofs = {int(i) for i in self.chassis_coords}
             solve([k for k in free if d.indep[k] not in chassis_dofs])
             err, msg = solve(free)
         finally:
-            args.inputs[:] = saved
+            data.inputs[:] = saved
         if err > 1e-6 * self.total_mass_kg * 9.81:
             raise SimulationError(f"vehicle '{self.name}': no static equilibrium found on this road "
                                   f"(residual {err:.3g} N: {msg})")
         # velocities: chassis along the road tangent, wheels free rolling
-        vehicle_rhs(0.0, y, args, ydot)
+        vehicle_rhs(0.0, y, model, data, ydot)
         t_hat = np.array([1.0, grade]) / math.hypot(1.0, grade)
         vel = {"chassis.x": v0 * t_hat[0], "chassis.z": v0 * t_hat[1]}
         for w, wi in enumerate(self.spec.wheels):
-            vel[wi.spin_coordinate] = v0 / args.contact[w, OUT_RE]
+            vel[wi.spin_coordinate] = v0 / data.contact[w, OUT_RE]
         yq = m.assemble({m.coordinate_names[i]: d.z[i] for i in d.indep}, vel, steps=1)
         y[:2 * ni] = yq
         y[2 * ni:] = 0.0
@@ -229,41 +211,37 @@ class Vehicle:
                  y0: np.ndarray | None = None) -> SimResult:
         """Run a manoeuvre with constant wheel torques [N m] from the equilibrium at ``v0`` [m/s] at ``x0`` [m].
 
-        Ctrl-C (SIGINT) during an RK4 run stops it at the end of the current chunk (500 steps): the result
-        then holds the rows so far and ``meta["interrupted"]`` is True. Any distance works: the engine
-        keeps its coordinates near its origin (``VehicleSystem.rebase``); ``meta["y_end"]`` is in engine
-        coordinates, whose origin is ``meta["x_origin"]``."""
+        ``integrator`` is a name of ``fmu_vehicle.integrators.INTEGRATORS`` (``dt`` is its step, or the output
+        spacing of an adaptive method). Ctrl-C (SIGINT) during a run stops it at the end of the current chunk
+        (500 steps): the result then holds the rows so far and ``meta["interrupted"]`` is True. Any distance
+        works: the engine keeps its coordinates near its origin (``VehicleSystem.rebase``); ``meta["y_end"]``
+        is in engine coordinates, whose origin is ``meta["x_origin"]``."""
         if not (isinstance(dt, (int, float)) and dt > 0 and math.isfinite(dt)):
             raise ModelError(f"dt must be a positive number of seconds, got {dt!r}")
         if not (isinstance(duration, (int, float)) and duration > 0 and math.isfinite(duration)):
             raise ModelError(f"duration must be a positive number of seconds, got {duration!r}")
-        args = self.args(road)
-        y = self.initial_state(args, v0, x0) if y0 is None else np.array(y0, dtype=float)   # y0: origin 0
+        system = self.system(road)
+        y = self.initial_state(system, v0, x0) if y0 is None else np.array(y0, dtype=float)   # y0: origin 0
         for table, col in ((drive_torque, IN_DRIVE), (brake_torque, IN_BRAKE)):
             for w, T in (table or {}).items():
                 if not math.isfinite(T):
                     raise ModelError(f"torque for wheel '{w}' must be finite, got {T}")
-                args.inputs[self.wheel_index(w), col] = float(T)
+                system.data.inputs[self.wheel_index(w), col] = float(T)
         interrupted = False
         try:
-            t, out, y_end = integrate(self.system(args), y, duration, dt, integrator=integrator,
-                                      record_every=record_every, progress=progress)
+            t, out, y_end = integrate(system, y, duration, dt, integrator=integrator, record_every=record_every,
+                                      progress=progress)
         except Interrupted as stop:          # Ctrl-C between two chunks: the rows so far
             t, out, y_end, interrupted = stop.times, stop.outputs, stop.y, True
         return SimResult(t, {n: out[:, k] for k, n in enumerate(self.output_names)},
                          {n: u for n, u, _ in self.outputs},
                          {"vehicle": self.name, "integrator": integrator, "dt": dt, "v0": v0, "y_end": y_end,
-                          "x_origin": float(args.origin[0]), "interrupted": interrupted})
+                          "x_origin": float(system.data.origin[0]), "interrupted": interrupted})
 
-    def simulator(self, road=None, *, v0=0.0, x0=0.0, dt=1e-3, road_source="internal", tire_source="internal"):
-        return VehicleSimulator(self, road, v0=v0, x0=x0, dt=dt, road_source=road_source, tire_source=tire_source)
-
-
-def _road_height(args: VehicleArgs, x: float) -> float:
-    from ..road.kernel import road_eval
-    out = np.zeros(3)
-    road_eval(args.road, x, out)
-    return float(out[0])
+    def simulator(self, road=None, *, v0=0.0, x0=0.0, dt=1e-3, road_source="internal", tire_source="internal",
+                  integrator="rk4"):
+        return VehicleSimulator(self, road, v0=v0, x0=x0, dt=dt, road_source=road_source, tire_source=tire_source,
+                                integrator=integrator)
 
 
 #: The engine's x origin moves along with the vehicle whenever the chassis is this far from it [m].
@@ -271,23 +249,25 @@ REBASE_DISTANCE = 100.0
 
 
 class VehicleSystem:
-    """:class:`~fmu_vehicle.integrators.OdeSystem` of a vehicle run."""
+    """The :class:`~fmu_vehicle.integrators.base.OdeSystem` of a vehicle run: ``model`` (static) and ``data``
+    (this run's workspace) for the passes ``vehicle_rhs``/``vehicle_record``."""
     rhs = staticmethod(vehicle_rhs)
     record = staticmethod(vehicle_record)
 
-    def __init__(self, vehicle: Vehicle, args: VehicleArgs):
+    def __init__(self, vehicle: Vehicle, model: VehicleModel, data: VehicleData):
         self.vehicle = vehicle
-        self.sys = args
+        self.model = model
+        self.data = data
         self.output_names = vehicle.output_names
         self._x_slot = None
 
     def rebase(self, y) -> bool:
         """Keep the engine near its origin: if the chassis is more than ``REBASE_DISTANCE`` from it, move
         the origin by the whole metres D = round(x): x -= D in ``y`` and the engine's warm start,
-        ``sys.origin`` += D (all exact in floating point). The vehicle is free along x, so only the road
+        ``data.origin`` += D (all exact in floating point). The vehicle is free along x, so only the road
         lookups (at engine x + origin) see the origin; the engine's numbers stay those of a run near
         x = 0 at any distance. Returns True if the origin moved (``y`` changed in place)."""
-        d = self.vehicle.mech.data
+        d = self.data.mech
         cx = int(self.vehicle.chassis_coords[0])
         if self._x_slot is None or d.indep[self._x_slot] != cx:
             slots = np.flatnonzero(d.indep == cx)
@@ -300,7 +280,7 @@ class VehicleSystem:
         shift = float(round(x))
         y[self._x_slot] = x - shift
         d.z[cx] -= shift
-        self.sys.origin[0] += shift
+        self.data.origin[0] += shift
         return True
 
     def reparameterize(self, y):
@@ -312,86 +292,90 @@ class VehicleSystem:
 
 
 class VehicleSimulator:
-    """Step-by-step interface (the FMU adapter's Python API): fixed internal RK4 steps of about ``dt``.
+    """Step-by-step interface (the FMU adapter's Python API): fixed internal steps of about ``dt`` with the
+    integrator named ``integrator`` (one of ``fmu_vehicle.integrators.STEPPING_INTEGRATORS``).
 
     The initial state is the static equilibrium on ``road`` with the internal tire (an external tire
     or road inputs are not known before the run starts); the selected ``road_source``/``tire_source``
     take over from then on. ``row`` holds the outputs at the current time (``vehicle.output_names`` order,
-    :meth:`outputs` as a dict). Change the state and inputs through the methods only: a step reuses the
-    last evaluation of the derivative when the inputs are unchanged (first same as last, ``rk4_advance``).
+    :meth:`outputs` as a dict). Change the state and inputs through the methods only (the stepper may
+    reuse the last evaluation while they are unchanged).
     """
 
     def __init__(self, vehicle: Vehicle, road, *, v0=0.0, x0=0.0, dt=1e-3, road_source="internal",
-                 tire_source="internal"):
+                 tire_source="internal", integrator="rk4"):
         self.vehicle = vehicle
         self.dt = float(dt)
-        self.args = vehicle.args(road)
-        self.system = vehicle.system(self.args)
-        self.y = vehicle.initial_state(self.args, v0, x0)
-        self._fsal = np.zeros(1 + self.args.inputs.size)     # rk4_advance: [k1 in _work[0] valid, inputs]
+        self.integrator = integrator
+        self.system = vehicle.system(road)
+        self.stepper = make_stepper(self.system, vehicle.initial_state(self.system, v0, x0), integrator)
         self.set_sources(road_source, tire_source)
         self.t = 0.0
         self.row = np.zeros(len(vehicle.output_names))
-        self._work = np.zeros((5, self.y.size))
-        self._advance = None
+        self._input_names = vehicle.signals.input_names
         self.refresh()
+
+    @property
+    def y(self) -> np.ndarray:
+        """The state vector at ``t`` (see :attr:`Vehicle.n_states`)."""
+        return self.stepper.y
+
+    @property
+    def inputs(self) -> np.ndarray:
+        """(n_wheels, n_inputs) input matrix, columns in the signal table's input order."""
+        return self.system.data.inputs
 
     def set_sources(self, road_source: str, tire_source: str):
         """Take the road under each wheel from the internal road or the inputs, the tire loads from the
-        internal tire or the inputs (``set_input(road_height=..., force_x=...)``)."""
+        internal tire or the inputs (``set_input(road_height=..., tire_force_x=...)``)."""
         if road_source not in ("internal", "inputs"):
             raise ModelError(f"road_source must be 'internal' or 'inputs', got {road_source!r}")
         if tire_source not in ("internal", "external"):
             raise ModelError(f"tire_source must be 'internal' or 'external', got {tire_source!r}")
-        self.args.modes[0] = int(road_source == "inputs")
-        self.args.modes[1] = int(tire_source == "external")
-        self._fsal[0] = 0.0
+        self.system.data.modes[0] = int(road_source == "inputs")
+        self.system.data.modes[1] = int(tire_source == "external")
+        self.stepper.reset()
 
     def refresh(self):
         """Re-evaluate the outputs at the current state with the current inputs (no time step)."""
-        self._fsal[0] = 0.0
-        st = rk4_final(self.args, self.t, self.y, self.row, self._work[0])
+        st = self.stepper.evaluate(self.t, self.row)
         if st < 0:
             raise self.system.failure(st, self.t)
 
-    def set_input(self, wheel: str, *, drive_torque=None, brake_torque=None, road_height=None, road_slope=None,
-                  road_mu=None, force_x=None, force_z=None, moment_y=None):
-        """Set some inputs of one wheel (SI units, see :mod:`fmu_vehicle.vehicle.dynamics`); None keeps a value."""
+    def set_input(self, wheel: str, **values):
+        """Set some inputs of one wheel by name (the signal table's inputs, SI units), e.g.
+        ``set_input("front", torque_drive=200.0, torque_brake=0.0)``."""
         w = self.vehicle.wheel_index(wheel)
-        for col, v in enumerate((drive_torque, brake_torque, road_height, road_slope, road_mu, force_x, force_z,
-                                 moment_y)):
-            if v is not None:
-                self.args.inputs[w, col] = float(v)
+        table = self.vehicle.signals
+        for name, v in values.items():
+            self.inputs[w, table.input_column(name)] = float(v)
 
     def set_inputs(self, values):
-        """Every input of every wheel at once: ``values`` has ``n_wheels * N_INPUTS`` numbers, wheel by wheel
-        in the order of ``wheel_names``, each wheel's in the order of ``dynamics.INPUT_KEYS`` (the units of
-        :meth:`set_input`)."""
-        flat = self.args.inputs.reshape(-1)
+        """Every input of every wheel at once: ``values`` has ``n_wheels * n_inputs`` numbers, wheel by wheel
+        in the order of ``wheel_names``, each wheel's in the signal table's input order (``input_names``)."""
+        flat = self.inputs.reshape(-1)
         if len(values) != flat.size:
-            raise ModelError(f"set_inputs: {flat.size} values expected ({flat.size // N_INPUTS} wheels x "
-                             f"{N_INPUTS} inputs), got {len(values)}")
+            n = len(self._input_names)
+            raise ModelError(f"set_inputs: {flat.size} values expected ({flat.size // n} wheels x {n} inputs), "
+                             f"got {len(values)}")
         flat[:] = values
 
     def advance(self, h: float):
-        """Advance by h [s] in n = max(1, round(h / dt)) equal RK4 sub-steps of h / n, then evaluate the
-        outputs at the new state (one compiled call unless the coordinate partition must change)."""
+        """Advance by h [s] in n = max(1, round(h / dt)) equal sub-steps of h / n, then evaluate the outputs
+        at the new state (one compiled call unless the coordinate partition must change)."""
         n = max(1, int(round(h / self.dt)))
         step = h / n
-        if self.system.rebase(self.y):
-            self._fsal[0] = 0.0
-        key = self.args.inputs.reshape(-1)
-        if self._advance is None:       # resolved once: later calls skip numba's argument typing
-            self._advance = entry_point(rk4_advance, self.args, self.t, step, self.y, n, self.row, self._work, key,
-                                        self._fsal)
+        st = self.stepper
+        if self.system.rebase(st.y):
+            st.reset()
         done = 0
         while True:
-            more, status = self._advance(self.args, self.t + done * step, step, self.y, n - done, self.row,
-                                         self._work, key, self._fsal)
+            more, status = st.advance(self.t + done * step, step, n - done, self.row)
             done += more
             if status != 1 or done == n:
                 break
-            self.y = self.system.reparameterize(self.y)
+            st.y = self.system.reparameterize(st.y)
+            st.reset()
         if status < 0:
             raise self.system.failure(status, self.t + done * step)
         self.t += h
@@ -400,27 +384,29 @@ class VehicleSimulator:
         return dict(zip(self.vehicle.output_names, self.row.tolist()))
 
     def get_state(self):
-        """Everything needed to continue bit-identically (state vector, time, inputs, warm starts)."""
-        d = self.vehicle.mech.data
-        return (self.t, self.y.copy(), self.args.inputs.copy(), d.z.copy(), d.zd.copy(), d.indep.copy(),
-                d.dep.copy(), self.row.copy(), float(self.args.origin[0]))
+        """Everything needed to continue bit-identically (time, stepper state, inputs, engine warm start and
+        partition, output row, engine origin)."""
+        d = self.system.data.mech
+        return (self.t, self.stepper.get_state(), self.inputs.copy(), d.z.copy(), d.zd.copy(), d.indep.copy(),
+                d.dep.copy(), self.row.copy(), float(self.system.data.origin[0]))
 
     def set_state(self, state):
         """Inverse of :meth:`get_state`; refuses (ModelError) data that do not fit this vehicle: other
         array shapes, or a coordinate partition that is not a split of the coordinates (the compiled
         kernels index with it and check no bounds)."""
-        t, y, inp, z, zd, indep, dep, row, origin = state
-        d = self.vehicle.mech.data
-        for name, new, old in (("y", y, self.y), ("inputs", inp, self.args.inputs), ("z", z, d.z),
+        t, stepper_state, inp, z, zd, indep, dep, row, origin = state
+        d = self.system.data.mech
+        y = stepper_state[0]
+        for name, new, old in (("y", y, self.y), ("inputs", inp, self.inputs), ("z", z, d.z),
                                ("zd", zd, d.zd), ("indep", indep, d.indep), ("dep", dep, d.dep), ("row", row, self.row)):
             if np.shape(new) != old.shape:
                 raise ModelError(f"simulator state: {name} has shape {np.shape(new)}, this vehicle needs {old.shape}")
         split = np.concatenate([np.asarray(indep, dtype=np.int64), np.asarray(dep, dtype=np.int64)])
         if not np.array_equal(np.sort(split), np.arange(d.z.size)):
             raise ModelError("simulator state: the coordinate partition is not a split of the coordinates")
-        self._fsal[0] = 0.0
-        self.t, self.y = t, y.copy()
-        self.args.inputs[:] = inp
+        self.stepper.set_state(stepper_state)
+        self.t = t
+        self.inputs[:] = inp
         d.z[:], d.zd[:], d.indep[:], d.dep[:] = z, zd, indep, dep
         self.row[:] = row
-        self.args.origin[0] = origin
+        self.system.data.origin[0] = origin

@@ -8,15 +8,17 @@ Test-only. The loads are applied here from the reference's own body states, not 
     an independent Magic Formula) at that wheel state and the road under c gives the force F at the
     contact point P and the rolling resistance moment My about a: the wheel body gets F at P and My a;
     external tire: F = (Fx, 0, Fz) at c and (0, My, 0) on the wheel (the FMU's input convention);
-    drive torque T and brake torque -Tb tanh(w_rel / OMEGA_BRAKE) about the spin axis act on the wheel,
-    their reaction (the opposite torque) on the hub (knuckle or carrier), w_rel = (w_wheel - w_hub) . a.
+    drive torque T and the brake torque Tbr about the spin axis act on the wheel, their reaction (the
+    opposite torque) on the hub (knuckle or carrier). The brake is a bristle element written here from its
+    equations: w_rel = (w_wheel - w_hub) . a, k = wb^2 I, c = 2 zeta wb I (I = a . I_wheel a), phi_s = Tb / k,
+    phi' = w_rel - min(|w_rel|, r phi_s) phi / phi_s, Tbr = -clip(k phi + c phi', -Tb, Tb) (0 when Tb = 0).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from fmu_vehicle.tire.contact import CONTACT_OUT_N, OUT_FORCE, OUT_MY, OUT_POINT, tire_contact
-from fmu_vehicle.vehicle.dynamics import OMEGA_BRAKE
+from fmu_vehicle.tire.wheel import BRAKE_DAMPING_RATIO, BRAKE_RATE_MAX, BRAKE_STICK_FREQUENCY
 
 from . import cartesian
 
@@ -28,12 +30,27 @@ def wheel_state(bodies, wheel):
     return c, b.velocity(c), b.w.copy(), b.A @ np.asarray(wheel.spin_axis, float)
 
 
-def loads(car, road, slip, inputs: dict, external_tires: dict | None = None):
+def brake(t_max, phi, w_rel, inertia):
+    """Brake torque on the wheel [N m] (module docstring)."""
+    if t_max <= 0.0:
+        return 0.0
+    k = BRAKE_STICK_FREQUENCY ** 2 * inertia
+    c = 2.0 * BRAKE_DAMPING_RATIO * BRAKE_STICK_FREQUENCY * inertia
+    phi_s = t_max / k
+    phi_dot = w_rel - min(abs(w_rel), BRAKE_RATE_MAX * phi_s) * phi / phi_s
+    return -float(np.clip(k * phi + c * phi_dot, -t_max, t_max))
+
+
+def loads(car, road, states, inputs: dict, external_tires: dict | None = None):
     """external(bodies) for :func:`cartesian.solve`: the loads of every wheel of ``car``.
 
-    ``slip``: transient slip state per wheel; ``inputs``: wheel name -> {"drive": T, "brake": Tb} [N m];
+    ``states``: the vehicle's wheel states, transient slip per wheel then brake bristle angle per wheel; ``inputs``: wheel name -> {"drive": T, "brake": Tb} [N m];
     ``external_tires``: wheel name -> (Fx, Fz, My) replaces the internal tire of that wheel.
     """
+    nw = len(car.spec.wheels)
+    slip, phi = states[:nw], states[nw:]
+    bodies_spec = {b.name: b for b in car.spec.mechanism.bodies}
+
     def external(bodies):
         out = []
         for k, w in enumerate(car.spec.wheels):
@@ -50,12 +67,14 @@ def loads(car, road, slip, inputs: dict, external_tires: dict | None = None):
                          res[OUT_MY] * a)]
             u = inputs.get(w.name, {})
             w_rel = (om - bodies[w.hub_body].w) @ a
-            torque = u.get("drive", 0.0) - u.get("brake", 0.0) * np.tanh(w_rel / OMEGA_BRAKE)
+            a0 = np.asarray(w.spin_axis, float)
+            inertia = float(a0 @ np.asarray(bodies_spec[w.body].inertia_kg_m2) @ a0)
+            torque = u.get("drive", 0.0) + brake(u.get("brake", 0.0), float(phi[k]), float(w_rel), inertia)
             out += [(w.body, None, None, torque * a), (w.hub_body, None, None, -torque * a)]
         return out
     return external
 
 
-def solve_vehicle(car, road, slip, inputs: dict, external_tires: dict | None = None) -> cartesian.Solution:
+def solve_vehicle(car, road, states, inputs: dict, external_tires: dict | None = None) -> cartesian.Solution:
     """Reference accelerations at the state held in ``car.mech.data`` (after a ``vehicle_rhs`` call)."""
-    return cartesian.solve_mechanism(car.mech, external=loads(car, road, slip, inputs, external_tires))
+    return cartesian.solve_mechanism(car.mech, external=loads(car, road, states, inputs, external_tires))

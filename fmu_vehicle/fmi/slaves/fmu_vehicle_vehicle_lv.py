@@ -9,22 +9,24 @@ A thin adapter over the script API (``fmu_vehicle.vehicle``)::
 Semantics (units SI, axes ISO 8855: x forward, z up, pitch + nose down):
 
 * Parameters map one-to-one onto ``Vehicle.load`` overrides (``OVERRIDES``); their start values are
-  the values of ``resources/vehicles/halfcar7.json`` and its suspension files, so the default FMU is
+  read from ``resources/vehicles/halfcar7.json`` and its suspension and tire files, so the default FMU is
   exactly the shipped vehicle.  ``tire_<w>.unloaded_radius`` sets the free radius of that corner's
   Magic Formula tire (``P_R0`` of the tire parameter array; the .tir file is not rewritten).
-* ``dt`` is the internal RK4 step: a communication step h runs ``n = max(1, round(h/dt))`` equal
-  sub-steps h/n (``VehicleSimulator.advance``).  Inputs are held constant over a communication step.
+* ``integrator`` names the internal method (``fmu_vehicle.integrators.STEPPING_INTEGRATORS``) and ``dt`` its
+  step: a communication step h runs ``n = max(1, round(h/dt))`` equal sub-steps h/n
+  (``VehicleSimulator.advance``).  Inputs are held constant over a communication step.
 * The initial state is the static equilibrium on the internal road ``road`` with the internal tire
   at ``x0`` and speed ``v0`` (free-rolling wheels).  With ``road_source = inputs`` and/or
   ``tire_source = external`` the inputs take over after that equilibrium (``VehicleSimulator.set_sources``):
   an external tire with zero initial loads has no equilibrium, and the road inputs before
   initialization are usually not known.  Give ``road`` the road at the start position.
 * Inputs whose source is not selected are ignored by the model (still checked to be finite).
-* The outputs are ``car.outputs``; the two that would share a name with an input are renamed:
-  ``wheel_<w>.torque_drive`` -> ``wheel_<w>.torque_drive_applied`` and ``wheel_<w>.torque_brake`` ->
-  ``wheel_<w>.torque_brake_applied`` (the regularized brake torque acting on the wheel, signed).
-* FMU state = ``VehicleSimulator.get_state()`` (time, state vector, inputs, position warm start,
+* Inputs and outputs are the rows of the vehicle's signal table (``fmu_vehicle.vehicle.signals``): the
+  same names, units, descriptions and bounds as the Python API.
+* FMU state = ``VehicleSimulator.get_state()`` (time, integrator state, inputs, position warm start,
   coordinate partition, output row): rollback and deserialization continue bit-identically.
+
+See docs/fmus.md.
 """
 from pathlib import Path
 
@@ -33,17 +35,24 @@ from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER
 from fmu_vehicle.fmi.roads import road_parameter
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
 from fmu_vehicle.fmi.variables import Var
-from fmu_vehicle.tire.tir import P_R0
-from fmu_vehicle.vehicle import Vehicle, output_table
-from fmu_vehicle.vehicle.dynamics import INPUT_KEYS
+from fmu_vehicle.integrators import STEPPING_INTEGRATORS
+from fmu_vehicle.tire.tir import P_R0, read_tir
+from fmu_vehicle.paths import resource_path
+from fmu_vehicle.vehicle import Vehicle
+from fmu_vehicle.vehicle.loader import vehicle_file_data, vehicle_value
+from fmu_vehicle.vehicle.signals import LONGITUDINAL_VERTICAL
 
-#: Vehicle files this FMU offers (all have the corners ``WHEELS``).
+#: Vehicle files this FMU offers (all have the corners ``WHEELS``); the first gives the start values.
 MODELS = ("halfcar7", "halfcar7_forkarm")
-WHEELS = ("front", "rear")
 
-#: Vehicle outputs renamed in the FMU because an input has the same name.
-RENAMED_OUTPUTS = {f"wheel_{w}.{q}": f"wheel_{w}.{q}_applied"
-                   for w in WHEELS for q in ("torque_drive", "torque_brake")}
+#: Where the vehicle files are read at import: inside an FMU this script sits in the FMU's resources folder
+#: next to the staged data; at build time (imported from the package) the package resources.
+_DATA = Path(__file__).parent if (Path(__file__).parent / "vehicles").is_dir() else None
+
+WHEELS = tuple(c["name"] for c in vehicle_file_data(MODELS[0], base=_DATA)["corners"])
+
+#: The signal table of the vehicle kind this FMU exports (its inputs and outputs).
+SIGNALS = LONGITUDINAL_VERTICAL
 
 _SUSP = "corners.{w}.suspension_overrides."
 
@@ -52,63 +61,50 @@ def _pick(bound, i: int):
     """A bound shared by both corners, or the i-th of a (front, rear) pair."""
     return bound[i] if isinstance(bound, tuple) else bound
 
-#: FMI parameter -> (Vehicle.load override path, unit, description, start, min, max). The ranges are those in
-#: which the vehicle has a static equilibrium and runs over the bumpy road at 30 m/s at dt = 1 ms
-#: (each parameter alone, the others at their start values; tests/test_vehicle_lv_ranges.py); a pair
-#: (front, rear) where the corners differ.
-OVERRIDES = {
+
+#: FMI parameter -> (Vehicle.load override path, unit, description, min, max); the start value is the
+#: path's value in the vehicle file ``MODELS[0]``. The ranges are those in which the vehicle has a static
+#: equilibrium and runs over the bumpy road at 30 m/s at dt = 1 ms (each parameter alone, the others at
+#: their start values; tests/test_vehicle_lv_ranges.py); a pair (front, rear) where the corners differ.
+_OVERRIDE_TABLE = {
     "chassis.mass": ("chassis.mass_kg", "kg", "chassis mass of the half car (one side of the symmetric vehicle)",
-                     1127.0, 50.0, 3000.0),
+                     50.0, 3000.0),
     "chassis.inertia_yy": ("chassis.inertia_kg_m2.yy", "kg.m2", "chassis pitch inertia about its centre of mass "
-                           "(the other principal moments bound it: triangle inequality)", 4400.0, 4100.0, 5100.0),
-    **{name.format(w=w): (path.format(w=w), unit, desc.format(w=w), start[i], _pick(lo, i), _pick(hi, i))
+                           "(the other principal moments bound it: triangle inequality)", 4100.0, 5100.0),
+    **{name.format(w=w): (path.format(w=w), unit, desc.format(w=w), _pick(lo, i), _pick(hi, i))
        for i, w in enumerate(WHEELS)
-       for name, path, unit, desc, start, lo, hi in (
+       for name, path, unit, desc, lo, hi in (
            ("suspension_{w}.spring_stiffness", _SUSP + "spring.stiffness_N_per_m", "N/m",
-            "{w} suspension spring rate", (40000.0, 35000.0), (1000.0, 10000.0), 1e7),
+            "{w} suspension spring rate", (1000.0, 10000.0), 1e7),
            ("suspension_{w}.spring_preload", _SUSP + "spring.preload_N", "N",
-            "{w} suspension spring preload at the design length (compression +)", (7300.0, 2800.0),
-            (-2e4, 0.0), (2e4, 1e5)),
+            "{w} suspension spring preload at the design length (compression +)", (-2e4, 0.0), (2e4, 1e5)),
            ("suspension_{w}.damping", _SUSP + "damper.damping_N_s_per_m", "N.s/m",
-            "{w} suspension damper rate", (1800.0, 1800.0), 0.0, 1e5),
-           ("wheel_{w}.mass", _SUSP + "masses_kg.wheel", "kg", "{w} wheel (rim + tire) mass", (35.0, 35.0),
-            1.0, 200.0),
+            "{w} suspension damper rate", 0.0, 1e5),
+           ("wheel_{w}.mass", _SUSP + "masses_kg.wheel", "kg", "{w} wheel (rim + tire) mass", 1.0, 200.0),
            ("wheel_{w}.inertia_yy", _SUSP + "wheel_inertia_kg_m2.yy", "kg.m2", "{w} wheel spin inertia "
-            "(at most the sum of the other two principal moments)", (2.3, 2.3), 0.01, 2.5),
+            "(at most the sum of the other two principal moments)", 0.01, 2.5),
        )},
 }
 
-#: FMI parameter -> wheel whose tire free radius it sets (not a vehicle-file field).
-TIRE_RADIUS = {f"tire_{w}.unloaded_radius": w for w in WHEELS}
+#: FMI parameter -> (Vehicle.load override path, unit, description, start, min, max).
+OVERRIDES = {name: (path, unit, desc, float(vehicle_value(MODELS[0], path, base=_DATA)), lo, hi)
+             for name, (path, unit, desc, lo, hi) in _OVERRIDE_TABLE.items()}
 
-_INPUTS = (  # (FMI suffix, set_input keyword, unit, description, start, min, max)
-    ("torque_drive", "drive_torque", "N.m", "drive torque on the wheel about its spin axis (+ drives forward)",
-     0.0, -1e5, 1e5),
-    ("torque_brake", "brake_torque", "N.m", "brake torque magnitude (>= 0; acts against the wheel spin)",
-     0.0, 0.0, 1e5),
-    ("road_height", "road_height", "m", "road height under the wheel centre (used when road_source = inputs)",
-     0.0, -1e4, 1e4),
-    ("road_slope", "road_slope", "1", "road slope dh/dx under the wheel centre (used when road_source = inputs)",
-     0.0, -100.0, 100.0),
-    ("road_mu", "road_mu", "1", "road friction coefficient under the wheel (used when road_source = inputs)",
-     1.0, 0.0, 10.0),
-    ("tire_force_x", "force_x", "N", "external tire force on the wheel centre along global x "
-     "(used when tire_source = external)", 0.0, -1e6, 1e6),
-    ("tire_force_z", "force_z", "N", "external tire force on the wheel centre along global z "
-     "(used when tire_source = external)", 0.0, -1e6, 1e6),
-    ("tire_moment_y", "moment_y", "N.m", "external tire moment on the wheel about global y at the wheel centre "
-     "(used when tire_source = external)", 0.0, -1e6, 1e6),
-)
+#: FMI parameter -> (wheel whose tire free radius it sets, start value [m] from that corner's .tir file).
+TIRE_RADIUS = {f"tire_{c['name']}.unloaded_radius":
+               (c["name"], float(read_tir(resource_path("tires", c["tire"], base=_DATA)).to_array()[P_R0]))
+               for c in vehicle_file_data(MODELS[0], base=_DATA)["corners"]}
 
 _DISPLAY = {"m/s": "km/h", "rad": "deg", "rad/s": "rpm"}
 
 
-def _output_vars():
-    out = []
-    for name, unit, desc in output_table(WHEELS):
-        out.append(Var(RENAMED_OUTPUTS.get(name, name), "output", "continuous", unit, desc, 0.0,
-                       display_unit=_DISPLAY.get(unit)))
-    return tuple(out)
+def _signal_vars():
+    """The FMU's inputs and outputs: one variable per row of the signal table (per wheel where it is)."""
+    inputs = tuple(Var(f"wheel_{w}.{r.name}", "input", "continuous", r.unit, f"{w} wheel: {r.description}",
+                       r.start, min=r.min, max=r.max) for w in WHEELS for r in SIGNALS.inputs)
+    outputs = tuple(Var(name, "output", "continuous", r.unit, r.description, 0.0, display_unit=_DISPLAY.get(r.unit))
+                    for r, name in SIGNALS.outputs(WHEELS))
+    return inputs + outputs
 
 
 def _warm_up(sim) -> None:
@@ -131,14 +127,15 @@ class VehicleLV(VehicleSlaveBase):
             MODELS[0], type="String", choices=MODELS),
         *(Var(name, "parameter", "fixed", unit, desc, start, min=lo, max=hi)
           for name, (_, unit, desc, start, lo, hi) in OVERRIDES.items()),
-        *(Var(name, "parameter", "fixed", "m", f"{w} tire free (unloaded) radius", 0.4672, min=0.1, max=2.0)
-          for name, w in TIRE_RADIUS.items()),
+        *(Var(name, "parameter", "fixed", "m", f"{w} tire free (unloaded) radius", start, min=0.1, max=2.0)
+          for name, (w, start) in TIRE_RADIUS.items()),
         Var("v0", "parameter", "fixed", "m/s", "initial forward speed (wheels free rolling)", 20.0, min=0.0,
             max=100.0, display_unit="km/h"),
         Var("x0", "parameter", "fixed", "m", "initial displacement along the road (the front wheel centre starts "
             "at x = x0)", 0.0, min=-1e6, max=1e6),
-        Var("integrator", "parameter", "fixed", None, "internal integrator: rk4 (classical fixed-step Runge-Kutta)",
-            "rk4", type="String", choices=("rk4",)),
+        Var("integrator", "parameter", "fixed", None, "internal integrator: one of "
+            f"{', '.join(STEPPING_INTEGRATORS)} (rk4: classical fixed-step Runge-Kutta)",
+            "rk4", type="String", choices=STEPPING_INTEGRATORS),
         Var("dt", "parameter", "fixed", "s", "internal integration step; a communication step h runs "
             "max(1, round(h/dt)) equal sub-steps", 1e-3, min=1e-6, max=0.1, display_unit="ms"),
         Var("road_source", "parameter", "fixed", None, "internal (the road parameter) | inputs "
@@ -150,9 +147,7 @@ class VehicleLV(VehicleSlaveBase):
         Var("tire_source", "parameter", "fixed", None, "internal (Magic Formula tire on the road) | external "
             "(wheel_<w>.tire_force_x/tire_force_z/tire_moment_y)", "internal", type="String",
             choices=("internal", "external")),
-        *(Var(f"wheel_{w}.{suffix}", "input", "continuous", unit, f"{w} wheel: {desc}", start, min=lo, max=hi)
-          for w in WHEELS for suffix, _, unit, desc, start, lo, hi in _INPUTS),
-        *_output_vars(),
+        *_signal_vars(),
         Var(ALLOW_PARAMETER, "parameter", "fixed", None, "allow a road file outside the FMU resources "
             "(absolute paths, ..)", False, type="Boolean"),
     )
@@ -169,15 +164,14 @@ class VehicleLV(VehicleSlaveBase):
                              f"{exc}") from None
         if car.wheel_names != WHEELS:
             raise ModelError(f"parameter 'model' = {v['model']!r}: wheels {car.wheel_names}, this FMU has {WHEELS}")
-        for name, w in TIRE_RADIUS.items():
+        for name, (w, _) in TIRE_RADIUS.items():
             car.tire_p[car.wheel_index(w), P_R0] = v[name]
         road = self._road(res)
         self.car = car
-        self._output_names = [RENAMED_OUTPUTS.get(n, n) for n in car.output_names]
-        key_suffix = {key: suffix for suffix, key, *_ in _INPUTS}
-        self._input_names = [f"wheel_{w}.{key_suffix[key]}" for w in car.wheel_names for key in INPUT_KEYS]
+        self._output_names = list(car.output_names)
+        self._input_names = [f"wheel_{w}.{name}" for w in car.wheel_names for name in car.signals.input_names]
         try:
-            self.sim = sim = car.simulator(road, v0=v["v0"], x0=v["x0"], dt=v["dt"],
+            self.sim = sim = car.simulator(road, v0=v["v0"], x0=v["x0"], dt=v["dt"], integrator=v["integrator"],
                                            road_source=v["road_source"], tire_source=v["tire_source"])
             self._apply_inputs()
             sim.refresh()

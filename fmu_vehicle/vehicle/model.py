@@ -1,0 +1,81 @@
+"""The compiled vehicle: a static description (``VehicleModel``) and its workspace (``VehicleData``).
+
+The pair follows the engine's model/data split (``multibody.model``): the model holds what a run never
+changes (the compiled mechanism, the wheels, the tire parameters, the road as one record, the signal
+layout), the data holds everything a run writes (the engine workspace, the inputs, the road/tire
+source switches, the last tire contact outputs, the vehicle's own scratch, the engine origin on the
+road). The derivative and output passes (``vehicle.dynamics``) are free functions of (model, data).
+``check_data`` verifies that a workspace fits a model where the pair is built. See docs/vehicle.md.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from ..errors import ModelError
+from ..tire.contact import CONTACT_OUT_N
+
+VehicleModel = namedtuple("VehicleModel", [
+    "mech",            # engine model (multibody.model.Model)
+    "position_tol",    # max |Phi| after the position problem [m or m^2]
+    "position_maxit",  # Newton iterations allowed for the position problem
+    "w_body",          # (nw,) int64 wheel body
+    "w_hub",           # (nw,) int64 hub (upright) body carrying the wheel
+    "w_spin",          # (nw,) int64 spin coordinate (wheel relative to hub) [rad]
+    "w_spring",        # (nw,) int64 index of the corner's spring-damper element
+    "w_center0",       # (nw,3) wheel centre at the design configuration [m]
+    "w_axis0",         # (nw,3) unit spin axis at the design configuration
+    "w_inertia",       # (nw,) wheel spin inertia about its axle [kg m^2] (brake element)
+    "tire_p",          # (nw, N_PARAMS) tire parameter arrays (tire.tir P_* layout)
+    "road",            # road.arrays.RoadArrays: the internal road
+    "chassis",         # chassis body index
+    "chassis_coords",  # (3,) int64 coordinates of chassis x, z, pitch
+    "out_layout",      # int64 signals.SignalTable.output_layout
+])
+
+VehicleData = namedtuple("VehicleData", [
+    "mech",            # engine workspace (multibody.model.Data)
+    "modes",           # (2,) int64: [road_source (0 internal, 1 inputs), tire_source (0 internal, 1 external)]
+    "inputs",          # (nw, n_inputs) per-wheel inputs, columns as the signal table's inputs
+    "contact",         # (nw, CONTACT_OUT_N) last tire contact outputs (tire.contact OUT_*)
+    "brake",           # (nw,) brake torque on each wheel at the last evaluation [N m]
+    "work",            # (nw, N_WORK) per-wheel scratch, columns W_*
+    "origin",          # (1,) x [m] of the engine's origin on the road (VehicleSystem.rebase)
+])
+
+# per-wheel scratch columns of VehicleData.work (each a 3-vector)
+W_CENTER, W_VEL, W_AXIS, W_FORCE, W_POINT, W_MOMENT, W_ROAD, W_OMEGA = (3 * k for k in range(8))
+N_WORK = 24
+
+# VehicleData.modes
+MODE_ROAD, MODE_TIRE = 0, 1
+
+
+def make_data(model: VehicleModel, engine_data, n_inputs: int, input_start) -> VehicleData:
+    """A fresh workspace for ``model`` around the engine workspace ``engine_data``; inputs at their start values."""
+    nw = model.w_body.shape[0]
+    inputs = np.tile(np.asarray(input_start, dtype=float), (nw, 1)).reshape(nw, n_inputs)
+    return VehicleData(engine_data, np.zeros(2, dtype=np.int64), inputs, np.zeros((nw, CONTACT_OUT_N)),
+                       np.zeros(nw), np.zeros((nw, N_WORK)), np.zeros(1))
+
+
+def check_data(model: VehicleModel, data: VehicleData, n_inputs: int) -> None:
+    """Raise ModelError unless ``data`` fits ``model`` (the compiled passes index without bounds checks)."""
+    nw = model.w_body.shape[0]
+    shapes = {"inputs": (data.inputs, (nw, n_inputs)), "contact": (data.contact, (nw, CONTACT_OUT_N)),
+              "brake": (data.brake, (nw,)), "work": (data.work, (nw, N_WORK)), "modes": (data.modes, (2,)),
+              "origin": (data.origin, (1,))}
+    for name, (arr, shape) in shapes.items():
+        if arr.shape != shape:
+            raise ModelError(f"vehicle workspace: {name} has shape {arr.shape}, the model needs {shape}")
+    for name in ("w_hub", "w_spin", "w_spring", "w_center0", "w_axis0", "w_inertia", "tire_p"):
+        if getattr(model, name).shape[0] != nw:
+            raise ModelError(f"vehicle model: {name} has {getattr(model, name).shape[0]} rows for {nw} wheels")
+    n_bodies = model.mech.n
+    for name in ("w_body", "w_hub", "w_spin"):
+        idx = getattr(model, name)
+        if idx.size and (idx.min() < 0 or idx.max() >= n_bodies):
+            raise ModelError(f"vehicle model: {name} indexes outside the mechanism's {n_bodies} bodies")
+    if data.mech.z.shape[0] != model.mech.n:
+        raise ModelError("vehicle workspace: the engine workspace belongs to another mechanism")

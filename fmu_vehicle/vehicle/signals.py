@@ -1,0 +1,182 @@
+"""The vehicle's signal tables: every input and output of a vehicle kind, with its unit and meaning.
+
+A table is the single source of the vehicle's interface. From it come the column of each input in the
+per-wheel input matrix the kernel reads (``VehicleData.inputs``), the column of each output in the row
+the kernel writes (``vehicle_record``), the keywords of ``VehicleSimulator.set_input``, the order of
+``set_inputs``, the names and units of a simulation result and its CSV header, and the variables of the
+vehicle FMU. Adding an output is one row here plus the line of ``vehicle_record`` that computes it.
+
+Names (ISO 8855 axes: x forward, y left, z up; SI units):
+
+* scope ``chassis``: ``chassis.<name>``;
+* scope ``wheel``: one per wheel, ``wheel_<wheel name>.<name>`` (inputs are always per wheel);
+* scope ``vehicle``: ``<name>`` (quantities of the whole model, e.g. a residual).
+
+Output row layout: the chassis rows in table order, then each wheel's rows (wheels in vehicle-file
+order), then the vehicle rows. ``OutputLayout`` gives the kernel the block sizes at run time, so a row
+appended to a block moves nothing the kernel already writes. See docs/vehicle.md for what each signal
+means physically.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import ModelError
+
+SCOPES = ("chassis", "wheel", "vehicle")
+CAUSALITIES = ("input", "output")
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One row of a signal table.
+
+    name         short name (without the ``chassis.``/``wheel_<w>.`` prefix)
+    unit         SI unit in FMI spelling (``m``, ``m/s2``, ``N.m``, ``1`` for dimensionless)
+    description  one line, with the sign convention and frame
+    scope        ``chassis`` | ``wheel`` | ``vehicle``
+    causality    ``input`` | ``output``
+    start, min, max   inputs: default value and inclusive bounds (outputs: start only)
+    """
+
+    name: str
+    unit: str
+    description: str
+    scope: str
+    causality: str
+    start: float = 0.0
+    min: float | None = None
+    max: float | None = None
+
+    def __post_init__(self):
+        if self.scope not in SCOPES:
+            raise ModelError(f"signal '{self.name}': scope must be one of {SCOPES}, got {self.scope!r}")
+        if self.causality not in CAUSALITIES:
+            raise ModelError(f"signal '{self.name}': causality must be one of {CAUSALITIES}, got {self.causality!r}")
+        if self.causality == "input" and self.scope != "wheel":
+            raise ModelError(f"signal '{self.name}': inputs are per wheel (scope 'wheel')")
+
+    def full_name(self, wheel: str | None = None) -> str:
+        if self.scope == "chassis":
+            return f"chassis.{self.name}"
+        if self.scope == "wheel":
+            return f"wheel_{wheel}.{self.name}"
+        return self.name
+
+
+class SignalTable:
+    """The rows of one vehicle kind, and the layouts derived from them."""
+
+    def __init__(self, kind: str, rows):
+        self.kind = kind
+        self.rows = tuple(rows)
+        seen = set()
+        for r in self.rows:
+            key = (r.scope, r.name)
+            if key in seen:
+                raise ModelError(f"signal table '{kind}': '{r.name}' appears twice in scope {r.scope}")
+            seen.add(key)
+        self.inputs = tuple(r for r in self.rows if r.causality == "input")
+        self.chassis_outputs = self._outputs("chassis")
+        self.wheel_outputs = self._outputs("wheel")
+        self.vehicle_outputs = self._outputs("vehicle")
+
+    def _outputs(self, scope):
+        return tuple(r for r in self.rows if r.causality == "output" and r.scope == scope)
+
+    @property
+    def input_names(self) -> tuple[str, ...]:
+        """Per-wheel input names in input-matrix column order."""
+        return tuple(r.name for r in self.inputs)
+
+    def input_column(self, name: str) -> int:
+        """Column of input ``name`` in the (n_wheels, n_inputs) input matrix."""
+        try:
+            return self.input_names.index(name)
+        except ValueError:
+            raise ModelError(f"unknown vehicle input '{name}'; valid: {', '.join(self.input_names)}") from None
+
+    def output_column(self, name: str, scope: str) -> int:
+        """Offset of output ``name`` inside its block (chassis, one wheel's, or the vehicle rows)."""
+        block = {"chassis": self.chassis_outputs, "wheel": self.wheel_outputs, "vehicle": self.vehicle_outputs}[scope]
+        for k, r in enumerate(block):
+            if r.name == name:
+                return k
+        raise ModelError(f"signal table '{self.kind}': no {scope} output '{name}'")
+
+    def outputs(self, wheel_names) -> list[tuple[Signal, str]]:
+        """(row, full name) of every output in output-row order."""
+        out = [(r, r.full_name()) for r in self.chassis_outputs]
+        for w in wheel_names:
+            out += [(r, r.full_name(w)) for r in self.wheel_outputs]
+        out += [(r, r.full_name()) for r in self.vehicle_outputs]
+        return out
+
+    def output_layout(self, n_wheels: int):
+        """int64 [n_chassis, n_per_wheel, first vehicle column, row length] for the kernel."""
+        import numpy as np
+        nc, nw = len(self.chassis_outputs), len(self.wheel_outputs)
+        first_vehicle = nc + n_wheels * nw
+        return np.array([nc, nw, first_vehicle, first_vehicle + len(self.vehicle_outputs)], dtype=np.int64)
+
+
+# Layout columns of ``SignalTable.output_layout``.
+LAYOUT_N_CHASSIS, LAYOUT_N_WHEEL, LAYOUT_FIRST_VEHICLE, LAYOUT_N_OUT = range(4)
+
+
+def _in(name, unit, description, start=0.0, lo=None, hi=None):
+    return Signal(name, unit, description, "wheel", "input", start, lo, hi)
+
+
+def _out(scope, name, unit, description):
+    return Signal(name, unit, description, scope, "output")
+
+
+LONGITUDINAL_VERTICAL = SignalTable("longitudinal_vertical", (
+    # inputs, per wheel
+    _in("torque_drive", "N.m", "drive torque on the wheel about its spin axis (+ drives forward)", 0.0, -1e5, 1e5),
+    _in("torque_brake", "N.m", "brake torque capacity (>= 0; the brake acts against the wheel's spin "
+        "relative to its hub and holds it at rest)", 0.0, 0.0, 1e5),
+    _in("road_height", "m", "road height under the wheel centre (used when road_source = inputs)", 0.0, -1e4, 1e4),
+    _in("road_slope", "1", "road slope dh/dx under the wheel centre (used when road_source = inputs)",
+        0.0, -100.0, 100.0),
+    _in("road_mu", "1", "road friction coefficient under the wheel (used when road_source = inputs)", 1.0, 0.0, 10.0),
+    _in("tire_force_x", "N", "external tire force on the wheel centre along global x (used when "
+        "tire_source = external)", 0.0, -1e6, 1e6),
+    _in("tire_force_z", "N", "external tire force on the wheel centre along global z (used when "
+        "tire_source = external)", 0.0, -1e6, 1e6),
+    _in("tire_moment_y", "N.m", "external tire moment on the wheel about global y at the wheel centre (used "
+        "when tire_source = external)", 0.0, -1e6, 1e6),
+    # chassis outputs
+    _out("chassis", "x", "m", "chassis reference point (design CoM) x displacement, global"),
+    _out("chassis", "z", "m", "chassis reference point z displacement from design, global"),
+    _out("chassis", "pitch", "rad", "chassis pitch angle about +y (ISO 8855: + nose down)"),
+    _out("chassis", "vx", "m/s", "d(chassis.x)/dt"),
+    _out("chassis", "vz", "m/s", "d(chassis.z)/dt"),
+    _out("chassis", "pitch_rate", "rad/s", "d(chassis.pitch)/dt"),
+    _out("chassis", "ax", "m/s2", "d2(chassis.x)/dt2"),
+    _out("chassis", "az", "m/s2", "d2(chassis.z)/dt2"),
+    _out("chassis", "pitch_acc", "rad/s2", "d2(chassis.pitch)/dt2"),
+    # per-wheel outputs
+    _out("wheel", "omega", "rad/s", "absolute wheel spin about its axle (+ rolling forward)"),
+    _out("wheel", "omega_rel", "rad/s", "wheel spin relative to the hub"),
+    _out("wheel", "x", "m", "wheel centre x, global"),
+    _out("wheel", "z", "m", "wheel centre z, global"),
+    _out("wheel", "vx", "m/s", "wheel centre velocity x, global"),
+    _out("wheel", "vz", "m/s", "wheel centre velocity z, global"),
+    _out("wheel", "travel", "m", "suspension travel: wheel centre height in the chassis frame minus design (bump +)"),
+    _out("wheel", "suspension_force", "N", "spring + damper + stops force of the corner's element (compression +)"),
+    _out("wheel", "tire_fz", "N", "tire normal load"),
+    _out("wheel", "tire_fx", "N", "tire longitudinal force (+ forward)"),
+    _out("wheel", "slip", "1", "transient longitudinal slip kappa'"),
+    _out("wheel", "torque_drive_applied", "N.m", "drive torque applied to the wheel"),
+    _out("wheel", "torque_brake_applied", "N.m", "brake torque acting on the wheel about its spin axis "
+         "(signed; opposes the spin relative to the hub)"),
+    # whole-model outputs
+    _out("vehicle", "constraint_residual", "1", "max |Phi| of the loop-closure equations after correction "
+         "[m or m2]"),
+))
+"""Signals of the longitudinal-vertical vehicles (half car and the current full car: x, z, pitch)."""
+
+TABLES = {LONGITUDINAL_VERTICAL.kind: LONGITUDINAL_VERTICAL}
+"""Signal table of each vehicle kind, by name."""
