@@ -11,7 +11,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from ..jit import entry_point
-from .base import plain
+from .base import passes
 
 
 class ScipyReference:
@@ -24,8 +24,8 @@ class ScipyReference:
     def run(self, system, y0, t0, t_end, h, *, record_every=1, progress=False):
         ydot = np.zeros_like(y0)
         failure = {}
-        rhs, record = plain(system.rhs), plain(system.record)
         model, data = system.model, system.data
+        rhs, record = passes(model)
         # the compiled entry point skips numba's typing of the system tuple on each of the many calls
         rhs = entry_point(rhs, float(t0), np.array(y0, dtype=float), model, data, ydot)
         self.nfev = 0

@@ -1,19 +1,22 @@
 """The integrator interface: what a system offers, what a method offers, and the run-level helpers.
 
-A system (``OdeSystem``) is a pair of compiled passes over a static model and a workspace:
+A system (``OdeSystem``) is a static model and a workspace (``model``, ``data``: numba namedtuples) whose
+model type names the system's two compiled passes as class attributes:
 
 * ``rhs(t, y, model, data, ydot) -> int``: writes dy/dt; returns 0 (ok), 1 (the state is valid but the
   system asks to be re-parameterized, e.g. a new coordinate partition) or a negative failure code;
 * ``record(t, y, model, data, row)``: writes the output row of the state just evaluated by ``rhs``;
 
-plus ``model``, ``data``, ``output_names`` and the Python hooks ``reparameterize(y) -> y``,
-``failure(code, t) -> Exception`` and optionally ``rebase(y) -> bool`` (the system shifted its own
-coordinates, e.g. the vehicle's x origin; y changed in place).
+plus ``output_names`` and the Python hooks ``reparameterize(y) -> y``, ``failure(code, t) -> Exception``
+and optionally ``rebase(y) -> bool`` (the system shifted its own coordinates, e.g. the vehicle's x
+origin; y changed in place).
 
-The compiled loops of a method take ``rhs`` and ``record`` as arguments, so numba specializes them for
-each system (a direct call, cached on disk) and no system registers itself anywhere. A method
-(``Method``) has a ``name``, ``run`` for a whole simulation and, if it can step an interface (an FMU),
-``stepper(system, y, h)``. See docs/integrators.md.
+The compiled loops of a method call ``system_rhs``/``system_record``; numba resolves them from the type
+of ``model`` when it compiles the loop, so the call is direct, the loop is cached on disk, and neither the
+loop nor the system is registered anywhere. (Passing the passes as function arguments instead makes numba
+key its disk cache on dispatcher objects, which differ between copies of the package, e.g. two FMUs.)
+A method has a ``name``, ``run`` for a whole simulation and, if it can step an interface (an FMU),
+``stepper(system, y)``. See docs/integrators.md.
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ from contextlib import contextmanager
 from typing import Protocol
 
 import numpy as np
+from numba.extending import overload
 
 
 class Interrupted(KeyboardInterrupt):
@@ -88,8 +92,34 @@ class Stepper(Protocol):
     def set_state(self, state) -> None: ...
 
 
-def plain(f):
-    """The numba function behind ``f``: a dispatcher stored as a class attribute of a system (``rhs =
-    vehicle_rhs``) is bound to the instance when read from it if not a staticmethod; return the function."""
-    import inspect
-    return f.__func__ if inspect.ismethod(f) and hasattr(f.__func__, "py_func") else f
+def system_rhs(t, y, model, data, ydot):
+    """``type(model).rhs(t, y, model, data, ydot)``: the derivative pass of the system ``model`` belongs to."""
+    return type(model).rhs(t, y, model, data, ydot)
+
+
+def system_record(t, y, model, data, row):
+    """``type(model).record(t, y, model, data, row)``: the output pass of the system ``model`` belongs to."""
+    type(model).record(t, y, model, data, row)
+
+
+@overload(system_rhs, jit_options={"cache": True, "_nrt": False})
+def _system_rhs(t, y, model, data, ydot):
+    fn = model.instance_class.rhs
+
+    def impl(t, y, model, data, ydot):
+        return fn(t, y, model, data, ydot)
+    return impl
+
+
+@overload(system_record, jit_options={"cache": True, "_nrt": False})
+def _system_record(t, y, model, data, row):
+    fn = model.instance_class.record
+
+    def impl(t, y, model, data, row):
+        fn(t, y, model, data, row)
+    return impl
+
+
+def passes(model):
+    """(rhs, record) of the system ``model`` belongs to (the compiled functions, for Python-level calls)."""
+    return type(model).rhs, type(model).record

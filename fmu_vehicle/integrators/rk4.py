@@ -4,8 +4,9 @@
     y(t + h) = y + h/6 (k1 + 2 k2 + 2 k3 + k4)
 
 The step loop itself is compiled (a Python-level loop costs as much as the model) and runs in chunks so
-that progress can be shown and the system can be re-parameterized between steps. The system's ``rhs``
-and ``record`` are arguments of the compiled loops (numba specializes the loop for each system).
+that progress can be shown and the system can be re-parameterized between steps. The loops call the
+system's passes through ``base.system_rhs``/``system_record``, resolved from the model's type when numba
+compiles them.
 """
 from __future__ import annotations
 
@@ -13,28 +14,28 @@ import math
 
 import numpy as np
 from ..jit import entry_point, njit
-from .base import Interrupted, interrupt_flag, plain
+from .base import Interrupted, interrupt_flag, system_record, system_rhs
 
 
 @njit(inline="always")
-def _rk4_rest(rhs, model, data, t, h, y, work):
+def _rk4_rest(model, data, t, h, y, work):
     """Stages 2-4 and the update of one RK4 step from (t, y) whose k1 = f(t, y) is in work[0];
     returns the first negative status or 0."""
     k1, k2, k3, k4, yt = work[0], work[1], work[2], work[3], work[4]
     n = y.size
     for i in range(n):
         yt[i] = y[i] + 0.5 * h * k1[i]
-    st = rhs(t + 0.5 * h, yt, model, data, k2)
+    st = system_rhs(t + 0.5 * h, yt, model, data, k2)
     if st < 0:
         return st
     for i in range(n):
         yt[i] = y[i] + 0.5 * h * k2[i]
-    st = rhs(t + 0.5 * h, yt, model, data, k3)
+    st = system_rhs(t + 0.5 * h, yt, model, data, k3)
     if st < 0:
         return st
     for i in range(n):
         yt[i] = y[i] + h * k3[i]
-    st = rhs(t + h, yt, model, data, k4)
+    st = system_rhs(t + h, yt, model, data, k4)
     if st < 0:
         return st
     for i in range(n):
@@ -43,7 +44,7 @@ def _rk4_rest(rhs, model, data, t, h, y, work):
 
 
 @njit
-def rk4_chunk(rhs, record, model, data, t0, h, y, nsteps, record_every, step0, out, nrec, work):
+def rk4_chunk(model, data, t0, h, y, nsteps, record_every, step0, out, nrec, work):
     """Advance y in place by up to ``nsteps`` RK4 steps starting at step index ``step0``.
 
     The state after ``s`` steps is at time t0 + (step0 + s) h. Rows are recorded into ``out``
@@ -53,31 +54,31 @@ def rk4_chunk(rhs, record, model, data, t0, h, y, nsteps, record_every, step0, o
     for s in range(nsteps):
         step = step0 + s
         t = t0 + step * h
-        st = rhs(t, y, model, data, work[0])
+        st = system_rhs(t, y, model, data, work[0])
         if st < 0:
             return s, st, nrec
         if st == 1:
             return s, st, nrec
         if record_every > 0 and step % record_every == 0:
-            record(t, y, model, data, out[nrec])
+            system_record(t, y, model, data, out[nrec])
             nrec += 1
-        st = _rk4_rest(rhs, model, data, t, h, y, work)
+        st = _rk4_rest(model, data, t, h, y, work)
         if st < 0:
             return s, st, nrec
     return nsteps, 0, nrec
 
 
 @njit
-def rk4_final(rhs, record, model, data, t, y, out_row, ydot):
+def rk4_final(model, data, t, y, out_row, ydot):
     """Evaluate and record the final state."""
-    st = rhs(t, y, model, data, ydot)
+    st = system_rhs(t, y, model, data, ydot)
     if st >= 0:
-        record(t, y, model, data, out_row)
+        system_record(t, y, model, data, out_row)
     return st
 
 
 @njit
-def rk4_advance(rhs, record, model, data, t0, h, y, nsteps, out_row, work, key, saved):
+def rk4_advance(model, data, t0, h, y, nsteps, out_row, work, key, saved):
     """``nsteps`` RK4 steps from t0 without recording, then evaluate and record the final state
     (one compiled call per communication step of a stepping interface). Returns (steps done, status):
     a status 1 from a step leaves y at the state after the steps done (the caller re-parameterizes and
@@ -95,15 +96,15 @@ def rk4_advance(rhs, record, model, data, t0, h, y, nsteps, out_row, work, key, 
     saved[0] = 0.0
     done = 0
     if reuse:
-        st = _rk4_rest(rhs, model, data, t0, h, y, work)
+        st = _rk4_rest(model, data, t0, h, y, work)
         if st < 0:
             return 0, st
         done = 1
-    more, st, _ = rk4_chunk(rhs, record, model, data, t0, h, y, nsteps - done, 0, done, work, 0, work)    # records nothing
+    more, st, _ = rk4_chunk(model, data, t0, h, y, nsteps - done, 0, done, work, 0, work)    # records nothing
     done += more
     if st != 0:
         return done, st
-    st = rk4_final(rhs, record, model, data, t0 + nsteps * h, y, out_row, work[0])
+    st = rk4_final(model, data, t0 + nsteps * h, y, out_row, work[0])
     if st == 0:
         saved[0] = 1.0
         for i in range(key.size):
@@ -125,7 +126,7 @@ class RK4:
         nsteps = int(round((t_end - t0) / h))
         if nsteps < 1 or abs(nsteps * h - (t_end - t0)) > 1e-9 * max(1.0, abs(t_end)):
             raise ValueError(f"duration {t_end - t0} s is not a positive multiple of the step {h} s")
-        rhs, record, model, data = plain(system.rhs), plain(system.record), system.model, system.data
+        model, data = system.model, system.data
         y = np.array(y0, dtype=float)
         nout = len(system.output_names)
         nrows = nsteps // record_every + 2
@@ -140,7 +141,7 @@ class RK4:
                 while step < nsteps and not stop["set"]:
                     todo = min(self.chunk, nsteps - step)
                     first = nrec
-                    done, status, nrec = rk4_chunk(rhs, record, model, data, t0, h, y, todo, record_every, step,
+                    done, status, nrec = rk4_chunk(model, data, t0, h, y, todo, record_every, step,
                                                    out, nrec, work)
                     times[first:nrec] = t0 + h * _recorded_steps(step, nrec - first, record_every)
                     step += done
@@ -156,13 +157,13 @@ class RK4:
             if bar is not None:
                 bar.close()
         if step < nsteps:       # interrupted: the rows so far and the state after the last step
-            st = rk4_final(rhs, record, model, data, t0 + step * h, y, out[nrec], work[0])
+            st = rk4_final(model, data, t0 + step * h, y, out[nrec], work[0])
             if st >= 0:
                 times[nrec] = t0 + step * h
                 nrec += 1
             raise Interrupted(times[:nrec].copy(), out[:nrec].copy(), y)
         # the state after the last step is recorded too
-        st = rk4_final(rhs, record, model, data, t0 + nsteps * h, y, out[nrec], work[0])
+        st = rk4_final(model, data, t0 + nsteps * h, y, out[nrec], work[0])
         if st < 0:
             raise system.failure(st, t0 + nsteps * h)
         times[nrec] = t0 + nsteps * h
@@ -181,7 +182,6 @@ class RK4Stepper:
     def __init__(self, system, y):
         self.system = system
         self.y = y
-        self._rhs, self._record = plain(system.rhs), plain(system.record)
         self._work = np.zeros((5, y.size))
         self._key = system.data.inputs.reshape(-1)
         self._saved = np.zeros(1 + self._key.size)      # [k1 in work[0] valid, inputs of that evaluation]
@@ -194,17 +194,17 @@ class RK4Stepper:
         """Evaluate and record the state y at t into ``row``; returns the status."""
         self.reset()
         if self._final is None:
-            self._final = entry_point(rk4_final, self._rhs, self._record, self.system.model, self.system.data,
+            self._final = entry_point(rk4_final, self.system.model, self.system.data,
                                       float(t), self.y, row, self._work[0])
-        return self._final(self._rhs, self._record, self.system.model, self.system.data, float(t), self.y, row,
+        return self._final(self.system.model, self.system.data, float(t), self.y, row,
                            self._work[0])
 
     def advance(self, t, h, n, row):
         if self._advance is None:       # resolved once: later calls skip numba's argument typing
-            self._advance = entry_point(rk4_advance, self._rhs, self._record, self.system.model,
+            self._advance = entry_point(rk4_advance, self.system.model,
                                         self.system.data, float(t), float(h), self.y, int(n), row, self._work,
                                         self._key, self._saved)
-        return self._advance(self._rhs, self._record, self.system.model, self.system.data, t, h, self.y, n, row,
+        return self._advance(self.system.model, self.system.data, t, h, self.y, n, row,
                              self._work, self._key, self._saved)
 
     def get_state(self):

@@ -243,6 +243,11 @@ def mechanism_record(t, y, loaded, data, row):
     row[3 * n + 3] = verr
 
 
+# A LoadedMechanism names its passes for integrators (resolved from the model's type at compile time).
+LoadedMechanism.rhs = staticmethod(mechanism_rhs)
+LoadedMechanism.record = staticmethod(mechanism_record)
+
+
 class MechanismSystem:
     """:class:`~fmu_vehicle.integrators.OdeSystem` of a mechanism under constant joint forces."""
 

@@ -23,7 +23,8 @@ from ..multibody.state import STATUS_MASS_NOT_PD, clear_loads, set_state
 from ..road.kernel import road_eval
 from ..tire.wheel import brake_torque   # one brake law: the LuGre element (moving to tire.brake)
 from ..tire.contact import OUT_DKAPPA, OUT_FX, OUT_FZ, OUT_MY, OUT_POINT, tire_contact
-from .model import MODE_ROAD, MODE_TIRE, W_AXIS, W_CENTER, W_FORCE, W_MOMENT, W_OMEGA, W_POINT, W_ROAD, W_VEL
+from .model import (MODE_ROAD, MODE_TIRE, W_AXIS, W_CENTER, W_FORCE, W_MOMENT, W_OMEGA, W_POINT, W_ROAD, W_VEL,
+                    VehicleModel)
 from .signals import LAYOUT_FIRST_VEHICLE, LAYOUT_N_CHASSIS, LAYOUT_N_WHEEL, LONGITUDINAL_VERTICAL as _LV
 
 # input columns (signal table)
@@ -166,8 +167,14 @@ def vehicle_record(t, y, model, data, row):
         row[base + OW_FX] = out[OUT_FX]
         row[base + OW_SLIP] = y[2 * ni + w]
         row[base + OW_DRIVE] = data.inputs[w, IN_DRIVE]
-        row[base + OW_BRAKE] = data.brake[w]
+        row[base + OW_BRAKE] = -data.brake[w]
     err = 0.0
     for r in range(mech.m):
         err = max(err, abs(d.phi[r]))
     row[lay[LAYOUT_FIRST_VEHICLE] + OV_RESIDUAL] = err
+
+
+# A VehicleModel names its system's passes (integrators.base.system_rhs/system_record resolve them from
+# the model's type when an integrator loop is compiled).
+VehicleModel.rhs = staticmethod(vehicle_rhs)
+VehicleModel.record = staticmethod(vehicle_record)

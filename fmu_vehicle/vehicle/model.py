@@ -39,7 +39,7 @@ VehicleData = namedtuple("VehicleData", [
     "modes",           # (2,) int64: [road_source (0 internal, 1 inputs), tire_source (0 internal, 1 external)]
     "inputs",          # (nw, n_inputs) per-wheel inputs, columns as the signal table's inputs
     "contact",         # (nw, CONTACT_OUT_N) last tire contact outputs (tire.contact OUT_*)
-    "brake",           # (nw,) brake torque on each wheel at the last evaluation [N m]
+    "brake",           # (nw,) brake torque on each wheel about its spin axis at the last evaluation [N m]
     "work",            # (nw, N_WORK) per-wheel scratch, columns W_*
     "origin",          # (1,) x [m] of the engine's origin on the road (VehicleSystem.rebase)
 ])

@@ -170,8 +170,8 @@ LONGITUDINAL_VERTICAL = SignalTable("longitudinal_vertical", (
     _out("wheel", "tire_fx", "N", "tire longitudinal force (+ forward)"),
     _out("wheel", "slip", "1", "transient longitudinal slip kappa'"),
     _out("wheel", "torque_drive_applied", "N.m", "drive torque applied to the wheel"),
-    _out("wheel", "torque_brake_applied", "N.m", "brake torque acting on the wheel about its spin axis "
-         "(signed; opposes the spin relative to the hub)"),
+    _out("wheel", "torque_brake_applied", "N.m", "brake torque acting on the wheel against its spin relative "
+         "to the hub (+ opposes forward rolling)"),
     # whole-model outputs
     _out("vehicle", "constraint_residual", "1", "max |Phi| of the loop-closure equations after correction "
          "[m or m2]"),
