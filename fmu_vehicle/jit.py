@@ -94,7 +94,7 @@ def njit(*args, allocates: bool = False, **kwargs):
     Hot kernels allocate nothing, so they are compiled with ``_nrt=False``: with NRT every array reaching
     a compiled function (each member of the ``model``/``data`` namedtuples, about 90 arrays, on every
     call, and every view such as ``data.tmp[k]``) costs an atomic increment and decrement of its
-    reference count, which took about 95 % of a vehicle derivative evaluation (issue #6). A kernel that
+    reference count, which took about 95 % of a vehicle derivative evaluation when measured. A kernel that
     creates arrays declares ``allocates=True`` (numba refuses to compile an allocation without NRT).
     Runs uncompiled with NUMBA_DISABLE_JIT=1.
     """
@@ -108,7 +108,7 @@ def entry_point(dispatcher, *args):
     compiled now), or the plain function when numba is disabled.
 
     Calling it skips the dispatcher's per-call type resolution, which for the nested namedtuples of a
-    vehicle costs about 7 us against 0.7 us for unboxing them (issue #6: a stepping FMU calls once per
+    vehicle costs about 7 us against 0.7 us for unboxing them (and a stepping FMU calls once per
     communication step). Every later call must pass arguments of exactly these types.
     """
     if not isinstance(dispatcher, numba.core.dispatcher.Dispatcher):

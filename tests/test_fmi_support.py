@@ -1,7 +1,7 @@
 """Shared helpers for the FMU tests: build the companion FMUs once, run FMU code in fresh processes.
 
 FMUs are simulated in subprocesses that cannot import the repository's ``fmu_vehicle`` (cwd is a temp
-dir, PYTHONPATH is dropped), so each FMU runs the package copy it ships (fmi_notes.md pitfall 1) and a
+dir, PYTHONPATH is dropped), so each FMU runs the package copy it ships (docs/fmu_hosts.md, "Each FMU brings its own code") and a
 crash in the FMU cannot take pytest down.  This module holds no tests.
 """
 from __future__ import annotations

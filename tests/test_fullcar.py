@@ -1,4 +1,4 @@
-"""The 14-DOF full car (seed 001 Fig. 1): topology, and equality with the 7-DOF half car when symmetric."""
+"""The 14-DOF full car (Dai, Pan et al. 2022, Fig. 1): topology, and equality with the 7-DOF half car when symmetric."""
 import numpy as np
 import pytest
 
@@ -13,7 +13,7 @@ except ImportError:
 
 @pytest.mark.parametrize("name,n,m,cuts,rods", [("fullcar14", 32, 18, 2, 12), ("fullcar14_forkarm", 30, 16, 0, 16)])
 def test_topology_matches_the_paper(name, n, m, cuts, rods):
-    """14 DOF; two cut spherical joints and twelve removed rods (seed 001 §2), or fork arms instead."""
+    """14 DOF; two cut spherical joints and twelve removed rods (Dai, Pan et al. 2022, §2), or fork arms instead."""
     car = Vehicle.load(name)
     mech = car.mech
     assert (mech.model.n, mech.model.m, mech.n_dof) == (n, m, 14)
@@ -43,7 +43,7 @@ def test_symmetric_full_car_equals_half_car():
 
 
 def test_loop_groups_are_the_corners_and_the_blockwise_closure_solves_are_exact():
-    """Phi_z^d is factored per loop group (one per corner, semirecursive.md §4): the groups, the closure
+    """Phi_z^d is factored per loop group (one per corner, docs/formulation.md §5): the groups, the closure
     identities Phi_z R_z = 0, Phi_z S = -gam, Phi_z zd = 0 at a moving state, and a partition that puts
     more dependent coordinates in a corner than it has closure equations is singular."""
     from fmu_vehicle.multibody.constraints import factor_dependent

@@ -1,8 +1,8 @@
 """Identities of the semi-recursive formulation, checked on the engine's own workspace.
 
-* Phi_z R_z = 0 and Phi_z S = -gam with S^i = 0 (semirecursive.md §4.4);
+* Phi_z R_z = 0 and Phi_z S = -gam with S^i = 0 (docs/formulation.md §9);
 * the accumulated M and f equal the dense R_d^T T^T Mbar T R_d and R_d^T T^T (Qbar - w - Mbar T D)
-  built here from the per-body Mbar_i, screws b_i and the recursion terms d_i (§3.1-3.4);
+  built here from the per-body Mbar_i, screws b_i and the recursion terms d_i (docs/formulation.md §4);
 * Z, dZ/dt against central differences of body positions along z(t) = z + zd t + zdd t^2 / 2;
 * Phi_z and gam = dPhi_z/dt zd against differences of Phi and of Phi_z zd;
 * the partitioned zdd equals the Lagrange-multiplier solution of (M, f, Phi_z);
@@ -79,7 +79,7 @@ def path_matrices(mech):
         Rd[6 * i:6 * i + 6, i] = d.b[i]
         Mbar[6 * i:6 * i + 6, 6 * i:6 * i + 6] = mbar(d.Ibar[i])
         Q[6 * i:6 * i + 6] = d.Qbar[i]
-        # velocity terms of body i (semirecursive.md §1.2) with the CoM inertia from the spec
+        # velocity terms of body i (docs/formulation.md §4) with the CoM inertia from the spec
         A, m, g, gd, om = d.A[i], model.mass[i], d.g[i], d.gd[i], d.Z[i, 3:]
         J = A @ model.inertia0[i] @ A.T
         wg = np.cross(om, gd)
@@ -97,7 +97,7 @@ def test_recursive_assembly_equals_dense_path_matrix_form(name):
     mech = evaluated(name, 2)
     model, d = mech.model, mech.data
     T, Rd, Mbar, Q, w, D = path_matrices(mech)
-    # Mbar_i from m, g, J (semirecursive.md §1.2)
+    # Mbar_i from m, g, J (docs/formulation.md §4)
     for i in range(model.n):
         m, G = model.mass[i], cartesian.skew(d.g[i])
         J = d.A[i] @ model.inertia0[i] @ d.A[i].T

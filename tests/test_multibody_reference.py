@@ -1,7 +1,7 @@
 """Semi-recursive engine against the independent Cartesian reference (tests/reference/cartesian.py).
 
 At random consistent states (random independent positions and velocities) the engine's body
-accelerations (from dZ/dt, semirecursive.md §1.1) must equal the Newton-Euler + Lagrange-multiplier
+accelerations (from dZ/dt, docs/formulation.md §1) must equal the Newton-Euler + Lagrange-multiplier
 solution to 1e-9 relative; its poses and velocities must equal those of the reference's own joint chain.
 """
 from dataclasses import replace

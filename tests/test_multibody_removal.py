@@ -1,4 +1,4 @@
-"""Rod removal and fork-arm removal against the same links modelled as bodies (semirecursive.md §5).
+"""Rod removal and fork-arm removal against the same links modelled as bodies (docs/formulation.md §6-§7).
 
 * RSSR four-bar: coupler as a body (its absolute spin started at zero) vs the coupler removed as a
   rod: crank and rocker accelerations equal to 1e-9, for two axial inertias of the coupler.

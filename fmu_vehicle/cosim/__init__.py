@@ -1,4 +1,7 @@
-"""Co-simulation of FMU systems: SSP reading/writing and a fixed-step Jacobi / Gauss-Seidel master over FMPy."""
+"""Co-simulation of FMU systems: SSP reading/writing and a fixed-step Jacobi / Gauss-Seidel master over FMPy.
+
+How the master works, the coupling schemes and SSP files: docs/cosimulation.md.
+"""
 from fmu_vehicle.cosim.master import CosimError, run_system
 from fmu_vehicle.cosim.results import Result, read_csv
 from fmu_vehicle.cosim.ssp import read_ssp, write_ssp

@@ -3,6 +3,8 @@
 An FMU in ``out`` is current when it was built from the sources the build would read now: the source digest
 recorded in its ``build_info.json`` (``fmu_vehicle.fmi.build.source_digest``: every code and data file of the
 package, and the version) equals the digest of the package as it is, and it runs the expected slave script.
+
+How the FMUs are built: docs/fmus.md §1.
 """
 from __future__ import annotations
 

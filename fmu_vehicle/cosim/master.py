@@ -24,6 +24,9 @@ Any FMU status worse than Warning, an exception from an FMI call, or a terminate
 :class:`CosimError` (component, time, reason = the FMU's logged messages); the rows up to that time are in
 ``err.result``. Teardown never calls ``fmi2Terminate`` after Error/Fatal and makes no call at all on instances of
 an FMU that returned Fatal (pythonfmu frees its Python object then, so any call would be a use-after-free).
+
+Explained in docs/cosimulation.md §2 (checks), §3 (initialization), §4 (schemes and the one-step delay),
+§5 (multi-rate) and §7 (recording, failures).
 """
 from __future__ import annotations
 

@@ -21,6 +21,8 @@ Supported subset (flat systems of FMU components, as OSP libcosim and FMPy use t
 
 Not supported (clear ModelError): nested systems, connections to system-level connectors (those connectors are
 ignored otherwise), signal dictionaries, parameter mappings, map/boolean/integer transformations.
+
+See docs/cosimulation.md §8.
 """
 from __future__ import annotations
 

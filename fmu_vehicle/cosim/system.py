@@ -1,6 +1,8 @@
 """Records describing a co-simulation: components, connections, the system and the experiment.
 
 Plain data, no behaviour except validation (FMPy ``ssp/ssd.py`` analogue). Times are in seconds.
+
+See docs/cosimulation.md §1.
 """
 from __future__ import annotations
 

@@ -23,6 +23,8 @@ The finished FMU is copied into ``dest_dir`` under a temporary name and renamed,
 never holds a half-written FMU.  Failures raise ``BuildError`` with one line naming the script.
 FMUs whose model is numba-compiled carry their kernels compiled for a portable CPU target (``_add_compiled_code``),
 so that a first instance on a fresh machine starts in seconds instead of compiling for a minute.
+
+See docs/fmus.md §1 and docs/fmu_hosts.md.
 """
 from __future__ import annotations
 

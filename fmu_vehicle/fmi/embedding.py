@@ -33,6 +33,8 @@ binary does are not safe as shipped, and this module corrects each from the Pyth
   at the new instance's copy, which has identical content (the package name carries a hash of its sources,
   see ``fmu_vehicle.fmi.build``). FMUs of different builds use differently named packages and never share
   code.
+
+See docs/fmu_hosts.md.
 """
 from __future__ import annotations
 

@@ -8,6 +8,8 @@ imports (its ``requirements.txt``): :func:`host_environment` builds both from th
 
 The inputs are sinusoids ``u(t) = offset + amplitude sin(2 pi f t)`` evaluated at each step's start, in
 both hosts; outputs are compared row by row at the printed steps.
+
+See docs/fmu_hosts.md.
 """
 from __future__ import annotations
 

@@ -3,6 +3,8 @@
 A host may set a 1 MB string or a huge file path; an exception may carry a whole file's content.
 Every value or exception text that goes into an FMU message passes through ``short`` or
 ``describe_exception``, which keep at most ``LIMIT`` characters and say how much was cut.
+
+See docs/fmu_robustness.md.
 """
 from __future__ import annotations
 

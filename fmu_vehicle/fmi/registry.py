@@ -2,6 +2,8 @@
 
 Adding an FMU is one line here plus the script (``fmu_vehicle_<name>.py``, one concrete
 ``VehicleSlaveBase`` subclass whose ``MODEL_NAME`` equals the key).
+
+The registered FMUs are documented in docs/fmus.md.
 """
 from __future__ import annotations
 

@@ -8,6 +8,8 @@ the FMU read arbitrary files of the machine it runs on by setting a parameter.
 
 Messages name the parameter and the file, never the file's content: a loader's error text has its
 quoted parts (values, lines, keys read from the file) replaced by ``'...'`` (``scrub``) and is cut.
+
+See docs/fmus.md §1 and docs/fmu_robustness.md.
 """
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """Road parameters of FMUs that carry a road (VehicleLV, Tire); kept out of slave_base so that FMUs
-without a road (whose requirements are found by a static import scan) do not depend on numpy."""
+without a road (whose requirements are found by a static import scan) do not depend on numpy.
+
+See docs/road.md §7.
+"""
 from __future__ import annotations
 
 import re

@@ -68,6 +68,8 @@ failed, message) a state of another model or FMU build, one made with other fixe
 outputs or arrays, and a model snapshot whose structure (keys, lengths, array dtypes and shapes)
 differs from this instance's own.  ``fmi2DeSerializeFMUstate`` itself returns OK on garbage (it can
 only return OK or raise); the reason is logged when the state is set.
+
+Summarized in docs/fmus.md §1; the behaviour on misuse in docs/fmu_robustness.md.
 """
 from __future__ import annotations
 

@@ -20,6 +20,8 @@ Serialized layout (all integers little-endian)::
 Reading checks the magic, the version, every length and every node; nothing in the bytes is ever
 called, imported or evaluated (no pickle).  Whether a well-formed state fits an instance (same model,
 GUID, fixed parameters, tree shape) is decided by the slave base when the state is restored.
+
+See docs/fmu_robustness.md.
 """
 from __future__ import annotations
 

@@ -4,10 +4,14 @@ A slave lists its interface once, as a tuple of ``Var``; the slave base class re
 pythonfmu and ``post_process`` writes units, display units, min/max and descriptions from the same
 table, so the Python code and ``modelDescription.xml`` cannot drift apart.
 
-Naming: structured dotted names without array indices (``chassis.x``, ``wheel_left.torque_drive``),
-the lowest-risk form across FMPy, libcosim and Modelica/Simulink importers (fmi_notes.md §4.6).
+Naming: structured dotted names without array indices (``chassis.x``, ``wheel_left.torque_drive``).
+Tools that read the structured naming convention group ``a.b`` into records or buses, while an index
+``a[1]`` declares an array that such tools expect complete and 1-based; dotted names load in FMPy and
+libcosim alike.  The FMU interfaces are documented in docs/fmus.md.
 
-Defaults follow FMI 2.0 (section 2.2.7) and the pythonfmu pitfalls (fmi_notes.md §0.5):
+Defaults follow FMI 2.0 (section 2.2.7).  A parameter must be ``fixed`` or ``tunable``: left at FMI's
+default ``continuous``, FMPy refuses to load the FMU; Integer, Boolean and String inputs and outputs
+must be ``discrete``, else FMPy's validation fails:
 
 ==========  ===========================================  ======================
 causality   allowed variability                          default

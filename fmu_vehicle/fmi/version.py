@@ -5,6 +5,8 @@ Inside a built FMU the package metadata and ``pyproject.toml`` are absent, so th
 FMU was built from (``fmu_vehicle.fmi.build.source_digest``) and the Python/numba versions its compiled
 code was made with. The same information gives the same GUID at build time and at run time; FMUs built
 from different sources have different GUIDs even when the version string is the same.
+
+See docs/fmus.md §1.
 """
 from __future__ import annotations
 

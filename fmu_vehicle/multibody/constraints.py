@@ -1,5 +1,6 @@
-"""Loop closure, coordinate partitioning and the position/velocity problems (semirecursive.md §4,
-seed 001 eqs. 7-10).
+"""Loop closure, coordinate partitioning and the position/velocity problems (docs/formulation.md §5 and
+§8-§10; eqs. 7-10 of Dai, Pan et al. (2022), "Real-Time Modeling of Vehicle's Longitudinal-Vertical
+Dynamics in ADAS Applications").
 
 Closure equations (rows of Phi):
     cut spherical joint (3 rows):  Phi = r_a - r_b,  Phi_z = G_a - G_b,  gam = a0_a - a0_b

@@ -1,5 +1,6 @@
 """Semi-recursive dynamics: accumulated inertias and the independent-coordinate ODE
-(semirecursive.md §1.2, §3, §4.4, §5.2; seed 001 eqs. 6, 10, 21).
+(docs/formulation.md §4, §6 and §9; eqs. 6, 10 and 21 of Dai, Pan et al. (2022), "Real-Time Modeling
+of Vehicle's Longitudinal-Vertical Dynamics in ADAS Applications").
 
 Per body, about the global origin (g = CoM, J = A J0 A^T, w = angular velocity):
     Mbar = [[m I, -m g~], [m g~, J - m g~ g~]], stored as the 10 numbers of a spatial inertia
@@ -45,7 +46,7 @@ def inertia_times(I, x, out):
 def body_terms(model, data):
     """Ibar_i (Mbar_i as a spatial inertia), Qbar_i (gravity + data.Qext) and Pbar_i for every tree body.
 
-    A massless body without inertia (the auxiliary bodies of compound joints, semirecursive.md §2.3)
+    A massless body without inertia (the auxiliary bodies of compound joints, docs/formulation.md §2)
     has Ibar = 0, Qbar = Qext, Pbar = 0.
     """
     grav = model.gravity
@@ -129,7 +130,7 @@ def _add_point_mass(IS, c, r):
 
 @njit(inline="always")
 def rod_body_terms(model, data):
-    """Seed M^S (data.IS), Q^S with the rods' end-point terms (semirecursive.md §5.2), before accumulation.
+    """Seed M^S (data.IS), Q^S with the rods' end-point terms (docs/formulation.md §6), before accumulation.
 
     G_a^T M_rod G_a splits into a point mass a at r_a on body A and c at r_b on body B (their
     C(r)^T C(r) blocks, since G = C(r) T R_d on the body's path); the forces G^T (w_rod - M_rod a0)
@@ -157,7 +158,7 @@ def rod_body_terms(model, data):
 
 @njit(inline="always")
 def accumulate(model, data):
-    """Backward pass: M^S (data.IS), Q^S, P^S (subtree sums, semirecursive.md §3.3), rods' end terms included."""
+    """Backward pass: M^S (data.IS), Q^S, P^S (subtree sums, docs/formulation.md §4), rods' end terms included."""
     n = model.n
     for i in range(n):
         for k in range(6):
@@ -178,7 +179,7 @@ def accumulate(model, data):
 
 @njit(inline="always")
 def assemble(model, data):
-    """Open-loop M (n x n) and f (semirecursive.md §3.4) plus joint forces and rotational elements.
+    """Open-loop M (n x n) and f (docs/formulation.md §4) plus joint forces and rotational elements.
 
     Only the entries of bodies on one path (i an ancestor of j or j itself) are written; the others
     are zero (make_data) except those of the rods' coupling, which :func:`add_rods` resets and adds.
@@ -205,7 +206,7 @@ def assemble(model, data):
 
 @njit(inline="always")
 def add_rods(model, data):
-    """Removed rods' coupling terms: M_ij += b (G_a,i . G_b,j) + b (G_a,j . G_b,i) (semirecursive.md §5.2).
+    """Removed rods' coupling terms: M_ij += b (G_a,i . G_b,j) + b (G_a,j . G_b,i) (docs/formulation.md §6).
 
     With G = C(r) T R_d: b G_a,i . G_b,j = b_i^T K b_j, K = b C(r_a)^T C(r_b), summed per pair of bodies
     (i on the path of A, j on the path of B). The rest of G^T M_rod G and of the rod forces went into the

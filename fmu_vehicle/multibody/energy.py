@@ -1,4 +1,5 @@
-"""Mechanical energy of the mechanism (kinetic + gravity + elastic), for conservation checks.
+"""Mechanical energy of the mechanism (kinetic + gravity + elastic), for conservation checks
+(docs/formulation.md §12).
 
 T = 1/2 sum_i Z_i^T Mbar_i Z_i (data.Ibar) + 1/2 sum_rods [v_a; v_b]^T M_rod [v_a; v_b]
 V = -sum m grav . g  (bodies and rods, rod CoM = (1 - xi) r_a + xi r_b)

@@ -1,6 +1,8 @@
-"""Applied force elements: translational spring-damper-actuators and rotational spring-dampers.
+"""Applied force elements: translational spring-damper-actuators and rotational spring-dampers
+(docs/formulation.md §11).
 
-Translational element between point a (body A) and point b (body B), seed 003 "TSDA":
+Translational element between point a (body A) and point b (body B), the translational
+spring-damper-actuator ("TSDA") of general-purpose multibody codes:
     L = |r_b - r_a|, e = (r_b - r_a)/L, dL/dt = e . (v_b - v_a), deflection x = L0 - L
     compressive spring force  Fs = preload + k x  (or table(x)) + bump/rebound stops
     damper tension            Fd = c dL/dt       (or table(dL/dt))

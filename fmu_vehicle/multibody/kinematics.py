@@ -1,4 +1,5 @@
-"""Recursive kinematics on the tree (semirecursive.md §2, seed 001 eqs. 1-5).
+"""Recursive kinematics on the tree (docs/formulation.md §3; eqs. 1-5 of Dai, Pan et al. (2022),
+"Real-Time Modeling of Vehicle's Longitudinal-Vertical Dynamics in ADAS Applications").
 
 Positions (forward pass, joint data fixed in the parent, design coordinates):
     u_i = A_p u0_i,   r_i = o_p + A_p r0_i
@@ -152,7 +153,7 @@ def end_points(data, A, Xa, B, Xb, ra, rb, va, vb):
 
 @njit(inline="always")
 def point_accel0(data, body, r, rd, out):
-    """Velocity-only acceleration a0 = C(r) Zd0 + w x dr/dt of a body point (semirecursive.md §4.1)."""
+    """Velocity-only acceleration a0 = C(r) Zd0 + w x dr/dt of a body point (docs/formulation.md §5)."""
     if body < 0:
         out[0] = out[1] = out[2] = 0.0
     else:

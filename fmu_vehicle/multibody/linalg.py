@@ -2,7 +2,7 @@
 
 LAPACK through ``np.linalg`` allocates on every call inside numba; these in-place kernels keep the
 derivative evaluation allocation-free. They are the textbook algorithms (Golub & Van Loan 3.4.1
-partial-pivoting LU, 4.2.1 Cholesky).
+partial-pivoting LU, 4.2.1 Cholesky). Their use: docs/formulation.md §8-§9.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def lu_factor(a, piv, beg, end):
 
     Row/column k lies in the diagonal block [beg[k], end[k]) (one dense block: beg = 0, end = n). Pivots
     are searched within the block, so each block is factored on its own (a loop group of Phi_z^d,
-    semirecursive.md §4); entries outside the blocks are neither read nor written.
+    docs/formulation.md §8); entries outside the blocks are neither read nor written.
     Returns the ratio max|u_ii| / min|u_ii| (a cheap conditioning indicator), ``inf`` if singular.
     """
     n = a.shape[0]

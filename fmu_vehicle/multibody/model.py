@@ -8,7 +8,7 @@ Indexing: tree bodies ``0..n-1`` in topological order (parent index < child inde
 each (its input joint), so there are ``n`` relative coordinates ``z``. Index ``-1`` is the ground.
 Body frames coincide with the global frame at the design configuration (``z = 0``), so body-fixed
 points, axes and inertias are stored in design (global) coordinates. Notation follows
-``shared/design/semirecursive.md``: 6-vectors are [translational; rotational] about the global origin.
+docs/formulation.md §1: 6-vectors are [translational; rotational] about the global origin.
 """
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ DATA_FIELDS = (
     "A",                       # (n,3,3) body rotation matrices
     "o",                       # (n,3) body frame origins [m]: point p = o + A X
     "u", "r",                  # (n,3) joint axes and joint points, global
-    "b",                       # (n,6) joint screws b_i (semirecursive.md §2.2)
+    "b",                       # (n,6) joint screws b_i (docs/formulation.md §3)
     "g", "gd",                 # (n,3) CoM positions [m] and velocities [m/s]
     "Z", "Zd0", "Zd",          # (n,6) Cartesian velocities Z_i, velocity-only accelerations, full dZ_i/dt
     "Ibar", "Qbar", "Pbar",    # (n,10), (n,6), (n,6) body mass matrices Mbar as spatial inertias (mass [kg],

@@ -1,4 +1,4 @@
-"""Mechanism description (static data) and its validating loader.
+"""Mechanism description (static data) and its validating loader (docs/formulation.md §2).
 
 A mechanism file is JSON. All geometry is given in *design coordinates*: the global frame
 (ISO 8855: x forward, y left, z up) at the design configuration, where every joint coordinate
@@ -75,7 +75,7 @@ class JointSpec:
 
 @dataclass(frozen=True)
 class RodSpec:
-    """A removed rod: distance constraint plus line-mass inertia (semirecursive.md §5.1)."""
+    """A removed rod: distance constraint plus line-mass inertia (docs/formulation.md §6)."""
     name: str
     body_a: str
     point_a_m: np.ndarray

@@ -1,4 +1,5 @@
-"""Entry points of one derivative evaluation: set the state, then (after the caller's loads) solve.
+"""Entry points of one derivative evaluation: set the state, then (after the caller's loads) solve
+(docs/formulation.md §8-§10).
 
 A caller (a mechanism simulation, a vehicle, an FMU) does per evaluation::
 

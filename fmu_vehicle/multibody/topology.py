@@ -1,16 +1,16 @@
-"""Compile a mechanism description into the flat tree model (run once per model).
+"""Compile a mechanism description into the flat tree model (run once per model; docs/formulation.md §2).
 
 Steps (the analogue of Drake's LinkJointGraph -> SpanningForest):
 
 1. Spanning tree of the body/joint graph rooted at the ground. Joints marked ``cut`` are loop
    closures. When the data names none, cut joints are chosen automatically: non-spherical joints
    enter the tree first (Kruskal order), so every loop is closed at a spherical joint (3 equations,
-   seed 001 §2). A loop without a cuttable joint, a body not connected to the ground, or a joint whose
+   as the vehicles of Dai, Pan et al. 2022 are, §2). A loop without a cuttable joint, a body not connected to the ground, or a joint whose
    parent is farther from the ground than its child is reported by name.
 2. Compound joints are expanded into chains of 1-DOF revolute/prismatic joints with massless
-   auxiliary bodies (semirecursive.md §2.3); bodies are numbered in topological order.
+   auxiliary bodies (docs/formulation.md §2); bodies are numbered in topological order.
 3. Removed rods / fork arms become distance constraints with consistent end-point mass coefficients
-   (semirecursive.md §5.1): a = m - 2 m xi + c, b = m xi - c, c = J_t / l^2 + m xi^2.
+   (docs/formulation.md §6): a = m - 2 m xi + c, b = m xi - c, c = J_t / l^2 + m xi^2.
 """
 from __future__ import annotations
 

@@ -4,6 +4,8 @@
     road.height(x), road.slope(x), road.normal(x), road.friction(x)       # NumPy, vectorised
     arrays = road.to_arrays()                 # RoadArrays(kind, params, x0, dx, h_table, s_table)
     road_eval(arrays, x, out)                 # njit: out[0] = h, out[1] = dh/dx, out[2] = mu
+
+How the roads are defined and evaluated: docs/road.md.
 """
 from .arrays import KIND_FLAT, KIND_SLOPE, KIND_TABLE, RoadArrays
 from .base import Road

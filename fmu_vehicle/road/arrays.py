@@ -17,6 +17,8 @@ params by kind:
 
 Tabulated roads interpolate h and s linearly and separately inside [x0, x0 + (n-1)*dx]; outside that
 range they hold the end height with zero slope.
+
+See docs/road.md §1.
 """
 from __future__ import annotations
 

@@ -3,6 +3,8 @@
 Roads are straight profiles along the global x axis (ISO 8855, z up); y is ignored. The normal follows
 from the slope, n = (-dh/dx, 0, 1) / sqrt(1 + (dh/dx)^2). Each road also compiles to ``RoadArrays`` for the
 njit kernel ``kernel.road_eval`` and can export its profile as CSV (``to_csv``).
+
+See docs/road.md §1.
 """
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Road profile read from a CSV file of distance [m] and height [m]."""
+"""Road profile read from a CSV file of distance [m] and height [m].
+
+See docs/road.md §5.
+"""
 from __future__ import annotations
 
 import csv

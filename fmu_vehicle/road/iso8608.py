@@ -17,6 +17,8 @@ wavelengths from about 91 m down to 0.35 m), with phases phi_k drawn uniformly i
 exact slopes dh/dx = -sum_k 2 pi n_k A_k sin(...) are evaluated at the grid nodes x_j = j * dx_m with an
 inverse real FFT (the same sum, exactly, at the nodes), then shifted so h(0) = 0. Its variance over a
 period is sum_k A_k^2 / 2 ~= integral of Gd over the waveband.
+
+See docs/road.md §6.
 """
 from __future__ import annotations
 

@@ -4,6 +4,8 @@ The vehicle's derivative evaluation calls ``road_eval`` once per wheel and step 
 record, a ``RoadArrays`` (see ``arrays.py`` for the kind codes and the layout of ``params``). Flat and slope roads
 are evaluated in closed form; tabulated roads by an O(1) lookup on their uniform grid with linear
 interpolation of h and of s separately. The same code runs uncompiled with NUMBA_DISABLE_JIT=1.
+
+See docs/road.md §1.
 """
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""``load_road``: a road from a spec dict, a JSON file, a CSV file or the name of a file in ``resources/roads/``."""
+"""``load_road``: a road from a spec dict, a JSON file, a CSV file or the name of a file in ``resources/roads/``.
+
+See docs/road.md §7.
+"""
 from __future__ import annotations
 
 import json

@@ -1,4 +1,7 @@
-"""Closed-form roads: flat, constant grade, and arc-section (circular segment) speed bumps."""
+"""Closed-form roads: flat, constant grade, and arc-section (circular segment) speed bumps.
+
+See docs/road.md §2 (flat), §3 (slope) and §4 (speed bumps).
+"""
 from __future__ import annotations
 
 import math

@@ -1,6 +1,7 @@
 """Build the co-simulation test FMUs once per test session and wire them into small systems.
 
-Each script has a unique file name (fmi_notes.md pitfall 1) and is built in its own subprocess
+Each script has a unique file name (pythonfmu imports a slave by module name in the process-wide
+``sys.modules``, so two scripts of one name would run each other's code) and is built in its own subprocess
 (``python -m pythonfmu build -f <script> -d <dir>``), so the test process never imports a slave script.
 """
 from __future__ import annotations

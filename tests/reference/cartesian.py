@@ -390,7 +390,7 @@ def solve_mechanism(mech, joint_forces: dict | None = None, external=None) -> So
 
 
 def engine_accelerations(mech) -> dict:
-    """Body CoM and angular accelerations from the engine's dZ/dt (semirecursive.md §1.1):
+    """Body CoM and angular accelerations from the engine's dZ/dt (docs/formulation.md §1):
     a_g = dv/dt + dw/dt x g + w x dg/dt with Z = {v; w} of the point at the origin."""
     d = mech.data
     out = {}

@@ -1,4 +1,7 @@
-"""Controller.fmu: adaptive cruise control + emergency braking, sampled at its own period."""
+"""Controller.fmu: adaptive cruise control + emergency braking, sampled at its own period.
+
+Interface and semantics: docs/fmus.md §6.
+"""
 from fmu_vehicle.control.acc import MODES, AccController, AccParameters
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
 from fmu_vehicle.fmi.variables import Var

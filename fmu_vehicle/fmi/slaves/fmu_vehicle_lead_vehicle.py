@@ -1,4 +1,7 @@
-"""LeadVehicle.fmu: a lead vehicle driving a piecewise-linear speed profile (exact positions)."""
+"""LeadVehicle.fmu: a lead vehicle driving a piecewise-linear speed profile (exact positions).
+
+Interface and semantics: docs/fmus.md §7.
+"""
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
 from fmu_vehicle.fmi.variables import Var
 from fmu_vehicle.scenario.lead_vehicle import LeadVehicle as LeadVehicleModel

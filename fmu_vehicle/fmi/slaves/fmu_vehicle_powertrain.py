@@ -1,4 +1,7 @@
-"""Powertrain.fmu: engine map + torque converter + 6-speed automatic + final drive + open differential."""
+"""Powertrain.fmu: engine map + torque converter + 6-speed automatic + final drive + open differential.
+
+Interface and semantics: docs/fmus.md §5.
+"""
 from pathlib import Path
 
 from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER, load_file
