@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from .paper import MANEUVERS, paper_results
-from .util import atomic_write_text
+from .util import atomic_write
 
 PAPER_KEYS = {"halfcar7": "7dof", "halfcar7_forkarm": "7dof_fork_arm_removal", "fullcar14": "14dof",
               "fullcar14_forkarm": "14dof_fork_arm_removal"}
@@ -164,7 +164,7 @@ def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None 
               f"(portable code; native {f['native_wall_s']:.2f} s, x{f['portable_over_native']:.2f}), "
               f"real-time factor {f['real_time_factor']:.1f}, start-up {f['startup_s']:.2f} s, "
               f"cold start {f['cold_start_s']:.2f} s", flush=True)
-    atomic_write_text(out, json.dumps(report, indent=2) + "\n")
+    atomic_write(out, lambda stream: stream.write(json.dumps(report, indent=2) + "\n"))
     print(markdown_table(report), flush=True)
     return report
 

@@ -1,6 +1,6 @@
 """Co-simulation of FMU systems: SSP reading/writing and a fixed-step Jacobi / Gauss-Seidel master over FMPy."""
 from fmu_vehicle.cosim.master import CosimError, run_system
-from fmu_vehicle.cosim.results import Result, read_csv
+from fmu_vehicle.results import Result, read_csv
 from fmu_vehicle.cosim.ssp import read_ssp, write_ssp
 from fmu_vehicle.cosim.system import Component, Connection, Connector, Experiment, System
 

@@ -5,9 +5,10 @@ pythonfmu and ``post_process`` writes units, display units, min/max and descript
 table, so the Python code and ``modelDescription.xml`` cannot drift apart.
 
 Naming: structured dotted names without array indices (``chassis.x``, ``wheel_left.torque_drive``),
-the lowest-risk form across FMPy, libcosim and Modelica/Simulink importers (fmi_notes.md §4.6).
+the form that FMPy, libcosim and Modelica/Simulink importers all accept (array indices are not handled
+alike by all of them).
 
-Defaults follow FMI 2.0 (section 2.2.7) and the pythonfmu pitfalls (fmi_notes.md §0.5):
+Defaults follow FMI 2.0 (section 2.2.7), restricted to the combinations pythonfmu handles:
 
 ==========  ===========================================  ======================
 causality   allowed variability                          default
@@ -37,10 +38,6 @@ TYPES = ("Real", "Integer", "Boolean", "String")
 
 #: Structured-name grammar accepted by FMPy's validator, restricted to dotted identifiers.
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
-
-#: FMI 2.0 BaseUnit exponent names (fmi2Unit.xsd).
-BASE_NAMES = ("kg", "m", "s", "A", "K", "mol", "cd", "rad")
-
 
 @dataclass(frozen=True)
 class Unit:

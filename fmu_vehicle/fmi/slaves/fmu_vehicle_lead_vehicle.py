@@ -1,8 +1,8 @@
 """LeadVehicle.fmu: a lead vehicle driving a piecewise-linear speed profile (exact positions)."""
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
 from fmu_vehicle.fmi.variables import Var
-from fmu_vehicle.scenario.lead_vehicle import LeadVehicle as LeadVehicleModel
-from fmu_vehicle.scenario.lead_vehicle import parse_speed_profile
+from fmu_vehicle.traffic.lead_vehicle import LeadVehicle as LeadVehicleModel
+from fmu_vehicle.traffic.lead_vehicle import parse_speed_profile
 
 
 class LeadVehicle(VehicleSlaveBase):
