@@ -1,6 +1,6 @@
 """Patch ``modelDescription.xml`` of a built FMU from the slave's ``Var`` table (lxml).
 
-pythonfmu 0.7.0 writes no units, min/max, UnitDefinitions or InitialUnknowns (fmi_notes §1.7-1.8).
+pythonfmu 0.7.0 writes no units, min/max, UnitDefinitions or InitialUnknowns.
 ``patch_fmu`` adds them, sets root attributes, keeps the FMI 2.0 element order and rewrites the zip
 atomically (temp file in the same folder + ``os.replace``).  The binary ignores the XML, so start
 values and value references are left exactly as pythonfmu wrote them (they come from the code).
