@@ -19,9 +19,7 @@ from pathlib import Path
 
 from .paper import MANEUVERS, paper_results
 from .util import atomic_write
-
-PAPER_KEYS = {"halfcar7": "7dof", "halfcar7_forkarm": "7dof_fork_arm_removal", "fullcar14": "14dof",
-              "fullcar14_forkarm": "14dof_fork_arm_removal"}
+from .vehicle.loader import load_vehicle_spec
 
 _UNCOMPILED = """
 import json, sys, time
@@ -146,7 +144,7 @@ def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None 
     for name in vehicles:
         for integrator in integrators:
             r = time_vehicle(name, duration=duration, repeats=repeats, integrator=integrator)
-            paper = cpu.get(PAPER_KEYS.get(name, ""))
+            paper = cpu.get(load_vehicle_spec(name).paper_model or "")      # the vehicle file's paper model
             r["paper_cpu_s"] = paper
             # the paper's CPU time (RK4) is for 20 s: compare per simulated second
             r["speedup_vs_paper"] = paper / 20.0 / (r["wall_s"] / duration) if paper else None

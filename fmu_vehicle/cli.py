@@ -162,7 +162,7 @@ def cmd_reproduce(a) -> int:
             runs.append((variant, road_axes_result(res.t, axes)))
         path = out / f"paper_{key}.png"
         plot_maneuver(runs, path, f"{key}: chassis states in road axes (cf. Dai et al. 2022 Fig. "
-                                        f"{'9' if key == 'bumpy_road' else '11'})")
+                                  f"{'9' if key == 'bumpy_road' else '11'})")
         print(f"plot: {path}")
     print("all final states within the acceptance bands" if failures == 0
           else f"{failures} final state(s) outside the acceptance bands")

@@ -58,6 +58,7 @@ from fmu_vehicle.cosim.system import Component, Connection, Experiment, System
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.plotting import Panel
 from fmu_vehicle.results import Result
+from fmu_vehicle.traffic.lead_vehicle import DEFAULT_X0_M
 from fmu_vehicle.vehicle.loader import load_vehicle_spec
 
 #: FMUs the scenarios use (registry names = file stems in the FMU folder).
@@ -91,7 +92,7 @@ ACC_LEAD_PROFILE = "0:0,1:0,9:16,14:16,20.4:0,30:0"
 (the ISO 15622 stop case) and stays there; the ACC stops behind it and holds."""
 ACC_DURATION_S = 30.0
 """Length of acc_stop_and_go [s]: the lead stops at 20.4 s, the ego about 3 s later, then 6 s of hold."""
-LEAD_START_X_M = 50.0
+LEAD_START_X_M = DEFAULT_X0_M
 """Lead rear bumper at t = 0 [m]: the LeadVehicle start value of ``x``, so initialization is consistent."""
 
 
