@@ -71,15 +71,16 @@ def _adopt_shipped_cache(shipped, folder) -> None:
     """Copy the FMU's precompiled kernels into the per-user cache folder (files already there are kept)."""
     import shutil
 
+    from .util import atomic_write
+
     try:
         for src in shipped.rglob("*"):
             dst = folder / src.relative_to(shipped)
             if src.is_dir():
                 dst.mkdir(parents=True, exist_ok=True)
             elif not dst.exists():
-                tmp = dst.with_name(f".{dst.name}.{os.getpid()}.tmp")
-                shutil.copyfile(src, tmp)
-                os.replace(tmp, dst)          # atomic: another process may be adopting the same files
+                # atomically: another process may be adopting the same files
+                atomic_write(dst, lambda tmp, src=src: shutil.copyfile(src, tmp), mode=None)
     except OSError:
         pass
 

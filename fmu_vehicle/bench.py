@@ -18,10 +18,8 @@ import time
 from pathlib import Path
 
 from .paper import MANEUVERS, paper_results
-from .util import atomic_write_text
-
-PAPER_KEYS = {"halfcar7": "7dof", "halfcar7_forkarm": "7dof_fork_arm_removal", "fullcar14": "14dof",
-              "fullcar14_forkarm": "14dof_fork_arm_removal"}
+from .util import atomic_write
+from .vehicle.loader import load_vehicle_spec
 
 _UNCOMPILED = """
 import json, sys, time
@@ -146,7 +144,7 @@ def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None 
     for name in vehicles:
         for integrator in integrators:
             r = time_vehicle(name, duration=duration, repeats=repeats, integrator=integrator)
-            paper = cpu.get(PAPER_KEYS.get(name, ""))
+            paper = cpu.get(load_vehicle_spec(name).paper_model or "")      # the vehicle file's paper model
             r["paper_cpu_s"] = paper
             # the paper's CPU time (RK4) is for 20 s: compare per simulated second
             r["speedup_vs_paper"] = paper / 20.0 / (r["wall_s"] / duration) if paper else None
@@ -164,7 +162,7 @@ def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None 
               f"(portable code; native {f['native_wall_s']:.2f} s, x{f['portable_over_native']:.2f}), "
               f"real-time factor {f['real_time_factor']:.1f}, start-up {f['startup_s']:.2f} s, "
               f"cold start {f['cold_start_s']:.2f} s", flush=True)
-    atomic_write_text(out, json.dumps(report, indent=2) + "\n")
+    atomic_write(out, lambda stream: stream.write(json.dumps(report, indent=2) + "\n"))
     print(markdown_table(report), flush=True)
     return report
 

@@ -10,10 +10,10 @@ import argparse
 import math
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 from .errors import FmuVehicleError, ModelError
+from .util import atomic_write_all
 
 
 class UsageError(FmuVehicleError):
@@ -63,24 +63,6 @@ def _plot_file(path, option: str) -> Path:
                          f"{', '.join('.' + f for f in sorted(formats))}")
     return p
 
-
-def _write_all(writers: list) -> None:
-    """[(path, writer(tmp_path))]: every writer writes a temporary file beside its target; only when all
-    succeeded are they moved into place, otherwise none is (and the temporary files are removed)."""
-    tmps = []
-    try:
-        for path, writer in writers:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
-            os.close(fd)
-            tmps.append(tmp)
-            writer(tmp)
-        for (path, _), tmp in zip(writers, tmps):
-            os.replace(tmp, path)
-    finally:
-        for tmp in tmps:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
 
 PROGRESS_MIN_STEPS = 3000   # show a progress bar for runs longer than this many steps
 
@@ -145,13 +127,14 @@ def cmd_simulate(a) -> int:
     res = car.simulate(road, a.duration, dt=a.dt, v0=a.v0, x0=a.x0, drive_torque=drive, brake_torque=brake,
                        integrator=a.integrator, record_every=a.record_every,
                        progress=not a.quiet and nsteps > PROGRESS_MIN_STEPS)
+    write_csv = (output, lambda tmp: res.to_csv(tmp, units="header"))
     if res.meta.get("interrupted"):
-        _write_all([(output, res.to_csv)])
+        atomic_write_all([write_csv], mode=None)
         print(f"fmu-vehicle: interrupted at t = {res.t[-1]:g} s; {len(res.t)} rows written to {output}",
               file=sys.stderr)
         return 130
     title = f"{car.name} on {road.describe()}"
-    _write_all([(output, res.to_csv)] + ([(plot, lambda tmp: res.plot(tmp, title=title))] if plot else []))
+    atomic_write_all([write_csv] + ([(plot, lambda tmp: res.plot(tmp, title=title))] if plot else []), mode=None)
     print(f"{car.name}: {a.duration:g} s on {road.describe()}: x = {res.final('chassis.x'):.3f} m, "
           f"vx = {res.final('chassis.vx'):.3f} m/s, pitch = {res.final('chassis.pitch'):.4f} rad -> {a.output}"
           + (f", {a.plot}" if a.plot else ""))
@@ -159,10 +142,13 @@ def cmd_simulate(a) -> int:
 
 
 def cmd_reproduce(a) -> int:
-    from .paper import MANEUVERS, VARIANTS, compare, format_table, paper_final_state, run_maneuver
-    from .plotting import plot_paper_maneuver
+    from .paper import (MANEUVERS, VARIANTS, compare, format_table, paper_final_state, plot_maneuver,
+                        road_axes_result, run_maneuver)
     from .vehicle import Vehicle
     out = _output_dir(a.out, "--out")
+    unknown = [v for v in a.variants if v not in VARIANTS]
+    if unknown:
+        raise ModelError(f"--variants: no paper results for vehicle '{unknown[0]}'; valid: {', '.join(VARIANTS)}")
     failures = 0
     for key, man in MANEUVERS.items():
         runs = []
@@ -173,10 +159,10 @@ def cmd_reproduce(a) -> int:
             failures += sum(1 for r in rows if r[5] is False)
             print(format_table(f"{key} ({man.road}, v0 {man.v0:g} m/s, {man.drive_torque:g} N m front, "
                                f"{man.duration:g} s): {variant} vs paper '{VARIANTS[variant]}'", rows))
-            runs.append((variant, res.t, axes))
+            runs.append((variant, road_axes_result(res.t, axes)))
         path = out / f"paper_{key}.png"
-        plot_paper_maneuver(runs, path, f"{key}: chassis states in road axes (cf. Dai et al. 2022 Fig. "
-                                        f"{'9' if key == 'bumpy_road' else '11'})")
+        plot_maneuver(runs, path, f"{key}: chassis states in road axes (cf. Dai et al. 2022 Fig. "
+                                  f"{'9' if key == 'bumpy_road' else '11'})")
         print(f"plot: {path}")
     print("all final states within the acceptance bands" if failures == 0
           else f"{failures} final state(s) outside the acceptance bands")
@@ -243,7 +229,8 @@ def cmd_bench(a) -> int:
     from .bench import run_bench
     from .vehicle import vehicle_names
     _output_file(a.out, "--out")
-    unknown = [v for v in a.vehicles if v not in vehicle_names()]
+    vehicles = a.vehicles or vehicle_names()
+    unknown = [v for v in vehicles if v not in vehicle_names()]
     if unknown:
         raise ModelError(f"--vehicles: unknown vehicle '{unknown[0]}'; valid: {', '.join(vehicle_names())}")
     fmu = Path(a.fmu) if a.fmu else None
@@ -253,7 +240,7 @@ def cmd_bench(a) -> int:
         raise ModelError(f"--repeats: must be at least 1, got {a.repeats}")
     if a.duration is not None and abs(a.duration / 1e-3 - round(a.duration / 1e-3)) > 1e-6:
         raise ModelError(f"--duration: {a.duration} s is not a multiple of the 1 ms step")
-    run_bench(a.vehicles, Path(a.out), uncompiled=not a.no_uncompiled, fmu=fmu, repeats=a.repeats,
+    run_bench(vehicles, Path(a.out), uncompiled=not a.no_uncompiled, fmu=fmu, repeats=a.repeats,
               duration=a.duration, integrators=a.integrators)
     print(f"wrote {a.out}")
     return 0
@@ -303,12 +290,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="integration method (default rk4; reference: adaptive DOP853, --dt is then the output spacing)")
     s.add_argument("--record-every", type=_count, default=1, help="record every N-th step (default 1)")
     s.add_argument("--output", "-o", default="simulation.csv", help="output CSV (default simulation.csv)")
-    s.add_argument("--plot", help="also write a PNG plot (seed Fig. 9 style)")
+    s.add_argument("--plot", help="also write a plot of the chassis states (x, vx, z, vz, pitch, pitch rate; "
+                                  "format from the suffix, e.g. .png)")
     s.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_simulate)
     r = sub.add_parser("reproduce-paper", help="both manoeuvres of Dai et al. 2022 vs Tables 2 and 4, with plots")
-    r.add_argument("--variants", nargs="+", default=["halfcar7", "halfcar7_forkarm"],
-                   choices=["halfcar7", "halfcar7_forkarm", "fullcar14"])
+    r.add_argument("--variants", nargs="+", default=["halfcar7", "halfcar7_forkarm"], metavar="VEHICLE",
+                   help="vehicles whose model the paper reports (vehicle files with a 'paper_model' the "
+                        "paper's tables cover); default: the two half cars")
     r.add_argument("--out", default="dist/paper", help="folder for the plots (default dist/paper)")
     r.add_argument("--quiet", "-q", action="store_true")
     r.set_defaults(func=cmd_reproduce)
@@ -330,7 +319,8 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     w.set_defaults(func=cmd_sweep)
     b = sub.add_parser("bench", help="speed: 20 s of the bumpy road per vehicle, vs the paper's C++ and uncompiled")
-    b.add_argument("--vehicles", nargs="+", default=["halfcar7", "halfcar7_forkarm", "fullcar14", "fullcar14_forkarm"])
+    b.add_argument("--vehicles", nargs="+", metavar="VEHICLE",
+                   help="vehicle names (default: every vehicle file in resources/vehicles)")
     b.add_argument("--out", default="dist/bench.json", help="JSON report (default dist/bench.json)")
     b.add_argument("--integrators", nargs="+", choices=tuple(INTEGRATORS), default=list(INTEGRATORS),
                    help="rk4 (1 ms, best of --repeats) and/or reference (adaptive DOP853, timed once); default both")

@@ -14,9 +14,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from .paths import resource_path
+from .plotting import Panel, plot_panels
+from .results import Result
+from .vehicle.loader import load_vehicle_spec, vehicle_names
 
 QUANTITIES = ("x_m", "vx_m_per_s", "z_m", "vz_m_per_s", "pitch_rad", "pitch_rate_rad_per_s")
-# acceptance bands of issue #3: x within 1.5 %, vx within 1 %, z within 10 mm, pitch within 0.01 rad
+UNITS = ("m", "m/s", "m", "m/s", "rad", "rad/s")
+"""Units of QUANTITIES."""
+#: Acceptance bands of the comparison with the paper's tables: x within 1.5 %, vx within 1 %, z within
+#: 10 mm, pitch within 0.01 rad (vz and the pitch rate end near zero, where a relative band means nothing).
 TOLERANCES = {"x_m": ("rel", 0.015), "vx_m_per_s": ("rel", 0.01), "z_m": ("abs", 0.010), "pitch_rad": ("abs", 0.01)}
 
 
@@ -34,17 +40,36 @@ MANEUVERS = {
     "bumpy_road": Maneuver("bumpy_road", "bumpy", 20.0, 300.0, 5.0, 0.0),
     "sloping_road": Maneuver("sloping_road", "slope16_5", 15.0, 1550.0, 5.0, math.radians(16.5)),
 }
-VARIANTS = {"halfcar7": "7dof", "halfcar7_forkarm": "7dof_fork_arm_removal", "fullcar14": "14dof"}
-DEFAULT_VARIANTS = ("halfcar7", "halfcar7_forkarm")
+#: Road-axes chassis states of a manoeuvre, as the paper's Figs. 9 and 11 show them (3 x 2 panels).
+PANELS = (Panel("x [m]", (("x", "x_m"),)), Panel("vx [m/s]", (("vx", "vx_m_per_s"),)),
+          Panel("z [m]", (("z", "z_m"),)), Panel("vz [m/s]", (("vz", "vz_m_per_s"),)),
+          Panel("pitch [rad]", (("pitch", "pitch_rad"),)),
+          Panel("pitch rate [rad/s]", (("pitch rate", "pitch_rate_rad_per_s"),)))
 
 
 def paper_results() -> dict:
     return json.loads(resource_path("reference", "paper_results.json").read_text())
 
 
+def paper_variants() -> dict[str, str]:
+    """Shipped vehicle name -> the paper's model key (the vehicle file's ``paper_model``), for every vehicle
+    whose model the paper reports in the final-state tables of both manoeuvres."""
+    maneuvers = paper_results()["maneuvers"]
+    reported = set.intersection(*(set(maneuvers[key][_table(key)]) for key in MANEUVERS))
+    models = {name: load_vehicle_spec(name).paper_model for name in vehicle_names()}
+    return {name: model for name, model in models.items() if model in reported}
+
+
+def _table(maneuver: str) -> str:
+    return "final_state_table2" if maneuver == "bumpy_road" else "final_state_table4"
+
+
+VARIANTS = paper_variants()
+"""Vehicle name -> paper model key of the vehicles the paper's tables cover (from the vehicle files)."""
+
+
 def paper_final_state(maneuver: str, model_key: str) -> dict:
-    table = "final_state_table2" if maneuver == "bumpy_road" else "final_state_table4"
-    return paper_results()["maneuvers"][maneuver][table][model_key]
+    return paper_results()["maneuvers"][maneuver][_table(maneuver)][model_key]
 
 
 def road_axes(res, vehicle, grade_rad: float) -> dict:
@@ -65,7 +90,7 @@ def road_axes(res, vehicle, grade_rad: float) -> dict:
 
 
 def run_maneuver(vehicle, maneuver: Maneuver, *, dt=1e-3, integrator="rk4", progress=False):
-    """Simulate one manoeuvre; returns (SimResult, road-axes dict)."""
+    """Simulate one manoeuvre; returns (Result, road-axes dict)."""
     driven = [w.name for w in vehicle.spec.wheels if w.driven]
     res = vehicle.simulate(maneuver.road, maneuver.duration, dt=dt, v0=maneuver.v0,
                            drive_torque={w: maneuver.drive_torque for w in driven},
@@ -100,5 +125,11 @@ def format_table(title: str, rows: list[tuple]) -> str:
     return "\n".join(lines)
 
 
-def final_row(axes: dict) -> dict:
-    return {q: float(np.asarray(axes[q])[-1]) for q in QUANTITIES}
+def road_axes_result(t, axes: dict) -> Result:
+    """The road-axes histories of :func:`road_axes` at times ``t`` [s] as a Result (columns QUANTITIES)."""
+    return Result.from_columns(t, QUANTITIES, UNITS, np.column_stack([axes[q] for q in QUANTITIES]))
+
+
+def plot_maneuver(runs: list[tuple[str, Result]], path, title: str):
+    """Road-axes chassis states of several vehicles [(label, road_axes_result)] in PANELS, atomically."""
+    return plot_panels(path, runs, PANELS, title=title, columns=2)

@@ -1,52 +1,84 @@
-"""Plots a person would rather look at than read (matplotlib, Agg backend)."""
+"""The one plotting path: time histories of one or more results as a grid of panels, written atomically.
+
+Every plot of the package goes through :func:`plot_panels` (``Result.plot``, the scenario plots, the
+paper comparison) and every figure is written by :func:`save_figure` (also the sweep summary).  Figures
+are drawn on matplotlib's Agg canvas directly, so importing this module touches no GUI backend and no
+global matplotlib state; matplotlib itself is imported only when a figure is drawn.
+"""
 from __future__ import annotations
 
-import matplotlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from .util import atomic_save  # noqa: E402
+from .errors import ModelError
+from .util import atomic_write
 
 
-def plot_vehicle_result(res, path, title: str = "", reference=None, label: str = "fmu_vehicle"):
-    """Seed-001 Fig. 9 style: x, vx, z, vz, pitch, pitch rate against time (3 x 2 panels).
+@dataclass(frozen=True)
+class Panel:
+    """One subplot: y label, the (legend label, column) pairs drawn in it, optional y limits."""
 
-    ``reference`` may be a list of (label, SimResult) to overlay.
+    ylabel: str
+    lines: tuple[tuple[str, str], ...]
+    ylim: tuple[float, float] | None = None
+
+
+def new_figure(width_in: float, height_in: float):
+    """A matplotlib Figure with its own Agg canvas (constrained layout)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width_in, height_in), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def save_figure(fig, path: str | os.PathLike, dpi: float = 100) -> Path:
+    """Write ``fig`` to ``path`` atomically, in the format of the file suffix (png when there is none)."""
+    path = Path(path)
+    fmt = path.suffix.lstrip(".").lower() or "png"
+    return atomic_write(path, lambda stream: fig.savefig(stream, format=fmt, dpi=dpi), mode="wb")
+
+
+def plot_panels(path: str | os.PathLike, runs: Sequence[tuple[str, object]], panels: Sequence[Panel], *,
+                title: str = "", columns: int = 1, dpi: float = 100) -> Path:
+    """Plot ``panels`` (``columns`` side by side, shared time axis) of one or more runs into ``path``.
+
+    runs    [(run label, result)]: each result gives ``result.time`` [s] and ``result[column]``; with
+            several runs every panel line is drawn once per run (overlay, labelled by the run)
+    Every column is looked up before anything is drawn, so an unknown one raises the result's KeyError
+    and no file is written.
     """
-    panels = [("chassis.x", "x [m]"), ("chassis.vx", "vx [m/s]"), ("chassis.z", "z [m]"),
-              ("chassis.vz", "vz [m/s]"), ("chassis.pitch", "pitch [rad]"), ("chassis.pitch_rate", "pitch rate [rad/s]")]
-    fig, axes = plt.subplots(3, 2, figsize=(11, 8), sharex=True)
-    runs = [(label, res)] + list(reference or [])
-    for ax, (name, ylabel) in zip(axes.flat, panels):
-        for lab, r in runs:
-            ax.plot(r.t, r.values[name], label=lab, lw=1.2)
-        ax.set_ylabel(ylabel)
+    path = Path(path)
+    if not panels:
+        raise ModelError(f"{path}: nothing to plot")
+    if columns < 1:
+        raise ValueError(f"plot_panels: columns must be >= 1, got {columns!r}")
+    series = [[[(run_label, line_label, result.time, result[column]) for run_label, result in runs]
+               for line_label, column in panel.lines] for panel in panels]
+    rows = -(-len(panels) // columns)
+    fig = new_figure(8.0 if columns == 1 else 6.0 * columns, 1.2 + (1.6 if columns == 1 else 2.1) * rows)
+    axes = fig.subplots(rows, columns, sharex=True, squeeze=False)
+    for ax, panel, lines in zip(axes.flat, panels, series):
+        labelled = 0
+        for per_run in lines:
+            for run_label, line_label, t, y in per_run:
+                label = " ".join(text for text in ((run_label if len(runs) > 1 else ""),
+                                                   (line_label if len(panel.lines) > 1 else "")) if text)
+                ax.plot(t, y, label=label or None, linewidth=1.0)
+                labelled += bool(label)
+        ax.set_ylabel(panel.ylabel)
+        if panel.ylim is not None:
+            ax.set_ylim(*panel.ylim)
         ax.grid(True, alpha=0.3)
+        if labelled > 1:
+            ax.legend(fontsize=7, loc="best")
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
     for ax in axes[-1]:
         ax.set_xlabel("time [s]")
-    if len(runs) > 1:
-        axes[0, 0].legend(fontsize=8)
-    fig.suptitle(title or res.meta.get("vehicle", ""))
-    fig.tight_layout()
-    atomic_save(path, lambda p: fig.savefig(p, dpi=110, format="png"))
-    plt.close(fig)
-
-
-def plot_paper_maneuver(runs, path, title: str):
-    """Road-axes chassis states of several variants (list of (label, t, axes dict)), seed Fig. 9/11 style."""
-    panels = [("x_m", "x [m]"), ("vx_m_per_s", "vx [m/s]"), ("z_m", "z [m]"), ("vz_m_per_s", "vz [m/s]"),
-              ("pitch_rad", "pitch [rad]"), ("pitch_rate_rad_per_s", "pitch rate [rad/s]")]
-    fig, axes = plt.subplots(3, 2, figsize=(11, 8), sharex=True)
-    for ax, (key, ylabel) in zip(axes.flat, panels):
-        for label, t, data in runs:
-            ax.plot(t, data[key], label=label, lw=1.1)
-        ax.set_ylabel(ylabel)
-        ax.grid(True, alpha=0.3)
-    for ax in axes[-1]:
-        ax.set_xlabel("time [s]")
-    axes[0, 0].legend(fontsize=8)
-    fig.suptitle(title)
-    fig.tight_layout()
-    atomic_save(path, lambda p: fig.savefig(p, dpi=110, format="png"))
-    plt.close(fig)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    return save_figure(fig, path, dpi)

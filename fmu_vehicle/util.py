@@ -1,36 +1,45 @@
-"""Small helpers shared across the package."""
+"""Small helpers shared across the package: the one way a file is written atomically."""
 from __future__ import annotations
 
 import os
 import tempfile
 from pathlib import Path
+from typing import Callable, Iterable
 
 
-def atomic_write_text(path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same folder + os.replace (no partial file)."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
+def atomic_write(path, write: Callable, mode: str | None = "w") -> Path:
+    """Write ``path`` all-or-nothing: a reader sees the old file or the complete new one, never a part.
+
+    ``write`` gets a temporary file beside ``path`` (same folder, so the final rename is atomic): an open
+    stream when ``mode`` is "w" (text, newlines as given) or "wb" (binary), or the temporary path itself
+    when ``mode`` is None (for writers that open the file themselves, e.g. ``zipfile`` or ``shutil``).
+    The file is renamed onto ``path`` only when ``write`` returned; on any exception it is removed and
+    the exception propagates. The folder of ``path`` is created. Returns ``path``."""
+    return atomic_write_all([(path, write)], mode)[0]
+
+
+def atomic_write_all(writers: Iterable[tuple], mode: str | None = "w") -> list[Path]:
+    """[(path, write)]: as :func:`atomic_write` for each, but all of them or none. Every ``write`` fills a
+    temporary file beside its target; only when all succeeded are they renamed into place, otherwise no
+    target is touched and every temporary file is removed."""
+    done: list[tuple[Path, str]] = []
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, p)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def atomic_save(path, writer) -> None:
-    """Call ``writer(tmp_path)`` and move the result to ``path`` only if it succeeded."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.stem}.", suffix=p.suffix, dir=p.parent)
-    os.close(fd)
-    try:
-        writer(tmp)
-        os.replace(tmp, p)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        for path, write in writers:
+            path = Path(path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # the target's suffix stays last: writers that choose a format by suffix see the right one
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=f".tmp{path.suffix}", dir=path.parent)
+            done.append((path, tmp))
+            if mode is None:
+                os.close(fd)
+                write(tmp)
+            else:
+                with os.fdopen(fd, mode, **({} if "b" in mode else {"newline": ""})) as stream:
+                    write(stream)
+        for path, tmp in done:
+            os.replace(tmp, path)
+    finally:
+        for _, tmp in done:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    return [path for path, _ in done]

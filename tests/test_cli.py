@@ -153,7 +153,7 @@ def test_a_failing_write_leaves_no_file_and_keeps_the_old_one(capsys, tmp_path, 
 
 def test_simulate_writes_the_api_run_and_its_physics(capsys, tmp_path):
     """500 N m on the front wheel of the half car at 10 m/s on the flat road for 4 s: the CSV equals
-    Vehicle.simulate with the same arguments (10 significant digits are written), and its steady
+    Vehicle.simulate with the same arguments (every value is written exactly), and its steady
     acceleration (2.5-4 s) equals the closed form from torque, loaded radius, rolling resistance and wheel
     inertia to 1e-3 (test_vehicle_closed_form.py), which a 1 % torque error fails (1.1e-2)."""
     from fmu_vehicle.vehicle import Vehicle

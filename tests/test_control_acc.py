@@ -7,7 +7,7 @@ import pytest
 
 from fmu_vehicle.control import AccController, AccParameters
 from fmu_vehicle.errors import ModelError
-from fmu_vehicle.scenario import LeadVehicle, parse_speed_profile
+from fmu_vehicle.traffic import LeadVehicle, parse_speed_profile
 
 try:
     from test_fmi_support import companion_fmus, simulate_in_child  # noqa: F401

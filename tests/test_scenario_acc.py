@@ -13,7 +13,7 @@ from fmu_vehicle.cosim import CosimError, read_csv, read_ssp
 from fmu_vehicle.cosim.scenarios import (ACC_DURATION_S, CONTROLLER, FRONT_OVERHANG_M, HALF_CAR_MASS_KG,
                                          STOP_GAP_BAND, STOP_SPEED_MAX, acc_stop_and_go, following_metrics,
                                          run_scenario, stop_check)
-from fmu_vehicle.scenario import parse_speed_profile
+from fmu_vehicle.traffic import parse_speed_profile
 
 try:
     from test_tire_fmu_support import scenario_fmus  # noqa: F401

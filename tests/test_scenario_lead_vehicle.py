@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from fmu_vehicle.errors import ModelError
-from fmu_vehicle.scenario import LeadVehicle, parse_speed_profile
+from fmu_vehicle.traffic import LeadVehicle, parse_speed_profile
 
 try:
     from test_fmi_support import companion_fmus, simulate_in_child  # noqa: F401

@@ -36,6 +36,8 @@ from fmu_vehicle.adas import kpis as K
 from fmu_vehicle.adas.catalogue import Catalogue, Run
 from fmu_vehicle.adas.systems import BUILDERS, KMH
 from fmu_vehicle.errors import ModelError, SimulationError
+from fmu_vehicle.plotting import new_figure, save_figure
+from fmu_vehicle.util import atomic_write
 
 #: KPI columns per system, in CSV order.
 KPI_COLUMNS = {
@@ -247,8 +249,7 @@ def _cell(value) -> str:
 
 
 def write_csv(path: Path, cols: list[str], rows: list[dict]) -> Path:
-    from fmu_vehicle.cosim.results import atomic_write
-
+    """The results table: header ``cols``, one line per row, atomically."""
     def write(stream):
         stream.write(",".join(cols) + "\n")
         for row in rows:
@@ -360,16 +361,10 @@ def _num(value) -> float:
 
 def summary_plot(cat: Catalogue, rows: list[dict], path: Path) -> Path:
     """``plot.y`` (one KPI or a list) against ``plot.x``, one line per value of ``plot.series``."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    from fmu_vehicle.cosim.results import atomic_write
-
     spec = cat.plot
     ys = spec["y"] if isinstance(spec.get("y"), list) else [spec.get("y")]
     x, series = spec["x"], spec.get("series")
-    fig = Figure(figsize=(7.0, 2.0 + 2.4 * len(ys)), layout="constrained")
-    FigureCanvasAgg(fig)
+    fig = new_figure(7.0, 2.0 + 2.4 * len(ys))
     axes = fig.subplots(len(ys), 1, sharex=True, squeeze=False)[:, 0]
     groups: dict = {}
     for row in rows:
@@ -392,4 +387,4 @@ def summary_plot(cat: Catalogue, rows: list[dict], path: Path) -> Path:
             ax.legend(fontsize=7)
     axes[-1].set_xlabel(spec.get("labels", {}).get(x, x))
     fig.suptitle(textwrap.fill(f"{cat.name}: {cat.description}", 100), fontsize=9)
-    return atomic_write(path, lambda stream: fig.savefig(stream, format="png", dpi=100), mode="wb")
+    return save_figure(fig, path, dpi=100)

@@ -24,6 +24,7 @@ from fmu_vehicle.cosim.scenarios import (CONTROLLER, FRONT_OVERHANG_M, LEAD_STAR
                                          follow_connections, platoon, powertrain_connections)
 from fmu_vehicle.cosim.system import Component, Connection, System
 from fmu_vehicle.errors import ModelError
+from fmu_vehicle.util import atomic_write
 
 KMH = 1.0 / 3.6
 """m/s per km/h."""
@@ -137,10 +138,7 @@ def road_file(road_class: str, seed: int, folder: Path) -> Path:
         spec = {"type": "iso8608", "description": f"ISO 8608 class {cls} random road, 1 km, seed {int(seed)}",
                 "road_class": cls, "seed": int(seed), "length_m": 1000.0, "dx_m": 0.05,
                 "waveband_cycles_per_m": [0.011, 2.83], "mu": 1.0}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{id(spec)}")
-        tmp.write_text(json.dumps(spec, indent=2))
-        tmp.replace(path)
+        atomic_write(path, lambda stream: stream.write(json.dumps(spec, indent=2)))
     return path.resolve()
 
 

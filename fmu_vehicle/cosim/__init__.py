@@ -3,7 +3,7 @@
 How the master works, the coupling schemes and SSP files: docs/cosimulation.md.
 """
 from fmu_vehicle.cosim.master import CosimError, run_system
-from fmu_vehicle.cosim.results import Result, read_csv
+from fmu_vehicle.results import Result, read_csv
 from fmu_vehicle.cosim.ssp import read_ssp, write_ssp
 from fmu_vehicle.cosim.system import Component, Connection, Connector, Experiment, System
 

@@ -40,9 +40,9 @@ from typing import Callable
 
 import numpy as np
 
-from fmu_vehicle.cosim.results import Result
 from fmu_vehicle.cosim.system import Component, Experiment, System
 from fmu_vehicle.errors import ModelError, SimulationError
+from fmu_vehicle.results import Result
 
 log = logging.getLogger(__name__)
 
@@ -532,8 +532,9 @@ def _publish(slot: _Slot, t: float) -> None:
         slot.published.update(zip(names, values))
 
 
-def _do_step(slot: _Slot, t: float, dt: float) -> None:
-    _call(slot, t, f"fmi2DoStep(t={t:.12g}, h={dt:.12g})", slot.fmu.doStep, t, dt)
+def _do_step(slot: _Slot, t: float, communication_step: float) -> None:
+    """One fmi2DoStep of the component over [t, t + communication_step] [s]."""
+    _call(slot, t, f"fmi2DoStep(t={t:.12g}, h={communication_step:.12g})", slot.fmu.doStep, t, communication_step)
 
 
 def _call(slot: _Slot, t: float, what: str, fn, *args, **kwargs):

@@ -53,28 +53,37 @@ from typing import Callable
 import numpy as np
 
 from fmu_vehicle.cosim.master import run_system
-from fmu_vehicle.cosim.results import Result, atomic_write
 from fmu_vehicle.cosim.ssp import read_ssp, write_ssp
 from fmu_vehicle.cosim.system import Component, Connection, Experiment, System
 from fmu_vehicle.errors import ModelError
+from fmu_vehicle.plotting import Panel
+from fmu_vehicle.results import Result
+from fmu_vehicle.traffic.lead_vehicle import DEFAULT_X0_M
+from fmu_vehicle.vehicle.loader import load_vehicle_spec
 
 #: FMUs the scenarios use (registry names = file stems in the FMU folder).
 FMU_NAMES = ("VehicleLV", "Tire", "Powertrain", "Controller", "LeadVehicle")
 WHEELS = ("front", "rear")
+VEHICLE = "halfcar7"
+"""The vehicle file every VehicleLV of the scenarios loads (resources/vehicles/halfcar7.json)."""
 
-WHEELBASE_M = 4.1584
-"""Front to rear wheel centre of halfcar7 (resources/vehicles/halfcar7.json)."""
+_SPEC = load_vehicle_spec(VEHICLE)
+_FRONT, _REAR = (_SPEC.wheel(w) for w in WHEELS)
+WHEELBASE_M = _FRONT.center_m[0] - _REAR.center_m[0]
+"""Front to rear wheel centre of VEHICLE [m], from its vehicle file."""
+HALF_CAR_MASS_KG = _SPEC.total_mass_kg
+"""Total mass of VEHICLE [kg], from its vehicle file: the left half of the car."""
+WHEEL_RADIUS_M = _SPEC.tires[_SPEC.wheels.index(_FRONT)].UNLOADED_RADIUS
+"""Free radius of VEHICLE's front tire [m], from its tire property file."""
 FRONT_OVERHANG_M = 0.9
 """Front axle to front bumper [m]; the paper gives no body, this is a typical sedan value."""
 REAR_OVERHANG_M = 1.0
 """Rear axle to rear bumper [m] (typical sedan value, see FRONT_OVERHANG_M)."""
-HALF_CAR_MASS_KG = 1243.0
-"""Total mass of halfcar7 (``Vehicle.load('halfcar7').total_mass_kg``), the left half of the car."""
 
 #: Controller parameters for the whole car the half car stands for (others: the Controller defaults).
 CONTROLLER = {
     "vehicle.mass": 2.0 * HALF_CAR_MASS_KG,
-    "vehicle.wheel_radius": 0.4672,
+    "vehicle.wheel_radius": WHEEL_RADIUS_M,
     "acc.gap_offset": FRONT_OVERHANG_M,
 }
 
@@ -83,20 +92,11 @@ ACC_LEAD_PROFILE = "0:0,1:0,9:16,14:16,20.4:0,30:0"
 (the ISO 15622 stop case) and stays there; the ACC stops behind it and holds."""
 ACC_DURATION_S = 30.0
 """Length of acc_stop_and_go [s]: the lead stops at 20.4 s, the ego about 3 s later, then 6 s of hold."""
-LEAD_START_X_M = 50.0
+LEAD_START_X_M = DEFAULT_X0_M
 """Lead rear bumper at t = 0 [m]: the LeadVehicle start value of ``x``, so initialization is consistent."""
 
 
 # ----------------------------------------------------------------------------------------------- records
-
-@dataclass(frozen=True)
-class Panel:
-    """One subplot: y label and the (legend label, column) pairs drawn in it."""
-
-    ylabel: str
-    lines: tuple[tuple[str, str], ...]
-    ylim: tuple[float, float] | None = None
-
 
 @dataclass
 class Scenario:
@@ -188,7 +188,7 @@ def follow_connections(leader: str, controller: str, leader_is_vehicle: bool) ->
 def _vehicle(name: str, fmus: dict, *, road: str, v0: float, x0: float = 0.0, tires: str = "internal",
              **extra) -> Component:
     return Component(name, _fmu(fmus, "VehicleLV"),
-                     {"model": "halfcar7", "road": road, "v0": float(v0), "x0": float(x0),
+                     {"model": VEHICLE, "road": road, "v0": float(v0), "x0": float(x0),
                       "tire_source": tires, **extra})
 
 
@@ -213,21 +213,6 @@ def following_signals(gap: np.ndarray, v_ego: np.ndarray, v_lead: np.ndarray, pr
         closing = v_ego - v_lead
         ttc = np.where(closing > 0.1, gap / closing, np.inf)
     return {f"{prefix}gap": (gap, "m"), f"{prefix}time_gap": (time_gap, "s"), f"{prefix}ttc": (ttc, "s")}
-
-
-def with_columns(result: Result, columns: dict) -> Result:
-    """A copy of ``result`` with extra float columns {name: (values, unit)} appended."""
-    if not columns:
-        return result
-    dtype = result.data.dtype.descr + [(name, "f8") for name in columns]
-    data = np.empty(len(result.data), dtype=dtype)
-    for name in result.names:
-        data[name] = result.data[name]
-    units = dict(result.units)
-    for name, (values, unit) in columns.items():
-        data[name] = values
-        units[name] = unit
-    return Result(data=data, units=units, messages=list(result.messages))
 
 
 def following_metrics(result: Result, prefix: str = "") -> dict:
@@ -317,7 +302,7 @@ def bumpy_road(fmus: dict, *, tires: str = "internal", duration: float = 5.0, st
     if tires == "external":
         outputs += ("tire_front.slip", "tire_rear.slip", "tire_front.fx", "tire_rear.fx")
     system = System(f"bumpy_road_{tires}_tires", comps, cons, stop_time=duration, step_size=step)
-    return Scenario(system, f"halfcar7 on the bumpy road, {v0:g} m/s, {drive_torque:g} N m front "
+    return Scenario(system, f"{VEHICLE} on the bumpy road, {v0:g} m/s, {drive_torque:g} N m front "
                             f"({tires} tires{', Gauss-Seidel tires -> vehicle' if tires == 'external' else ''})",
                     order=order, outputs=outputs, output_interval=step,
                     panels=(Panel("x [m]", (("x", v + "chassis.x"),)),
@@ -481,36 +466,13 @@ def run_scenario(scenario: Scenario, out_dir: str | Path, *, progress: bool = Tr
     csv = out / f"{scenario.name}.csv"
     result = run_system(system, exp, progress=progress, output_path=csv)
     if scenario.derive is not None:
-        result = with_columns(result, scenario.derive(result))
+        result = result.with_columns(scenario.derive(result))
         result.to_csv(csv)
     plot = plot_scenario(scenario, result, out / f"{scenario.name}.png")
     return ScenarioRun(scenario, result, ssp, csv, plot)
 
 
 def plot_scenario(scenario: Scenario, result: Result, path: str | Path) -> Path:
-    """The scenario's panels (two columns) into a PNG, atomically (matplotlib Agg canvas, no GUI)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
+    """The scenario's panels (two columns; default: the first eight columns) into a PNG, atomically."""
     panels = scenario.panels or tuple(Panel(n, ((n, n),)) for n in result.names[1:9])
-    rows = (len(panels) + 1) // 2
-    fig = Figure(figsize=(12.0, 1.2 + 2.1 * rows), layout="constrained")
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(rows, 2, sharex=True, squeeze=False)
-    t = result.time
-    for ax, panel in zip(axes.flat, panels):
-        for label, column in panel.lines:
-            ax.plot(t, result[column], label=label, linewidth=1.0)
-        ax.set_ylabel(panel.ylabel)
-        if panel.ylim is not None:
-            ax.set_ylim(*panel.ylim)
-        ax.grid(True, alpha=0.3)
-        if len(panel.lines) > 1:
-            ax.legend(fontsize=7, loc="best")
-    for ax in axes.flat[len(panels):]:
-        ax.set_visible(False)
-    for ax in axes[-1]:
-        ax.set_xlabel("time [s]")
-    fig.suptitle(scenario.title, fontsize=10)
-    return atomic_write(Path(path), lambda stream: fig.savefig(stream, format="png", dpi=100), mode="wb")
-
+    return result.plot(path, panels=panels, title=scenario.title, columns=2)

@@ -37,10 +37,10 @@ from urllib.parse import unquote, urlparse
 
 from lxml import etree
 
-from fmu_vehicle.cosim.results import atomic_write
 from fmu_vehicle.cosim.system import (CONNECTOR_TYPES, Component, Connection, Connector, ParameterValue,
                                       System, parameter_type)
 from fmu_vehicle.errors import ModelError
+from fmu_vehicle.util import atomic_write
 
 SSD_NS = "http://ssp-standard.org/SSP1/SystemStructureDescription"
 SSC_NS = "http://ssp-standard.org/SSP1/SystemStructureCommon"

@@ -18,8 +18,7 @@ ParameterValue = float | int | bool | str
 #: Coupling schemes understood by :func:`fmu_vehicle.cosim.master.run_system`.
 SCHEMES = ("jacobi", "gauss-seidel")
 
-#: SSP connector kinds and types used here.
-CONNECTOR_KINDS = ("input", "output", "parameter", "calculatedParameter", "inout")
+#: SSP connector types used here.
 CONNECTOR_TYPES = ("Real", "Integer", "Boolean", "String", "Enumeration")
 
 

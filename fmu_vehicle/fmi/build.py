@@ -48,6 +48,7 @@ from typing import Iterable
 
 from fmu_vehicle.errors import FmuVehicleError
 from fmu_vehicle.paths import resources_dir
+from fmu_vehicle.util import atomic_write
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 REPO_DIR = PACKAGE_DIR.parent
@@ -102,15 +103,12 @@ def build_fmu(slave_script: Path, dest_dir: Path, extra_resources: Iterable[Path
         if "numba" in shipped_requirements(built):
             _add_compiled_code(built)
         final = dest_dir / built.name
-        fd, tmp = tempfile.mkstemp(prefix=f".{built.stem}-", suffix=".fmu.tmp", dir=dest_dir)
-        os.close(fd)
-        try:
+
+        def install(tmp):
             shutil.copyfile(built, tmp)
             os.chmod(tmp, 0o644)
-            os.replace(tmp, final)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+
+        atomic_write(final, install, mode=None)
     return final
 
 

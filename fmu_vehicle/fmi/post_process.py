@@ -9,8 +9,6 @@ values and value references are left exactly as pythonfmu wrote them (they come 
 from __future__ import annotations
 
 import copy
-import os
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import Iterable, Mapping
@@ -19,6 +17,7 @@ from lxml import etree
 
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.fmi.variables import UNITS, Var, unit_exponents, var_table
+from fmu_vehicle.util import atomic_write
 
 MODEL_DESCRIPTION = "modelDescription.xml"
 
@@ -125,16 +124,13 @@ def patch_fmu(fmu_path: Path, variables: Iterable[Var], root_attrs: Mapping[str,
     root = etree.fromstring(xml, parser)
     patch_model_description(root, variables, root_attrs)
     new_xml = etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{fmu_path.stem}-", suffix=".fmu.tmp", dir=fmu_path.parent)
-    os.close(fd)
-    try:
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zout:
+
+    def write(stream):
+        with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED) as zout:
             for info, data in entries:
                 payload = new_xml if info.filename == MODEL_DESCRIPTION else data
                 info = copy.copy(info)          # keeps name, date and file mode (binaries)
                 info.compress_type = zipfile.ZIP_DEFLATED
                 zout.writestr(info, payload)
-        os.replace(tmp, fmu_path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    atomic_write(fmu_path, write, mode="wb")

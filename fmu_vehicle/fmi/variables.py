@@ -42,10 +42,6 @@ TYPES = ("Real", "Integer", "Boolean", "String")
 #: Structured-name grammar accepted by FMPy's validator, restricted to dotted identifiers.
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
-#: FMI 2.0 BaseUnit exponent names (fmi2Unit.xsd).
-BASE_NAMES = ("kg", "m", "s", "A", "K", "mol", "cd", "rad")
-
-
 @dataclass(frozen=True)
 class Unit:
     """One SI unit: exponents of the FMI base units and display units.

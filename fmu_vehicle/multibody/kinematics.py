@@ -20,14 +20,6 @@ from .model import JOINT_REVOLUTE
 
 
 @njit(inline="always")
-def cross_into(a, b, out):
-    """out = a x b (3-vectors, out may not alias a or b)."""
-    out[0] = a[1] * b[2] - a[2] * b[1]
-    out[1] = a[2] * b[0] - a[0] * b[2]
-    out[2] = a[0] * b[1] - a[1] * b[0]
-
-
-@njit(inline="always")
 def forward_positions(model, data):
     """Poses A_i, o_i, joint axes u_i, points r_i, screws b_i and CoM positions g_i from z."""
     A, o, u, r, b, g = data.A, data.o, data.u, data.r, data.b, data.g
@@ -165,21 +157,8 @@ def point_accel0(data, body, r, rd, out):
 
 
 @njit(inline="always")
-def point_accel(data, body, r, rd, out):
-    """Full acceleration C(r) dZ/dt + w x dr/dt of a body point (after the dynamics pass)."""
-    if body < 0:
-        out[0] = out[1] = out[2] = 0.0
-    else:
-        screw_point(data.Zd[body], r, out)
-        w = data.Z[body]
-        out[0] += w[4] * rd[2] - w[5] * rd[1]
-        out[1] += w[5] * rd[0] - w[3] * rd[2]
-        out[2] += w[3] * rd[1] - w[4] * rd[0]
-
-
-@njit(inline="always")
 def point_jacobian(model, data, body, r, G):
-    """G = dr/dz (3 x n): column k is C(r) b_k for k on the path of ``body``, else 0 (§4.1)."""
+    """G = dr/dz (3 x n): column k is C(r) b_k for k on the path of ``body``, else 0."""
     n = model.n
     for k in range(n):
         if body >= 0 and model.on_path[body, k]:

@@ -8,13 +8,12 @@ See docs/road.md §1.
 """
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import ModelError
+from ..util import atomic_write
 from .arrays import RoadArrays, table_arrays, table_lookup
 
 
@@ -117,17 +116,8 @@ class Road:
         n = int(np.floor((x_end - x_start) / dx + 1e-9)) + 1
         x = x_start + dx * np.arange(n, dtype=np.float64)
         data = np.column_stack([x, np.atleast_1d(self.height(x)), np.atleast_1d(self.slope(x))])
-        path = Path(path)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-        try:
-            with os.fdopen(fd, "w", newline="") as stream:
-                np.savetxt(stream, data, fmt="%.17g", delimiter=",", header="distance_m,height_m,slope", comments="")
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
-        return path
+        return atomic_write(path, lambda stream: np.savetxt(stream, data, fmt="%.17g", delimiter=",",
+                                                            header="distance_m,height_m,slope", comments=""))
 
 
 class TabulatedRoad(Road):

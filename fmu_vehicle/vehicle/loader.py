@@ -41,6 +41,19 @@ class VehicleSpec:
     tires: tuple           # TireParams per corner
     data: dict             # the merged vehicle data (for reports)
 
+    @property
+    def total_mass_kg(self) -> float:
+        """Sum of the masses of every body and removed rod [kg]."""
+        return sum(b.mass_kg for b in self.mechanism.bodies) + sum(r.mass_kg for r in self.mechanism.rods)
+
+    def wheel(self, name: str) -> WheelInfo:
+        """The corner named ``name`` (ModelError naming the valid ones otherwise)."""
+        for w in self.wheels:
+            if w.name == name:
+                return w
+        raise ModelError(f"vehicle '{self.name}': unknown wheel '{name}'; valid: "
+                         f"{', '.join(w.name for w in self.wheels)}")
+
 
 def vehicle_names(base=None) -> list[str]:
     """Names of the vehicle files shipped in resources/vehicles/."""

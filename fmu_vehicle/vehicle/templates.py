@@ -2,8 +2,8 @@
 
 Each template returns a :class:`Fragment` of mechanism-file entries (see
 :mod:`fmu_vehicle.multibody.spec`) named with the corner prefix (``front``, ``rear_left``, ...), plus
-the :class:`WheelInfo` the vehicle layer needs. Hardpoints are given for the left side relative to
-the wheel centre; a right-side corner mirrors y (the convention is stated once, here).
+the :class:`WheelInfo` the vehicle layer needs. Hardpoints and centres of mass are given for the left
+side relative to the wheel centre; a right-side corner mirrors y (the convention is stated once, here).
 """
 from __future__ import annotations
 
@@ -44,20 +44,21 @@ class WheelInfo:
 
 
 class _HP:
-    """Hardpoint reader: left-side offsets from the wheel centre -> design coordinates."""
+    """Point reader: left-side offsets from the wheel centre in the object ``data[field]`` -> design
+    coordinates, ``c + (x, +-y, z)``."""
 
-    def __init__(self, data: dict, center, mirror: bool, where: str):
-        self.hp = data.get("hardpoints_m")
+    def __init__(self, data: dict, center, mirror: bool, where: str, field: str = "hardpoints_m"):
+        self.hp = data.get(field)
         if not isinstance(self.hp, dict):
-            raise ModelError(f"{where}: missing field 'hardpoints_m'")
+            raise ModelError(f"{where}: missing field '{field}'")
         self.c = np.asarray(center, dtype=float)
         self.s = np.array([1.0, -1.0 if mirror else 1.0, 1.0])
-        self.where = where
+        self.where, self.field = where, field
 
     def __call__(self, key: str) -> list:
         v = self.hp.get(key)
         if not (isinstance(v, list) and len(v) == 3 and all(isinstance(x, (int, float)) for x in v)):
-            raise ModelError(f"{self.where}: hardpoints_m: missing or invalid point '{key}' (3 numbers, m)")
+            raise ModelError(f"{self.where}: {self.field}: missing or invalid point '{key}' (3 numbers, m)")
         return (self.c + self.s * np.asarray(v, dtype=float)).tolist()
 
 
@@ -79,16 +80,6 @@ def _body(name, mass, com, inertia):
     return {"name": name, "mass_kg": mass, "com_m": list(map(float, com)), "inertia_kg_m2": inertia}
 
 
-def _rod_inertia(m, a, b):
-    """Inertia tensor (about the CoM) of a thin uniform rod a-b: m l^2/12 transverse, 0 axial."""
-    a, b = np.asarray(a), np.asarray(b)
-    e = b - a
-    L = np.linalg.norm(e)
-    e = e / L
-    J = m * L**2 / 12.0 * (np.eye(3) - np.outer(e, e)) + 1e-9 * np.eye(3)
-    return J.tolist()
-
-
 def _spring_damper(name, a, pa, b, pb, data: dict, where: str) -> dict:
     el = {"name": name, "type": "spring_damper", "body_a": a, "point_a_m": pa, "body_b": b, "point_b_m": pb}
     sp = data.get("spring")
@@ -108,11 +99,14 @@ def _spring_damper(name, a, pa, b, pb, data: dict, where: str) -> dict:
 
 
 def macpherson_strut(prefix: str, chassis: str, center, mirror: bool, data: dict, where: str):
-    """MacPherson strut corner (seed 001 Fig. 2): strut hung from the chassis by a spherical top
-    mount (3R, strut axis last), knuckle sliding on the strut (prismatic), wheel revolute on the
+    """MacPherson strut corner (Dai, Pan et al. 2022, Fig. 2): strut hung from the chassis by a spherical
+    top mount (3R, strut axis last), knuckle sliding on the strut (prismatic), wheel revolute on the
     knuckle, lower arm on a chassis revolute closed by a cut ball joint (or removed as a fork arm,
-    seed 001 §3), tie rod removed. Independent coordinate: the strut slide."""
+    Dai, Pan et al. 2022, section 3), tie rod removed. Independent coordinate: the strut slide.
+    Centres of mass: the knuckle's from ``com_m``, the strut's at the middle of its two hardpoints, the
+    lower arm's at the centroid of its three, the wheel's at the wheel centre."""
     hp = _HP(data, center, mirror, where)
+    com = _HP(data, center, mirror, where, "com_m")
     m = data.get("masses_kg", {})
     c = list(map(float, center))
     knuckle, wheel, strut, arm = f"{prefix}.knuckle", f"{prefix}.wheel", f"{prefix}.strut", f"{prefix}.lower_arm"
@@ -122,11 +116,11 @@ def macpherson_strut(prefix: str, chassis: str, center, mirror: bool, data: dict
     f = Fragment()
     f.bodies += [
         _body(strut, _num(m, "strut", where), (top + low) / 2, _inertia(data, "strut_inertia_kg_m2", where)),
-        _body(knuckle, _num(m, "knuckle", where), np.array(c) + np.array([0, -0.08 if not mirror else 0.08, -0.02]),
-              _inertia(data, "knuckle_inertia_kg_m2", where)),
+        _body(knuckle, _num(m, "knuckle", where), com("knuckle"), _inertia(data, "knuckle_inertia_kg_m2", where)),
         _body(wheel, _num(m, "wheel", where), c, _inertia(data, "wheel_inertia_kg_m2", where)),
     ]
-    # first two top-mount axes perpendicular to the strut axis, strut axis last (pitfall 4)
+    # first two top-mount axes perpendicular to the strut axis, strut axis last: the three axes are
+    # orthogonal at design, far from the singular configuration where the first and last coincide
     e1 = np.cross([0.0, 1.0, 0.0], axis)
     e1 /= np.linalg.norm(e1)
     e2 = np.cross(axis, e1)
@@ -171,17 +165,18 @@ FIVE_LINKS = ("upper_front", "upper_rear", "lower_front", "lower_rear", "toe")
 
 
 def five_link(prefix: str, chassis: str, center, mirror: bool, data: dict, where: str):
-    """Five-link corner (seed 001 Fig. 2): the wheel carrier has a free joint (3P + 3R, five massless
-    auxiliary bodies) to the chassis and is located by five removed rods; a coil-over acts between
-    carrier and chassis. Independent coordinate: the carrier's vertical slide."""
+    """Five-link corner (Dai, Pan et al. 2022, Fig. 2): the wheel carrier has a free joint (3P + 3R, five
+    massless auxiliary bodies) to the chassis and is located by five removed rods; a coil-over acts between
+    carrier and chassis. Independent coordinate: the carrier's vertical slide. Centres of mass: the
+    carrier's from ``com_m``, the wheel's at the wheel centre."""
     hp = _HP(data, center, mirror, where)
+    com = _HP(data, center, mirror, where, "com_m")
     m = data.get("masses_kg", {})
     c = list(map(float, center))
     carrier, wheel = f"{prefix}.carrier", f"{prefix}.wheel"
     f = Fragment()
     f.bodies += [
-        _body(carrier, _num(m, "carrier", where), np.array(c) + np.array([0, -0.07 if not mirror else 0.07, 0]),
-              _inertia(data, "carrier_inertia_kg_m2", where)),
+        _body(carrier, _num(m, "carrier", where), com("carrier"), _inertia(data, "carrier_inertia_kg_m2", where)),
         _body(wheel, _num(m, "wheel", where), c, _inertia(data, "wheel_inertia_kg_m2", where)),
     ]
     f.joints += [

@@ -13,7 +13,6 @@ See docs/vehicle.md.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.optimize import root
@@ -21,6 +20,8 @@ from scipy.optimize import root
 from ..errors import ModelError, SimulationError
 from ..integrators import integrate, make_stepper
 from ..integrators.base import Interrupted
+from ..plotting import Panel
+from ..results import Result as SimResult
 from ..multibody.mechanism import POSITION_MAXIT, POSITION_TOL, Mechanism, failure
 from ..road import load_road
 from ..road.kernel import road_eval
@@ -37,32 +38,11 @@ def output_table(wheel_names, signals: SignalTable = LONGITUDINAL_VERTICAL) -> l
     return [(name, r.unit, r.description) for r, name in signals.outputs(wheel_names)]
 
 
-@dataclass
-class SimResult:
-    """Time histories of a vehicle run: ``t`` [s] and one array per output name."""
-    t: np.ndarray
-    values: dict
-    units: dict
-    meta: dict = field(default_factory=dict)
-
-    def __getitem__(self, name):
-        return self.values[name]
-
-    def final(self, name):
-        return float(self.values[name][-1])
-
-    def to_csv(self, path, every: int = 1):
-        """Write ``time`` and all outputs (header ``name [unit]``) atomically."""
-        from ..util import atomic_write_text
-        names = list(self.values)
-        header = ",".join(["time [s]"] + [f"{n} [{self.units[n]}]" for n in names])
-        cols = np.column_stack([self.t] + [self.values[n] for n in names])[::every]
-        lines = [header] + [",".join(f"{v:.10g}" for v in row) for row in cols]
-        atomic_write_text(path, "\n".join(lines) + "\n")
-
-    def plot(self, path, title: str = ""):
-        from ..plotting import plot_vehicle_result
-        plot_vehicle_result(self, path, title)
+#: Default plot of a vehicle run: the chassis states in 3 x 2 panels.
+CHASSIS_PANELS = (Panel("x [m]", (("x", "chassis.x"),)), Panel("vx [m/s]", (("vx", "chassis.vx"),)),
+                  Panel("z [m]", (("z", "chassis.z"),)), Panel("vz [m/s]", (("vz", "chassis.vz"),)),
+                  Panel("pitch [rad]", (("pitch", "chassis.pitch"),)),
+                  Panel("pitch rate [rad/s]", (("pitch rate", "chassis.pitch_rate"),)))
 
 
 class Vehicle:
@@ -233,10 +213,10 @@ class Vehicle:
                                       progress=progress)
         except Interrupted as stop:          # Ctrl-C between two chunks: the rows so far
             t, out, y_end, interrupted = stop.times, stop.outputs, stop.y, True
-        return SimResult(t, {n: out[:, k] for k, n in enumerate(self.output_names)},
-                         {n: u for n, u, _ in self.outputs},
-                         {"vehicle": self.name, "integrator": integrator, "dt": dt, "v0": v0, "y_end": y_end,
-                          "x_origin": float(system.data.origin[0]), "interrupted": interrupted})
+        return SimResult.from_columns(t, self.output_names, [u for _, u, _ in self.outputs], out,
+                                      {"vehicle": self.name, "integrator": integrator, "dt": dt, "v0": v0,
+                                       "y_end": y_end, "x_origin": float(system.data.origin[0]),
+                                       "interrupted": interrupted}, panels=CHASSIS_PANELS)
 
     def simulator(self, road=None, *, v0=0.0, x0=0.0, dt=1e-3, road_source="internal", tire_source="internal",
                   integrator="rk4"):

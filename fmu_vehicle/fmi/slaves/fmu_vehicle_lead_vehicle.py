@@ -4,8 +4,9 @@ Interface and semantics: docs/fmus.md §7.
 """
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
 from fmu_vehicle.fmi.variables import Var
-from fmu_vehicle.scenario.lead_vehicle import LeadVehicle as LeadVehicleModel
-from fmu_vehicle.scenario.lead_vehicle import parse_speed_profile
+from fmu_vehicle.traffic.lead_vehicle import DEFAULT_X0_M
+from fmu_vehicle.traffic.lead_vehicle import LeadVehicle as LeadVehicleModel
+from fmu_vehicle.traffic.lead_vehicle import parse_speed_profile
 
 
 class LeadVehicle(VehicleSlaveBase):
@@ -16,8 +17,8 @@ class LeadVehicle(VehicleSlaveBase):
         Var("speed_profile", "parameter", "fixed", None,
             "speed breakpoints 'time:speed,...' [s:m/s], linear in between, constant outside", "0:20,5:20,8:8,12:8",
             type="String"),
-        Var("x0", "parameter", "fixed", "m", "position at the start time", 50.0),
-        Var("x", "output", "continuous", "m", "position along x", 50.0),
+        Var("x0", "parameter", "fixed", "m", "position at the start time", DEFAULT_X0_M),
+        Var("x", "output", "continuous", "m", "position along x", DEFAULT_X0_M),
         Var("vx", "output", "continuous", "m/s", "speed along x", 0.0, display_unit="km/h"),
         Var("ax", "output", "continuous", "m/s2", "acceleration along x (right-continuous)", 0.0),
     )

@@ -17,6 +17,10 @@ from dataclasses import dataclass
 
 from fmu_vehicle.errors import ModelError
 
+DEFAULT_X0_M = 50.0
+"""Position of the lead vehicle's rear bumper at the start time [m] when none is given (the LeadVehicle
+FMU's start value of ``x0`` and, before initialization, of ``x``)."""
+
 
 @dataclass(frozen=True)
 class SpeedProfile:

@@ -1,4 +1,0 @@
-"""Traffic scenario participants: a lead vehicle driving a piecewise-linear speed profile."""
-from fmu_vehicle.scenario.lead_vehicle import LeadVehicle, SpeedProfile, parse_speed_profile
-
-__all__ = ["LeadVehicle", "SpeedProfile", "parse_speed_profile"]
