@@ -15,9 +15,10 @@ import json, math
 import numpy as np
 from fmu_vehicle.paths import resource_path
 from fmu_vehicle.tire import pacejka
+from fmu_vehicle.tire.brake import brake_torque
 from fmu_vehicle.tire.contact import CONTACT_OUT_N, tire_contact
 from fmu_vehicle.tire.tir import read_tir
-from fmu_vehicle.tire.wheel import brake_torque, simulate_wheel
+from fmu_vehicle.tire.wheel import simulate_wheel
 
 p = read_tir(resource_path("tires", "pacejka_light_truck.tir")).to_array()
 values = []
