@@ -2,7 +2,8 @@
 test process into a temporary folder.  This module holds no tests.
 
 The co-simulations of these tests run in the pytest process (``run_system`` over FMPy's FMU2Slave): the FMUs
-then use the repository's ``fmu_vehicle`` that pytest imported (fmi_notes.md pitfall 1), so the vehicle's numba
+then use the repository's ``fmu_vehicle`` that pytest imported (the wrapper imports through the process-wide
+``sys.modules``, so a package the host already imported is the one every FMU gets), so the vehicle's numba
 code is loaded once for all of them.  Running the FMUs on their shipped package copy is tested in
 test_fmu_vehicle_lv.py and test_fmi_*.py.
 """

@@ -1,4 +1,5 @@
-"""Road profiles through points: ``ProfileRoad`` from arrays of distance [m] and height [m], ``CsvRoad`` from a CSV file."""
+"""Road profiles through points: ``ProfileRoad`` from arrays of distance [m] and height [m], ``CsvRoad`` from a
+CSV file of them."""
 from __future__ import annotations
 
 import csv

@@ -11,11 +11,11 @@ the wheel's spin inertia:
     φ̇  = Ω - min(|Ω|, r φs) φ / φs   bristle rate [rad/s]
     T  = -clip(k φ + c φ̇, -T_b, T_b)   torque on the wheel about its spin axis [N m] (on the carrier: -T)
 
-with T_b >= 0 the brake capacity (the commanded brake torque magnitude). While the wheel slides, φ settles
-at φs sgn Ω and the torque is exactly -T_b sgn Ω. At standstill φ̇ = Ω: the element is a spring k with
-damper c, so a wheel held against a steady torque T_ext < T_b stands still (φ = T_ext / k, Ω = 0). A brake
-law T = -T_b tanh(Ω/Ω0) instead has no torque at Ω = 0 and holds T_ext only by turning at
-Ω = Ω0 atanh(T_ext/T_b): the wheel creeps.
+with T_b >= 0 the brake capacity (the commanded brake torque magnitude). While the wheel slides at a steady
+Ω, φ settles where φ̇ = 0, at max(φs, |Ω|/r) sgn Ω, so k φ >= T_b and the torque is exactly -T_b sgn Ω. At
+standstill φ̇ = Ω: the element is a spring k with damper c, so a wheel held against a steady torque
+T_ext < T_b stands still (φ = T_ext / k, Ω = 0). A brake law T = -T_b tanh(Ω/Ω0) instead has no torque at
+Ω = 0 and holds T_ext only by turning at Ω = Ω0 atanh(T_ext/T_b): the wheel creeps.
 
 The torque is continuous in Ω (no switching), and the constants keep the element non-stiff for explicit
 integrators with steps h up to about 1 ms: ωb h = 0.3, 2 ζ ωb h = 0.42 and r h = 1 at h = 1 ms (classic
