@@ -30,6 +30,9 @@ KIND_FLAT = 0
 KIND_SLOPE = 1
 KIND_TABLE = 2
 
+ANALYTIC_PARAMS = {KIND_FLAT: 2, KIND_SLOPE: 5}
+"""Length of params of each analytic kind."""
+
 MAX_TABLE_POINTS = 5_000_000
 """Largest table a road may build (two float64 arrays of this length are 80 MB)."""
 
@@ -46,9 +49,16 @@ class RoadArrays(NamedTuple):
 
 
 def analytic_arrays(kind: int, params) -> RoadArrays:
-    """RoadArrays of an analytic road: empty tables, x0 = 0 m, dx = 1 m (unused)."""
+    """RoadArrays of an analytic road: empty tables, x0 = 0 m, dx = 1 m (unused).
+
+    Raises ValueError when params does not have its kind's length (see the module docstring).
+    """
+    values = np.array(params, dtype=np.float64)
+    expected = ANALYTIC_PARAMS.get(int(kind))
+    if expected is not None and values.shape != (expected,):
+        raise ValueError(f"analytic_arrays: kind {int(kind)} takes {expected} params, got shape {values.shape}")
     empty = np.zeros(0, dtype=np.float64)
-    return RoadArrays(int(kind), np.asarray(params, dtype=np.float64), 0.0, 1.0, empty, empty.copy())
+    return RoadArrays(int(kind), values, 0.0, 1.0, empty, empty.copy())
 
 
 def plane_arrays(x_m: float = 0.0, height_m: float = 0.0, slope: float = 0.0, mu: float = 1.0) -> RoadArrays:
