@@ -15,9 +15,10 @@ import json, math
 import numpy as np
 from fmu_vehicle.paths import resource_path
 from fmu_vehicle.tire import pacejka
+from fmu_vehicle.tire.brake import brake_torque
 from fmu_vehicle.tire.contact import CONTACT_OUT_N, tire_contact
 from fmu_vehicle.tire.tir import read_tir
-from fmu_vehicle.tire.wheel import brake_torque, simulate_wheel
+from fmu_vehicle.tire.wheel import simulate_wheel
 
 p = read_tir(resource_path("tires", "pacejka_light_truck.tir")).to_array()
 values = []
@@ -41,6 +42,15 @@ run = simulate_wheel(p, mass_kg=600.0, inertia_kg_m2=2.5, duration_s=0.05, v0_m_
                      drive_torque_Nm=300.0, brake_torque_Nm=([0.0, 0.05], [0.0, 4000.0]))
 for name in ("x", "z", "speed", "omega", "kappa", "fx", "fz", "my", "brake_torque"):
     values.extend(getattr(run, name)[-5:].tolist())
+from fmu_vehicle.road import load_road
+from fmu_vehicle.tire.stepper import N_STATES, W_ALPHA, W_AX, wheel_advance, wheel_arrays
+w = wheel_arrays(p, load_road("bumpy").to_arrays(), hold_vx=True, hold_vz=True, hold_omega=True)
+w.wheel[W_AX], w.wheel[W_ALPHA] = -2.0, 15.0
+y, y_mid = np.array([19.9, 0.45, 15.0, 0.1, 33.0, 0.02, 0.0]), np.zeros(N_STATES)
+for k in range(60):
+    wheel_advance(k * 1e-3, 1e-3, 3, 0.5e-3, y, w, y_mid)
+    values.extend(y_mid.tolist())
+values.extend(y.tolist())
 print(json.dumps({"kind": type(tire_contact).__name__, "values": values}))
 '''
 

@@ -9,9 +9,10 @@ from scipy.optimize import brentq
 
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.paths import resource_path
+from fmu_vehicle.tire.brake import brake_torque
 from fmu_vehicle.tire.pacejka import mf_fx0, relaxation_length
 from fmu_vehicle.tire.tir import read_tir
-from fmu_vehicle.tire.wheel import GRAVITY, brake_torque, simulate_wheel
+from fmu_vehicle.tire.wheel import GRAVITY, simulate_wheel
 
 TIRE = read_tir(resource_path("tires", "pacejka_light_truck.tir"))
 P = TIRE.to_array()

@@ -12,7 +12,9 @@ Every road compiles to one record, the ``RoadArrays`` the njit kernel ``kernel.r
 params by kind:
 
     KIND_FLAT   [height_m, mu]
-    KIND_SLOPE  [tan(angle), start_x_m, mu, flat_before_start (1.0/0.0)]
+    KIND_SLOPE  [tan(angle), start_x_m, mu, flat_before_start (1.0/0.0), height_at_start_m]
+                h = height_at_start_m + (x - start_x_m) tan(angle); before start_x_m with flat_before_start
+                the road is level at height_at_start_m
     KIND_TABLE  [mu]
 
 Tabulated roads interpolate h and s linearly and separately inside [x0, x0 + (n-1)*dx]; outside that
@@ -30,6 +32,9 @@ KIND_FLAT = 0
 KIND_SLOPE = 1
 KIND_TABLE = 2
 
+ANALYTIC_PARAMS = {KIND_FLAT: 2, KIND_SLOPE: 5}
+"""Length of params of each analytic kind."""
+
 MAX_TABLE_POINTS = 5_000_000
 """Largest table a road may build (two float64 arrays of this length are 80 MB)."""
 
@@ -46,9 +51,31 @@ class RoadArrays(NamedTuple):
 
 
 def analytic_arrays(kind: int, params) -> RoadArrays:
-    """RoadArrays of an analytic road: empty tables, x0 = 0 m, dx = 1 m (unused)."""
+    """RoadArrays of an analytic road: empty tables, x0 = 0 m, dx = 1 m (unused).
+
+    Raises ValueError when params does not have its kind's length (see the module docstring).
+    """
+    values = np.array(params, dtype=np.float64)
+    expected = ANALYTIC_PARAMS.get(int(kind))
+    if expected is not None and values.shape != (expected,):
+        raise ValueError(f"analytic_arrays: kind {int(kind)} takes {expected} params, got shape {values.shape}")
     empty = np.zeros(0, dtype=np.float64)
-    return RoadArrays(int(kind), np.asarray(params, dtype=np.float64), 0.0, 1.0, empty, empty.copy())
+    return RoadArrays(int(kind), values, 0.0, 1.0, empty, empty.copy())
+
+
+def plane_arrays(x_m: float = 0.0, height_m: float = 0.0, slope: float = 0.0, mu: float = 1.0) -> RoadArrays:
+    """RoadArrays of the plane through (x_m, height_m) [m] with grade slope = dh/dx [-] and friction mu [-]:
+    h(x) = height_m + slope (x - x_m) for every x (a KIND_SLOPE road without a level part)."""
+    return analytic_arrays(KIND_SLOPE, [slope, x_m, mu, 0.0, height_m])
+
+
+def set_plane(road: RoadArrays, x_m: float, height_m: float, slope: float, mu: float) -> None:
+    """Move a ``plane_arrays`` road in place (its params array; no allocation): same meaning as plane_arrays."""
+    params = road.params
+    params[0] = slope
+    params[1] = x_m
+    params[2] = mu
+    params[4] = height_m
 
 
 def table_arrays(mu: float, x0: float, dx: float, h_table, s_table) -> RoadArrays:

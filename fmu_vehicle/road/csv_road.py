@@ -1,4 +1,5 @@
-"""Road profile read from a CSV file of distance [m] and height [m].
+"""Road profiles through points: ``ProfileRoad`` from arrays of distance [m] and height [m], ``CsvRoad`` from a
+CSV file of them.
 
 See docs/road.md §5.
 """
@@ -65,23 +66,30 @@ def read_profile_csv(path) -> tuple[np.ndarray, np.ndarray]:
     return np.array(distances), np.array(heights)
 
 
-class CsvRoad(TabulatedRoad):
-    """Road whose height profile comes from a CSV file (distance_m, height_m), linearly interpolated.
+class ProfileRoad(TabulatedRoad):
+    """Road through the points (distances_m[i], heights_m[i]) [m], linearly interpolated between them.
 
-    The profile is resampled once onto a uniform grid from the first to the last distance, with spacing
-    dx_m (default: the smallest distance step in the file, shrunk slightly so the grid ends on the last
-    distance). For an evenly spaced file the grid nodes are the file's rows, so the road passes exactly
-    through them; a row that falls between grid nodes is cut by at most |jump in slope| * dx / 4.
-    Slope at the nodes is the central difference of the resampled heights (one-sided at the ends):
-    inside a straight segment it equals the segment's slope, and the slope jump at each file row is
-    spread linearly over the neighbouring grid cells. Before the first and after the last distance the
-    end height is held with zero slope. NumPy methods and the kernel evaluate the same table.
+    The polyline is resampled once onto a uniform grid from the first to the last distance, with spacing
+    dx_m (default: the smallest distance step, shrunk slightly so the grid ends on the last distance).
+    For evenly spaced points the grid nodes are the points, so the road passes exactly through them; a
+    point that falls between grid nodes is cut by at most |jump in slope| * dx / 4. Slope at the nodes is
+    the central difference of the resampled heights (one-sided at the ends): inside a straight segment it
+    equals the segment's slope, and the slope jump at each point is spread linearly over the neighbouring
+    grid cells (a smaller dx_m confines it). Before the first and after the last distance the end height
+    is held with zero slope. NumPy methods and the kernel evaluate the same table.
     """
 
-    def __init__(self, path, mu: float = 1.0, dx_m: float | None = None):
-        self.path = Path(path)
-        distances, heights = read_profile_csv(self.path)
-        label = f"CsvRoad {self.path}"
+    def __init__(self, distances_m, heights_m, mu: float = 1.0, dx_m: float | None = None,
+                 label: str = "ProfileRoad"):
+        distances = np.asarray(distances_m, dtype=np.float64)
+        heights = np.asarray(heights_m, dtype=np.float64)
+        if distances.ndim != 1 or distances.shape != heights.shape or distances.size < 2:
+            raise ModelError(f"{label}: distances_m and heights_m must be 1-D arrays of equal length >= 2, got "
+                             f"shapes {distances.shape} and {heights.shape}")
+        if not (np.all(np.isfinite(distances)) and np.all(np.isfinite(heights))):
+            raise ModelError(f"{label}: distances_m and heights_m must be finite")
+        if np.any(np.diff(distances) <= 0.0):
+            raise ModelError(f"{label}: distances_m must increase")
         if dx_m is None:
             dx_max = float(np.min(np.diff(distances)))
         else:
@@ -95,6 +103,23 @@ class CsvRoad(TabulatedRoad):
         s_table = np.gradient(h_table, dx)
         super().__init__(check_mu(mu, label), nodes[0], dx, h_table, s_table)
         self.rows = len(distances)
+
+    def describe(self) -> str:
+        return (f"profile road: {self.rows} points, x {self.x0:g} to {self.x_end:g} m, grid dx {self.dx:.4g} m, "
+                f"mu {self.mu:g}")
+
+
+class CsvRoad(ProfileRoad):
+    """Road whose height profile comes from a CSV file (distance_m, height_m), linearly interpolated.
+
+    The file's rows are the points of a ``ProfileRoad`` (same resampling, slopes and ends); dx_m defaults
+    to the smallest distance step in the file.
+    """
+
+    def __init__(self, path, mu: float = 1.0, dx_m: float | None = None):
+        self.path = Path(path)
+        distances, heights = read_profile_csv(self.path)
+        super().__init__(distances, heights, mu, dx_m, label=f"CsvRoad {self.path}")
 
     def describe(self) -> str:
         return (f"CSV road {self.path.name}: {self.rows} rows, x {self.x0:g} to {self.x_end:g} m, "

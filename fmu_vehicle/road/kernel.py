@@ -35,10 +35,10 @@ def road_eval(road, x, out):
     elif kind == KIND_SLOPE:
         u = x - params[1]
         if u < 0.0 and params[3] != 0.0:
-            out[0] = 0.0
+            out[0] = params[4]
             out[1] = 0.0
         else:
-            out[0] = u * params[0]
+            out[0] = params[4] + u * params[0]
             out[1] = params[0]
         out[2] = params[2]
     elif kind == KIND_TABLE:

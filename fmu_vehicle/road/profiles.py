@@ -77,7 +77,8 @@ class SlopeRoad(Road):
         return as_scalar_or_array(s)
 
     def to_arrays(self) -> RoadArrays:
-        return analytic_arrays(KIND_SLOPE, [self.tan_angle, self.start_x_m, self.mu, float(self.flat_before_start)])
+        return analytic_arrays(KIND_SLOPE, [self.tan_angle, self.start_x_m, self.mu, float(self.flat_before_start),
+                                           0.0])
 
     def describe(self) -> str:
         where = "level before it" if self.flat_before_start else "grade everywhere"

@@ -5,5 +5,8 @@ Modules:
     pacejka    mf_fx0, mf_fx0_slope, slip_stiffness, rolling_resistance_moment, vertical_force,
                effective_rolling_radius, relaxation_length, slip_relaxation_length, low_speed_damping
     contact    tire_contact(...) on a locally planar road; OUT_* indices into its output array
+    brake      brake_torque(...): LuGre-type brake element (holds a wheel without creep), BRAKE_* constants
+    stepper    the single-wheel stepper: WheelArrays record, wheel_derivative, RK4 step/stages/dense output,
+               wheel_advance (what the rig and the Tire FMU both run)
     wheel      simulate_wheel(...): one wheel on a road, fixed-step RK4, no multibody engine needed
 """

@@ -2,7 +2,9 @@
 
 The force law is ``fmu_vehicle.tire.contact.tire_contact`` (the kernel the vehicle calls internally), with the
 coefficients of a ``.tir`` file shipped in the FMU resources.  Planar wheel in the global x-z plane, spin axis
-a = +y (ISO 8855: x forward, z up, a wheel rolling forward spins positively about +y).
+a = +y (ISO 8855: x forward, z up, a wheel rolling forward spins positively about +y).  The slave is a variable
+table over the single-wheel stepper ``fmu_vehicle.tire.stepper`` (the integrator of the single-wheel rig too):
+each doStep is one ``wheel_advance`` of a wheel whose motion is held to its inputs.
 
 Per communication step [t, t+h] the inputs are the wheel's state at t (FMI 2.0 CS, inputs held).  Inside the
 step the tire extrapolates that state (``TireModel``): the velocities and the spin change at their rates over
@@ -10,10 +12,11 @@ the previous step (backward differences of the inputs, ``input_extrapolation = l
 position follows, c(τ) = c + v τ + a τ²/2.
 
     road      h_r, dh/dx, mu under c(τ): the internal road (``road``) or the inputs road.* extrapolated along
-              their slope (``road_source``)
+              their slope (``road_source``; the plane ``road.plane_arrays`` through the input point)
     slip      the transient slip κ' (internal state) is integrated with n = max(1, round(h/dt)) RK4 sub-steps
               of  dκ'/dt = (-Vsx - |Vx| κ') / σc  (contact.py; relaxation length σc, Pacejka 2012)
-    outputs   evaluated at τ = h/2 (``output_time = midpoint``, default) or τ = h (``end``):
+    outputs   evaluated at τ = h/2 (``output_time = midpoint``, default; RK4 continuous extension inside
+              the sub-step that contains it) or τ = h (``end``):
               fx, fz            longitudinal force along the road tangent t, normal load along n [N]
               my                rolling resistance moment about the spin axis [N m]
               wheel_load.*      the same load reduced to the wheel centre c, global axes:
@@ -29,9 +32,9 @@ relaxation length) form a ~28 Hz mode whose only damping at a few m/s is |Vx|/σ
 the step lags the loop by h/2, which is enough to make that mode grow below about 4 m/s (seen as a 7 rad/s
 spin oscillation at 3 m/s).  The extrapolated spin removes the lag to second order.
 
-Initialization: before the first doStep every output is zero.  A tire FMU cannot know the wheel state before
-its first step: the wheel outputs of this package's vehicle FMU are valid only after its initialization,
-and a load computed from their start values (centre at z = 0) would be a 100 kN spike.
+Initialization: at exitInitializationMode the outputs are the loads of the initial inputs (the wheel state
+set during initialization, e.g. the vehicle FMU's initial wheel outputs propagated by the master) with the
+initial slip ``slip0``.
 
 ``fail_at_time`` >= 0 makes every doStep starting at t >= fail_at_time fail (logged error, fmi2Discard,
 terminated): a test hook for the co-simulation master's failure handling.
@@ -49,10 +52,11 @@ from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER, load_file
 from fmu_vehicle.fmi.roads import road_parameter
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
 from fmu_vehicle.fmi.variables import Var
-from fmu_vehicle.road import road_eval
-from fmu_vehicle.tire.contact import (CONTACT_OUT_N, OUT_DEFLECTION, OUT_DKAPPA, OUT_FORCE, OUT_FX, OUT_FZ,
-                                      OUT_KAPPA_SS, OUT_MY, OUT_NORMAL, OUT_POINT, OUT_RE, OUT_SIGMA, OUT_VSX,
-                                      tire_contact)
+from fmu_vehicle.road import plane_arrays, set_plane
+from fmu_vehicle.tire.contact import (OUT_DEFLECTION, OUT_FORCE, OUT_FX, OUT_FZ, OUT_KAPPA_SS, OUT_MY,
+                                      OUT_NORMAL, OUT_POINT, OUT_RE, OUT_SIGMA, OUT_VSX)
+from fmu_vehicle.tire.stepper import (N_STATES, S_KAPPA, S_OMEGA, S_VX, S_VZ, S_X, S_Z, TMP, W_ALPHA, W_AX,
+                                      W_AZ, WK_MOMENT, WK_ROAD, wheel_advance, wheel_arrays, wheel_derivative)
 from fmu_vehicle.tire.tir import read_tir
 
 #: Output name -> (unit, description), in modelDescription order.
@@ -81,42 +85,12 @@ OUTPUTS = {
 _DISPLAY = {"m/s": "km/h", "rad/s": "rpm"}
 
 
-def contact_outputs(p, x, z, vx, vz, omega, road_h, road_s, road_mu, kappa, out):
-    """Evaluate ``tire_contact`` for a planar wheel (centre (x, 0, z), velocity (vx, 0, vz), spin omega about
-    +y) and return the FMU outputs as a dict (units as in ``OUTPUTS``); ``out`` is the kernel's work array."""
-    center = np.array([x, 0.0, z])
-    vel = np.array([vx, 0.0, vz])
-    spin = np.array([0.0, omega, 0.0])
-    axis = np.array([0.0, 1.0, 0.0])
-    tire_contact(p, center, vel, spin, axis, road_h, road_s, road_mu, kappa, out)
-    rx, rz = out[OUT_POINT] - x, out[OUT_POINT + 2] - z
-    force_x, force_z = out[OUT_FORCE], out[OUT_FORCE + 2]
-    nx, nz = out[OUT_NORMAL], out[OUT_NORMAL + 2]
-    return {
-        "fx": out[OUT_FX], "fz": out[OUT_FZ], "my": out[OUT_MY],
-        "wheel_load.force_x": force_x, "wheel_load.force_z": force_z,
-        "wheel_load.moment_y": rz * force_x - rx * force_z + out[OUT_MY],
-        "slip": kappa, "slip_kinematic": out[OUT_KAPPA_SS], "slip_velocity": out[OUT_VSX],
-        "deflection": out[OUT_DEFLECTION], "deflection_rate": -(nx * vx + nz * vz),
-        "loaded_radius": math.hypot(rx, rz), "rolling_radius": out[OUT_RE], "relaxation_length": out[OUT_SIGMA],
-        "contact.x": out[OUT_POINT], "contact.z": out[OUT_POINT + 2],
-        "road.height_used": road_h, "road.slope_used": road_s,
-    }
-
-
-def rk4_dense(y0: float, s: float, k1: float, k2: float, k3: float, k4: float, theta: float) -> float:
-    """Classical RK4 dense output (cubic Hermite weights) at y(t0 + theta s), theta in [0, 1]."""
-    b1 = theta - 1.5 * theta ** 2 + 2.0 / 3.0 * theta ** 3
-    b23 = theta ** 2 - 2.0 / 3.0 * theta ** 3
-    b4 = -0.5 * theta ** 2 + 2.0 / 3.0 * theta ** 3
-    return y0 + s * (b1 * k1 + b23 * (k2 + k3) + b4 * k4)
-
-
 class TireModel:
-    """One tire: parameters ``p`` (tir.P_* layout), optional internal road arrays, slip state κ' (``kappa``).
+    """One tire: parameters ``p`` (tir.P_* layout), optional internal road (RoadArrays), slip state κ' (``kappa``).
 
-    ``step(t, h, ...)`` takes the wheel state at t and integrates κ' over [t, t+h] with RK4.  Inside the step
-    the wheel state is extrapolated, τ in [0, h]:
+    ``step(t, h, ...)`` takes the wheel state at t and advances κ' over [t, t+h] with the single-wheel stepper
+    (``stepper.wheel_advance``, RK4) on a wheel whose velocities and spin are held to the inputs and change at
+    their input rates, τ in [0, h]:
 
         v(τ) = v + a τ,  c(τ) = c + v τ + a τ²/2,  omega(τ) = omega + alpha τ     (vx, vz; x, z)
 
@@ -124,28 +98,18 @@ class TireModel:
     (``extrapolate``; zero on the first step or when off, leaving c + v τ).  The road is the internal one
     at x(τ), or the road inputs extrapolated along their slope, h_r(τ) = h_r + (dh/dx)(x(τ) - x).  The
     returned outputs are at τ = h/2 (``output_time = "midpoint"``: the midpoint-rule estimate of the step's
-    mean load, κ' from the RK4 dense output) or at τ = h (``"end"``).
+    mean load, from the RK4 continuous extension) or at τ = h (``"end"``).
     """
 
     def __init__(self, p: np.ndarray, road_arrays=None, kappa: float = 0.0):
         self.p = p
-        self.road_arrays = road_arrays
+        self.internal_road = road_arrays is not None
+        road = road_arrays if self.internal_road else plane_arrays()
+        self.wheel = wheel_arrays(p, road, hold_vx=True, hold_vz=True, hold_omega=True)
         self.kappa = float(kappa)
         self.last_input: tuple | None = None       # (t, vx, vz, omega) of the previous step
-        self._out = np.zeros(CONTACT_OUT_N)
-        self._road = np.zeros(3)
-        self._center = np.zeros(3)
-        self._vel = np.zeros(3)
-        self._spin = np.zeros(3)
-        self._axis = np.array([0.0, 1.0, 0.0])
-
-    def road_at(self, x: float, x_in: float, road_in) -> tuple[float, float, float]:
-        """(height [m], slope [-], mu [-]) at x: the internal road, or the inputs ``road_in`` given at x_in."""
-        if self.road_arrays is None:
-            h, slope, mu = road_in
-            return h + slope * (x - x_in), slope, mu
-        road_eval(self.road_arrays, x, self._road)
-        return float(self._road[0]), float(self._road[1]), float(self._road[2])
+        self._y = np.zeros(N_STATES)
+        self._y_out = np.zeros(N_STATES)
 
     def input_rates(self, t: float, kin, extrapolate: bool) -> tuple[float, float, float]:
         """(ax [m/s^2], az [m/s^2], alpha [rad/s^2]) from the previous step's inputs; remembers these."""
@@ -157,28 +121,46 @@ class TireModel:
         self.last_input = (t, kin[2], kin[3], kin[4])
         return rates
 
-    @staticmethod
-    def _at(kin, rates, tau: float):
-        """Wheel state (x, z, vx, vz, omega) tau [s] into the step (class doc)."""
-        x, z, vx, vz, omega = kin
-        ax, az, alpha = rates
-        return (x + (vx + 0.5 * ax * tau) * tau, z + (vz + 0.5 * az * tau) * tau, vx + ax * tau, vz + az * tau,
-                omega + alpha * tau)
+    def _load(self, kin, rates, road_in, kappa: float) -> np.ndarray:
+        """Wheel state y at the step start from the inputs; held rates and the input road into the record."""
+        y = self._y
+        y[:] = 0.0
+        y[S_X], y[S_Z], y[S_VX], y[S_VZ], y[S_OMEGA] = kin
+        y[S_KAPPA] = kappa
+        wheel = self.wheel.wheel
+        wheel[W_AX], wheel[W_AZ], wheel[W_ALPHA] = rates
+        if not self.internal_road:
+            height, slope, mu = road_in
+            set_plane(self.wheel.road, kin[0], height, slope, mu)
+        return y
 
-    def rate(self, kin, rates, road_in, tau: float, kappa: float) -> float:
-        """dκ'/dt [1/s] tau [s] into the step, with slip kappa."""
-        x, z, vx, vz, omega = self._at(kin, rates, tau)
-        h, slope, mu = self.road_at(x, kin[0], road_in)
-        c, v, w = self._center, self._vel, self._spin
-        c[0], c[2], v[0], v[2], w[1] = x, z, vx, vz, omega
-        tire_contact(self.p, c, v, w, self._axis, h, slope, mu, kappa, self._out)
-        return float(self._out[OUT_DKAPPA])
+    def _outputs(self, y: np.ndarray) -> dict:
+        """The FMU outputs of the stepper's last evaluation, made at the wheel state y (units as in ``OUTPUTS``)."""
+        out, work = self.wheel.contact, self.wheel.work
+        x, z, vx, vz = y[S_X], y[S_Z], y[S_VX], y[S_VZ]
+        rx, rz = out[OUT_POINT] - x, out[OUT_POINT + 2] - z
+        nx, nz = out[OUT_NORMAL], out[OUT_NORMAL + 2]
+        values = {
+            "fx": out[OUT_FX], "fz": out[OUT_FZ], "my": out[OUT_MY],
+            "wheel_load.force_x": out[OUT_FORCE], "wheel_load.force_z": out[OUT_FORCE + 2],
+            "wheel_load.moment_y": work[WK_MOMENT],
+            "slip": y[S_KAPPA], "slip_kinematic": out[OUT_KAPPA_SS], "slip_velocity": out[OUT_VSX],
+            "deflection": out[OUT_DEFLECTION], "deflection_rate": -(nx * vx + nz * vz),
+            "loaded_radius": math.hypot(rx, rz), "rolling_radius": out[OUT_RE],
+            "relaxation_length": out[OUT_SIGMA], "contact.x": out[OUT_POINT], "contact.z": out[OUT_POINT + 2],
+            "road.height_used": work[WK_ROAD], "road.slope_used": work[WK_ROAD + 1],
+        }
+        return {name: float(value) for name, value in values.items()}
 
     def outputs(self, kin, rates, road_in, tau: float, kappa: float) -> dict:
-        """The FMU outputs tau [s] into the step, with slip kappa."""
-        x, z, vx, vz, omega = self._at(kin, rates, tau)
-        h, slope, mu = self.road_at(x, kin[0], road_in)
-        return contact_outputs(self.p, x, z, vx, vz, omega, h, slope, mu, kappa, self._out)
+        """The FMU outputs tau [s] into the step (wheel state extrapolated as in the class doc), with slip kappa."""
+        y = self._load(kin, rates, road_in, kappa)
+        x, z, vx, vz, omega = kin
+        ax, az, alpha = rates
+        y[S_X], y[S_Z] = x + (vx + 0.5 * ax * tau) * tau, z + (vz + 0.5 * az * tau) * tau
+        y[S_VX], y[S_VZ], y[S_OMEGA] = vx + ax * tau, vz + az * tau, omega + alpha * tau
+        wheel_derivative(tau, y, self.wheel, self.wheel.stages[TMP])
+        return self._outputs(y)
 
     def step(self, t: float, h: float, dt: float, kin, road_in, *, output_time: str = "midpoint",
              extrapolate: bool = True) -> dict:
@@ -189,23 +171,14 @@ class TireModel:
         """
         rates = self.input_rates(t, kin, extrapolate)
         n = max(1, int(round(h / dt)))
-        s = h / n
         tau_out = 0.5 * h if output_time == "midpoint" else h
-        k = self.kappa
-        k_out = None
-        for i in range(n):
-            a = i * s
-            k1 = self.rate(kin, rates, road_in, a, k)
-            k2 = self.rate(kin, rates, road_in, a + 0.5 * s, k + 0.5 * s * k1)
-            k3 = self.rate(kin, rates, road_in, a + 0.5 * s, k + 0.5 * s * k2)
-            k4 = self.rate(kin, rates, road_in, a + s, k + s * k3)
-            if k_out is None and a + s >= tau_out - 1e-12 * h:
-                k_out = rk4_dense(k, s, k1, k2, k3, k4, min(1.0, (tau_out - a) / s))
-            k += s / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+        y = self._load(kin, rates, road_in, self.kappa)
+        wheel_advance(t, h, n, tau_out, y, self.wheel, self._y_out)
+        k, k_out = float(y[S_KAPPA]), float(self._y_out[S_KAPPA])
         if not (math.isfinite(k) and math.isfinite(k_out)):
             raise ModelError(f"transient slip became {k!r} (wheel state {tuple(kin)}, road inputs {tuple(road_in)})")
         self.kappa = k
-        return self.outputs(kin, rates, road_in, tau_out, k_out)
+        return self._outputs(self._y_out)
 
     def get_state(self):
         return self.kappa, self.last_input
