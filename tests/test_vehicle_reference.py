@@ -19,7 +19,7 @@ import pytest
 from fmu_vehicle.paths import resource_path
 from fmu_vehicle.road import load_road
 from fmu_vehicle.vehicle import Vehicle
-from fmu_vehicle.tire.wheel import BRAKE_STICK_FREQUENCY
+from fmu_vehicle.tire.brake import BRAKE_STICK_FREQUENCY
 from fmu_vehicle.vehicle.dynamics import IN_BRAKE, IN_DRIVE, IN_FX, IN_FZ, IN_MY, vehicle_rhs
 from reference import cartesian
 from reference.vehicle import solve_vehicle

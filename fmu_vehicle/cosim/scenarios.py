@@ -42,6 +42,8 @@ and inputs set so far whenever a master reads an output, so what the master prop
 (the vehicle at v0, the tires' static loads), not start values.  The scenarios with a powertrain and a
 controller nevertheless start at standstill: the powertrain picks first gear at idle and the controller's
 speed-difference estimates start from zero.  The paper manoeuvre has no powertrain and starts at 20 m/s.
+
+See docs/cosimulation.md.
 """
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from fmu_vehicle.tire.tir import P_R0, read_tir
 from fmu_vehicle.paths import resource_path
 from fmu_vehicle.vehicle.loader import vehicle_file_data, vehicle_value
-from fmu_vehicle.vehicle.signals import LONGITUDINAL_VERTICAL
+from fmu_vehicle.vehicle.signals import TABLES
 
 #: Vehicle files this FMU offers (all have the corners ``WHEELS``); the first gives the start values.
 MODELS = ("halfcar7", "halfcar7_forkarm")
@@ -15,7 +15,7 @@ MODELS = ("halfcar7", "halfcar7_forkarm")
 WHEELS = tuple(c["name"] for c in vehicle_file_data(MODELS[0])["corners"])
 
 #: The signal table of the vehicle kind this FMU exports (its inputs and outputs).
-SIGNALS = LONGITUDINAL_VERTICAL
+SIGNALS = TABLES["longitudinal_vertical"]
 
 _SUSP = "corners.{w}.suspension_overrides."
 

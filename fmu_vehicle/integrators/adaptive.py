@@ -2,6 +2,8 @@
 
 Used to check the fixed-step results (rtol 1e-9 by default). The coordinate partition cannot
 change inside solve_ivp, so a re-partition request is ignored here (the state stays valid).
+
+See docs/integrators.md §2.
 """
 from __future__ import annotations
 

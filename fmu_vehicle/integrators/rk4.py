@@ -7,6 +7,8 @@ The step loop itself is compiled (a Python-level loop costs as much as the model
 that progress can be shown and the system can be re-parameterized between steps. The loops call the
 system's passes through ``base.system_rhs``/``system_record``, resolved from the model's type when numba
 compiles them.
+
+See docs/integrators.md §2 and §3.
 """
 from __future__ import annotations
 

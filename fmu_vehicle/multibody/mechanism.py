@@ -4,6 +4,9 @@
     y0 = mech.assemble({"crank": 0.3})             # positions by continuation, y = [z^i, zd^i]
     ydot = mech.derivatives(y0)                    # one semi-recursive evaluation
     t, out, y = integrate(MechanismSystem(mech), y0, t_end=1.0, h=1e-3)
+
+``MechanismSystem`` is the integrable system of a mechanism under constant joint forces (its passes are named
+on its model type, ``LoadedMechanism``; docs/integrators.md §1). See docs/formulation.md.
 """
 from __future__ import annotations
 
@@ -32,7 +35,7 @@ def choose_partition(phiz: np.ndarray, preferred: list[int] | None = None) -> np
     """Independent coordinate indices for the constraint Jacobian ``phiz`` (m x n).
 
     Dependent coordinates are the first m pivot columns of a column-pivoted QR factorization
-    (semirecursive.md §4.4); columns listed in ``preferred`` are kept independent when the remaining
+    (docs/formulation.md §8); columns listed in ``preferred`` are kept independent when the remaining
     columns give a Phi_z^d whose condition number is within PREFERRED_COND_FACTOR of the QR choice's
     (near a singular position of the preferred partition, e.g. a rocker at its extreme, it is dropped).
     Raises ModelError for redundant closure equations.

@@ -9,4 +9,6 @@ Modules:
     stepper    the single-wheel stepper: WheelArrays record, wheel_derivative, RK4 step/stages/dense output,
                wheel_advance (what the rig and the Tire FMU both run)
     wheel      simulate_wheel(...): one wheel on a road, fixed-step RK4, no multibody engine needed
+
+See docs/tire.md.
 """

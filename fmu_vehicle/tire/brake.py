@@ -22,6 +22,8 @@ integrators with steps h up to about 1 ms: ωb h = 0.3, 2 ζ ωb h = 0.42 and r 
 RK4 is stable for real eigenvalues down to -2.78/h, so steps up to about 2.7 ms remain stable; the stuck
 frequency ωb is the wheel alone, a wheel coupled to the road through the tire only lowers it).
 T_b = 0 gives no torque and lets φ relax to 0 at the rate r.
+
+See docs/tire.md §7.
 """
 from __future__ import annotations
 

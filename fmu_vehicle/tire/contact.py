@@ -22,6 +22,8 @@ Airborne (δ <= 0): no force, and κ' relaxes to 0 with dκ'/dt = -max(|Vx|, VXL
 
 Force on the wheel: F = Fx t + Fz n at P, plus the rolling resistance moment My about the spin axis a.
 The moment of F about the wheel centre is (P - c) × F (lever arm = loaded radius d).
+
+See docs/tire.md §1.
 """
 from __future__ import annotations
 

@@ -6,6 +6,8 @@ longitudinal slip, rolling resistance moment, effective rolling radius) and the 
 (relaxation length PTX1..3), restricted to zero camber and nominal inflation pressure. Road friction enters as the ratio
 mu_road / MU_ROAD_NOMINAL multiplying the peak friction and the vertical shift (not the slip stiffness).
 The same code runs uncompiled with NUMBA_DISABLE_JIT=1.
+
+See docs/tire.md §4.
 """
 from __future__ import annotations
 

@@ -18,6 +18,8 @@ VERTICAL_DAMPING, PCX1, PDX1, PEX1, PKX1, QSY1. Every other coefficient has the 
 longitudinal relaxation length of 0.3 m at the nominal load growing in proportion to the load.
 ``KVLOW0`` ([MODEL], N s/m) is an fmu_vehicle extension key (low-speed longitudinal damping, see
 ``pacejka.low_speed_damping``); other MF readers ignore it.
+
+See docs/tire.md §8.
 """
 from __future__ import annotations
 

@@ -10,6 +10,8 @@ element that holds a wheel at standstill without creep). The rig is the single-w
 a drum or flat track). The road is any road of the road package (``road``), a plane of angle
 ``slope_rad`` (``SlopeRoad``), or a polyline through (road_x_m, road_h_m) (``ProfileRoad``: linear between
 the points, end heights held level beyond them).
+
+See docs/tire.md §9.
 """
 from __future__ import annotations
 

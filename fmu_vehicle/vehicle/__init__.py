@@ -1,4 +1,7 @@
-"""Vehicles as data: subsystem templates, the vehicle loader and the vehicle API."""
+"""Vehicles as data: subsystem templates, the vehicle loader and the vehicle API.
+
+See docs/vehicle.md.
+"""
 from .loader import VehicleSpec, load_vehicle_spec, vehicle_names
 from .vehicle import SimResult, Vehicle, VehicleSimulator, output_table
 

@@ -21,7 +21,7 @@ from ..multibody.force_elements import add_point_force
 from ..multibody.kinematics import point_position, point_velocity
 from ..multibody.state import STATUS_MASS_NOT_PD, clear_loads, set_state
 from ..road.kernel import road_eval
-from ..tire.wheel import brake_torque   # one brake law: the LuGre element (moving to tire.brake)
+from ..tire.brake import brake_torque
 from ..tire.contact import OUT_DKAPPA, OUT_FX, OUT_FZ, OUT_MY, OUT_POINT, tire_contact
 from .model import (MODE_ROAD, MODE_TIRE, W_AXIS, W_CENTER, W_FORCE, W_MOMENT, W_OMEGA, W_POINT, W_ROAD, W_VEL,
                     VehicleModel)

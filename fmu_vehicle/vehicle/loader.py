@@ -12,6 +12,8 @@ at the design configuration and whether it is driven::
 A variant file says ``"extends": "<other>.json"`` and overrides fields; its ``corners`` may be an
 object ``{corner name: {fields to override}}``. Overrides given in Python use dotted paths, e.g.
 ``{"corners.front.suspension_overrides.spring.stiffness_N_per_m": 42000}``.
+
+See docs/vehicle.md §2.
 """
 from __future__ import annotations
 

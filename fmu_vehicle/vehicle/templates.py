@@ -4,6 +4,8 @@ Each template returns a :class:`Fragment` of mechanism-file entries (see
 :mod:`fmu_vehicle.multibody.spec`) named with the corner prefix (``front``, ``rear_left``, ...), plus
 the :class:`WheelInfo` the vehicle layer needs. Hardpoints and centres of mass are given for the left
 side relative to the wheel centre; a right-side corner mirrors y (the convention is stated once, here).
+
+See docs/vehicle.md §2 and §3.
 """
 from __future__ import annotations
 

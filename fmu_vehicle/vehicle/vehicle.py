@@ -30,11 +30,12 @@ from ..tire.tir import P_CZ, P_R0
 from .dynamics import IN_BRAKE, IN_DRIVE, vehicle_record, vehicle_rhs
 from .loader import VehicleSpec, load_vehicle_spec
 from .model import VehicleData, VehicleModel, check_data, make_data
-from .signals import LONGITUDINAL_VERTICAL, SignalTable
+from .signals import LONGITUDINAL_VERTICAL, TABLES, SignalTable
 
 
-def output_table(wheel_names, signals: SignalTable = LONGITUDINAL_VERTICAL) -> list[tuple[str, str, str]]:
-    """(name, unit, description) of every recorded output, in row order."""
+def output_table(wheel_names, signals: SignalTable | None = None) -> list[tuple[str, str, str]]:
+    """(name, unit, description) of every recorded output, in row order (default: the longitudinal-vertical table)."""
+    signals = signals if signals is not None else TABLES[LONGITUDINAL_VERTICAL.kind]
     return [(name, r.unit, r.description) for r, name in signals.outputs(wheel_names)]
 
 
@@ -48,12 +49,12 @@ CHASSIS_PANELS = (Panel("x [m]", (("x", "chassis.x"),)), Panel("vx [m/s]", (("vx
 class Vehicle:
     """A vehicle model (static) built from a vehicle file; simulations get their own state.
 
-    ``signals`` is the vehicle kind's signal table; arrays such as ``tire_p`` may be changed before a
-    system is built (``system``) and are shared with it."""
+    ``signals`` is the vehicle kind's signal table (``signals.TABLES``, read when the vehicle is built); arrays
+    such as ``tire_p`` may be changed before a system is built (``system``) and are shared with it."""
 
-    def __init__(self, spec: VehicleSpec, signals: SignalTable = LONGITUDINAL_VERTICAL):
+    def __init__(self, spec: VehicleSpec, signals: SignalTable | None = None):
         self.spec = spec
-        self.signals = signals
+        self.signals = signals if signals is not None else TABLES[LONGITUDINAL_VERTICAL.kind]
         self.mech = Mechanism(spec.mechanism)
         m = self.mech
         self.wheel_names = tuple(w.name for w in spec.wheels)

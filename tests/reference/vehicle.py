@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from fmu_vehicle.tire.contact import CONTACT_OUT_N, OUT_FORCE, OUT_MY, OUT_POINT, tire_contact
-from fmu_vehicle.tire.wheel import BRAKE_DAMPING_RATIO, BRAKE_RATE_MAX, BRAKE_STICK_FREQUENCY
+from fmu_vehicle.tire.brake import BRAKE_DAMPING_RATIO, BRAKE_RATE_MAX, BRAKE_STICK_FREQUENCY
 
 from . import cartesian
 
