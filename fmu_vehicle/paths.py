@@ -11,16 +11,13 @@ REPO_DIR = PACKAGE_DIR.parent
 
 def resources_dir() -> Path:
     """The data directory: ``$FMU_VEHICLE_RESOURCES`` if set, else the package's own ``resources/``
-    (vehicles, tires, roads, powertrains, mechanisms: installed with the package); a package copy inside an
-    FMU has none and finds the data the FMU ships next to it, in the FMU's resources folder.
+    (vehicles, tires, roads, powertrains, mechanisms: installed with the package).
 
-    Inside an FMU a slave instance passes its own resources folder explicitly.
+    Inside an FMU the slave passes its own resources folder explicitly instead (the package copy an FMU
+    ships has no data of its own, and FMUs of one build share one copy in a process).
     """
     env = os.environ.get("FMU_VEHICLE_RESOURCES")
-    if env:
-        return Path(env)
-    own = PACKAGE_DIR / "resources"
-    return own if own.is_dir() else PACKAGE_DIR.parent
+    return Path(env) if env else PACKAGE_DIR / "resources"
 
 
 def resource_path(*parts: str, base: str | os.PathLike | None = None) -> Path:

@@ -35,13 +35,15 @@ from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER
 from fmu_vehicle.fmi.roads import road_parameter
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
 from fmu_vehicle.fmi.variables import Var
-# The parameter table reads the vehicle files, so it lives in a package module (imported once per process):
-# pythonfmu re-executes this script's module-level code at every instantiation, with the globals of its first
-# import, whose folder may be gone by then (docs/fmu_hosts.md).
-from fmu_vehicle.fmi.vehicle_lv_parameters import MODELS, OVERRIDES, SIGNALS, TIRE_RADIUS, WHEELS
+from fmu_vehicle.fmi.vehicle_lv_parameters import MODELS, SIGNALS, parameter_table
 from fmu_vehicle.integrators import STEPPING_INTEGRATORS
 from fmu_vehicle.tire.tir import P_R0
 from fmu_vehicle.vehicle import Vehicle
+
+# Start values from the vehicle files in this FMU's resources folder (where this script sits), read once per
+# process: pythonfmu re-executes this module-level code at every instantiation, with the globals of its first
+# import, whose folder may be gone by then (docs/fmu_hosts.md).
+WHEELS, OVERRIDES, TIRE_RADIUS = parameter_table(str(Path(__file__).resolve().parent))
 
 _DISPLAY = {"m/s": "km/h", "rad": "deg", "rad/s": "rpm"}
 
