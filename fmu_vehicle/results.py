@@ -218,9 +218,10 @@ def read_csv(path: str | os.PathLike) -> Result:
 
 
 def _texts(column: np.ndarray) -> list[str]:
-    """Shortest text that reads back to the same value, per entry (bools as 0/1)."""
+    """Shortest text that reads back to the same value, per entry (bools as 0/1, whole numbers without ".0")."""
     if column.dtype == np.bool_:
         return ["1" if v else "0" for v in column.tolist()]
     if np.issubdtype(column.dtype, np.integer):
         return [str(v) for v in column.tolist()]
-    return [repr(v) for v in column.astype(float).tolist()]
+    texts = [repr(v) for v in column.astype(float).tolist()]
+    return [t[:-2] if t.endswith(".0") else t for t in texts]
