@@ -5,7 +5,8 @@ Test-only. The loads are applied here from the reference's own body states, not 
     wheel centre c = the wheel body's point at its design centre, its velocity, the wheel's absolute
     angular velocity w and spin axis a = A_wheel a_design;
     internal tire: the package's contact kernel (``tire.contact.tire_contact``, tested on its own against
-    an independent Magic Formula) at that wheel state and the road under c gives the force F at the
+    an independent Magic Formula) at that wheel state and the road under c (the engine's compiled road record,
+    read at c_x plus the engine's x origin) gives the force F at the
     contact point P and the rolling resistance moment My about a: the wheel body gets F at P and My a;
     external tire: F = (Fx, 0, Fz) at c and (0, My, 0) on the wheel (the FMU's input convention);
     drive torque T and the brake torque Tbr about the spin axis act on the wheel, their reaction (the
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fmu_vehicle.road import road_eval
 from fmu_vehicle.tire.contact import CONTACT_OUT_N, OUT_FORCE, OUT_MY, OUT_POINT, tire_contact
 from fmu_vehicle.tire.brake import BRAKE_DAMPING_RATIO, BRAKE_RATE_MAX, BRAKE_STICK_FREQUENCY
 
@@ -41,14 +43,16 @@ def brake(t_max, phi, w_rel, inertia):
     return -float(np.clip(k * phi + c * phi_dot, -t_max, t_max))
 
 
-def loads(car, road, states, inputs: dict, external_tires: dict | None = None):
+def loads(car, road, states, inputs: dict, external_tires: dict | None = None, x_origin: float = 0.0):
     """external(bodies) for :func:`cartesian.solve`: the loads of every wheel of ``car``.
 
     ``states``: the vehicle's wheel states, transient slip per wheel then brake bristle angle per wheel; ``inputs``: wheel name -> {"drive": T, "brake": Tb} [N m];
-    ``external_tires``: wheel name -> (Fx, Fz, My) replaces the internal tire of that wheel.
+    ``external_tires``: wheel name -> (Fx, Fz, My) replaces the internal tire of that wheel;
+    ``x_origin``: road x of the engine's x origin (the road under a wheel is read at its x + x_origin).
     """
     nw = len(car.spec.wheels)
     slip, phi = states[:nw], states[nw:]
+    road_arrays, rout = road.to_arrays(), np.zeros(3)
     bodies_spec = {b.name: b for b in car.spec.mechanism.bodies}
 
     def external(bodies):
@@ -60,9 +64,10 @@ def loads(car, road, states, inputs: dict, external_tires: dict | None = None):
                 out += [(w.body, c, np.array([fx, 0.0, fz]), np.array([0.0, my, 0.0]))]
             else:
                 res = np.zeros(CONTACT_OUT_N)
-                x = float(c[0])
-                tire_contact(car.tire_p[k], c, v, om, a, float(road.height(x)), float(road.slope(x)),
-                             float(road.friction(x)), float(slip[k]), res)
+                x = float(c[0]) + x_origin
+                road_eval(road_arrays, x, rout)     # the road as the engine sees it (tabulated roads interpolate)
+                tire_contact(car.tire_p[k], c, v, om, a, float(rout[0]), float(rout[1]), float(rout[2]),
+                             float(slip[k]), res)
                 out += [(w.body, res[OUT_POINT:OUT_POINT + 3].copy(), res[OUT_FORCE:OUT_FORCE + 3].copy(),
                          res[OUT_MY] * a)]
             u = inputs.get(w.name, {})
@@ -75,6 +80,7 @@ def loads(car, road, states, inputs: dict, external_tires: dict | None = None):
     return external
 
 
-def solve_vehicle(car, road, states, inputs: dict, external_tires: dict | None = None) -> cartesian.Solution:
+def solve_vehicle(car, road, states, inputs: dict, external_tires: dict | None = None,
+                  x_origin: float = 0.0) -> cartesian.Solution:
     """Reference accelerations at the state held in ``car.mech.data`` (after a ``vehicle_rhs`` call)."""
-    return cartesian.solve_mechanism(car.mech, external=loads(car, road, states, inputs, external_tires))
+    return cartesian.solve_mechanism(car.mech, external=loads(car, road, states, inputs, external_tires, x_origin))
