@@ -10,8 +10,11 @@ Units: only SI files are accepted (LENGTH meter, FORCE newton, TIME second, ANGL
 PRESSURE pascal). Any other unit in ``[UNITS]`` raises ModelError; convert such files to SI first. A file
 without ``[UNITS]`` is taken as SI.
 
-Only the pure longitudinal, rolling-resistance and vertical parts of the Magic Formula are used (camber,
-inflation pressure, lateral and combined-slip coefficients are read into ``sections`` but not modelled).
+The parameter array holds the pure longitudinal, rolling-resistance and vertical coefficients used by the
+vehicle today, and the MF 5.2 lateral, aligning, camber and combined-slip coefficients used by
+``pacejka_combined`` (P_PDX3 onwards). Inflation pressure, overturning and turn-slip coefficients are read
+into ``sections`` but not modelled. Missing MF 5.2 coefficients default as in MF-Tyre: 0, and 1 for the
+scaling factors L*, so a longitudinal-only file gives Fy = Mz = 0 and Gx_alpha = 1.
 Required coefficients (ModelError when missing): UNLOADED_RADIUS, FNOMIN, VERTICAL_STIFFNESS,
 VERTICAL_DAMPING, PCX1, PDX1, PEX1, PKX1, QSY1. Every other coefficient has the default given in
 ``COEFFICIENTS`` (scaling factors L*: 1; shift/variation terms: 0). ``PTX1`` defaults to 0.3 m / R0, i.e. a
@@ -76,7 +79,90 @@ P_LVX = 38
 P_LMY = 39
 P_LSGKP = 40
 P_LCZ = 41
-N_PARAMS = 42
+P_PDX3 = 42      # combined-slip, lateral and aligning coefficients (pacejka_combined.py, MF 5.2)
+P_RBX1 = 43
+P_RBX2 = 44
+P_RCX1 = 45
+P_REX1 = 46
+P_REX2 = 47
+P_RHX1 = 48
+P_PCY1 = 49
+P_PDY1 = 50
+P_PDY2 = 51
+P_PDY3 = 52
+P_PEY1 = 53
+P_PEY2 = 54
+P_PEY3 = 55
+P_PEY4 = 56
+P_PKY1 = 57
+P_PKY2 = 58
+P_PKY3 = 59
+P_PHY1 = 60
+P_PHY2 = 61
+P_PHY3 = 62
+P_PVY1 = 63
+P_PVY2 = 64
+P_PVY3 = 65
+P_PVY4 = 66
+P_RBY1 = 67
+P_RBY2 = 68
+P_RBY3 = 69
+P_RCY1 = 70
+P_REY1 = 71
+P_REY2 = 72
+P_RHY1 = 73
+P_RHY2 = 74
+P_RVY1 = 75
+P_RVY2 = 76
+P_RVY3 = 77
+P_RVY4 = 78
+P_RVY5 = 79
+P_RVY6 = 80
+P_QBZ1 = 81
+P_QBZ2 = 82
+P_QBZ3 = 83
+P_QBZ4 = 84
+P_QBZ5 = 85
+P_QBZ9 = 86
+P_QBZ10 = 87
+P_QCZ1 = 88
+P_QDZ1 = 89
+P_QDZ2 = 90
+P_QDZ3 = 91
+P_QDZ4 = 92
+P_QDZ6 = 93
+P_QDZ7 = 94
+P_QDZ8 = 95
+P_QDZ9 = 96
+P_QEZ1 = 97
+P_QEZ2 = 98
+P_QEZ3 = 99
+P_QEZ4 = 100
+P_QEZ5 = 101
+P_QHZ1 = 102
+P_QHZ2 = 103
+P_QHZ3 = 104
+P_QHZ4 = 105
+P_SSZ1 = 106
+P_SSZ2 = 107
+P_SSZ3 = 108
+P_SSZ4 = 109
+P_LGAX = 110
+P_LGAY = 111
+P_LGAZ = 112
+P_LCY = 113
+P_LMUY = 114
+P_LEY = 115
+P_LKY = 116
+P_LHY = 117
+P_LVY = 118
+P_LTR = 119
+P_LRES = 120
+P_LXAL = 121
+P_LYKA = 122
+P_LVYKA = 123
+P_LS = 124
+N_PARAMS = 125
 
 DEFAULT_RELAXATION_LENGTH_M = 0.3
 """Longitudinal relaxation length at FNOMIN used when the file has no PTX1 [m]."""
@@ -131,6 +217,89 @@ COEFFICIENTS = (
     ("LMY", "SCALING_COEFFICIENTS", 1.0, "nonneg", P_LMY),
     ("LSGKP", "SCALING_COEFFICIENTS", 1.0, "pos", P_LSGKP),
     ("LCZ", "SCALING_COEFFICIENTS", 1.0, "pos", P_LCZ),
+    ("PDX3", "LONGITUDINAL_COEFFICIENTS", 0.0, "any", P_PDX3),
+    ("RBX1", "LONGITUDINAL_COEFFICIENTS", 0.0, "any", P_RBX1),
+    ("RBX2", "LONGITUDINAL_COEFFICIENTS", 0.0, "any", P_RBX2),
+    ("RCX1", "LONGITUDINAL_COEFFICIENTS", 0.0, "any", P_RCX1),
+    ("REX1", "LONGITUDINAL_COEFFICIENTS", 0.0, "any", P_REX1),
+    ("REX2", "LONGITUDINAL_COEFFICIENTS", 0.0, "any", P_REX2),
+    ("RHX1", "LONGITUDINAL_COEFFICIENTS", 0.0, "any", P_RHX1),
+    ("PCY1", "LATERAL_COEFFICIENTS", 0.0, "any", P_PCY1),
+    ("PDY1", "LATERAL_COEFFICIENTS", 0.0, "any", P_PDY1),
+    ("PDY2", "LATERAL_COEFFICIENTS", 0.0, "any", P_PDY2),
+    ("PDY3", "LATERAL_COEFFICIENTS", 0.0, "any", P_PDY3),
+    ("PEY1", "LATERAL_COEFFICIENTS", 0.0, "any", P_PEY1),
+    ("PEY2", "LATERAL_COEFFICIENTS", 0.0, "any", P_PEY2),
+    ("PEY3", "LATERAL_COEFFICIENTS", 0.0, "any", P_PEY3),
+    ("PEY4", "LATERAL_COEFFICIENTS", 0.0, "any", P_PEY4),
+    ("PKY1", "LATERAL_COEFFICIENTS", 0.0, "any", P_PKY1),
+    ("PKY2", "LATERAL_COEFFICIENTS", 0.0, "any", P_PKY2),
+    ("PKY3", "LATERAL_COEFFICIENTS", 0.0, "any", P_PKY3),
+    ("PHY1", "LATERAL_COEFFICIENTS", 0.0, "any", P_PHY1),
+    ("PHY2", "LATERAL_COEFFICIENTS", 0.0, "any", P_PHY2),
+    ("PHY3", "LATERAL_COEFFICIENTS", 0.0, "any", P_PHY3),
+    ("PVY1", "LATERAL_COEFFICIENTS", 0.0, "any", P_PVY1),
+    ("PVY2", "LATERAL_COEFFICIENTS", 0.0, "any", P_PVY2),
+    ("PVY3", "LATERAL_COEFFICIENTS", 0.0, "any", P_PVY3),
+    ("PVY4", "LATERAL_COEFFICIENTS", 0.0, "any", P_PVY4),
+    ("RBY1", "LATERAL_COEFFICIENTS", 0.0, "any", P_RBY1),
+    ("RBY2", "LATERAL_COEFFICIENTS", 0.0, "any", P_RBY2),
+    ("RBY3", "LATERAL_COEFFICIENTS", 0.0, "any", P_RBY3),
+    ("RCY1", "LATERAL_COEFFICIENTS", 0.0, "any", P_RCY1),
+    ("REY1", "LATERAL_COEFFICIENTS", 0.0, "any", P_REY1),
+    ("REY2", "LATERAL_COEFFICIENTS", 0.0, "any", P_REY2),
+    ("RHY1", "LATERAL_COEFFICIENTS", 0.0, "any", P_RHY1),
+    ("RHY2", "LATERAL_COEFFICIENTS", 0.0, "any", P_RHY2),
+    ("RVY1", "LATERAL_COEFFICIENTS", 0.0, "any", P_RVY1),
+    ("RVY2", "LATERAL_COEFFICIENTS", 0.0, "any", P_RVY2),
+    ("RVY3", "LATERAL_COEFFICIENTS", 0.0, "any", P_RVY3),
+    ("RVY4", "LATERAL_COEFFICIENTS", 0.0, "any", P_RVY4),
+    ("RVY5", "LATERAL_COEFFICIENTS", 0.0, "any", P_RVY5),
+    ("RVY6", "LATERAL_COEFFICIENTS", 0.0, "any", P_RVY6),
+    ("QBZ1", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QBZ1),
+    ("QBZ2", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QBZ2),
+    ("QBZ3", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QBZ3),
+    ("QBZ4", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QBZ4),
+    ("QBZ5", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QBZ5),
+    ("QBZ9", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QBZ9),
+    ("QBZ10", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QBZ10),
+    ("QCZ1", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QCZ1),
+    ("QDZ1", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QDZ1),
+    ("QDZ2", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QDZ2),
+    ("QDZ3", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QDZ3),
+    ("QDZ4", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QDZ4),
+    ("QDZ6", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QDZ6),
+    ("QDZ7", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QDZ7),
+    ("QDZ8", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QDZ8),
+    ("QDZ9", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QDZ9),
+    ("QEZ1", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QEZ1),
+    ("QEZ2", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QEZ2),
+    ("QEZ3", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QEZ3),
+    ("QEZ4", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QEZ4),
+    ("QEZ5", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QEZ5),
+    ("QHZ1", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QHZ1),
+    ("QHZ2", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QHZ2),
+    ("QHZ3", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QHZ3),
+    ("QHZ4", "ALIGNING_COEFFICIENTS", 0.0, "any", P_QHZ4),
+    ("SSZ1", "ALIGNING_COEFFICIENTS", 0.0, "any", P_SSZ1),
+    ("SSZ2", "ALIGNING_COEFFICIENTS", 0.0, "any", P_SSZ2),
+    ("SSZ3", "ALIGNING_COEFFICIENTS", 0.0, "any", P_SSZ3),
+    ("SSZ4", "ALIGNING_COEFFICIENTS", 0.0, "any", P_SSZ4),
+    ("LGAX", "SCALING_COEFFICIENTS", 1.0, "nonneg", P_LGAX),
+    ("LGAY", "SCALING_COEFFICIENTS", 1.0, "nonneg", P_LGAY),
+    ("LGAZ", "SCALING_COEFFICIENTS", 1.0, "nonneg", P_LGAZ),
+    ("LCY", "SCALING_COEFFICIENTS", 1.0, "nonneg", P_LCY),
+    ("LMUY", "SCALING_COEFFICIENTS", 1.0, "nonneg", P_LMUY),
+    ("LEY", "SCALING_COEFFICIENTS", 1.0, "nonneg", P_LEY),
+    ("LKY", "SCALING_COEFFICIENTS", 1.0, "nonneg", P_LKY),
+    ("LHY", "SCALING_COEFFICIENTS", 1.0, "nonneg", P_LHY),
+    ("LVY", "SCALING_COEFFICIENTS", 1.0, "nonneg", P_LVY),
+    ("LTR", "SCALING_COEFFICIENTS", 1.0, "nonneg", P_LTR),
+    ("LRES", "SCALING_COEFFICIENTS", 1.0, "nonneg", P_LRES),
+    ("LXAL", "SCALING_COEFFICIENTS", 1.0, "nonneg", P_LXAL),
+    ("LYKA", "SCALING_COEFFICIENTS", 1.0, "nonneg", P_LYKA),
+    ("LVYKA", "SCALING_COEFFICIENTS", 1.0, "nonneg", P_LVYKA),
+    ("LS", "SCALING_COEFFICIENTS", 1.0, "nonneg", P_LS),
 )
 
 SI_UNITS = {
@@ -154,7 +323,7 @@ class TireParams:
     Fields:
         path                 the file read
         file_format          [MODEL] PROPERTY_FILE_FORMAT or FITTYP as written ('' if absent)
-        UNLOADED_RADIUS..LCZ the coefficients of ``COEFFICIENTS`` (defaults filled in)
+        UNLOADED_RADIUS..LS  the coefficients of ``COEFFICIENTS`` (defaults filled in)
         sections             every section as {KEY: float | str}, keys upper case (raw file content)
         tables               numeric rows of table sections, {SECTION: [(v0, v1, ...), ...]}
     """
@@ -203,6 +372,89 @@ class TireParams:
     LMY: float
     LSGKP: float
     LCZ: float
+    PDX3: float
+    RBX1: float
+    RBX2: float
+    RCX1: float
+    REX1: float
+    REX2: float
+    RHX1: float
+    PCY1: float
+    PDY1: float
+    PDY2: float
+    PDY3: float
+    PEY1: float
+    PEY2: float
+    PEY3: float
+    PEY4: float
+    PKY1: float
+    PKY2: float
+    PKY3: float
+    PHY1: float
+    PHY2: float
+    PHY3: float
+    PVY1: float
+    PVY2: float
+    PVY3: float
+    PVY4: float
+    RBY1: float
+    RBY2: float
+    RBY3: float
+    RCY1: float
+    REY1: float
+    REY2: float
+    RHY1: float
+    RHY2: float
+    RVY1: float
+    RVY2: float
+    RVY3: float
+    RVY4: float
+    RVY5: float
+    RVY6: float
+    QBZ1: float
+    QBZ2: float
+    QBZ3: float
+    QBZ4: float
+    QBZ5: float
+    QBZ9: float
+    QBZ10: float
+    QCZ1: float
+    QDZ1: float
+    QDZ2: float
+    QDZ3: float
+    QDZ4: float
+    QDZ6: float
+    QDZ7: float
+    QDZ8: float
+    QDZ9: float
+    QEZ1: float
+    QEZ2: float
+    QEZ3: float
+    QEZ4: float
+    QEZ5: float
+    QHZ1: float
+    QHZ2: float
+    QHZ3: float
+    QHZ4: float
+    SSZ1: float
+    SSZ2: float
+    SSZ3: float
+    SSZ4: float
+    LGAX: float
+    LGAY: float
+    LGAZ: float
+    LCY: float
+    LMUY: float
+    LEY: float
+    LKY: float
+    LHY: float
+    LVY: float
+    LTR: float
+    LRES: float
+    LXAL: float
+    LYKA: float
+    LVYKA: float
+    LS: float
     sections: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
     tables: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
