@@ -6,13 +6,19 @@ its stamp covers the function's own file only, while a kernel inlines or calls f
 module-level constants of other modules: a stale cache would silently run old code. Here:
 
 * :class:`PackageCacheLocator` files the cache of every kernel of this package under
-  ``fmu_vehicle.CACHE_DIR/<path inside the package>``, stamped by :func:`source_key` of its module: a hash of
+  ``fmu_vehicle.CACHE_DIR/<package folder>/<module>-<key>``, where the key is :func:`source_key` of its module
+  (also numba's stamp of the index): a hash of
   the module's own source and of the sources of every package module it imports, transitively (a static
   import graph read with ``ast``; imports inside functions count too; ``from p import n`` depends on the
-  submodule ``p.n`` if there is one, else on ``p``). numba code can only reach what its module imports, so an edit elsewhere (the command line, co-simulation, a module no kernel imports)
-  recompiles nothing, and an edit of ``tire/pacejka.py`` recompiles the tire and vehicle kernels but not the
-  multibody engine. The package's root ``__init__.py`` is left out of every key: it only locates the cache
-  and holds nothing a kernel reads. A stale stamp makes numba discard that module's index and recompile.
+  submodule ``p.n`` if there is one, else on ``p``). numba code can only reach what its module imports,
+  so an edit elsewhere (the command line, co-simulation, a module no kernel imports) recompiles nothing,
+  and an edit of ``tire/pacejka.py`` recompiles the tire and vehicle kernels but not the multibody engine.
+  The package's root ``__init__.py`` is left out of every key: it only locates the cache and holds nothing
+  a kernel reads. Each key has its own folder, so checkouts or branches whose copies of a module differ
+  keep their compiled code side by side (and a process never reads a data file another process is
+  writing for other sources); folders of other keys of a module unused for a day are deleted, except the
+  two most recently used. Constants a module computes at import from data files (not Python sources) are
+  not part of any key.
 * A kernel's compiled code also depends on the types it is compiled for: the integrator loops call the
   system's passes through ``integrators.base.system_rhs``, an overload resolved from the model's type
   (``VehicleModel.rhs``, attached in ``vehicle/dynamics.py``), and the integrator modules import no system.
@@ -197,13 +203,48 @@ def types_key(sig) -> str:
     return h.hexdigest()
 
 
+KEY_CHARS = 16
+"""Hex digits of :func:`source_key` in the name of a module's cache folder."""
+_USED: set = set()
+
+
+def _use_and_prune(folder: Path) -> None:
+    """Mark ``folder`` (``<module>-<key>``) used now and delete the folders of other keys of the same module
+    unused for ``fmu_vehicle.MAX_IDLE_S``, except the ``fmu_vehicle.KEEP_OTHER_CACHES`` most recently used.
+    Once per folder and process; errors are ignored (the cache is an optimization)."""
+    import shutil
+    import time
+
+    from . import KEEP_OTHER_CACHES, MAX_IDLE_S
+    if folder in _USED:
+        return
+    _USED.add(folder)
+    stem = folder.name[:-(KEY_CHARS + 1)]
+    try:
+        os.utime(folder)
+        others = []
+        for d in folder.parent.glob(f"{stem}-*"):
+            key = d.name[len(stem) + 1:]
+            if d != folder and len(key) == KEY_CHARS and all(c in "0123456789abcdef" for c in key) and d.is_dir():
+                others.append((d.stat().st_mtime, d))
+    except OSError:
+        return
+    others.sort(reverse=True)
+    now = time.time()
+    for mtime, d in others[KEEP_OTHER_CACHES:]:
+        if now - mtime > MAX_IDLE_S:
+            shutil.rmtree(d, ignore_errors=True)
+
+
 class PackageCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
-    """Cache location independent of where this copy of the package lives; stamp: :func:`source_key`."""
+    """Cache location independent of where this copy of the package lives:
+    ``CACHE_DIR/<package folder>/<module>-<source key>``; stamp: :func:`source_key`."""
 
     def __init__(self, py_func, py_file, rel: Path, root: str):
         self._py_file = py_file
         self._lineno = py_func.__code__.co_firstlineno
-        self._cache_path = os.path.join(root, *rel.parent.parts)
+        self._cache_path = os.path.join(root, *rel.parent.parts,
+                                        f"{rel.stem}-{source_key(py_file)[:KEY_CHARS]}")
 
     def get_cache_path(self):
         return self._cache_path
@@ -225,6 +266,7 @@ class PackageCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheL
             self.ensure_cache_path()
         except OSError:
             return None
+        _use_and_prune(Path(self._cache_path))
         return self
 
 

@@ -123,3 +123,25 @@ def test_an_edit_recompiles_only_the_kernels_that_depend_on_it(tmp_path):
     assert {"vehicle.dynamics.vehicle_rhs", "integrators.rk4.rk4_chunk", "integrators.rk4.rk4_final"} <= compiled
     assert not compiled & {k for k in vehicle if k.startswith(("multibody.", "tire."))}
     assert _compiled(_run(copy, cache)) == set()
+
+
+def test_each_source_key_has_its_own_folder_and_idle_ones_are_pruned(tmp_path):
+    """A module's kernels live in ``<package folder>/<module>-<key>``; folders of other keys of that module
+    unused for a day are deleted, except the two most recently used (importing the module is enough)."""
+    import time
+    key = jit.source_key(PKG / "tire" / "pacejka.py")[:jit.KEY_CHARS]
+    tire = tmp_path / "tire"
+    ages_h = {"pacejka-" + "1" * 16: 1, "pacejka-" + "2" * 16: 48, "pacejka-" + "3" * 16: 72,
+              "pacejka-" + "4" * 16: 120, "contact-" + "5" * 16: 120, "pacejka-notakey": 120}
+    for name, hours in ages_h.items():
+        (tire / name).mkdir(parents=True)
+        (tire / name / "x.nbi").write_bytes(b"index")
+        t = time.time() - hours * 3600.0
+        os.utime(tire / name, (t, t))
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    env["FMU_VEHICLE_CACHE_DIR"] = str(tmp_path)
+    subprocess.run([sys.executable, "-c", "import fmu_vehicle.tire.pacejka"], cwd=REPO, env=env, timeout=300,
+                   check=True)
+    kept = {p.name for p in tire.iterdir() if p.name.startswith("pacejka-")}
+    assert kept == {f"pacejka-{key}", "pacejka-" + "1" * 16, "pacejka-" + "2" * 16, "pacejka-notakey"}
+    assert (tire / ("contact-" + "5" * 16)).is_dir()       # another module's: pruned by that module's import
