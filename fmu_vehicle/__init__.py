@@ -12,27 +12,31 @@ CACHE_DIR: str | None = None
 
 def _numba_cache_dir() -> str | None:
     """The folder of this copy's compiled kernels: ``$FMU_VEHICLE_CACHE_DIR`` if set (used as is), else a
-    per-user folder keyed by a hash of this copy's sources.
+    per-user folder keyed by this copy's package name and the Python and numba versions.
 
-    numba keys a cached function on its own file only, so a change in a called module (another file) would
-    reuse stale machine code; keying the folder on all sources avoids that, and a stable per-user folder also
-    serves FMUs extracted into fresh temporary directories. The folder belongs to this copy of the package:
-    an FMU's copy (another name, other sources) in the same process has its own, so the two never write each
+    The sources are not part of the folder's key: each kernel's cache entry is stamped by the sources it
+    depends on (``fmu_vehicle.jit.source_key``), so an edit recompiles only the kernels it reaches and the
+    folder outlives edits. A stable per-user folder also serves FMUs extracted into fresh temporary
+    directories. The folder belongs to this copy of the package: an FMU's copy (renamed
+    ``_fmu_vehicle_<digest>``, other sources) in the same process has its own, so the two never write each
     other's index files. numba's own ``NUMBA_CACHE_DIR`` is left to functions outside the package.
     """
     import hashlib
+    import platform
+    from importlib import metadata
     from pathlib import Path
 
     pkg = Path(__file__).resolve().parent
     explicit = os.environ.get("FMU_VEHICLE_CACHE_DIR")
     if explicit:
         return explicit
-    h = hashlib.sha1(__version__.encode())
-    for p in sorted(pkg.rglob("*.py")):
-        h.update(p.relative_to(pkg).as_posix().encode())
-        h.update(p.read_bytes())
+    try:
+        numba_version = metadata.version("numba")
+    except metadata.PackageNotFoundError:
+        numba_version = "none"
+    key = f"{__name__}\0{platform.python_version()}\0{numba_version}"
     root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "fmu_vehicle"
-    folder = root / f"numba-{h.hexdigest()[:16]}"
+    folder = root / f"numba-{hashlib.sha1(key.encode()).hexdigest()[:16]}"
     try:
         folder.mkdir(parents=True, exist_ok=True)
         os.utime(folder)                   # last use, for _prune_numba_caches
@@ -86,15 +90,16 @@ def _adopt_shipped_cache(shipped, folder) -> None:
 
 
 KEEP_OTHER_CACHES = 2
-"""Cache folders of other package sources kept regardless of age (the most recently used ones)."""
+"""Cache folders of other package copies or versions kept regardless of age (the most recently used ones)."""
 MAX_IDLE_S = 86400.0
 """Other cache folders unused for longer than this [s] are deleted (each holds 20-30 MB of machine code)."""
 
 
 def _prune_numba_caches(root, current) -> None:
-    """Delete the numba cache folders of other package sources (older versions, edited checkouts)
-    that are unused for a day, except the KEEP_OTHER_CACHES most recently used. Errors are ignored:
-    the cache is an optimization, and another process may be pruning too."""
+    """Delete the numba cache folders of other package copies (FMUs of other sources, other Python or
+    numba versions, folders keyed by all sources in earlier versions of this package) that are unused for
+    a day, except the KEEP_OTHER_CACHES most recently used. Errors are ignored: the cache is an
+    optimization, and another process may be pruning too."""
     import shutil
     import time
 

@@ -5,7 +5,9 @@ setting, or the adaptive DOP853 reference), the real-time factor, microseconds p
 evaluation (wall time / number of evaluations),
 the ratio to the C/C++ CPU time of Dai, Pan et al. (2022, Tables 3, 5 and 6), and the ratio to the same code
 run uncompiled (NUMBA_DISABLE_JIT=1, measured in a subprocess on a short run and scaled per
-evaluation); optionally the vehicle FMU through FMPy at a 1 ms communication step. Results go to a
+evaluation); the cold compile time (a fresh process with an empty kernel cache: package import and a first
+short run of halfcar7, everything compiled); optionally the vehicle FMU through FMPy at a 1 ms communication
+step. Results go to a
 JSON file for tracking. Timings are wall-clock on a shared machine: compare ratios from one run.
 """
 from __future__ import annotations
@@ -33,6 +35,17 @@ integrate(system, y, float(sys.argv[2]), 1e-3)
 print(json.dumps({"seconds": time.perf_counter() - t0}))
 """
 
+_COLD_COMPILE = """
+import json, sys, time
+t0 = time.perf_counter()
+from fmu_vehicle.vehicle import Vehicle
+from fmu_vehicle.integrators import integrate
+car = Vehicle.load(sys.argv[1])
+system = car.system("bumpy")
+integrate(system, car.initial_state(system, 20.0), 0.01, 1e-3)
+print(json.dumps({"seconds": time.perf_counter() - t0}))
+"""
+
 _FMU_STARTUP = """
 import json, sys, time
 from fmpy import simulate_fmu
@@ -51,6 +64,9 @@ simulate_fmu(sys.argv[1], stop_time=float(sys.argv[3]), output_interval=1e-3, st
 print(json.dumps({"seconds": time.perf_counter() - t0}))
 """
 
+
+COLD_COMPILE_VEHICLE = "halfcar7"
+"""Vehicle whose first run with an empty kernel cache is the cold compile time."""
 
 DURATION_S = 20.0
 """Simulated time of every timed run [s] (the paper's 20 s; tests lower it)."""
@@ -108,6 +124,21 @@ def time_uncompiled(name: str, duration: float = 0.02) -> float:
     return seconds / _evaluations(round(duration / 1e-3))
 
 
+def time_cold_compile(name: str = COLD_COMPILE_VEHICLE) -> dict:
+    """Wall time [s] of a fresh process with an empty kernel cache (``FMU_VEHICLE_CACHE_DIR`` a new empty
+    folder) that imports the package, loads ``name`` and runs 10 ms of RK4 at 1 ms on the bumpy road: what a
+    first run costs when every kernel it uses is compiled (the interpreter start is not timed)."""
+    import tempfile
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    # the child imports this copy of the package
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[1])] +
+                                        ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    with tempfile.TemporaryDirectory(prefix="fmu_vehicle_cold_compile_") as empty:
+        env["FMU_VEHICLE_CACHE_DIR"] = empty
+        seconds = _timed_child("cold compile run", _COLD_COMPILE, name, env=env)
+    return {"vehicle": name, "simulated_s": 0.01, "seconds": seconds}
+
+
 def time_fmu(fmu: Path, duration: float = 20.0) -> dict:
     """The vehicle FMU through fmpy.simulate_fmu at a 1 ms communication step (bumpy road), each timing in
     a fresh process (so that the FMU, not this process, decides which compiled code it runs).
@@ -135,9 +166,10 @@ def time_fmu(fmu: Path, duration: float = 20.0) -> dict:
 
 
 def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None = None, repeats: int = 3,
-              duration: float | None = None, integrators=("rk4",)) -> dict:
+              duration: float | None = None, integrators=("rk4",), cold_compile: bool = True) -> dict:
     """Time every vehicle with every integrator (and optionally the FMU) for ``duration`` s (default
-    DURATION_S); write the JSON report to ``out`` and print it as a Markdown table."""
+    DURATION_S) and, unless ``cold_compile`` is False, the cold compile (:func:`time_cold_compile`); write
+    the JSON report to ``out`` and print it as a Markdown table."""
     duration = DURATION_S if duration is None else float(duration)
     cpu = paper_results()["cpu_time_20s_simulation_s"]["bumpy_road"]
     rows = []
@@ -155,6 +187,9 @@ def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None 
             rows.append(r)
             print(_line(r), flush=True)
     report = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}, "results": rows}
+    if cold_compile:
+        report["cold_compile"] = c = time_cold_compile()
+        print(_cold_line(c), flush=True)
     if fmu is not None:
         report["fmu"] = time_fmu(fmu, duration=duration)
         f = report["fmu"]
@@ -191,6 +226,11 @@ def markdown_table(report: dict) -> str:
                      f"| {f['simulated_s'] / f['native_wall_s']:.0f} | | | portable / native "
                      f"x{f['portable_over_native']:.2f} |")
     return "\n".join(lines)
+
+
+def _cold_line(c: dict) -> str:
+    return (f"cold compile: {c['seconds']:.1f} s ({c['vehicle']}: package import and a first "
+            f"{c['simulated_s'] * 1e3:g} ms run with an empty kernel cache, in a fresh process)")
 
 
 def _line(r: dict) -> str:

@@ -241,7 +241,7 @@ def cmd_bench(a) -> int:
     if a.duration is not None and abs(a.duration / 1e-3 - round(a.duration / 1e-3)) > 1e-6:
         raise ModelError(f"--duration: {a.duration} s is not a multiple of the 1 ms step")
     run_bench(vehicles, Path(a.out), uncompiled=not a.no_uncompiled, fmu=fmu, repeats=a.repeats,
-              duration=a.duration, integrators=a.integrators)
+              duration=a.duration, integrators=a.integrators, cold_compile=not a.no_cold_compile)
     print(f"wrote {a.out}")
     return 0
 
@@ -328,6 +328,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--duration", type=_positive,
                    help="simulated time of each timed run [s] (default 20, the paper's; a multiple of 1 ms)")
     b.add_argument("--no-uncompiled", action="store_true", help="skip the (slow) uncompiled comparison")
+    b.add_argument("--no-cold-compile", action="store_true",
+                   help="skip the cold compile time (a fresh process with an empty kernel cache, about a minute)")
     b.add_argument("--fmu", help="also time this vehicle FMU through FMPy (e.g. dist/fmus/VehicleLV.fmu)")
     b.set_defaults(func=cmd_bench)
     c = sub.add_parser("doctor", help="check that FMUs run on this machine: in a C host (as Simulink, Dymola or "

@@ -1,11 +1,39 @@
-"""The package's numba entry point: ``njit`` with an on-disk cache that survives copies of the package.
+"""The package's numba entry point: ``njit`` with an on-disk cache keyed by what each kernel depends on.
 
 numba keys its cache on a function's absolute source path and modification time, so a copy of the
-package (an FMU extracted into a fresh temporary folder) would recompile everything (about a minute).
-:class:`PackageCacheLocator` files the cache of every kernel of this package under
-``fmu_vehicle.CACHE_DIR/<path inside the package>`` stamped by the file's content, so any copy of the same
-sources reuses it. ``fmu_vehicle/__init__.py`` sets ``CACHE_DIR`` to a folder keyed by a hash of all package
-sources (each copy of the package, e.g. one inside an FMU, has its own). Import ``njit`` from here in every hot module.
+package (an FMU extracted into a fresh temporary folder) would recompile everything (about a minute), and
+its stamp covers the function's own file only, while a kernel inlines or calls functions and freezes
+module-level constants of other modules: a stale cache would silently run old code. Here:
+
+* :class:`PackageCacheLocator` files the cache of every kernel of this package under
+  ``fmu_vehicle.CACHE_DIR/<package folder>/<module>-<key>``, where the key is :func:`source_key` of its module
+  (also numba's stamp of the index): a hash of
+  the module's own source and of the sources of every package module it imports, transitively (a static
+  import graph read with ``ast``; imports inside functions count too; ``from p import n`` depends on the
+  submodule ``p.n`` if there is one, else on ``p``). numba code can only reach what its module imports,
+  so an edit elsewhere (the command line, co-simulation, a module no kernel imports) recompiles nothing,
+  and an edit of ``tire/pacejka.py`` recompiles the tire and vehicle kernels but not the multibody engine.
+  The package's root ``__init__.py`` is left out of every key: it only locates the cache and holds nothing
+  a kernel reads. Each key has its own folder, so checkouts or branches whose copies of a module differ
+  keep their compiled code side by side (and a process never reads a data file another process is
+  writing for other sources); folders of other keys of a module unused for a day are deleted, except the
+  two most recently used. Constants a module computes at import from data files (not Python sources) are
+  not part of any key.
+* A kernel's compiled code also depends on the types it is compiled for: the integrator loops call the
+  system's passes through ``integrators.base.system_rhs``, an overload resolved from the model's type
+  (``VehicleModel.rhs``, attached in ``vehicle/dynamics.py``), and the integrator modules import no system.
+  :class:`PackageFunctionCache` therefore adds to each cache entry's index key :func:`types_key` of its
+  signature: the source keys of the modules that define the classes appearing in the argument types
+  (namedtuples, recursively through tuples and arrays) and of the modules of the compiled functions those
+  classes carry as attributes (``VehicleModel.rhs`` -> ``vehicle/dynamics.py``). An edit of
+  ``vehicle/dynamics.py`` thus recompiles the RK4 loop for vehicles, not the loop for other systems. At most
+  :data:`KEEP_PER_SIGNATURE` entries of one signature with different type keys are kept per index (two
+  checkouts alternating share the folder without unbounded growth). The overloads themselves are not
+  cached (their closure holds a dispatcher pickled with a random id: their entries never matched).
+
+Any copy of the same sources reuses the cache (the key reads sources, never paths or times).
+``fmu_vehicle/__init__.py`` sets ``CACHE_DIR`` to a folder per package name (an FMU's copy is renamed, so it
+has its own) and Python/numba version. Import ``njit`` from here in every hot module.
 
 Engine functions that take the ``(model, data)`` namedtuples are ``njit(inline="always")``: numba passes
 a tuple argument flattened into its members' fields (about 690 machine words for model + data), so each
@@ -13,29 +41,216 @@ non-inlined call pushed all of them on the stack. Inlined into their caller they
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
+import sys
 from pathlib import Path
 
 import numba
-from numba.core import caching
+from numba.core import caching, types as nbtypes
+from numba.core.dispatcher import Dispatcher
 
 _PKG = Path(__file__).resolve().parent
+_ROOT_INIT = _PKG / "__init__.py"
+_IMPORTS: dict[Path, frozenset] = {}
+_KEYS: dict[Path, str] = {}
+
+KEEP_PER_SIGNATURE = 3
+"""Cache entries of one function and signature kept for different :func:`types_key` (older ones dropped)."""
+
+
+def _module_file(parts) -> Path | None:
+    """The file of the package module at ``parts`` (names below the package), or None."""
+    if not parts:
+        return _ROOT_INIT
+    base = _PKG.joinpath(*parts)
+    if base.with_suffix(".py").is_file():
+        return base.with_suffix(".py")
+    if (base / "__init__.py").is_file():
+        return base / "__init__.py"
+    return None
+
+
+def _imports(path: Path) -> frozenset:
+    """Files of the package modules ``path`` imports (anywhere in it, statically), without the root __init__."""
+    if path in _IMPORTS:
+        return _IMPORTS[path]
+    here = list(path.relative_to(_PKG).parent.parts)    # the module's package (__package__)
+    found = set()
+    try:
+        tree = ast.parse(path.read_bytes(), str(path))
+    except (OSError, SyntaxError, ValueError):
+        tree = ast.Module(body=[], type_ignores=[])
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] == _PKG.name:
+                    for k in range(1, len(parts) + 1):       # import a.b.c runs a, a.b, a.b.c
+                        found.add(_module_file(parts[1:k]))
+        elif isinstance(node, ast.ImportFrom):
+            mod = node.module.split(".") if node.module else []
+            if node.level:
+                if node.level - 1 > len(here):
+                    continue
+                mod = here[:len(here) - (node.level - 1)] + mod
+            elif mod and mod[0] == _PKG.name:
+                mod = mod[1:]
+            else:
+                continue
+            for alias in node.names:        # from p import n: the submodule p.n, or a name of p
+                sub = _module_file(mod + [alias.name]) if alias.name != "*" else None
+                found.add(sub if sub is not None else _module_file(mod))
+    found.discard(None)
+    found.discard(_ROOT_INIT)
+    found.discard(path)
+    _IMPORTS[path] = result = frozenset(found)
+    return result
+
+
+def dependencies(path) -> list[Path]:
+    """``path`` (a package module's file) and the files of every package module it imports, transitively
+    (sorted; the root ``__init__.py`` excluded)."""
+    path = Path(path).resolve()
+    seen, todo = {path}, [path]
+    while todo:
+        for dep in _imports(todo.pop()):
+            if dep not in seen:
+                seen.add(dep)
+                todo.append(dep)
+    return sorted(seen)
+
+
+def source_key(path) -> str:
+    """sha1 of the sources of ``path`` and of its :func:`dependencies` (their package paths and bytes)."""
+    path = Path(path).resolve()
+    if path not in _KEYS:
+        h = hashlib.sha1()
+        for dep in dependencies(path):
+            h.update(dep.relative_to(_PKG).as_posix().encode() + b"\0")
+            h.update(hashlib.sha1(dep.read_bytes()).digest())
+        _KEYS[path] = h.hexdigest()
+    return _KEYS[path]
+
+
+def _package_file(obj) -> Path | None:
+    """The file of the package module that defines the class or compiled function ``obj``, or None."""
+    if isinstance(obj, staticmethod):
+        obj = obj.__func__
+    if isinstance(obj, Dispatcher):
+        file = obj.py_func.__code__.co_filename
+    elif isinstance(obj, type):
+        file = getattr(sys.modules.get(obj.__module__), "__file__", None)
+    else:
+        return None
+    if not file:
+        return None
+    try:
+        path = Path(file).resolve()
+        path.relative_to(_PKG)
+    except (OSError, ValueError):
+        return None
+    return path
+
+
+def _type_files(ty, found: set, seen: dict) -> None:
+    """Collect into ``found`` the package files behind the numba type ``ty`` (see :func:`types_key`)."""
+    if id(ty) in seen:
+        return
+    seen[id(ty)] = ty                            # kept alive: a freed temporary's id could be reused
+    if isinstance(ty, (tuple, list)):
+        for t in ty:
+            _type_files(t, found, seen)
+        return
+    if isinstance(ty, type):
+        path = _package_file(ty)
+        if path is not None:
+            found.add(path)
+            for attr in vars(ty).values():        # the compiled passes a class carries (VehicleModel.rhs)
+                path = _package_file(attr)
+                if path is not None:
+                    found.add(path)
+        return
+    if isinstance(ty, Dispatcher):
+        path = _package_file(ty)
+        if path is not None:
+            found.add(path)
+        return
+    if not isinstance(ty, nbtypes.Type):
+        return
+    for name in ("instance_class", "types", "dtype", "dispatcher", "key"):
+        try:
+            sub = getattr(ty, name, None)
+        except Exception:                        # some types compute these lazily and may refuse
+            continue
+        if sub is not None and sub is not ty:
+            _type_files(sub, found, seen)
+
+
+def types_key(sig) -> str:
+    """Hash of the :func:`source_key` of the package modules behind the types of ``sig`` (a signature or a
+    tuple of argument types): the modules defining the classes in them and the compiled functions those
+    classes carry as attributes. '' when none."""
+    tys = (*sig.args, sig.return_type) if hasattr(sig, "args") else sig
+    found: set = set()
+    _type_files(tys, found, {})
+    if not found:
+        return ""
+    h = hashlib.sha1()
+    for path in sorted(found):
+        h.update(source_key(path).encode())
+    return h.hexdigest()
+
+
+KEY_CHARS = 16
+"""Hex digits of :func:`source_key` in the name of a module's cache folder."""
+_USED: set = set()
+
+
+def _use_and_prune(folder: Path) -> None:
+    """Mark ``folder`` (``<module>-<key>``) used now and delete the folders of other keys of the same module
+    unused for ``fmu_vehicle.MAX_IDLE_S``, except the ``fmu_vehicle.KEEP_OTHER_CACHES`` most recently used.
+    Once per folder and process; errors are ignored (the cache is an optimization)."""
+    import shutil
+    import time
+
+    from . import KEEP_OTHER_CACHES, MAX_IDLE_S
+    if folder in _USED:
+        return
+    _USED.add(folder)
+    stem = folder.name[:-(KEY_CHARS + 1)]
+    try:
+        os.utime(folder)
+        others = []
+        for d in folder.parent.glob(f"{stem}-*"):
+            key = d.name[len(stem) + 1:]
+            if d != folder and len(key) == KEY_CHARS and all(c in "0123456789abcdef" for c in key) and d.is_dir():
+                others.append((d.stat().st_mtime, d))
+    except OSError:
+        return
+    others.sort(reverse=True)
+    now = time.time()
+    for mtime, d in others[KEEP_OTHER_CACHES:]:
+        if now - mtime > MAX_IDLE_S:
+            shutil.rmtree(d, ignore_errors=True)
 
 
 class PackageCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
-    """Cache location/stamp independent of where this copy of the package lives."""
+    """Cache location independent of where this copy of the package lives:
+    ``CACHE_DIR/<package folder>/<module>-<source key>``; stamp: :func:`source_key`."""
 
     def __init__(self, py_func, py_file, rel: Path, root: str):
         self._py_file = py_file
         self._lineno = py_func.__code__.co_firstlineno
-        self._cache_path = os.path.join(root, *rel.parent.parts)
+        self._cache_path = os.path.join(root, *rel.parent.parts,
+                                        f"{rel.stem}-{source_key(py_file)[:KEY_CHARS]}")
 
     def get_cache_path(self):
         return self._cache_path
 
     def get_source_stamp(self):
-        return hashlib.sha1(Path(self._py_file).read_bytes()).hexdigest()
+        return source_key(self._py_file)
 
     @classmethod
     def from_function(cls, py_func, py_file):
@@ -51,11 +266,41 @@ class PackageCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheL
             self.ensure_cache_path()
         except OSError:
             return None
+        _use_and_prune(Path(self._cache_path))
         return self
 
 
 if PackageCacheLocator not in caching.CacheImpl._locator_classes:
     caching.CacheImpl._locator_classes.insert(0, PackageCacheLocator)
+
+
+class PackageFunctionCache(caching.FunctionCache):
+    """numba's function cache with :func:`types_key` of the signature in each entry's index key, and at most
+    :data:`KEEP_PER_SIGNATURE` entries that differ only by it."""
+
+    def _index_key(self, sig, codegen):
+        return (*super()._index_key(sig, codegen), types_key(sig))
+
+    def _save_overload(self, sig, data):
+        if self._enabled and self._impl.check_cachable(data):
+            key = self._index_key(sig, data.codegen)
+            try:
+                index = self._cache_file._load_index()
+                others = [k for k in index if k[:-1] == key[:-1] and k != key]
+                if len(others) >= KEEP_PER_SIGNATURE:
+                    for k in others[:len(others) - KEEP_PER_SIGNATURE + 1]:
+                        del index[k]               # its data file name is free again: overwritten later
+                    self._cache_file._save_index(index)
+            except Exception:                      # an unreadable index: numba's save starts a new one
+                pass
+        super()._save_overload(sig, data)
+
+
+def _keyed(dispatcher):
+    """``dispatcher`` with a :class:`PackageFunctionCache` in place of numba's cache (if it caches)."""
+    if isinstance(dispatcher, Dispatcher) and type(dispatcher._cache) is caching.FunctionCache:
+        dispatcher._cache = PackageFunctionCache(dispatcher.py_func)
+    return dispatcher
 
 
 PORTABLE_CPU = "generic"
@@ -96,11 +341,15 @@ def njit(*args, allocates: bool = False, **kwargs):
     call, and every view such as ``data.tmp[k]``) costs an atomic increment and decrement of its
     reference count, which took about 95 % of a vehicle derivative evaluation when measured. A kernel that
     creates arrays declares ``allocates=True`` (numba refuses to compile an allocation without NRT).
-    Runs uncompiled with NUMBA_DISABLE_JIT=1.
+    Cached entries are keyed by the sources the kernel depends on (module docstring). Runs uncompiled with
+    NUMBA_DISABLE_JIT=1.
     """
     kwargs.setdefault("cache", True)
     kwargs.setdefault("_nrt", bool(allocates))
-    return numba.njit(*args, **kwargs)
+    if args and callable(args[0]):
+        return _keyed(numba.njit(*args, **kwargs))
+    decorator = numba.njit(*args, **kwargs)
+    return lambda func: _keyed(decorator(func))
 
 
 def entry_point(dispatcher, *args):

@@ -2,7 +2,8 @@
 
 No timing is asserted (the benchmark is the measure); the report's numbers must be consistent with
 each other: real-time factor = simulated / wall time, us per evaluation = wall / (4 steps + 1), and
-the ratios to the paper and to the uncompiled path follow from the stored times.
+the ratios to the paper and to the uncompiled path follow from the stored times; the cold compile time is
+reported.
 """
 import json
 
@@ -32,5 +33,9 @@ def test_bench_writes_a_consistent_report(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "| halfcar7 | rk4 | 16 / 9 / 7 |" in printed and "| halfcar7 | reference | 16 / 9 / 7 |" in printed
     assert f"wrote {out}" in printed
+    # the cold compile: a fresh process with an empty kernel cache compiles halfcar7's kernels
+    cold = report["cold_compile"]
+    assert cold["vehicle"] == "halfcar7" and cold["seconds"] > 0.0
+    assert f"cold compile: {cold['seconds']:.1f} s (halfcar7:" in printed
 
 # bad options of ``bench`` (and of every other subcommand) are tested in test_cli.py

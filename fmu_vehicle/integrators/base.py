@@ -13,7 +13,9 @@ origin; y changed in place).
 
 The compiled loops of a method call ``system_rhs``/``system_record``; numba resolves them from the type
 of ``model`` when it compiles the loop, so the call is direct, the loop is cached on disk, and neither the
-loop nor the system is registered anywhere. (Passing the passes as function arguments instead makes numba
+loop nor the system is registered anywhere. The loop's cache entry is keyed by the modules of the model's
+type and of the passes it carries (``fmu_vehicle.jit.types_key``), so an edit of a system's passes
+recompiles the loop; the overloads themselves are not cached (they are compiled into the loop). (Passing the passes as function arguments instead makes numba
 key its disk cache on dispatcher objects, which differ between copies of the package, e.g. two FMUs.)
 A method has a ``name``, ``run`` for a whole simulation and, if it can step an interface (an FMU),
 ``stepper(system, y)``. See docs/integrators.md.
@@ -102,7 +104,7 @@ def system_record(t, y, model, data, row):
     type(model).record(t, y, model, data, row)
 
 
-@overload(system_rhs, jit_options={"cache": True, "_nrt": False})
+@overload(system_rhs, jit_options={"_nrt": False})
 def _system_rhs(t, y, model, data, ydot):
     fn = model.instance_class.rhs
 
@@ -111,7 +113,7 @@ def _system_rhs(t, y, model, data, ydot):
     return impl
 
 
-@overload(system_record, jit_options={"cache": True, "_nrt": False})
+@overload(system_record, jit_options={"_nrt": False})
 def _system_record(t, y, model, data, row):
     fn = model.instance_class.record
 

@@ -1,0 +1,147 @@
+"""The numba cache is keyed by what each kernel depends on (fmu_vehicle/jit.py).
+
+Static part: the import graph behind each module's key. Compiled part (a copy of the package, a fresh
+subprocess per run with an empty FMU_VEHICLE_CACHE_DIR at first, halfcar7 run for 10 ms with RK4, numba's
+per-dispatcher cache hit and miss counts): after a warm run, an edit of a module no kernel imports
+compiles nothing; an edit of tire/pacejka.py recompiles the tire kernels, the vehicle passes and the RK4
+loop but loads the multibody kernels; an edit of vehicle/dynamics.py recompiles the vehicle's RK4 loop
+(the integrator modules do not import the vehicle: its passes reach the loop through the model's type).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fmu_vehicle import jit
+
+REPO = Path(__file__).resolve().parents[1]
+PKG = REPO / "fmu_vehicle"
+
+RUN = """
+import json, sys
+import numba
+from fmu_vehicle.vehicle import Vehicle
+from fmu_vehicle.integrators import integrate
+car = Vehicle.load("halfcar7")
+system = car.system("bumpy")
+integrate(system, car.initial_state(system, 20.0), 0.01, 1e-3)
+counts = {}
+for name, module in sorted(sys.modules.items()):
+    if name.split(".")[0] != "fmu_vehicle":
+        continue
+    for attr, obj in vars(module).items():
+        if isinstance(obj, numba.core.dispatcher.Dispatcher) and obj.py_func.__module__ == name:
+            hits, misses = sum(obj.stats.cache_hits.values()), sum(obj.stats.cache_misses.values())
+            if hits or misses:
+                counts[name[len("fmu_vehicle."):] + "." + attr] = [hits, misses]
+print(json.dumps(counts))
+"""
+
+
+def _rel(paths):
+    return {p.relative_to(PKG).as_posix() for p in paths}
+
+
+def test_keys_follow_the_static_import_graph():
+    deps = {m: _rel(jit.dependencies(PKG / m)) for m in
+            ("vehicle/dynamics.py", "multibody/dynamics.py", "tire/pacejka.py", "integrators/rk4.py")}
+    assert {"vehicle/signals.py", "tire/pacejka.py", "multibody/dynamics.py", "jit.py"} <= deps["vehicle/dynamics.py"]
+    assert "tire/pacejka.py" not in deps["multibody/dynamics.py"]
+    assert deps["tire/pacejka.py"] == {"tire/pacejka.py", "tire/tir.py", "errors.py", "jit.py"}
+    assert not any(d.startswith("vehicle/") for d in deps["integrators/rk4.py"])
+    kernels = [p for p in PKG.rglob("*.py") if "njit" in p.read_text() and p.name != "jit.py"]
+    assert len(kernels) > 10
+    outside = {"cli.py", "bench.py", "__init__.py", "cosim/master.py", "adas/sweep.py", "fmi/slave_base.py"}
+    for k in kernels:
+        assert not outside & _rel(jit.dependencies(k)), k
+    # the RK4 loop's entries for a vehicle are keyed by the vehicle's passes through the model's type
+    from numba import typeof
+
+    from fmu_vehicle.vehicle import Vehicle
+    from fmu_vehicle.vehicle.dynamics import VehicleModel
+    car = Vehicle.load("halfcar7")
+    model_type = typeof(car.system("bumpy").model)
+    assert model_type.instance_class is VehicleModel
+    key = jit.types_key((model_type,))
+    assert key and key != jit.types_key((typeof(1.0),)) == ""
+    assert key == jit.types_key((model_type, typeof(1.0)))
+
+
+def _run(pkg_parent: Path, cache: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_DISABLE_JIT", "FMU_VEHICLE_NATIVE")}
+    env.update(FMU_VEHICLE_CACHE_DIR=str(cache), PYTHONPATH=str(pkg_parent))
+    out = subprocess.run([sys.executable, "-c", RUN], cwd=pkg_parent, env=env, capture_output=True, text=True,
+                         timeout=1200)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _compiled(counts: dict) -> set:
+    return {k for k, (hits, misses) in counts.items() if misses}
+
+
+def _append(path: Path, text: str) -> None:
+    path.write_text(path.read_text() + text)
+
+
+@pytest.mark.slow
+def test_an_edit_recompiles_only_the_kernels_that_depend_on_it(tmp_path):
+    copy = tmp_path / "src"
+    shutil.copytree(PKG, copy / "fmu_vehicle", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    cache = tmp_path / "cache"
+    cold = _run(copy, cache)
+    assert {"integrators.rk4.rk4_chunk", "vehicle.dynamics.vehicle_rhs", "tire.pacejka.vertical_force",
+            "multibody.kinematics.forward_positions"} <= _compiled(cold)
+
+    warm = _run(copy, cache)
+    assert _compiled(warm) == set() and warm["integrators.rk4.rk4_chunk"] == [1, 0]
+
+    # modules no kernel imports: the command line, co-simulation, ADAS
+    _append(copy / "fmu_vehicle" / "cli.py", "\n# an edit outside the kernels\n")
+    _append(copy / "fmu_vehicle" / "cosim" / "master.py", "\n# an edit outside the kernels\n")
+    _append(copy / "fmu_vehicle" / "adas" / "sweep.py", "\n# an edit outside the kernels\n")
+    assert _compiled(_run(copy, cache)) == set()
+
+    # the tire: its kernels, the vehicle's passes and the loop that inlines them; not the multibody engine
+    _append(copy / "fmu_vehicle" / "tire" / "pacejka.py", "\n# an edit of the tire\n")
+    tire = _run(copy, cache)
+    compiled = _compiled(tire)
+    assert {"tire.pacejka.vertical_force", "tire.contact.tire_contact", "vehicle.dynamics.vehicle_rhs",
+            "integrators.rk4.rk4_chunk"} <= compiled
+    multibody = {k for k in tire if k.startswith("multibody.")}
+    assert multibody and not multibody & compiled
+    assert all(tire[k][0] >= 1 for k in multibody)        # loaded from the cache
+
+    # the vehicle's passes: the integrator modules do not import them, yet the vehicle's RK4 loop recompiles
+    _append(copy / "fmu_vehicle" / "vehicle" / "dynamics.py", "\n# an edit of the vehicle's passes\n")
+    vehicle = _run(copy, cache)
+    compiled = _compiled(vehicle)
+    assert {"vehicle.dynamics.vehicle_rhs", "integrators.rk4.rk4_chunk", "integrators.rk4.rk4_final"} <= compiled
+    assert not compiled & {k for k in vehicle if k.startswith(("multibody.", "tire."))}
+    assert _compiled(_run(copy, cache)) == set()
+
+
+def test_each_source_key_has_its_own_folder_and_idle_ones_are_pruned(tmp_path):
+    """A module's kernels live in ``<package folder>/<module>-<key>``; folders of other keys of that module
+    unused for a day are deleted, except the two most recently used (importing the module is enough)."""
+    import time
+    key = jit.source_key(PKG / "tire" / "pacejka.py")[:jit.KEY_CHARS]
+    tire = tmp_path / "tire"
+    ages_h = {"pacejka-" + "1" * 16: 1, "pacejka-" + "2" * 16: 48, "pacejka-" + "3" * 16: 72,
+              "pacejka-" + "4" * 16: 120, "contact-" + "5" * 16: 120, "pacejka-notakey": 120}
+    for name, hours in ages_h.items():
+        (tire / name).mkdir(parents=True)
+        (tire / name / "x.nbi").write_bytes(b"index")
+        t = time.time() - hours * 3600.0
+        os.utime(tire / name, (t, t))
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    env["FMU_VEHICLE_CACHE_DIR"] = str(tmp_path)
+    subprocess.run([sys.executable, "-c", "import fmu_vehicle.tire.pacejka"], cwd=REPO, env=env, timeout=300,
+                   check=True)
+    kept = {p.name for p in tire.iterdir() if p.name.startswith("pacejka-")}
+    assert kept == {f"pacejka-{key}", "pacejka-" + "1" * 16, "pacejka-" + "2" * 16, "pacejka-notakey"}
+    assert (tire / ("contact-" + "5" * 16)).is_dir()       # another module's: pruned by that module's import
