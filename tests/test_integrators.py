@@ -53,6 +53,13 @@ def test_abm4_is_fourth_order(slider_crank):
     assert 12.0 < e[0] / e[1] < 20.0 and 12.0 < e[1] / e[2] < 20.0
 
 
+def test_bdf2_is_second_order(slider_crank):
+    """Halving the step divides the BDF2 error by about 2^2 = 4 (Newton-chord converged far below it)."""
+    e = order_errors(slider_crank, "bdf2", (2.5e-3, 1.25e-3, 6.25e-4), rtol=1e-10, atol=1e-12)
+    assert 1e-5 < e[-1] < 1e-3
+    assert 3.5 < e[0] / e[1] < 4.5 and 3.5 < e[1] / e[2] < 4.5
+
+
 def test_abm4_counts_two_evaluations_per_step(slider_crank):
     """PECE: 2 evaluations per step after the RK4 start-up (3 steps of 4 evaluations) and the first f."""
     mech, system, y0, z0, _ = slider_crank
@@ -115,9 +122,8 @@ def test_an_input_step_restarts_the_history(car, name):
     sim, start = fresh(car, name)
     a = drive_run(sim, start, 30, torque_step_at=10)
     drive_run(sim, start, 10)
-    sim.stepper.reset()
-    if name == "bdf2":      # reset() also refreshes BDF2's iteration matrix, an input change does not
-        sim.stepper.keep_matrix()
+    # what an input change must amount to: the history restarts (BDF2 keeps its iteration matrix)
+    getattr(sim.stepper, "restart_history", sim.stepper.reset)()
     sim.set_input("front", torque_drive=300.0)
     rows = []
     for _ in range(20):
@@ -141,3 +147,39 @@ def test_stepper_follows_the_whole_run(car, name):
     rows = drive_run(sim, start, 200, torque_step_at=0)
     res = car.simulate("bumpy", 0.2, v0=20.0, drive_torque={"front": 300.0}, integrator=name)
     np.testing.assert_allclose(rows[-1], [res.final(n) for n in car.output_names], rtol=1e-9, atol=1e-9)
+
+
+NOJIT_CHILD = r"""
+import json, sys
+import numba
+assert numba.config.DISABLE_JIT
+sys.path.insert(0, "tests")
+from fmu_vehicle.integrators import integrate
+from fmu_vehicle.multibody import MechanismSystem
+from reference.states import load
+out = {}
+for name in ("abm4", "bdf2"):
+    mech = load("slider_crank")
+    _, rows, y = integrate(MechanismSystem(mech), mech.assemble(), 0.02, 1e-3, integrator=name)
+    out[name] = {"y": y.tolist(), "rows": rows.tolist()}
+print(json.dumps(out))
+"""
+
+
+def test_uncompiled_methods_give_the_compiled_results():
+    """ABM4 and BDF2 run with NUMBA_DISABLE_JIT=1 (a subprocess) and give the compiled results to 1e-12."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    repo = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, "-c", NOJIT_CHILD], cwd=repo, capture_output=True, text=True,
+                          env=dict(os.environ, NUMBA_DISABLE_JIT="1"), timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    for name in ("abm4", "bdf2"):
+        mech = load("slider_crank")
+        _, rows, y = integrate(MechanismSystem(mech), mech.assemble(), 0.02, 1e-3, integrator=name)
+        np.testing.assert_allclose(got[name]["y"], y, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(got[name]["rows"], rows, rtol=0, atol=1e-12)
