@@ -1,0 +1,394 @@
+"""Fixed-step BDF2 with a BDF1 (backward Euler) start-up, solved by a Newton-chord iteration.
+
+Backward differentiation formulas (Hairer and Wanner 1996, Solving Ordinary Differential Equations II,
+section III.1 and IV.8) on the independent-coordinate ODE y' = f(t, y), step h, t_n+1 = t_n + h:
+
+    BDF1   y_n+1 = y_n + h f(t_n+1, y_n+1)                                  (beta = 1)
+    BDF2   y_n+1 = 4/3 y_n - 1/3 y_n-1 + 2/3 h f(t_n+1, y_n+1)             (beta = 2/3)
+
+i.e. y_n+1 = psi + h beta f(t_n+1, y_n+1). Newton-chord: from the predictor y(0) = 2 y_n - y_n-1 (BDF2)
+or y_n (BDF1),
+
+    (I - h beta J) d(k) = psi + h beta f(t_n+1, y(k)) - y(k),    y(k+1) = y(k) + d(k)
+
+until max_i |d_i| / (atol + rtol |y_i|) <= 1. J = df/dy is a forward difference of f, column by column
+(step sqrt(eps) max(|y_j|, 1)), and both iteration matrices (beta = 1 and 2/3) are LU-factored (partial
+pivoting, hand-written: the kernels run without numba's runtime) at the first step and reused for the
+whole run. They are refreshed only: before the next step when the iteration converged slowly (more than
+``SLOW_ITERATIONS`` iterations or a contraction ratio |d(k)| / |d(k-1)| above ``SLOW_RATIO``); at once,
+the step being retried, when it diverged or did not converge in ``MAX_ITERATIONS``; after a re-partition
+(the independent coordinates changed), a change of h, and ``reset()``. A step that does not converge with
+a fresh matrix stops the run (SimulationError). The history y_n-1 restarts (one BDF1 step) after a
+re-partition, a rebase, an input change and ``reset()``; the stepper's ``get_state``/``set_state`` carry the
+history and the factored matrices.
+
+See docs/integrators.md §2 and §3.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import SimulationError
+from ..jit import entry_point, njit
+from .abm import _check_steps, _inputs_key
+from .base import Interrupted, interrupt_flag, system_record, system_rhs
+from .rk4 import _progress, _recorded_steps
+
+MAX_ITERATIONS = 30
+"""Newton-chord iterations before a step is retried with a fresh matrix."""
+SLOW_ITERATIONS = 4
+"""A step that needed more iterations refreshes the matrix before the next step."""
+SLOW_RATIO = 0.5
+"""A contraction ratio |d(k)| / |d(k-1)| above this refreshes the matrix (before the next step)."""
+DIVERGED_RATIO = 1.0
+"""A contraction ratio above this abandons the iteration (the step is retried with a fresh matrix)."""
+STATUS_NEWTON_FAILED = -1000
+"""Status of a step whose Newton-chord iteration did not converge even with a fresh matrix."""
+
+# ctl (int64): [y_n-1 held (0/1), matrices valid (0/1), derivative evaluations, factorizations]
+_PREV, _VALID, _NFEV, _NFAC = 0, 1, 2, 3
+# work rows: y(k), f, d, psi, f(t, y) for the Jacobian, perturbed f, y_n-1
+_YK, _F, _D, _PSI, _F0, _FT, _YPREV = 0, 1, 2, 3, 4, 5, 6
+
+
+@njit(inline="always")
+def _lu_factor(a, piv):
+    """LU with partial pivoting in place: P a = L U (unit L below the diagonal, U on and above); piv[k]
+    is the row swapped with row k at elimination step k. Returns False for a zero pivot."""
+    n = a.shape[0]
+    for k in range(n):
+        p = k
+        big = abs(a[k, k])
+        for i in range(k + 1, n):
+            if abs(a[i, k]) > big:
+                big = abs(a[i, k])
+                p = i
+        piv[k] = p
+        if big == 0.0:
+            return False
+        if p != k:
+            for j in range(n):
+                tmp = a[k, j]
+                a[k, j] = a[p, j]
+                a[p, j] = tmp
+        inv = 1.0 / a[k, k]
+        for i in range(k + 1, n):
+            a[i, k] *= inv
+            lik = a[i, k]
+            if lik != 0.0:
+                for j in range(k + 1, n):
+                    a[i, j] -= lik * a[k, j]
+    return True
+
+
+@njit(inline="always")
+def _lu_solve(a, piv, b):
+    """Solve (P^-1 L U) x = b in place for the factors of ``_lu_factor``."""
+    n = a.shape[0]
+    for k in range(n):
+        p = piv[k]
+        if p != k:
+            tmp = b[k]
+            b[k] = b[p]
+            b[p] = tmp
+    for i in range(n):
+        s = b[i]
+        for j in range(i):
+            s -= a[i, j] * b[j]
+        b[i] = s
+    for i in range(n - 1, -1, -1):
+        s = b[i]
+        for j in range(i + 1, n):
+            s -= a[i, j] * b[j]
+        b[i] = s / a[i, i]
+
+
+@njit(inline="always")
+def _refresh_matrices(model, data, t, h, y, jac, lu, piv, hmat, ctl, work):
+    """J = df/dy at (t, y) by forward differences, then the LU factors of I - h J (lu[0], BDF1) and
+    I - 2/3 h J (lu[1], BDF2). Returns the first negative status of f, or 0 (STATUS_NEWTON_FAILED for a
+    singular matrix)."""
+    n = y.size
+    f0, ft, yt = work[_F0], work[_FT], work[_YK]
+    ctl[_NFEV] += 1 + n
+    st = system_rhs(t, y, model, data, f0)
+    if st < 0:
+        return st
+    for i in range(n):
+        yt[i] = y[i]
+    for j in range(n):
+        d = 1.4901161193847656e-08 * max(abs(y[j]), 1.0)
+        yt[j] = y[j] + d
+        d = yt[j] - y[j]            # the step actually represented
+        st = system_rhs(t, yt, model, data, ft)
+        if st < 0:
+            return st
+        for i in range(n):
+            jac[i, j] = (ft[i] - f0[i]) / d
+        yt[j] = y[j]
+    for k in range(2):
+        hb = h if k == 0 else 2.0 / 3.0 * h
+        a = lu[k]
+        for i in range(n):
+            for j in range(n):
+                a[i, j] = -hb * jac[i, j]
+            a[i, i] += 1.0
+        if not _lu_factor(a, piv[k]):
+            return STATUS_NEWTON_FAILED
+    ctl[_NFAC] += 1
+    ctl[_VALID] = 1
+    hmat[0] = h
+    return 0
+
+
+@njit(inline="always")
+def _bdf_step(model, data, t, h, y, jac, lu, piv, hmat, ctl, work, rtol, atol):
+    """One BDF2 step (BDF1 while y_n-1 is not held) from (t, y) to t + h, y updated in place. Returns the
+    status of the last evaluation of f (1: the system asks for a re-partition; the step is taken) or a
+    negative failure (STATUS_NEWTON_FAILED: no convergence with a fresh matrix)."""
+    n = y.size
+    yk, f, d, psi, yprev = work[_YK], work[_F], work[_D], work[_PSI], work[_YPREV]
+    k = 1 if ctl[_PREV] == 1 else 0
+    hb = 2.0 / 3.0 * h if k == 1 else h
+    for i in range(n):
+        psi[i] = 4.0 / 3.0 * y[i] - 1.0 / 3.0 * yprev[i] if k == 1 else y[i]
+    for attempt in range(2):
+        fresh = False
+        if ctl[_VALID] == 0 or hmat[0] != h:
+            st = _refresh_matrices(model, data, t, h, y, jac, lu, piv, hmat, ctl, work)
+            if st < 0:
+                return st
+            fresh = True
+        for i in range(n):
+            yk[i] = 2.0 * y[i] - yprev[i] if k == 1 else y[i]
+        converged = False
+        slow = False
+        dn_prev = 0.0
+        st = 0
+        for it in range(MAX_ITERATIONS):
+            ctl[_NFEV] += 1
+            st = system_rhs(t + h, yk, model, data, f)
+            if st < 0:
+                break
+            for i in range(n):
+                d[i] = psi[i] + hb * f[i] - yk[i]
+            _lu_solve(lu[k], piv[k], d)
+            dn = 0.0
+            for i in range(n):
+                yk[i] += d[i]
+                e = abs(d[i]) / (atol + rtol * abs(yk[i]))
+                if e > dn or e != e:
+                    dn = e
+            if dn != dn:
+                break
+            if it > 0:
+                ratio = dn / dn_prev if dn_prev > 0.0 else 0.0
+                if ratio > SLOW_RATIO:
+                    slow = True
+                if ratio > DIVERGED_RATIO and dn > 1.0:
+                    break
+            if dn <= 1.0:
+                converged = True
+                if it + 1 > SLOW_ITERATIONS:
+                    slow = True
+                break
+            dn_prev = dn
+        if converged:
+            if slow:
+                ctl[_VALID] = 0
+            for i in range(n):
+                yprev[i] = y[i]
+                y[i] = yk[i]
+            ctl[_PREV] = 1
+            return st
+        if fresh:
+            return st if st < 0 else STATUS_NEWTON_FAILED
+        ctl[_VALID] = 0         # retry the step with a matrix at (t, y)
+    return STATUS_NEWTON_FAILED
+
+
+@njit
+def bdf_chunk(model, data, t0, h, y, nsteps, record_every, step0, out, nrec, jac, lu, piv, hmat, ctl, work,
+              rtol, atol):
+    """Advance y in place by up to ``nsteps`` BDF steps starting at step index ``step0`` (state at
+    t0 + step0 h). Rows are recorded into ``out`` (after an evaluation at that state) for every step index
+    that is a multiple of ``record_every`` (none if <= 0). Returns (steps done, status, rows recorded so
+    far); after a status 1 the history restarts and the matrices are refreshed."""
+    for s in range(nsteps):
+        step = step0 + s
+        t = t0 + step * h
+        if record_every > 0 and step % record_every == 0:
+            ctl[_NFEV] += 1
+            st = system_rhs(t, y, model, data, work[_F])
+            if st != 0:
+                if st == 1:
+                    ctl[_PREV] = 0
+                    ctl[_VALID] = 0
+                return s, st, nrec
+            system_record(t, y, model, data, out[nrec])
+            nrec += 1
+        st = _bdf_step(model, data, t, h, y, jac, lu, piv, hmat, ctl, work, rtol, atol)
+        if st < 0:
+            return s, st, nrec
+        if st == 1:
+            ctl[_PREV] = 0
+            ctl[_VALID] = 0
+            return s + 1, st, nrec
+    return nsteps, 0, nrec
+
+
+@njit
+def bdf_final(model, data, t, y, out_row, ydot):
+    """Evaluate and record the state y at t; returns the status."""
+    st = system_rhs(t, y, model, data, ydot)
+    if st >= 0:
+        system_record(t, y, model, data, out_row)
+    return st
+
+
+@njit
+def bdf_advance(model, data, t0, h, y, nsteps, out_row, jac, lu, piv, hmat, ctl, work, rtol, atol, key, saved):
+    """``nsteps`` BDF steps from t0 without recording, then evaluate and record the final state (one compiled
+    call per communication step). ``saved`` holds the inputs (``key``, flattened) of the history; other
+    inputs restart it (the matrices are kept). Returns (steps done, status) as ``rk4_advance``."""
+    for i in range(key.size):
+        if saved[i] != key[i]:
+            ctl[_PREV] = 0
+        saved[i] = key[i]
+    done, st, _ = bdf_chunk(model, data, t0, h, y, nsteps, 0, 0, work, 0, jac, lu, piv, hmat,
+                            ctl, work, rtol, atol)
+    if st < 0 or (st == 1 and done < nsteps):
+        return done, st
+    ctl[_NFEV] += 1
+    return done, bdf_final(model, data, t0 + nsteps * h, y, out_row, work[_F])
+
+
+class BDF2:
+    """Fixed-step BDF2 (BDF1 start-up) with a Newton-chord iteration on a reused LU-factored matrix.
+    ``rtol``, ``atol``: the iteration's convergence test max |d_i| / (atol + rtol |y_i|) <= 1.
+    ``nfev``, ``nfactor``: derivative evaluations and matrix refreshes of the last run."""
+
+    name = "bdf2"
+
+    def __init__(self, chunk: int = 500, rtol: float = 1e-8, atol: float = 1e-10):
+        if not (rtol > 0 and atol > 0):
+            raise ValueError(f"bdf2: rtol and atol must be positive, got rtol={rtol}, atol={atol}")
+        self.chunk, self.rtol, self.atol = int(chunk), float(rtol), float(atol)
+        self.nfev = self.nfactor = 0
+
+    def run(self, system, y0, t0, t_end, h, *, record_every=1, progress=False):
+        nsteps = _check_steps(t0, t_end, h)
+        model, data = system.model, system.data
+        y = np.array(y0, dtype=float)
+        nrows = nsteps // record_every + 2
+        out = np.zeros((nrows, len(system.output_names)))
+        times = np.zeros(nrows)
+        jac, lu, piv, hmat, ctl, work = _bdf_arrays(y.size)
+        bar = _progress(progress, nsteps)
+        step, nrec = 0, 0
+        rebase = getattr(system, "rebase", None)
+        try:
+            with interrupt_flag() as stop:
+                while step < nsteps and not stop["set"]:
+                    todo = min(self.chunk, nsteps - step)
+                    first = nrec
+                    done, status, nrec = bdf_chunk(model, data, t0, h, y, todo, record_every, step, out, nrec,
+                                                   jac, lu, piv, hmat, ctl, work, self.rtol, self.atol)
+                    times[first:nrec] = t0 + h * _recorded_steps(step, nrec - first, record_every)
+                    step += done
+                    if bar is not None:
+                        bar.update(done)
+                    if rebase is not None and status >= 0 and rebase(y):
+                        ctl[_PREV] = 0          # y shifted: restart the history (J does not change)
+                    if status == 1:
+                        y = system.reparameterize(y)
+                    elif status < 0:
+                        raise _failure(system, status, t0 + step * h)
+        finally:
+            if bar is not None:
+                bar.close()
+            self.nfev, self.nfactor = int(ctl[_NFEV]), int(ctl[_NFAC])
+        st = bdf_final(model, data, t0 + step * h, y, out[nrec], work[_F])
+        self.nfev += 1
+        if step < nsteps:       # interrupted: the rows so far and the state after the last step
+            if st >= 0:
+                times[nrec] = t0 + step * h
+                nrec += 1
+            raise Interrupted(times[:nrec].copy(), out[:nrec].copy(), y)
+        if st < 0:
+            raise _failure(system, st, t0 + nsteps * h)
+        times[nrec] = t0 + nsteps * h
+        nrec += 1
+        return times[:nrec].copy(), out[:nrec].copy(), y
+
+    def stepper(self, system, y) -> "BDF2Stepper":
+        return BDF2Stepper(system, y, self.rtol, self.atol)
+
+
+class BDF2Stepper:
+    """BDF2 for a stepping interface: ``advance`` is one compiled call per communication step
+    (``bdf_advance``). The history y_n-1 carries over while the inputs are unchanged; the factored
+    matrices while nobody calls ``reset()`` (a re-partition, a rebase, new sources)."""
+
+    def __init__(self, system, y, rtol=1e-8, atol=1e-10):
+        self.system = system
+        self.y = y
+        self.rtol, self.atol = float(rtol), float(atol)
+        self._jac, self._lu, self._piv, self._hmat, self._ctl, self._work = _bdf_arrays(y.size)
+        self._key = _inputs_key(system)
+        self._saved = self._key.copy()
+        self._advance = self._final = None
+
+    def reset(self):
+        self._ctl[_PREV] = 0
+        self._ctl[_VALID] = 0
+
+    def restart_history(self):
+        """Forget y_n-1 only (what an input change does): the next step is a BDF1 step."""
+        self._ctl[_PREV] = 0
+
+    def evaluate(self, t, row):
+        """Evaluate and record the state y at t into ``row``; returns the status (a ``reset()``)."""
+        self.reset()
+        args = (self.system.model, self.system.data, float(t), self.y, row, self._work[_F])
+        if self._final is None:
+            self._final = entry_point(bdf_final, *args)
+        return self._final(*args)
+
+    def advance(self, t, h, n, row):
+        args = (self.system.model, self.system.data, float(t), float(h), self.y, int(n), row, self._jac, self._lu,
+                self._piv, self._hmat, self._ctl, self._work, self.rtol, self.atol, self._key, self._saved)
+        if self._advance is None:       # resolved once: later calls skip numba's argument typing
+            self._advance = entry_point(bdf_advance, *args)
+        done, st = self._advance(*args)
+        if st == STATUS_NEWTON_FAILED:
+            raise _failure(self.system, st, t + done * h)
+        return done, st
+
+    def get_state(self):
+        return (self.y.copy(), self._jac.copy(), self._lu.copy(), self._piv.copy(), self._hmat.copy(),
+                self._ctl.copy(), self._work[_YPREV].copy(), self._saved.copy())
+
+    def set_state(self, state):
+        y, jac, lu, piv, hmat, ctl, yprev, saved = state
+        self.y[:] = y
+        self._jac[:], self._lu[:], self._piv[:], self._hmat[:], self._ctl[:] = jac, lu, piv, hmat, ctl
+        self._work[_YPREV][:] = yprev
+        self._saved[:] = saved
+
+
+def _bdf_arrays(n):
+    """(J (n, n), LU factors (2, n, n), pivots (2, n), h of the factors, control integers, work (7, n))."""
+    return (np.zeros((n, n)), np.zeros((2, n, n)), np.zeros((2, n), dtype=np.int64), np.zeros(1),
+            np.zeros(4, dtype=np.int64), np.zeros((7, n)))
+
+
+def _failure(system, code, t):
+    """The exception for a failed step: the Newton-chord iteration's own, or the system's."""
+    if code == STATUS_NEWTON_FAILED:
+        name = getattr(getattr(system, "vehicle", None), "name", type(system).__name__)
+        return SimulationError(f"{name}: simulation stopped at t = {t:.6g} s: the BDF2 Newton-chord iteration "
+                               f"did not converge with a fresh iteration matrix (step too large?)")
+    return system.failure(code, t)

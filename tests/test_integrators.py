@@ -1,0 +1,185 @@
+"""The multistep methods (ABM4, BDF2): observed order against the adaptive reference, restarts after an
+input step, bit-identical continuation after a state restore, and their stepping interface.
+
+The order is measured on the damped slider-crank (smooth, no re-partition): the largest error of the
+recorded coordinates and rates over 1 s, against DOP853 at rtol 1e-12, for steps h and h/2.
+"""
+import numpy as np
+import pytest
+
+from fmu_vehicle.integrators import INTEGRATORS, STEPPING_INTEGRATORS, get_integrator, integrate
+from fmu_vehicle.multibody import MechanismSystem
+from fmu_vehicle.vehicle import Vehicle
+from reference.states import load
+
+RECORD_S = 0.05     # output spacing of the order runs [s]
+
+
+@pytest.fixture(scope="module")
+def slider_crank():
+    mech = load("slider_crank")
+    y0 = mech.assemble()
+    z0 = mech.data.z.copy()
+    system = MechanismSystem(mech)
+    _, ref, _ = integrate(system, y0, 1.0, RECORD_S, integrator="reference", rtol=1e-12, atol=1e-13)
+    return mech, system, y0, z0, ref
+
+
+def order_errors(slider_crank, name, steps, **options):
+    """Largest error of the coordinates and rates (relative to each one's range + 1) for each step."""
+    mech, system, y0, z0, ref = slider_crank
+    n = 2 * mech.model.n
+    errors = []
+    for h in steps:
+        mech.data.z[:] = z0         # the same warm start of the position problem for every run
+        _, out, _ = integrate(system, y0, 1.0, h, integrator=name, record_every=int(round(RECORD_S / h)), **options)
+        assert out.shape == ref.shape
+        scale = np.abs(ref[:, :n]).max(axis=0) + 1.0
+        errors.append((np.abs(out[:, :n] - ref[:, :n]) / scale).max())
+    return errors
+
+
+def test_the_methods_are_offered_by_name():
+    assert {"rk4", "abm4", "bdf2", "reference"} <= set(INTEGRATORS)
+    assert {"rk4", "abm4", "bdf2"} <= set(STEPPING_INTEGRATORS) and "reference" not in STEPPING_INTEGRATORS
+    with pytest.raises(ValueError, match="unknown integrator 'abm5'; valid: rk4, abm4"):
+        get_integrator("abm5")
+
+
+def test_abm4_is_fourth_order(slider_crank):
+    """Halving the step divides the ABM4 error by about 2^4 = 16 (asymptotically: 1.25 ms -> 0.625 ms)."""
+    e = order_errors(slider_crank, "abm4", (2.5e-3, 1.25e-3, 6.25e-4))
+    assert 1e-10 < e[-1] < 1e-7
+    assert 12.0 < e[0] / e[1] < 20.0 and 12.0 < e[1] / e[2] < 20.0
+
+
+def test_bdf2_is_second_order(slider_crank):
+    """Halving the step divides the BDF2 error by about 2^2 = 4 (Newton-chord converged far below it)."""
+    e = order_errors(slider_crank, "bdf2", (2.5e-3, 1.25e-3, 6.25e-4), rtol=1e-10, atol=1e-12)
+    assert 1e-5 < e[-1] < 1e-3
+    assert 3.5 < e[0] / e[1] < 4.5 and 3.5 < e[1] / e[2] < 4.5
+
+
+def test_abm4_counts_two_evaluations_per_step(slider_crank):
+    """PECE: 2 evaluations per step after the RK4 start-up (3 steps of 4 evaluations) and the first f."""
+    mech, system, y0, z0, _ = slider_crank
+    mech.data.z[:] = z0
+    method = get_integrator("abm4")
+    integrate(system, y0, 0.1, 1e-3, integrator=method)
+    assert method.nfev == 1 + 3 * 4 + 97 * 2
+
+
+def drive_run(sim, start, steps, *, save_at=None, torque_step_at=None, h=1e-3):
+    """From the simulator state ``start`` (on the bumpy road at 20 m/s): ``steps`` communication steps of
+    h; a front drive torque of 300 N m from step ``torque_step_at`` on; optionally saved at ``save_at``
+    and, after two more steps with another torque, restored. Returns the rows after every step."""
+    sim.set_state(start)
+    rows = []
+    k = 0
+    while k < steps:
+        sim.set_input("front", torque_drive=300.0 if torque_step_at is not None and k >= torque_step_at else 0.0)
+        if k == save_at:
+            state = sim.get_state()
+            sim.set_input("front", torque_drive=-500.0)
+            sim.advance(h)
+            sim.advance(h)
+            sim.set_state(state)
+            save_at = None
+            continue
+        sim.advance(h)
+        rows.append(sim.row.copy())
+        k += 1
+    return np.array(rows)
+
+
+def fresh(car, integrator):
+    """(a simulator at 20 m/s on the bumpy road, its start state)."""
+    sim = car.simulator("bumpy", v0=20.0, integrator=integrator)
+    return sim, sim.get_state()
+
+
+@pytest.fixture(scope="module")
+def car():
+    return Vehicle.load("halfcar7")
+
+
+@pytest.mark.parametrize("name", ["abm4", "bdf2"])
+def test_a_restored_state_continues_bitwise(car, name):
+    """Save mid-run (inside the ABM4 history / after BDF2's first steps) and during the start-up, take two
+    steps with another torque, restore: the rest equals the uninterrupted run bit for bit."""
+    sim, start = fresh(car, name)
+    a = drive_run(sim, start, 40, torque_step_at=10)
+    assert np.array_equal(a, drive_run(sim, start, 40, torque_step_at=10))     # the runs are reproducible
+    assert np.array_equal(a, drive_run(sim, start, 40, torque_step_at=10, save_at=22))
+    assert np.array_equal(a, drive_run(sim, start, 40, torque_step_at=10, save_at=2))
+
+
+@pytest.mark.parametrize("name", ["abm4", "bdf2"])
+def test_an_input_step_restarts_the_history(car, name):
+    """A torque step restarts the history: the run equals the same run continued at the step by a
+    stepper whose history was reset (what an input change must amount to); without the restart the
+    result differs."""
+    sim, start = fresh(car, name)
+    a = drive_run(sim, start, 30, torque_step_at=10)
+    drive_run(sim, start, 10)
+    # what an input change must amount to: the history restarts (BDF2 keeps its iteration matrix)
+    getattr(sim.stepper, "restart_history", sim.stepper.reset)()
+    sim.set_input("front", torque_drive=300.0)
+    rows = []
+    for _ in range(20):
+        sim.advance(1e-3)
+        rows.append(sim.row.copy())
+    assert np.array_equal(a[10:], np.array(rows))
+    # the same continuation without a restart (the inputs of the history forged) is another result
+    sim.set_state(start)
+    drive_run(sim, start, 10)
+    sim.set_input("front", torque_drive=300.0)
+    sim.stepper._saved[:] = sim.inputs.reshape(-1)
+    sim.advance(1e-3)
+    assert not np.array_equal(sim.row, a[10])
+
+
+@pytest.mark.parametrize("name", ["abm4", "bdf2"])
+def test_stepper_follows_the_whole_run(car, name):
+    """The stepping interface (1 ms communication steps, inputs unchanged) and ``run`` take the same
+    steps: equal to rounding after 0.2 s with a drive torque."""
+    sim, start = fresh(car, name)
+    rows = drive_run(sim, start, 200, torque_step_at=0)
+    res = car.simulate("bumpy", 0.2, v0=20.0, drive_torque={"front": 300.0}, integrator=name)
+    np.testing.assert_allclose(rows[-1], [res.final(n) for n in car.output_names], rtol=1e-9, atol=1e-9)
+
+
+NOJIT_CHILD = r"""
+import json, sys
+import numba
+assert numba.config.DISABLE_JIT
+sys.path.insert(0, "tests")
+from fmu_vehicle.integrators import integrate
+from fmu_vehicle.multibody import MechanismSystem
+from reference.states import load
+out = {}
+for name in ("abm4", "bdf2"):
+    mech = load("slider_crank")
+    _, rows, y = integrate(MechanismSystem(mech), mech.assemble(), 0.02, 1e-3, integrator=name)
+    out[name] = {"y": y.tolist(), "rows": rows.tolist()}
+print(json.dumps(out))
+"""
+
+
+def test_uncompiled_methods_give_the_compiled_results():
+    """ABM4 and BDF2 run with NUMBA_DISABLE_JIT=1 (a subprocess) and give the compiled results to 1e-12."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    repo = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, "-c", NOJIT_CHILD], cwd=repo, capture_output=True, text=True,
+                          env=dict(os.environ, NUMBA_DISABLE_JIT="1"), timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    for name in ("abm4", "bdf2"):
+        mech = load("slider_crank")
+        _, rows, y = integrate(MechanismSystem(mech), mech.assemble(), 0.02, 1e-3, integrator=name)
+        np.testing.assert_allclose(got[name]["y"], y, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(got[name]["rows"], rows, rtol=0, atol=1e-12)
