@@ -20,13 +20,12 @@ See docs/integrators.md §2 and §3.
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
 from ..jit import entry_point, njit
-from .base import Interrupted, interrupt_flag, system_record, system_rhs
-from .rk4 import _progress, _recorded_steps, _rk4_rest
+from .base import Interrupted, fixed_steps, inputs_key, interrupt_flag, system_record, system_rhs
+from .rk4 import _progress, _recorded_steps, _rk4_rest, rk4_final
 
 # ctl (int64): [derivatives in the history (0..4), ring index of f_n, derivative evaluations so far]
 _COUNT, _HEAD, _NFEV = 0, 1, 2
@@ -115,15 +114,6 @@ def abm_final(model, data, t, y, out_row, hist, ctl):
 
 
 @njit
-def abm_evaluate(model, data, t, y, out_row, ydot):
-    """Evaluate and record the state y at t (no step; the history is left to the caller)."""
-    st = system_rhs(t, y, model, data, ydot)
-    if st >= 0:
-        system_record(t, y, model, data, out_row)
-    return st
-
-
-@njit
 def abm_advance(model, data, t0, h, y, nsteps, out_row, hist, ctl, work, key, saved):
     """``nsteps`` ABM4 steps from t0 without recording, then record the final state (one compiled call
     per communication step). ``saved`` holds the inputs (``key``, flattened) the history was computed
@@ -154,7 +144,7 @@ class ABM4:
         self.nfev = 0
 
     def run(self, system, y0, t0, t_end, h, *, record_every=1, progress=False):
-        nsteps = _check_steps(t0, t_end, h)
+        nsteps = fixed_steps(t0, t_end, h)
         model, data = system.model, system.data
         y = np.array(y0, dtype=float)
         nrows = nsteps // record_every + 2
@@ -212,7 +202,7 @@ class ABM4Stepper:
         self.system = system
         self.y = y
         self._hist, self._ctl, self._work = _abm_arrays(y.size)
-        self._key = _inputs_key(system)
+        self._key = inputs_key(system)
         self._saved = self._key.copy()
         self._advance = self._evaluate = None
 
@@ -224,7 +214,7 @@ class ABM4Stepper:
         self.reset()
         args = (self.system.model, self.system.data, float(t), self.y, row, self._work[0])
         if self._evaluate is None:
-            self._evaluate = entry_point(abm_evaluate, *args)
+            self._evaluate = entry_point(rk4_final, *args)
         return self._evaluate(*args)
 
     def advance(self, t, h, n, row):
@@ -248,19 +238,3 @@ class ABM4Stepper:
 def _abm_arrays(n):
     """(history ring (4, n), control integers, RK4/PECE work (5, n)) for a state of n numbers."""
     return np.zeros((4, n)), np.zeros(3, dtype=np.int64), np.zeros((5, n))
-
-
-def _inputs_key(system):
-    """The system's inputs as a flat view (a change restarts multistep histories); empty if it has none."""
-    inputs = getattr(system.data, "inputs", None)
-    return np.zeros(0) if inputs is None else inputs.reshape(-1)
-
-
-def _check_steps(t0, t_end, h):
-    """Number of fixed steps h [s] from t0 to t_end; ValueError for a bad step or duration."""
-    if not (h > 0 and math.isfinite(h)):
-        raise ValueError(f"step size h must be a positive number of seconds, got {h}")
-    nsteps = int(round((t_end - t0) / h))
-    if nsteps < 1 or abs(nsteps * h - (t_end - t0)) > 1e-9 * max(1.0, abs(t_end)):
-        raise ValueError(f"duration {t_end - t0} s is not a positive multiple of the step {h} s")
-    return nsteps

@@ -22,6 +22,7 @@ A method has a ``name``, ``run`` for a whole simulation and, if it can step an i
 """
 from __future__ import annotations
 
+import math
 import signal
 import threading
 from contextlib import contextmanager
@@ -92,6 +93,23 @@ class Stepper(Protocol):
     def get_state(self): ...
 
     def set_state(self, state) -> None: ...
+
+
+def fixed_steps(t0, t_end, h) -> int:
+    """Number of fixed steps h [s] from t0 to t_end [s]; ValueError for a bad step or duration."""
+    if not (h > 0 and math.isfinite(h)):
+        raise ValueError(f"step size h must be a positive number of seconds, got {h}")
+    nsteps = int(round((t_end - t0) / h))
+    if nsteps < 1 or abs(nsteps * h - (t_end - t0)) > 1e-9 * max(1.0, abs(t_end)):
+        raise ValueError(f"duration {t_end - t0} s is not a positive multiple of the step {h} s")
+    return nsteps
+
+
+def inputs_key(system) -> np.ndarray:
+    """The system's inputs as a flat view: what a stepper compares to know whether they changed since its last
+    evaluation (first-same-as-last reuse, multistep histories); empty if the system has none."""
+    inputs = getattr(system.data, "inputs", None)
+    return np.zeros(0) if inputs is None else inputs.reshape(-1)
 
 
 def system_rhs(t, y, model, data, ydot):

@@ -26,15 +26,13 @@ See docs/integrators.md §2 and §3.
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
 from ..errors import SimulationError
 from ..jit import entry_point, njit
-from .abm import _check_steps, _inputs_key
-from .base import Interrupted, interrupt_flag, system_record, system_rhs
-from .rk4 import _progress, _recorded_steps
+from .base import Interrupted, fixed_steps, inputs_key, interrupt_flag, system_record, system_rhs
+from .rk4 import _progress, _recorded_steps, rk4_final
 
 MAX_ITERATIONS = 30
 """Newton-chord iterations before a step is retried with a fresh matrix."""
@@ -240,15 +238,6 @@ def bdf_chunk(model, data, t0, h, y, nsteps, record_every, step0, out, nrec, jac
 
 
 @njit
-def bdf_final(model, data, t, y, out_row, ydot):
-    """Evaluate and record the state y at t; returns the status."""
-    st = system_rhs(t, y, model, data, ydot)
-    if st >= 0:
-        system_record(t, y, model, data, out_row)
-    return st
-
-
-@njit
 def bdf_advance(model, data, t0, h, y, nsteps, out_row, jac, lu, piv, hmat, ctl, work, rtol, atol, key, saved):
     """``nsteps`` BDF steps from t0 without recording, then evaluate and record the final state (one compiled
     call per communication step). ``saved`` holds the inputs (``key``, flattened) of the history; other
@@ -262,7 +251,7 @@ def bdf_advance(model, data, t0, h, y, nsteps, out_row, jac, lu, piv, hmat, ctl,
     if st < 0 or (st == 1 and done < nsteps):
         return done, st
     ctl[_NFEV] += 1
-    return done, bdf_final(model, data, t0 + nsteps * h, y, out_row, work[_F])
+    return done, rk4_final(model, data, t0 + nsteps * h, y, out_row, work[_F])
 
 
 class BDF2:
@@ -279,7 +268,7 @@ class BDF2:
         self.nfev = self.nfactor = 0
 
     def run(self, system, y0, t0, t_end, h, *, record_every=1, progress=False):
-        nsteps = _check_steps(t0, t_end, h)
+        nsteps = fixed_steps(t0, t_end, h)
         model, data = system.model, system.data
         y = np.array(y0, dtype=float)
         nrows = nsteps // record_every + 2
@@ -310,7 +299,7 @@ class BDF2:
             if bar is not None:
                 bar.close()
             self.nfev, self.nfactor = int(ctl[_NFEV]), int(ctl[_NFAC])
-        st = bdf_final(model, data, t0 + step * h, y, out[nrec], work[_F])
+        st = rk4_final(model, data, t0 + step * h, y, out[nrec], work[_F])
         self.nfev += 1
         if step < nsteps:       # interrupted: the rows so far and the state after the last step
             if st >= 0:
@@ -337,7 +326,7 @@ class BDF2Stepper:
         self.y = y
         self.rtol, self.atol = float(rtol), float(atol)
         self._jac, self._lu, self._piv, self._hmat, self._ctl, self._work = _bdf_arrays(y.size)
-        self._key = _inputs_key(system)
+        self._key = inputs_key(system)
         self._saved = self._key.copy()
         self._advance = self._final = None
 
@@ -354,7 +343,7 @@ class BDF2Stepper:
         self.reset()
         args = (self.system.model, self.system.data, float(t), self.y, row, self._work[_F])
         if self._final is None:
-            self._final = entry_point(bdf_final, *args)
+            self._final = entry_point(rk4_final, *args)
         return self._final(*args)
 
     def advance(self, t, h, n, row):

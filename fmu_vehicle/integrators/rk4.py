@@ -12,11 +12,10 @@ See docs/integrators.md §2 and §3.
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 from ..jit import entry_point, njit
-from .base import Interrupted, interrupt_flag, system_record, system_rhs
+from .base import Interrupted, fixed_steps, inputs_key, interrupt_flag, system_record, system_rhs
 
 
 @njit(inline="always")
@@ -72,7 +71,8 @@ def rk4_chunk(model, data, t0, h, y, nsteps, record_every, step0, out, nrec, wor
 
 @njit
 def rk4_final(model, data, t, y, out_row, ydot):
-    """Evaluate and record the final state."""
+    """Evaluate and record the state y at t (the final state of a run, or a stepper's output without a
+    step; used by every method); returns the status."""
     st = system_rhs(t, y, model, data, ydot)
     if st >= 0:
         system_record(t, y, model, data, out_row)
@@ -123,11 +123,7 @@ class RK4:
         self.chunk = int(chunk)
 
     def run(self, system, y0, t0, t_end, h, *, record_every=1, progress=False):
-        if not (h > 0 and math.isfinite(h)):
-            raise ValueError(f"step size h must be a positive number of seconds, got {h}")
-        nsteps = int(round((t_end - t0) / h))
-        if nsteps < 1 or abs(nsteps * h - (t_end - t0)) > 1e-9 * max(1.0, abs(t_end)):
-            raise ValueError(f"duration {t_end - t0} s is not a positive multiple of the step {h} s")
+        nsteps = fixed_steps(t0, t_end, h)
         model, data = system.model, system.data
         y = np.array(y0, dtype=float)
         nout = len(system.output_names)
@@ -185,7 +181,7 @@ class RK4Stepper:
         self.system = system
         self.y = y
         self._work = np.zeros((5, y.size))
-        self._key = system.data.inputs.reshape(-1)
+        self._key = inputs_key(system)
         self._saved = np.zeros(1 + self._key.size)      # [k1 in work[0] valid, inputs of that evaluation]
         self._advance = self._final = None
 
