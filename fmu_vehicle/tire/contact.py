@@ -31,8 +31,10 @@ import math
 
 from ..jit import njit
 
-from .pacejka import (effective_rolling_radius, low_speed_damping, mf_fx0, nominal_load, relaxation_length,
-                      rolling_resistance_moment, slip_relaxation_length, slip_stiffness, vertical_force)
+from .pacejka import (RELAXATION_TIME_MIN, effective_rolling_radius, low_speed_damping, mf_fx0, nominal_load,
+                      relaxation_length, rolling_resistance_moment, slip_relaxation_length, slip_stiffness,
+                      vertical_force)
+from .pacejka_combined import cornering_stiffness, lateral_relaxation_length, mf_combined
 from .tir import P_KPUMAX, P_KPUMIN, P_R0, P_VXLOW
 
 OUT_FORCE = 0         # [0:3] total force on the wheel Fx t + Fz n [N], global frame
@@ -49,12 +51,45 @@ OUT_RE = 14           # effective rolling radius [m]
 OUT_SIGMA = 15        # relaxation length σc in use [m]
 OUT_NORMAL = 16       # [16:19] road normal n [-]
 OUT_TANGENT = 19      # [19:22] longitudinal unit vector t [-]
-CONTACT_OUT_N = 22
+# tire_contact_3d only (tire_contact leaves them untouched):
+OUT_FY = 22           # lateral force along l = n × t [N]
+OUT_MZ = 23           # aligning moment about n [N m]
+OUT_DALPHA = 24       # d(tan α')/dt [1/s]
+OUT_ALPHA = 25        # transient slip angle α' = atan(q) in use [rad] (+: contact slides to +l)
+OUT_ALPHA_SS = 26     # kinematic slip angle atan(Vcy / max(|Vx|, KAPPA_SPEED_EPS)) [rad]
+OUT_GAMMA = 27        # inclination angle γ = asin(a·n) [rad] (ISO: rotation of the wheel about +t)
+OUT_VY = 28           # lateral speed of the wheel centre Vcy = l·ċ [m/s]
+OUT_LATERAL = 29      # [29:32] lateral unit vector l = n × t [-]
+OUT_SIGMA_Y = 32      # lateral relaxation length σα in use [m]
+CONTACT_OUT_N = 33
 
 KAPPA_SPEED_EPS = 0.01
 """Speed floor in the reported steady-state slip -Vsx/|Vx| [m/s] (output only, no effect on forces)."""
 
 _AXIS_EPS = 1e-9
+
+
+@njit(inline="always")
+def longitudinal_slip(p, fz, vx, vsx, road_mu, slip_state):
+    """The transient longitudinal slip of a loaded tire (module docstring): returns (κ used for the force,
+    dκ'/dt [1/s], σc [m]).
+
+    κ = clip(κ', KPUMIN, KPUMAX) - k_low(Vx) Vsx / Kx,  σc = slip_relaxation_length(κ clipped),
+    dκ'/dt = (-Vsx - |Vx| κ') / σc, zero outward at the clip limits (anti-windup)."""
+    kappa = slip_state
+    if kappa > p[P_KPUMAX]:
+        kappa = p[P_KPUMAX]
+    elif kappa < p[P_KPUMIN]:
+        kappa = p[P_KPUMIN]
+    sigma = slip_relaxation_length(p, fz, kappa, road_mu, vx)
+    dkappa = (-vsx - abs(vx) * slip_state) / sigma
+    if (slip_state >= p[P_KPUMAX] and dkappa > 0.0) or (slip_state <= p[P_KPUMIN] and dkappa < 0.0):
+        dkappa = 0.0
+    kx = slip_stiffness(p, fz)
+    if kx > 0.0:
+        kappa -= low_speed_damping(p, vx) * vsx / kx
+    return kappa, dkappa, sigma
+
 
 
 @njit
@@ -128,19 +163,7 @@ def tire_contact(p, center, center_vel, wheel_omega, spin_axis, road_h, road_dhd
     fz = vertical_force(p, delta, delta_rate)
     re = effective_rolling_radius(p, delta)
     vsx = vx - omega * re
-    kappa = slip_state
-    if kappa > p[P_KPUMAX]:
-        kappa = p[P_KPUMAX]
-    elif kappa < p[P_KPUMIN]:
-        kappa = p[P_KPUMIN]
-    sigma = slip_relaxation_length(p, fz, kappa, road_mu, vx)
-    dkappa = (-vsx - speed * slip_state) / sigma
-    if (slip_state >= p[P_KPUMAX] and dkappa > 0.0) or (slip_state <= p[P_KPUMIN] and dkappa < 0.0):
-        dkappa = 0.0
-
-    kx = slip_stiffness(p, fz)
-    if kx > 0.0:
-        kappa -= low_speed_damping(p, vx) * vsx / kx
+    kappa, dkappa, sigma = longitudinal_slip(p, fz, vx, vsx, road_mu, slip_state)
     fx = mf_fx0(p, fz, kappa, road_mu)
     my = rolling_resistance_moment(p, fz, vx, omega)
 
@@ -155,3 +178,149 @@ def tire_contact(p, center, center_vel, wheel_omega, spin_axis, road_h, road_dhd
     out[OUT_VSX] = vsx
     out[OUT_RE] = re
     out[OUT_SIGMA] = sigma
+
+
+LATERAL_SLIP_MAX = 1.5
+"""Anti-windup limit of the lateral transient slip q = tan α' [-] (about 56°), like KPUMIN/KPUMAX for κ'."""
+
+
+@njit
+def tire_contact_3d(p, mirror, center, center_vel, wheel_omega, spin_axis, road_h, road_dhdx, road_dhdy,
+                    road_mu, slip_state, lateral_state, out):
+    """Contact force, moments and transient slip rates of one wheel with combined slip (docs/tire.md §12).
+
+    The road is the plane through (cx, cy, h) with unit normal n = (-dh/dx, -dh/dy, 1)/|.|. As in
+    ``tire_contact``: d = n·(c - p_road), δ = R0 - d, P = c - d n, t = (a × n)/|a × n|, Vx = t·ċ,
+    Vsx = Vx - Ω Re, and the longitudinal transient slip κ' (``longitudinal_slip``). In addition:
+        l = n × t,  Vcy = l·ċ,  γ = asin(a·n)                 lateral axis, lateral speed, inclination
+        q = tan α'  (state):  dq/dt = (Vcy - |Vx| q) / σα     (σα: ``lateral_relaxation_length``,
+                                                               >= |Vx| RELAXATION_TIME_MIN)
+        tan α = clip(q, ±LATERAL_SLIP_MAX) - k_low(Vx) Vcy / Ky    (low-speed damping, as for κ)
+        (Fx, Fy, Mz) = MF 5.2 combined slip (``pacejka_combined.mf_combined``) at (Fz, κ, α, γ, mu)
+    A right-hand tire (``mirror`` = -1) is the mirror image of the left-hand tire the file describes:
+    it is evaluated at (-α, -γ) and its Fy and Mz change sign, so left and right tires of a symmetric car
+    are exact mirror images even with the file's ply-steer and conicity terms.
+    Loads on the wheel: F = Fx t + Fy l + Fz n at P, and the moment My a + Mz n (My: rolling resistance).
+    Velocities are those of the wheel centre (the contact point's extra velocity from the hub's rotation,
+    about d × the roll or pitch rate, is neglected, as in ``tire_contact``).
+
+    Parameters as ``tire_contact``, plus: mirror (+1 left-hand tire, -1 right-hand), road_dhdy [-],
+    lateral_state q = tan α' [-]. ``out`` (float64[CONTACT_OUT_N]) gets every OUT_* entry.
+    """
+    inv = 1.0 / math.sqrt(1.0 + road_dhdx * road_dhdx + road_dhdy * road_dhdy)
+    nx = -road_dhdx * inv
+    ny = -road_dhdy * inv
+    nz = inv
+    d = nz * (center[2] - road_h)
+    delta = p[P_R0] - d
+    delta_rate = -(nx * center_vel[0] + ny * center_vel[1] + nz * center_vel[2])
+
+    tx = spin_axis[1] * nz - spin_axis[2] * ny
+    ty = spin_axis[2] * nx - spin_axis[0] * nz
+    tz = spin_axis[0] * ny - spin_axis[1] * nx
+    tn = math.sqrt(tx * tx + ty * ty + tz * tz)
+    if tn < _AXIS_EPS:
+        tx, ty, tz, tn = nz, 0.0, -nx, 1.0
+    tx /= tn
+    ty /= tn
+    tz /= tn
+    lx = ny * tz - nz * ty
+    ly = nz * tx - nx * tz
+    lz = nx * ty - ny * tx
+
+    vx = tx * center_vel[0] + ty * center_vel[1] + tz * center_vel[2]
+    vy = lx * center_vel[0] + ly * center_vel[1] + lz * center_vel[2]
+    omega = wheel_omega[0] * spin_axis[0] + wheel_omega[1] * spin_axis[1] + wheel_omega[2] * spin_axis[2]
+    sin_g = spin_axis[0] * nx + spin_axis[1] * ny + spin_axis[2] * nz
+    if sin_g > 1.0:
+        sin_g = 1.0
+    elif sin_g < -1.0:
+        sin_g = -1.0
+    gamma = math.asin(sin_g)
+
+    out[OUT_POINT] = center[0] - d * nx
+    out[OUT_POINT + 1] = center[1] - d * ny
+    out[OUT_POINT + 2] = center[2] - d * nz
+    out[OUT_NORMAL] = nx
+    out[OUT_NORMAL + 1] = ny
+    out[OUT_NORMAL + 2] = nz
+    out[OUT_TANGENT] = tx
+    out[OUT_TANGENT + 1] = ty
+    out[OUT_TANGENT + 2] = tz
+    out[OUT_LATERAL] = lx
+    out[OUT_LATERAL + 1] = ly
+    out[OUT_LATERAL + 2] = lz
+    out[OUT_DEFLECTION] = delta
+    out[OUT_VX] = vx
+    out[OUT_VY] = vy
+    out[OUT_GAMMA] = gamma
+
+    speed = abs(vx)
+    speed_floor = speed if speed > KAPPA_SPEED_EPS else KAPPA_SPEED_EPS
+    out[OUT_ALPHA_SS] = math.atan(vy / speed_floor)
+    sigma_min = speed * RELAXATION_TIME_MIN
+    if delta <= 0.0:
+        re = p[P_R0]
+        vsx = vx - omega * re
+        sigma = relaxation_length(p, nominal_load(p))
+        rate = speed if speed > p[P_VXLOW] else p[P_VXLOW]
+        for k in range(3):
+            out[OUT_FORCE + k] = 0.0
+        out[OUT_MY] = 0.0
+        out[OUT_FX] = 0.0
+        out[OUT_FY] = 0.0
+        out[OUT_FZ] = 0.0
+        out[OUT_MZ] = 0.0
+        out[OUT_DKAPPA] = -rate * slip_state / sigma
+        out[OUT_DALPHA] = -rate * lateral_state / sigma
+        out[OUT_KAPPA_SS] = -vsx / speed_floor
+        out[OUT_ALPHA] = math.atan(lateral_state)
+        out[OUT_VSX] = vsx
+        out[OUT_RE] = re
+        out[OUT_SIGMA] = sigma
+        out[OUT_SIGMA_Y] = sigma
+        return
+
+    fz = vertical_force(p, delta, delta_rate)
+    re = effective_rolling_radius(p, delta)
+    vsx = vx - omega * re
+    kappa, dkappa, sigma = longitudinal_slip(p, fz, vx, vsx, road_mu, slip_state)
+
+    gamma_t = mirror * gamma
+    sigma_y = lateral_relaxation_length(p, fz, gamma_t)
+    if sigma_y < sigma_min:
+        sigma_y = sigma_min
+    q = lateral_state
+    if q > LATERAL_SLIP_MAX:
+        q = LATERAL_SLIP_MAX
+    elif q < -LATERAL_SLIP_MAX:
+        q = -LATERAL_SLIP_MAX
+    dq = (vy - speed * lateral_state) / sigma_y
+    if (lateral_state >= LATERAL_SLIP_MAX and dq > 0.0) or (lateral_state <= -LATERAL_SLIP_MAX and dq < 0.0):
+        dq = 0.0
+    ky = cornering_stiffness(p, fz, gamma_t)
+    if ky != 0.0:
+        q -= low_speed_damping(p, vx) * vy / ky
+    alpha = math.atan(q)
+
+    fx, fy_t, mz_t = mf_combined(p, fz, kappa, mirror * alpha, gamma_t, road_mu)
+    fy = mirror * fy_t
+    mz = mirror * mz_t
+    my = rolling_resistance_moment(p, fz, vx, omega)
+
+    out[OUT_FORCE] = fx * tx + fy * lx + fz * nx
+    out[OUT_FORCE + 1] = fx * ty + fy * ly + fz * ny
+    out[OUT_FORCE + 2] = fx * tz + fy * lz + fz * nz
+    out[OUT_MY] = my
+    out[OUT_FX] = fx
+    out[OUT_FY] = fy
+    out[OUT_FZ] = fz
+    out[OUT_MZ] = mz
+    out[OUT_DKAPPA] = dkappa
+    out[OUT_DALPHA] = dq
+    out[OUT_KAPPA_SS] = -vsx / speed_floor
+    out[OUT_ALPHA] = alpha
+    out[OUT_VSX] = vsx
+    out[OUT_RE] = re
+    out[OUT_SIGMA] = sigma
+    out[OUT_SIGMA_Y] = sigma_y

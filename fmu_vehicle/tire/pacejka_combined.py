@@ -29,8 +29,9 @@ import math
 
 from ..jit import njit
 
-from .pacejka import EPS_X, MU_ROAD_NOMINAL, nominal_load, slip_stiffness
-from .tir import (P_LCX, P_LCY, P_LEX, P_LEY, P_LGAX, P_LGAY, P_LGAZ, P_LHX, P_LHY,
+from .pacejka import (EPS_X, MU_ROAD_NOMINAL, SIGMA_KAPPA_MIN, nominal_load, relaxation_length,
+                      slip_stiffness)
+from .tir import (P_LCX, P_LFZO, P_LSGAL, P_PTY1, P_PTY2, P_LCY, P_LEX, P_LEY, P_LGAX, P_LGAY, P_LGAZ, P_LHX, P_LHY,
                   P_LKY, P_LMUX, P_LMUY, P_LRES, P_LS, P_LTR, P_LVX, P_LVY, P_LVYKA, P_LXAL, P_LYKA, P_PCX1,
                   P_PCY1, P_PDX1, P_PDX2, P_PDX3, P_PDY1, P_PDY2, P_PDY3, P_PEX1, P_PEX2, P_PEX3, P_PEX4,
                   P_PEY1, P_PEY2, P_PEY3, P_PEY4, P_PHX1, P_PHX2, P_PHY1, P_PHY2, P_PHY3, P_PKY1, P_PKY2,
@@ -112,6 +113,30 @@ def mf_fx0_camber(p, fz, kappa, gamma, mu_road):
 
 
 @njit
+def cornering_stiffness(p, fz, gamma):
+    """Cornering stiffness Ky = PKY1 Fz0' sin(2 atan(Fz / (PKY2 Fz0'))) (1 - PKY3 |gamma LGAY|) LKY [N/rad]
+    (MF 5.2, Pacejka 2006 Eq. 4.E25); 0 when PKY2 = 0 (a file without lateral data)."""
+    if p[P_PKY2] == 0.0:
+        return 0.0
+    fz0 = nominal_load(p)
+    return (p[P_PKY1] * fz0 * math.sin(2.0 * math.atan(fz / (p[P_PKY2] * fz0)))
+            * (1.0 - p[P_PKY3] * abs(gamma * p[P_LGAY])) * p[P_LKY])
+
+
+@njit
+def lateral_relaxation_length(p, fz, gamma):
+    """Lateral relaxation length sigma_alpha = PTY1 sin(2 atan(Fz / (PTY2 Fz0'))) (1 - PKY3 |gamma|) R0 LFZO LSGAL
+    [m] (MF 5.2, Pacejka 2006 §7.2 / Eq. 4.E26 form); ``pacejka.relaxation_length`` (the longitudinal
+    sigma_kappa0) when the file has no PTY2, and at least ``pacejka.SIGMA_KAPPA_MIN``."""
+    if p[P_PTY2] == 0.0 or fz <= 0.0:
+        return relaxation_length(p, fz)
+    fz0 = nominal_load(p)
+    sigma = (p[P_PTY1] * math.sin(2.0 * math.atan(fz / (p[P_PTY2] * fz0))) * (1.0 - p[P_PKY3] * abs(gamma))
+             * p[P_R0] * p[P_LFZO] * p[P_LSGAL])
+    return sigma if sigma > SIGMA_KAPPA_MIN else SIGMA_KAPPA_MIN
+
+
+@njit
 def mf_fy0_terms(p, fz, alpha, gamma, mu_road):
     """Pure lateral slip force and its terms, MF 5.2 (Pacejka 2006 Eqs. 4.E19-4.E30 in the MF 5.2 form).
 
@@ -141,10 +166,7 @@ def mf_fy0_terms(p, fz, alpha, gamma, mu_road):
     ey = (p[P_PEY1] + p[P_PEY2] * dfz) * (1.0 - (p[P_PEY3] + p[P_PEY4] * gy) * _sgn(ay)) * p[P_LEY]
     if ey > 1.0:
         ey = 1.0
-    ky = 0.0
-    if p[P_PKY2] != 0.0:
-        ky = (p[P_PKY1] * fz0 * math.sin(2.0 * math.atan(fz / (p[P_PKY2] * fz0)))
-              * (1.0 - p[P_PKY3] * abs(gy)) * p[P_LKY])
+    ky = cornering_stiffness(p, fz, gamma)
     by = ky / _guard(cy * dy)
     svy = fz * ((p[P_PVY1] + p[P_PVY2] * dfz) * p[P_LVY] + (p[P_PVY3] + p[P_PVY4] * dfz) * gy) * lmuy
     fy0 = _mf_sin(by, cy, dy, ey, ay) + svy

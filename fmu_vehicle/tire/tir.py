@@ -162,7 +162,10 @@ P_LXAL = 121
 P_LYKA = 122
 P_LVYKA = 123
 P_LS = 124
-N_PARAMS = 125
+P_PTY1 = 125     # lateral relaxation length: peak of sigma_alpha / R0 [-]
+P_PTY2 = 126     # lateral relaxation length: load at the peak / Fz0' [-]
+P_LSGAL = 127    # scale factor of the lateral relaxation length [-]
+N_PARAMS = 128
 
 DEFAULT_RELAXATION_LENGTH_M = 0.3
 """Longitudinal relaxation length at FNOMIN used when the file has no PTX1 [m]."""
@@ -300,6 +303,9 @@ COEFFICIENTS = (
     ("LYKA", "SCALING_COEFFICIENTS", 1.0, "nonneg", P_LYKA),
     ("LVYKA", "SCALING_COEFFICIENTS", 1.0, "nonneg", P_LVYKA),
     ("LS", "SCALING_COEFFICIENTS", 1.0, "nonneg", P_LS),
+    ("PTY1", "LATERAL_COEFFICIENTS", 0.0, "nonneg", P_PTY1),
+    ("PTY2", "LATERAL_COEFFICIENTS", 0.0, "nonneg", P_PTY2),
+    ("LSGAL", "SCALING_COEFFICIENTS", 1.0, "pos", P_LSGAL),
 )
 
 SI_UNITS = {
@@ -455,6 +461,9 @@ class TireParams:
     LYKA: float
     LVYKA: float
     LS: float
+    PTY1: float
+    PTY2: float
+    LSGAL: float
     sections: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
     tables: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 

@@ -1,18 +1,22 @@
 """Vehicle passes (compiled): the derivative and the output row of a (VehicleModel, VehicleData) pair.
 
-State y = [z^i (ni), zd^i (ni), kappa' (nw), phi (nw)]: the engine's independent coordinates and
-velocities, then per wheel the transient longitudinal slip kappa' of its tire and the bristle angle phi
-of its brake (``tire.brake``). Positions along x are engine coordinates: road x = engine x +
-``data.origin[0]`` (outputs are road x).
+State y = [z^i (ni), zd^i (ni), kappa' (nw), phi (nw), q (nw)]: the engine's independent coordinates and
+velocities, then per wheel the transient longitudinal slip kappa' of its tire, the bristle angle phi of
+its brake (``tire.brake``) and the lateral transient slip q = tan(alpha') of its tire. Positions along x
+are engine coordinates: road x = engine x + ``data.origin[0]`` (outputs are road x).
 
-Per evaluation (``vehicle_rhs``): engine positions and velocities -> per wheel: the road under the wheel
-centre (internal road or inputs), the tire contact force at the contact point and the rolling-resistance
-moment (internal tire) or the external tire's force and moment about the wheel centre, the drive torque
-and the brake torque on the wheel's spin joint (the reaction acts on the hub) -> engine forward dynamics.
-Inputs are the columns of the signal table's inputs (``signals.LONGITUDINAL_VERTICAL``), SI units.
-See docs/vehicle.md.
+Per evaluation (``vehicle_rhs``): the steering rack's prescribed travel (if the vehicle steers) -> engine
+positions and velocities -> per wheel: the road under the wheel centre (internal road or inputs), the
+tire's combined-slip contact force and moments (internal tire, ``tire.contact.tire_contact_3d``) or the
+external tire's force and moment about the wheel centre, the drive torque and the brake torque on the
+wheel's spin joint (the reaction acts on the hub) -> engine forward dynamics.
+Inputs are the columns of the largest signal table's per-wheel inputs (``signals.FULL_VEHICLE``), SI units.
+Outputs: ``vehicle_record`` computes the quantity catalogue ``QUANTITIES`` and copies each output row's
+quantity (``VehicleModel.out_map``). See docs/vehicle.md.
 """
 from __future__ import annotations
+
+import math
 
 from ..jit import njit
 
@@ -22,32 +26,51 @@ from ..multibody.kinematics import point_position, point_velocity
 from ..multibody.state import STATUS_MASS_NOT_PD, clear_loads, set_state
 from ..road.kernel import road_eval
 from ..tire.brake import brake_torque
-from ..tire.contact import OUT_DKAPPA, OUT_FX, OUT_FZ, OUT_MY, OUT_POINT, tire_contact
+from ..tire.contact import (OUT_ALPHA, OUT_DALPHA, OUT_DKAPPA, OUT_FX, OUT_FY, OUT_FZ, OUT_GAMMA, OUT_MY, OUT_MZ,
+                            OUT_NORMAL, OUT_POINT, tire_contact_3d)
 from .model import (MODE_ROAD, MODE_TIRE, W_AXIS, W_CENTER, W_FORCE, W_MOMENT, W_OMEGA, W_POINT, W_ROAD, W_VEL,
                     VehicleModel)
-from .signals import LAYOUT_FIRST_VEHICLE, LAYOUT_N_CHASSIS, LAYOUT_N_WHEEL, LONGITUDINAL_VERTICAL as _LV
+from .signals import FULL_VEHICLE as _FULL
 
-# input columns (signal table)
-IN_DRIVE = _LV.input_column("torque_drive")
-IN_BRAKE = _LV.input_column("torque_brake")
-IN_ROAD_H = _LV.input_column("road_height")
-IN_ROAD_SLOPE = _LV.input_column("road_slope")
-IN_ROAD_MU = _LV.input_column("road_mu")
-IN_FX = _LV.input_column("tire_force_x")
-IN_FZ = _LV.input_column("tire_force_z")
-IN_MY = _LV.input_column("tire_moment_y")
+# input columns (the largest signal table; the half car's inputs are its first columns)
+IN_DRIVE = _FULL.input_column("torque_drive")
+IN_BRAKE = _FULL.input_column("torque_brake")
+IN_ROAD_H = _FULL.input_column("road_height")
+IN_ROAD_SLOPE = _FULL.input_column("road_slope")
+IN_ROAD_MU = _FULL.input_column("road_mu")
+IN_ROAD_SLOPE_Y = _FULL.input_column("road_slope_y")
+IN_FX = _FULL.input_column("tire_force_x")
+IN_FY = _FULL.input_column("tire_force_y")
+IN_FZ = _FULL.input_column("tire_force_z")
+IN_MY = _FULL.input_column("tire_moment_y")
+IN_MZ = _FULL.input_column("tire_moment_z")
+N_INPUTS = len(_FULL.inputs)
 
-# output offsets inside their block (signal table)
-_C = {r.name: _LV.output_column(r.name, "chassis") for r in _LV.chassis_outputs}
-_W = {r.name: _LV.output_column(r.name, "wheel") for r in _LV.wheel_outputs}
-O_X, O_Z, O_PITCH = _C["x"], _C["z"], _C["pitch"]
-O_VX, O_VZ, O_PITCH_RATE = _C["vx"], _C["vz"], _C["pitch_rate"]
-O_AX, O_AZ, O_PITCH_ACC = _C["ax"], _C["az"], _C["pitch_acc"]
-OW_OMEGA, OW_OMEGA_REL, OW_X, OW_Z, OW_VX, OW_VZ = (_W[n] for n in ("omega", "omega_rel", "x", "z", "vx", "vz"))
-OW_TRAVEL, OW_SUSP, OW_FZ, OW_FX, OW_SLIP = (_W[n] for n in ("travel", "suspension_force", "tire_fz", "tire_fx",
-                                                               "slip"))
-OW_DRIVE, OW_BRAKE = _W["torque_drive_applied"], _W["torque_brake_applied"]
-OV_RESIDUAL = _LV.output_column("constraint_residual", "vehicle")
+# The quantities vehicle_record computes, per scope, in the order of the quantity row (chassis block, one
+# block per wheel, vehicle block). Signal tables pick their outputs from these by name.
+CHASSIS_QUANTITIES = ("x", "y", "z", "roll", "pitch", "yaw", "x_rate", "z_rate", "x_acc", "z_acc",
+                      "pitch_angle_rate", "pitch_angle_acc", "vx", "vy", "vz", "roll_rate", "pitch_rate",
+                      "yaw_rate", "ax", "ay", "az", "roll_acc", "pitch_acc", "yaw_acc", "sideslip")
+WHEEL_QUANTITIES = ("omega", "omega_rel", "x", "y", "z", "vx", "vy", "vz", "steer_angle", "camber", "travel",
+                    "suspension_force", "tire_fz", "tire_fx", "tire_fy", "tire_mz", "slip", "slip_angle",
+                    "torque_drive_applied", "torque_brake_applied")
+VEHICLE_QUANTITIES = ("steering_wheel_angle", "rack_travel", "rack_force", "constraint_residual")
+QUANTITIES = {"chassis": CHASSIS_QUANTITIES, "wheel": WHEEL_QUANTITIES, "vehicle": VEHICLE_QUANTITIES}
+NQ_CHASSIS, NQ_WHEEL, NQ_VEHICLE = len(CHASSIS_QUANTITIES), len(WHEEL_QUANTITIES), len(VEHICLE_QUANTITIES)
+(Q_X, Q_Y, Q_Z, Q_ROLL, Q_PITCH, Q_YAW, Q_X_RATE, Q_Z_RATE, Q_X_ACC, Q_Z_ACC, Q_PITCH_ANGLE_RATE,
+ Q_PITCH_ANGLE_ACC, Q_VX, Q_VY, Q_VZ, Q_ROLL_RATE, Q_PITCH_RATE, Q_YAW_RATE, Q_AX, Q_AY, Q_AZ, Q_ROLL_ACC,
+ Q_PITCH_ACC, Q_YAW_ACC, Q_SIDESLIP) = range(NQ_CHASSIS)
+(QW_OMEGA, QW_OMEGA_REL, QW_X, QW_Y, QW_Z, QW_VX, QW_VY, QW_VZ, QW_STEER, QW_CAMBER, QW_TRAVEL, QW_SUSP, QW_FZ,
+ QW_FX, QW_FY, QW_MZ, QW_SLIP, QW_SLIP_ANGLE, QW_DRIVE, QW_BRAKE) = range(NQ_WHEEL)
+QV_STEERING_WHEEL, QV_RACK, QV_RACK_FORCE, QV_RESIDUAL = range(NQ_VEHICLE)
+
+SIDESLIP_SPEED_MIN = 0.1
+"""Below this speed [m/s] the reported sideslip angle is 0 (atan2 of two near-zero velocities is noise)."""
+
+
+def n_quantities(n_wheels: int) -> int:
+    """Length of the quantity row for ``n_wheels`` wheels."""
+    return NQ_CHASSIS + n_wheels * NQ_WHEEL + NQ_VEHICLE
 
 
 @njit(inline="always")
@@ -70,9 +93,10 @@ def wheel_kinematics(model, data, w):
 def wheel_loads(model, data, y, ydot, ni):
     """Tire/road/actuator loads of every wheel into the engine's loads; slip and bristle rates into ydot.
 
-    Internal tire: F, P, My from ``tire_contact`` on the road (internal road at road x, or the road inputs).
-    External tire: F = (Fx, 0, Fz) and M = (0, My, 0) from the inputs, at the wheel centre.
-    Spin joint: T = T_drive + T_brake with T_brake from the brake element (``tire.brake.brake_torque``)."""
+    Internal tire: F, P and the moment My a + Mz n from ``tire_contact_3d`` on the road (internal road at
+    road x, or the road inputs). External tire: F = (Fx, Fy, Fz) and M = (0, My, Mz) from the inputs, at
+    the wheel centre. Spin joint: T = T_drive + T_brake with T_brake from the brake element
+    (``tire.brake.brake_torque``)."""
     d = data.mech
     nw = model.w_body.shape[0]
     for w in range(nw):
@@ -84,24 +108,31 @@ def wheel_loads(model, data, y, ydot, ni):
         inp = data.inputs[w]
         out = data.contact[w]
         if data.modes[MODE_TIRE] == 0:
-            rout = wk[W_ROAD:W_ROAD + 3]
+            rout = wk[W_ROAD:W_ROAD + 4]
             if data.modes[MODE_ROAD] == 0:
                 road_eval(model.road, c[0] + data.origin[0], rout)
+                rout[3] = 0.0
             else:
                 rout[0], rout[1], rout[2] = inp[IN_ROAD_H], inp[IN_ROAD_SLOPE], inp[IN_ROAD_MU]
-            tire_contact(model.tire_p[w], c, v, om, ax, rout[0], rout[1], rout[2], y[2 * ni + w], out)
+                rout[3] = inp[IN_ROAD_SLOPE_Y]
+            tire_contact_3d(model.tire_p[w], model.w_side[w], c, v, om, ax, rout[0], rout[1], rout[3], rout[2],
+                            y[2 * ni + w], y[2 * ni + 2 * nw + w], out)
             for k in range(3):
                 F[k] = out[k]
                 P[k] = out[OUT_POINT + k]
-                M[k] = out[OUT_MY] * ax[k]
+                M[k] = out[OUT_MY] * ax[k] + out[OUT_MZ] * out[OUT_NORMAL + k]
             ydot[2 * ni + w] = out[OUT_DKAPPA]
+            ydot[2 * ni + 2 * nw + w] = out[OUT_DALPHA]
         else:
-            F[0], F[1], F[2] = inp[IN_FX], 0.0, inp[IN_FZ]
-            M[0], M[1], M[2] = 0.0, inp[IN_MY], 0.0
+            F[0], F[1], F[2] = inp[IN_FX], inp[IN_FY], inp[IN_FZ]
+            M[0], M[1], M[2] = 0.0, inp[IN_MY], inp[IN_MZ]
             P[0], P[1], P[2] = c[0], c[1], c[2]      # external loads act at the wheel centre
             ydot[2 * ni + w] = 0.0
+            ydot[2 * ni + 2 * nw + w] = 0.0
             out[OUT_FX] = inp[IN_FX]
+            out[OUT_FY] = inp[IN_FY]
             out[OUT_FZ] = inp[IN_FZ]
+            out[OUT_MZ] = inp[IN_MZ]
         add_point_force(d.Qext[body], P, F)
         for k in range(3):
             d.Qext[body, 3 + k] += M[k]
@@ -130,48 +161,100 @@ def vehicle_rhs(t, y, model, data, ydot):
     return st
 
 
+@njit(inline="always")
+def _coord(v, i):
+    """v[i], or 0 for i < 0 (a chassis coordinate the vehicle does not have)."""
+    return v[i] if i >= 0 else 0.0
+
+
+@njit(inline="always")
+def _to_chassis(A, v, k):
+    """Component k of the global vector v in the chassis axes: (A^T v)_k."""
+    return A[0, k] * v[0] + A[1, k] * v[1] + A[2, k] * v[2]
+
+
+@njit(inline="always")
+def chassis_quantities(model, data, q):
+    """The chassis block of the quantity row (``CHASSIS_QUANTITIES``). The chassis joint's translations
+    are along the global axes and its reference point is the design CoM, so x, y, z and their rates are
+    coordinates; vehicle-frame components are A^T of the global vectors, the angular acceleration is
+    that of the chassis body (``data.mech.Zd``)."""
+    d = data.mech
+    cc = model.chassis_coords
+    A = d.A[model.chassis]
+    for k, i in enumerate((Q_X, Q_Y, Q_Z, Q_ROLL, Q_PITCH, Q_YAW)):
+        q[i] = _coord(d.z, cc[k])
+    q[Q_X] += data.origin[0]
+    q[Q_X_RATE] = _coord(d.zd, cc[0])
+    q[Q_Z_RATE] = _coord(d.zd, cc[2])
+    q[Q_X_ACC] = _coord(d.zdd, cc[0])
+    q[Q_Z_ACC] = _coord(d.zdd, cc[2])
+    q[Q_PITCH_ANGLE_RATE] = _coord(d.zd, cc[4])
+    q[Q_PITCH_ANGLE_ACC] = _coord(d.zdd, cc[4])
+    vgx, vgy, vgz = _coord(d.zd, cc[0]), _coord(d.zd, cc[1]), _coord(d.zd, cc[2])
+    agx, agy, agz = _coord(d.zdd, cc[0]), _coord(d.zdd, cc[1]), _coord(d.zdd, cc[2])
+    w, wd = d.Z[model.chassis], d.Zd[model.chassis]
+    for k in range(3):
+        q[Q_VX + k] = A[0, k] * vgx + A[1, k] * vgy + A[2, k] * vgz
+        q[Q_AX + k] = A[0, k] * agx + A[1, k] * agy + A[2, k] * agz
+        q[Q_ROLL_RATE + k] = A[0, k] * w[3] + A[1, k] * w[4] + A[2, k] * w[5]
+        q[Q_ROLL_ACC + k] = A[0, k] * wd[3] + A[1, k] * wd[4] + A[2, k] * wd[5]
+    vx, vy = q[Q_VX], q[Q_VY]
+    q[Q_SIDESLIP] = math.atan2(vy, vx) if vx * vx + vy * vy > SIDESLIP_SPEED_MIN ** 2 else 0.0
+
+
 @njit(cache=True)
 def vehicle_record(t, y, model, data, row):
-    """Output row of the state just evaluated by ``vehicle_rhs`` (names and units: the signal table)."""
+    """Output row of the state just evaluated by ``vehicle_rhs``: the quantity row (``QUANTITIES``), then
+    each output row's quantity (``model.out_map``; names and units: the vehicle's signal table)."""
     mech, d = model.mech, data.mech
-    cc = model.chassis_coords
-    row[O_X] = d.z[cc[0]] + data.origin[0]
-    row[O_Z] = d.z[cc[1]]
-    row[O_PITCH] = d.z[cc[2]]
-    row[O_VX] = d.zd[cc[0]]
-    row[O_VZ] = d.zd[cc[1]]
-    row[O_PITCH_RATE] = d.zd[cc[2]]
-    row[O_AX] = d.zdd[cc[0]]
-    row[O_AZ] = d.zdd[cc[1]]
-    row[O_PITCH_ACC] = d.zdd[cc[2]]
+    q = data.quantities
+    chassis_quantities(model, data, q)
     Ac, oc = d.A[model.chassis], d.o[model.chassis]
     ni = mech.n - mech.m
-    lay = model.out_layout
-    for w in range(model.w_body.shape[0]):
+    nw = model.w_body.shape[0]
+    for w in range(nw):
         wheel_kinematics(model, data, w)
         wk = data.work[w]
         c, v, ax, om = wk[W_CENTER:W_CENTER + 3], wk[W_VEL:W_VEL + 3], wk[W_AXIS:W_AXIS + 3], wk[W_OMEGA:W_OMEGA + 3]
-        base = lay[LAYOUT_N_CHASSIS] + w * lay[LAYOUT_N_WHEEL]
+        b = NQ_CHASSIS + w * NQ_WHEEL
         out = data.contact[w]
-        row[base + OW_OMEGA] = om[0] * ax[0] + om[1] * ax[1] + om[2] * ax[2]
-        row[base + OW_OMEGA_REL] = d.zd[model.w_spin[w]]
-        row[base + OW_X] = c[0] + data.origin[0]
-        row[base + OW_Z] = c[2]
-        row[base + OW_VX] = v[0]
-        row[base + OW_VZ] = v[2]
+        q[b + QW_OMEGA] = om[0] * ax[0] + om[1] * ax[1] + om[2] * ax[2]
+        q[b + QW_OMEGA_REL] = d.zd[model.w_spin[w]]
+        q[b + QW_X] = c[0] + data.origin[0]
+        q[b + QW_Y] = c[1]
+        q[b + QW_Z] = c[2]
+        q[b + QW_VX] = v[0]
+        q[b + QW_VY] = v[1]
+        q[b + QW_VZ] = v[2]
+        # road-wheel angle: the spin axis a in chassis axes is (-sin(delta), cos(delta), .) for a heading delta
+        q[b + QW_STEER] = math.atan2(-_to_chassis(Ac, ax, 0), _to_chassis(Ac, ax, 1))
+        q[b + QW_CAMBER] = -model.w_side[w] * out[OUT_GAMMA]
         # travel: wheel centre height in the chassis frame minus its design value (bump +)
         rel_z = Ac[0, 2] * (c[0] - oc[0]) + Ac[1, 2] * (c[1] - oc[1]) + Ac[2, 2] * (c[2] - oc[2])
-        row[base + OW_TRAVEL] = rel_z - model.w_center0[w, 2]
-        row[base + OW_SUSP] = -d.sd_force[model.w_spring[w]]
-        row[base + OW_FZ] = out[OUT_FZ]
-        row[base + OW_FX] = out[OUT_FX]
-        row[base + OW_SLIP] = y[2 * ni + w]
-        row[base + OW_DRIVE] = data.inputs[w, IN_DRIVE]
-        row[base + OW_BRAKE] = -data.brake[w]
+        q[b + QW_TRAVEL] = rel_z - model.w_center0[w, 2]
+        q[b + QW_SUSP] = -d.sd_force[model.w_spring[w]]
+        q[b + QW_FZ] = out[OUT_FZ]
+        q[b + QW_FX] = out[OUT_FX]
+        q[b + QW_FY] = out[OUT_FY]
+        q[b + QW_MZ] = out[OUT_MZ]
+        q[b + QW_SLIP] = y[2 * ni + w]
+        q[b + QW_SLIP_ANGLE] = out[OUT_ALPHA]
+        q[b + QW_DRIVE] = data.inputs[w, IN_DRIVE]
+        q[b + QW_BRAKE] = -data.brake[w]
+    b = NQ_CHASSIS + nw * NQ_WHEEL
+    st = data.steer
+    rack = st[1] + st[2] * (t - st[0])
+    q[b + QV_RACK] = rack
+    q[b + QV_STEERING_WHEEL] = rack / st[3] if st[3] != 0.0 else 0.0
+    q[b + QV_RACK_FORCE] = 0.0
     err = 0.0
     for r in range(mech.m):
         err = max(err, abs(d.phi[r]))
-    row[lay[LAYOUT_FIRST_VEHICLE] + OV_RESIDUAL] = err
+    q[b + QV_RESIDUAL] = err
+    m = model.out_map
+    for k in range(m.shape[0]):
+        row[k] = q[m[k]] if m[k] >= 0 else 0.0
 
 
 # A VehicleModel names its system's passes (integrators.base.system_rhs/system_record resolve them from

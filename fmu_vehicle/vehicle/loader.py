@@ -212,7 +212,7 @@ def load_vehicle_spec(name_or_path: str | os.PathLike, *, base=None, overrides: 
             raise ModelError(f"{where}: missing field 'tire'")
         tires.append(read_tir(resource_path("tires", tire_file, base=base)))
         wheels.append(WheelInfo(name=cname, center_m=tuple(map(float, center)), spin_axis=(0.0, 1.0, 0.0),
-                                driven=bool(c.get("driven", False)), tire_file=tire_file, **w))
+                                driven=bool(c.get("driven", False)), tire_file=tire_file, side=side, **w))
     mech = {"name": name, "gravity_m_per_s2": data.get("gravity_m_per_s2", [0.0, 0.0, -9.81]),
             "bodies": frag.bodies, "joints": frag.joints, "rods": frag.rods, "fork_arms": frag.fork_arms,
             "force_elements": frag.force_elements, "coordinates": {"independent": frag.independent}}

@@ -27,11 +27,13 @@ VehicleModel = namedtuple("VehicleModel", [
     "w_center0",       # (nw,3) wheel centre at the design configuration [m]
     "w_axis0",         # (nw,3) unit spin axis at the design configuration
     "w_inertia",       # (nw,) wheel spin inertia about its axle [kg m^2] (brake element)
+    "w_side",          # (nw,) +1.0 left-hand corner, -1.0 right-hand (its tire is mirrored, tire.contact)
     "tire_p",          # (nw, N_PARAMS) tire parameter arrays (tire.tir P_* layout)
     "road",            # road.arrays.RoadArrays: the internal road
     "chassis",         # chassis body index
-    "chassis_coords",  # (3,) int64 coordinates of chassis x, z, pitch
-    "out_layout",      # int64 signals.SignalTable.output_layout
+    "chassis_coords",  # (6,) int64 coordinates of chassis x, y, z, roll, pitch, yaw (-1: not a coordinate)
+    "steer_drv",       # index of the steering rack among the engine's driven coordinates, -1: no steering
+    "out_map",         # (n_out,) int64 quantity of each output row (signals.SignalTable.output_map), -1: none
 ])
 
 VehicleData = namedtuple("VehicleData", [
@@ -42,22 +44,27 @@ VehicleData = namedtuple("VehicleData", [
     "brake",           # (nw,) brake torque on each wheel about its spin axis at the last evaluation [N m]
     "work",            # (nw, N_WORK) per-wheel scratch, columns W_*
     "origin",          # (1,) x [m] of the engine's origin on the road (VehicleSystem.rebase)
+    "steer",           # (4,) steering ramp: t0 [s], rack travel at t0 [m], rack rate [m/s], rack gain [m/rad]
+    "quantities",      # (n_q,) the quantities computed by vehicle_record (dynamics.QUANTITIES layout)
 ])
 
-# per-wheel scratch columns of VehicleData.work (each a 3-vector)
-W_CENTER, W_VEL, W_AXIS, W_FORCE, W_POINT, W_MOMENT, W_ROAD, W_OMEGA = (3 * k for k in range(8))
-N_WORK = 24
+# per-wheel scratch columns of VehicleData.work (3-vectors; W_ROAD holds h, dh/dx, mu, dh/dy)
+W_CENTER, W_VEL, W_AXIS, W_FORCE, W_POINT, W_MOMENT, W_OMEGA, W_ROAD = (3 * k for k in range(8))
+N_WORK = 25
 
 # VehicleData.modes
 MODE_ROAD, MODE_TIRE = 0, 1
 
 
-def make_data(model: VehicleModel, engine_data, n_inputs: int, input_start) -> VehicleData:
-    """A fresh workspace for ``model`` around the engine workspace ``engine_data``; inputs at their start values."""
+def make_data(model: VehicleModel, engine_data, n_inputs: int, input_start, n_quantities: int,
+              rack_gain: float = 0.0) -> VehicleData:
+    """A fresh workspace for ``model`` around the engine workspace ``engine_data``; inputs at their start
+    values, steering straight ahead with ``rack_gain`` [m of rack travel per rad of steering-wheel angle]."""
     nw = model.w_body.shape[0]
     inputs = np.tile(np.asarray(input_start, dtype=float), (nw, 1)).reshape(nw, n_inputs)
     return VehicleData(engine_data, np.zeros(2, dtype=np.int64), inputs, np.zeros((nw, CONTACT_OUT_N)),
-                       np.zeros(nw), np.zeros((nw, N_WORK)), np.zeros(1))
+                       np.zeros(nw), np.zeros((nw, N_WORK)), np.zeros(1), np.array([0.0, 0.0, 0.0, rack_gain]),
+                       np.zeros(n_quantities))
 
 
 def check_data(model: VehicleModel, data: VehicleData, n_inputs: int) -> None:
@@ -65,11 +72,11 @@ def check_data(model: VehicleModel, data: VehicleData, n_inputs: int) -> None:
     nw = model.w_body.shape[0]
     shapes = {"inputs": (data.inputs, (nw, n_inputs)), "contact": (data.contact, (nw, CONTACT_OUT_N)),
               "brake": (data.brake, (nw,)), "work": (data.work, (nw, N_WORK)), "modes": (data.modes, (2,)),
-              "origin": (data.origin, (1,))}
+              "origin": (data.origin, (1,)), "steer": (data.steer, (4,))}
     for name, (arr, shape) in shapes.items():
         if arr.shape != shape:
             raise ModelError(f"vehicle workspace: {name} has shape {arr.shape}, the model needs {shape}")
-    for name in ("w_hub", "w_spin", "w_spring", "w_center0", "w_axis0", "w_inertia", "tire_p"):
+    for name in ("w_hub", "w_spin", "w_spring", "w_center0", "w_axis0", "w_inertia", "w_side", "tire_p"):
         if getattr(model, name).shape[0] != nw:
             raise ModelError(f"vehicle model: {name} has {getattr(model, name).shape[0]} rows for {nw} wheels")
     n_bodies = model.mech.n
@@ -79,3 +86,5 @@ def check_data(model: VehicleModel, data: VehicleData, n_inputs: int) -> None:
             raise ModelError(f"vehicle model: {name} indexes outside the mechanism's {n_bodies} bodies")
     if data.mech.z.shape[0] != model.mech.n:
         raise ModelError("vehicle workspace: the engine workspace belongs to another mechanism")
+    if model.out_map.size and model.out_map.max() >= data.quantities.shape[0]:
+        raise ModelError("vehicle model: an output row points outside the workspace's quantity row")

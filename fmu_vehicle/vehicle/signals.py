@@ -13,9 +13,12 @@ Names (ISO 8855 axes: x forward, y left, z up; SI units):
 * scope ``vehicle``: ``<name>`` (quantities of the whole model, e.g. a residual).
 
 Output row layout: the chassis rows in table order, then each wheel's rows (wheels in vehicle-file
-order), then the vehicle rows. ``OutputLayout`` gives the kernel the block sizes at run time, so a row
-appended to a block moves nothing the kernel already writes. See docs/vehicle.md for what each signal
-means physically.
+order), then the vehicle rows. The kernel computes a fixed catalogue of quantities
+(``vehicle.dynamics.QUANTITIES``); each output row names the quantity it reports (``Signal.quantity``, by
+default its own name) and ``SignalTable.output_map`` tells the kernel where to find it, so tables choose,
+order and name their rows freely. Per-wheel inputs: the kernel's input matrix has the columns of the
+largest table (``FULL_VEHICLE``, whose first inputs are the half car's); ``SignalTable.input_columns``
+maps a table's inputs onto it. See docs/vehicle.md for what each signal means physically.
 """
 from __future__ import annotations
 
@@ -37,6 +40,8 @@ class Signal:
     scope        ``chassis`` | ``wheel`` | ``vehicle``
     causality    ``input`` | ``output``
     start, min, max   inputs: default value and inclusive bounds (outputs: start only)
+    quantity     outputs: the computed quantity (``vehicle.dynamics.QUANTITIES`` of its scope) the row
+                 reports; None: the quantity of the same name. A row naming no computed quantity reads 0.
     """
 
     name: str
@@ -47,14 +52,15 @@ class Signal:
     start: float = 0.0
     min: float | None = None
     max: float | None = None
+    quantity: str | None = None
 
     def __post_init__(self):
         if self.scope not in SCOPES:
             raise ModelError(f"signal '{self.name}': scope must be one of {SCOPES}, got {self.scope!r}")
         if self.causality not in CAUSALITIES:
             raise ModelError(f"signal '{self.name}': causality must be one of {CAUSALITIES}, got {self.causality!r}")
-        if self.causality == "input" and self.scope != "wheel":
-            raise ModelError(f"signal '{self.name}': inputs are per wheel (scope 'wheel')")
+        if self.causality == "input" and self.scope == "chassis":
+            raise ModelError(f"signal '{self.name}': inputs are per wheel or of the whole vehicle")
 
     def full_name(self, wheel: str | None = None) -> str:
         if self.scope == "chassis":
@@ -76,13 +82,37 @@ class SignalTable:
             if key in seen:
                 raise ModelError(f"signal table '{kind}': '{r.name}' appears twice in scope {r.scope}")
             seen.add(key)
-        self.inputs = tuple(r for r in self.rows if r.causality == "input")
+        self.inputs = tuple(r for r in self.rows if r.causality == "input" and r.scope == "wheel")
+        self.vehicle_inputs = tuple(r for r in self.rows if r.causality == "input" and r.scope == "vehicle")
         self.chassis_outputs = self._outputs("chassis")
         self.wheel_outputs = self._outputs("wheel")
         self.vehicle_outputs = self._outputs("vehicle")
 
     def _outputs(self, scope):
         return tuple(r for r in self.rows if r.causality == "output" and r.scope == scope)
+
+    def input_columns(self, superset: "SignalTable"):
+        """int64 column of each of this table's per-wheel inputs in ``superset``'s input matrix."""
+        import numpy as np
+        return np.array([superset.input_column(r.name) for r in self.inputs], dtype=np.int64)
+
+    def output_map(self, n_wheels: int, quantities: dict):
+        """int64 index of each output row (``outputs`` order) in the kernel's quantity row, -1 for none.
+
+        ``quantities`` = {scope: names of the computed quantities of that scope, in kernel order}; the
+        quantity row holds the chassis block, one block per wheel, then the vehicle block."""
+        import numpy as np
+        qc, qw, qv = (quantities[k] for k in SCOPES)
+
+        def index(r, names, base):
+            q = r.quantity or r.name
+            return base + names.index(q) if q in names else -1
+
+        out = [index(r, qc, 0) for r in self.chassis_outputs]
+        for w in range(n_wheels):
+            out += [index(r, qw, len(qc) + w * len(qw)) for r in self.wheel_outputs]
+        out += [index(r, qv, len(qc) + n_wheels * len(qw)) for r in self.vehicle_outputs]
+        return np.array(out, dtype=np.int64)
 
     @property
     def input_names(self) -> tuple[str, ...]:
@@ -112,24 +142,13 @@ class SignalTable:
         out += [(r, r.full_name()) for r in self.vehicle_outputs]
         return out
 
-    def output_layout(self, n_wheels: int):
-        """int64 [n_chassis, n_per_wheel, first vehicle column, row length] for the kernel."""
-        import numpy as np
-        nc, nw = len(self.chassis_outputs), len(self.wheel_outputs)
-        first_vehicle = nc + n_wheels * nw
-        return np.array([nc, nw, first_vehicle, first_vehicle + len(self.vehicle_outputs)], dtype=np.int64)
+
+def _in(name, unit, description, start=0.0, lo=None, hi=None, scope="wheel"):
+    return Signal(name, unit, description, scope, "input", start, lo, hi)
 
 
-# Layout columns of ``SignalTable.output_layout``.
-LAYOUT_N_CHASSIS, LAYOUT_N_WHEEL, LAYOUT_FIRST_VEHICLE, LAYOUT_N_OUT = range(4)
-
-
-def _in(name, unit, description, start=0.0, lo=None, hi=None):
-    return Signal(name, unit, description, "wheel", "input", start, lo, hi)
-
-
-def _out(scope, name, unit, description):
-    return Signal(name, unit, description, scope, "output")
+def _out(scope, name, unit, description, quantity=None):
+    return Signal(name, unit, description, scope, "output", quantity=quantity)
 
 
 LONGITUDINAL_VERTICAL = SignalTable("longitudinal_vertical", (
@@ -151,12 +170,12 @@ LONGITUDINAL_VERTICAL = SignalTable("longitudinal_vertical", (
     _out("chassis", "x", "m", "chassis reference point (design CoM) x displacement, global"),
     _out("chassis", "z", "m", "chassis reference point z displacement from design, global"),
     _out("chassis", "pitch", "rad", "chassis pitch angle about +y (ISO 8855: + nose down)"),
-    _out("chassis", "vx", "m/s", "d(chassis.x)/dt"),
-    _out("chassis", "vz", "m/s", "d(chassis.z)/dt"),
-    _out("chassis", "pitch_rate", "rad/s", "d(chassis.pitch)/dt"),
-    _out("chassis", "ax", "m/s2", "d2(chassis.x)/dt2"),
-    _out("chassis", "az", "m/s2", "d2(chassis.z)/dt2"),
-    _out("chassis", "pitch_acc", "rad/s2", "d2(chassis.pitch)/dt2"),
+    _out("chassis", "vx", "m/s", "d(chassis.x)/dt", "x_rate"),
+    _out("chassis", "vz", "m/s", "d(chassis.z)/dt", "z_rate"),
+    _out("chassis", "pitch_rate", "rad/s", "d(chassis.pitch)/dt", "pitch_angle_rate"),
+    _out("chassis", "ax", "m/s2", "d2(chassis.x)/dt2", "x_acc"),
+    _out("chassis", "az", "m/s2", "d2(chassis.z)/dt2", "z_acc"),
+    _out("chassis", "pitch_acc", "rad/s2", "d2(chassis.pitch)/dt2", "pitch_angle_acc"),
     # per-wheel outputs
     _out("wheel", "omega", "rad/s", "absolute wheel spin about its axle (+ rolling forward)"),
     _out("wheel", "omega_rel", "rad/s", "wheel spin relative to the hub"),
@@ -176,7 +195,76 @@ LONGITUDINAL_VERTICAL = SignalTable("longitudinal_vertical", (
     _out("vehicle", "constraint_residual", "1", "max |Phi| of the loop-closure equations after correction "
          "[m or m2]"),
 ))
-"""Signals of the longitudinal-vertical vehicles (half car and the current full car: x, z, pitch)."""
+"""Signals of the longitudinal-vertical vehicles (the half car: x, z, pitch)."""
 
-TABLES = {LONGITUDINAL_VERTICAL.kind: LONGITUDINAL_VERTICAL}
+_LV_INPUTS = LONGITUDINAL_VERTICAL.inputs
+
+FULL_VEHICLE = SignalTable("full_vehicle", _LV_INPUTS + (
+    # further per-wheel inputs (the half car's come first, in its order)
+    _in("road_slope_y", "1", "road slope dh/dy under the wheel centre (used when road_source = inputs)",
+        0.0, -100.0, 100.0),
+    _in("tire_force_y", "N", "external tire force on the wheel centre along global y (used when "
+        "tire_source = external)", 0.0, -1e6, 1e6),
+    _in("tire_moment_z", "N.m", "external tire moment on the wheel about global z at the wheel centre (used "
+        "when tire_source = external)", 0.0, -1e6, 1e6),
+    # whole-vehicle inputs
+    _in("steering_wheel_angle", "rad", "steering-wheel angle (+ steers left); the rack travel is "
+        "rack_gain x this angle, ramped linearly over each step", 0.0, -20.0, 20.0, scope="vehicle"),
+    # chassis outputs (ISO 8855: x forward, y left, z up; angles yaw-pitch-roll about z, y', x'')
+    _out("chassis", "x", "m", "chassis reference point (design CoM) x, global (road x)"),
+    _out("chassis", "y", "m", "chassis reference point y, global"),
+    _out("chassis", "z", "m", "chassis reference point z displacement from design, global"),
+    _out("chassis", "roll", "rad", "roll angle about x'' (+ right side down)"),
+    _out("chassis", "pitch", "rad", "pitch angle about y' (+ nose down)"),
+    _out("chassis", "yaw", "rad", "yaw angle about global z (+ left)"),
+    _out("chassis", "vx", "m/s", "velocity of the reference point along the chassis x axis"),
+    _out("chassis", "vy", "m/s", "velocity of the reference point along the chassis y axis"),
+    _out("chassis", "vz", "m/s", "velocity of the reference point along the chassis z axis"),
+    _out("chassis", "roll_rate", "rad/s", "angular velocity about the chassis x axis"),
+    _out("chassis", "pitch_rate", "rad/s", "angular velocity about the chassis y axis"),
+    _out("chassis", "yaw_rate", "rad/s", "angular velocity about the chassis z axis (+ turning left)"),
+    _out("chassis", "ax", "m/s2", "acceleration of the reference point along the chassis x axis (gravity not "
+         "included)"),
+    _out("chassis", "ay", "m/s2", "acceleration of the reference point along the chassis y axis (+ left)"),
+    _out("chassis", "az", "m/s2", "acceleration of the reference point along the chassis z axis"),
+    _out("chassis", "roll_acc", "rad/s2", "angular acceleration about the chassis x axis"),
+    _out("chassis", "pitch_acc", "rad/s2", "angular acceleration about the chassis y axis"),
+    _out("chassis", "yaw_acc", "rad/s2", "angular acceleration about the chassis z axis"),
+    _out("chassis", "sideslip", "rad", "vehicle sideslip angle atan2(vy, vx) at the reference point (0 below "
+         "0.1 m/s)"),
+    # per-wheel outputs
+    _out("wheel", "omega", "rad/s", "absolute wheel spin about its axle (+ rolling forward)"),
+    _out("wheel", "omega_rel", "rad/s", "wheel spin relative to the hub"),
+    _out("wheel", "x", "m", "wheel centre x, global"),
+    _out("wheel", "y", "m", "wheel centre y, global"),
+    _out("wheel", "z", "m", "wheel centre z, global"),
+    _out("wheel", "vx", "m/s", "wheel centre velocity x, global"),
+    _out("wheel", "vy", "m/s", "wheel centre velocity y, global"),
+    _out("wheel", "vz", "m/s", "wheel centre velocity z, global"),
+    _out("wheel", "steer_angle", "rad", "road-wheel angle: wheel heading about the chassis z axis (+ left)"),
+    _out("wheel", "camber", "rad", "inclination of the wheel plane to the road normal (+ top leaning away "
+         "from the vehicle)"),
+    _out("wheel", "travel", "m", "suspension travel: wheel centre height in the chassis frame minus design (bump +)"),
+    _out("wheel", "suspension_force", "N", "spring + damper + stops force of the corner's element (compression +)"),
+    _out("wheel", "tire_fz", "N", "tire normal load"),
+    _out("wheel", "tire_fx", "N", "tire longitudinal force (+ forward)"),
+    _out("wheel", "tire_fy", "N", "tire lateral force along the road plane, perpendicular to the wheel "
+         "heading (+ left)"),
+    _out("wheel", "tire_mz", "N.m", "tire aligning moment about the road normal (+ turning left)"),
+    _out("wheel", "slip", "1", "transient longitudinal slip kappa'"),
+    _out("wheel", "slip_angle", "rad", "transient slip angle alpha' (+ when the contact slides to the left)"),
+    _out("wheel", "torque_drive_applied", "N.m", "drive torque applied to the wheel"),
+    _out("wheel", "torque_brake_applied", "N.m", "brake torque acting on the wheel against its spin relative "
+         "to the hub (+ opposes forward rolling)"),
+    # whole-model outputs
+    _out("vehicle", "steering_wheel_angle_applied", "rad", "steering-wheel angle in effect: the input, ramped "
+         "over the step (+ left)", "steering_wheel_angle"),
+    _out("vehicle", "rack_travel", "m", "steering rack travel (+ toward the left)"),
+    _out("vehicle", "rack_force", "N", "force the steering must apply to the rack along its travel"),
+    _out("vehicle", "constraint_residual", "1", "max |Phi| of the loop-closure equations after correction "
+         "[m or m2]"),
+))
+"""Signals of the full vehicles (6-DOF chassis, steering, lateral tires)."""
+
+TABLES = {LONGITUDINAL_VERTICAL.kind: LONGITUDINAL_VERTICAL, FULL_VEHICLE.kind: FULL_VEHICLE}
 """Signal table of each vehicle kind, by name."""

@@ -43,6 +43,7 @@ class WheelInfo:
     spring: str               # spring-damper element name
     driven: bool
     tire_file: str
+    side: str = "left"        # "left" or "right": a right-hand corner mirrors y and its tire
 
 
 class _HP:

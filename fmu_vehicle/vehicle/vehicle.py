@@ -27,10 +27,17 @@ from ..road import load_road
 from ..road.kernel import road_eval
 from ..tire.contact import OUT_RE
 from ..tire.tir import P_CZ, P_R0
-from .dynamics import IN_BRAKE, IN_DRIVE, vehicle_record, vehicle_rhs
+from .dynamics import IN_BRAKE, IN_DRIVE, QUANTITIES, n_quantities, vehicle_record, vehicle_rhs
 from .loader import VehicleSpec, load_vehicle_spec
 from .model import VehicleData, VehicleModel, check_data, make_data
-from .signals import LONGITUDINAL_VERTICAL, TABLES, SignalTable
+from .signals import FULL_VEHICLE, LONGITUDINAL_VERTICAL, TABLES, SignalTable
+
+SIGNAL_KINDS = {"planar": LONGITUDINAL_VERTICAL.kind, "free": FULL_VEHICLE.kind}
+"""Signal table kind of a vehicle by its chassis template: the planar half car keeps the
+longitudinal-vertical names, a 6-DOF chassis gets the full table."""
+
+CHASSIS_COORDINATES = ("chassis.x", "chassis.y", "chassis.z", "chassis.roll", "chassis.pitch", "chassis.yaw")
+"""The chassis joint coordinates the outputs read (VehicleModel.chassis_coords order; absent ones are -1)."""
 
 
 def output_table(wheel_names, signals: SignalTable | None = None) -> list[tuple[str, str, str]]:
@@ -54,14 +61,14 @@ class Vehicle:
 
     def __init__(self, spec: VehicleSpec, signals: SignalTable | None = None):
         self.spec = spec
-        self.signals = signals if signals is not None else TABLES[LONGITUDINAL_VERTICAL.kind]
+        self.signals = signals if signals is not None else TABLES[SIGNAL_KINDS[spec.chassis_template]]
         self.mech = Mechanism(spec.mechanism)
         m = self.mech
         self.wheel_names = tuple(w.name for w in spec.wheels)
-        self.outputs = output_table(self.wheel_names, signals)
+        self.outputs = output_table(self.wheel_names, self.signals)
         self.output_names = tuple(n for n, _, _ in self.outputs)
         self.chassis = m.body(spec.chassis_body)
-        self.chassis_coords = np.array([m.coordinate(c) for c in ("chassis.x", "chassis.z", "chassis.pitch")],
+        self.chassis_coords = np.array([m.info.coordinate_index.get(c, -1) for c in CHASSIS_COORDINATES],
                                        dtype=np.int64)
         self.w_body = np.array([m.body(w.body) for w in spec.wheels], dtype=np.int64)
         self.w_hub = np.array([m.body(w.hub_body) for w in spec.wheels], dtype=np.int64)
@@ -71,6 +78,9 @@ class Vehicle:
         self.w_axis0 = np.array([w.spin_axis for w in spec.wheels], dtype=float)
         # spin inertia a^T I a of each wheel body about its axle [kg m^2]
         self.w_inertia = np.array([a @ m.model.inertia0[b] @ a for a, b in zip(self.w_axis0, self.w_body)])
+        self.w_side = np.array([1.0 if w.side == "left" else -1.0 for w in spec.wheels])
+        # the kernel's input matrix has the columns of the largest table; this table's inputs map onto them
+        self.input_columns = self.signals.input_columns(FULL_VEHICLE)
         self.tire_p = np.array([t.to_array() for t in spec.tires], dtype=float)
         self.n_wheels = len(spec.wheels)
 
@@ -95,24 +105,26 @@ class Vehicle:
 
     @property
     def n_states(self) -> int:
-        """Length of the state vector y = [z^i, zd^i, kappa' per wheel, brake phi per wheel]."""
-        return 2 * self.mech.n_dof + 2 * self.n_wheels
+        """Length of the state vector y = [z^i, zd^i, kappa' per wheel, brake phi per wheel, q = tan(alpha')
+        per wheel]."""
+        return 2 * self.mech.n_dof + 3 * self.n_wheels
 
     # ------------------------------------------------------------------------------------------
     def model(self, road=None) -> VehicleModel:
         """The static description of a run on ``road`` (a road name, dict, file or Road; None: flat)."""
         r = load_road(road if road is not None else {"type": "flat"})
         return VehicleModel(self.mech.model, POSITION_TOL, POSITION_MAXIT, self.w_body, self.w_hub, self.w_spin,
-                            self.w_spring, self.w_center0, self.w_axis0, self.w_inertia, self.tire_p,
-                            r.to_arrays(), int(self.chassis), self.chassis_coords,
-                            self.signals.output_layout(self.n_wheels))
+                            self.w_spring, self.w_center0, self.w_axis0, self.w_inertia, self.w_side, self.tire_p,
+                            r.to_arrays(), int(self.chassis), self.chassis_coords, -1,
+                            self.signals.output_map(self.n_wheels, QUANTITIES))
 
     def system(self, road=None) -> "VehicleSystem":
         """A vehicle ODE system (model + fresh workspace) on ``road``: internal road and tire, inputs at their
         start values (see :meth:`VehicleSimulator.set_sources`)."""
         model = self.model(road)
-        data = make_data(model, self.mech.data, len(self.signals.inputs), [r.start for r in self.signals.inputs])
-        check_data(model, data, len(self.signals.inputs))
+        data = make_data(model, self.mech.data, len(FULL_VEHICLE.inputs), [r.start for r in FULL_VEHICLE.inputs],
+                         n_quantities(self.n_wheels))
+        check_data(model, data, len(FULL_VEHICLE.inputs))
         return VehicleSystem(self, model, data)
 
     # ------------------------------------------------------------------------------------------
@@ -140,10 +152,10 @@ class Vehicle:
         dz = float(np.mean(h + (r0 - defl) / math.cos(math.atan(grade)) - rot_c[:, 2]))
         y = m.assemble({"chassis.x": x0 - data.origin[0], "chassis.z": dz, "chassis.pitch": pitch}, {}, steps=10)
         ni = m.n_dof
-        y = np.concatenate([y, np.zeros(2 * nw)])
+        y = np.concatenate([y, np.zeros(3 * nw)])
         y[ni:2 * ni] = 0.0
-        # held: the horizontal position, heading and wheel spins (no restoring force: the tires are
-        # longitudinal-vertical, so chassis y and yaw are neutral too)
+        # held: the horizontal position, heading and wheel spins (at zero speed the tire's lateral force
+        # has no slip to come from either: chassis y and yaw are neutral too)
         held = {cx} | set(self.w_spin.tolist()) | {m.info.coordinate_index[c] for c in ("chassis.y", "chassis.yaw")
                                                      if c in m.info.coordinate_index}
         free = [k for k, i in enumerate(d.indep) if i not in held]
@@ -303,7 +315,8 @@ class VehicleSimulator:
 
     @property
     def inputs(self) -> np.ndarray:
-        """(n_wheels, n_inputs) input matrix, columns in the signal table's input order."""
+        """(n_wheels, n_inputs) input matrix of the kernel: the columns of the largest signal table's
+        per-wheel inputs (``signals.FULL_VEHICLE``); ``vehicle.input_columns`` are this vehicle's."""
         return self.system.data.inputs
 
     def set_sources(self, road_source: str, tire_source: str):
@@ -329,17 +342,15 @@ class VehicleSimulator:
         w = self.vehicle.wheel_index(wheel)
         table = self.vehicle.signals
         for name, v in values.items():
-            self.inputs[w, table.input_column(name)] = float(v)
+            self.inputs[w, self.vehicle.input_columns[table.input_column(name)]] = float(v)
 
     def set_inputs(self, values):
         """Every input of every wheel at once: ``values`` has ``n_wheels * n_inputs`` numbers, wheel by wheel
         in the order of ``wheel_names``, each wheel's in the signal table's input order (``input_names``)."""
-        flat = self.inputs.reshape(-1)
-        if len(values) != flat.size:
-            n = len(self._input_names)
-            raise ModelError(f"set_inputs: {flat.size} values expected ({flat.size // n} wheels x {n} inputs), "
-                             f"got {len(values)}")
-        flat[:] = values
+        nw, n = self.vehicle.n_wheels, len(self._input_names)
+        if len(values) != nw * n:
+            raise ModelError(f"set_inputs: {nw * n} values expected ({nw} wheels x {n} inputs), got {len(values)}")
+        self.inputs[:, self.vehicle.input_columns] = np.asarray(values, dtype=float).reshape(nw, n)
 
     def advance(self, h: float):
         """Advance by h [s] in n = max(1, round(h / dt)) equal sub-steps of h / n, then evaluate the outputs
