@@ -72,13 +72,26 @@ def paper_final_state(maneuver: str, model_key: str) -> dict:
     return paper_results()["maneuvers"][maneuver][_table(maneuver)][model_key]
 
 
+def global_xz_velocity(res):
+    """Global x and z velocity of the chassis reference point [m/s]: the half car's chassis.vx, chassis.vz
+    are global rates; a full vehicle's are in chassis axes, v_global = Rz(yaw) Ry(pitch) Rx(roll) v."""
+    if "chassis.vy" not in res.names:
+        return res["chassis.vx"], res["chassis.vz"]
+    vx, vy, vz = res["chassis.vx"], res["chassis.vy"], res["chassis.vz"]
+    r, p, y = res["chassis.roll"], res["chassis.pitch"], res["chassis.yaw"]
+    cr, sr, cp, sp, cy, sy = np.cos(r), np.sin(r), np.cos(p), np.sin(p), np.cos(y), np.sin(y)
+    gx = cy * cp * vx + (cy * sp * sr - sy * cr) * vy + (cy * sp * cr + sy * sr) * vz
+    gz = -sp * vx + cp * sr * vy + cp * cr * vz
+    return gx, gz
+
+
 def road_axes(res, vehicle, grade_rad: float) -> dict:
     """Chassis histories in road-aligned axes (x from the start along the road, z normal height)."""
     com = next(b.com_m for b in vehicle.spec.mechanism.bodies if b.name == vehicle.spec.chassis_body)
     c, s = math.cos(grade_rad), math.sin(grade_rad)
     xa = com[0] + res["chassis.x"]
     za = com[2] + res["chassis.z"]
-    vx, vz = res["chassis.vx"], res["chassis.vz"]
+    vx, vz = global_xz_velocity(res)
     return {
         "x_m": (xa - xa[0]) * c + (za - za[0]) * s,
         "vx_m_per_s": vx * c + vz * s,

@@ -20,7 +20,7 @@ from fmu_vehicle.paths import resource_path
 from fmu_vehicle.road import load_road
 from fmu_vehicle.vehicle import Vehicle
 from fmu_vehicle.tire.brake import BRAKE_STICK_FREQUENCY
-from fmu_vehicle.vehicle.dynamics import IN_BRAKE, IN_DRIVE, IN_FX, IN_FZ, IN_MY, vehicle_rhs
+from fmu_vehicle.vehicle.dynamics import IN_BRAKE, IN_DRIVE, IN_FX, IN_FY, IN_FZ, IN_MY, IN_MZ, vehicle_rhs
 from reference import cartesian
 from reference.vehicle import solve_vehicle
 
@@ -76,7 +76,8 @@ def random_states(car, system, rng, n, travels):
         # bristle angles up to 1.5 x the sticking range phi_s = Tb / (wb^2 I)
         phi = [rng.uniform(-1.5, 1.5) * inputs[w]["brake"] / (BRAKE_STICK_FREQUENCY ** 2 * car.w_inertia[k])
                for k, w in enumerate(car.wheel_names)]
-        yield np.concatenate([y, slips, phi]), inputs, y_eq[:ni]
+        lateral = rng.uniform(-0.08, 0.08, car.n_wheels)       # tan(alpha') up to about 4.6 degrees
+        yield np.concatenate([y, slips, phi, lateral]), inputs, y_eq[:ni]
 
 
 def set_inputs(car, system, inputs):
@@ -97,10 +98,10 @@ def check_vehicle(car, travels, n=6, seed=1, external_tires=False):
         ext = None
         if external_tires:
             data.modes[1] = 1
-            ext = {w: (rng.uniform(-3e3, 3e3), rng.uniform(0.0, 9e3), rng.uniform(-200.0, 200.0))
-                   for w in car.wheel_names}
-            for w, (fx, fz, my) in ext.items():
-                data.inputs[car.wheel_index(w), [IN_FX, IN_FZ, IN_MY]] = (fx, fz, my)
+            ext = {w: (rng.uniform(-3e3, 3e3), rng.uniform(-3e3, 3e3), rng.uniform(0.0, 9e3),
+                       rng.uniform(-200.0, 200.0), rng.uniform(-100.0, 100.0)) for w in car.wheel_names}
+            for w, load in ext.items():
+                data.inputs[car.wheel_index(w), [IN_FX, IN_FY, IN_FZ, IN_MY, IN_MZ]] = load
         ydot = np.zeros_like(y)
         assert vehicle_rhs(0.0, y, system.model, data, ydot) >= 0
         data.modes[1] = 0
@@ -138,7 +139,7 @@ def test_vehicle_accelerations_match_the_reference(name):
 
 
 def test_external_tire_loads_match_the_reference():
-    """tire_source = external: the input force at the wheel centre and moment about y, in the reference."""
+    """tire_source = external: the input force at the wheel centre and moment (about y and z), in the reference."""
     check_vehicle(Vehicle.load("halfcar7"), TRAVELS, n=4, seed=5, external_tires=True)
 
 

@@ -4,11 +4,12 @@
 Test-only. The loads are applied here from the reference's own body states, not from the engine's:
     wheel centre c = the wheel body's point at its design centre, its velocity, the wheel's absolute
     angular velocity w and spin axis a = A_wheel a_design;
-    internal tire: the package's contact kernel (``tire.contact.tire_contact``, tested on its own against
-    an independent Magic Formula) at that wheel state and the road under c (the engine's compiled road record,
-    read at c_x plus the engine's x origin) gives the force F at the
-    contact point P and the rolling resistance moment My about a: the wheel body gets F at P and My a;
-    external tire: F = (Fx, 0, Fz) at c and (0, My, 0) on the wheel (the FMU's input convention);
+    internal tire: the package's contact kernel (``tire.contact.tire_contact_3d``, tested on its own against
+    an independent Magic Formula) at that wheel state, mirrored for a right-hand corner, and the road under c
+    (the engine's compiled road record, read at c_x plus the engine's x origin) gives the force F at the
+    contact point P, the rolling resistance moment My about a and the aligning moment Mz about the road
+    normal n: the wheel body gets F at P and My a + Mz n;
+    external tire: F = (Fx, Fy, Fz) at c and (0, My, Mz) on the wheel (the FMU's input convention);
     drive torque T and the brake torque Tbr about the spin axis act on the wheel, their reaction (the
     opposite torque) on the hub (knuckle or carrier). The brake is a bristle element written here from its
     equations: w_rel = (w_wheel - w_hub) . a, k = wb^2 I, c = 2 zeta wb I (I = a . I_wheel a), phi_s = Tb / k,
@@ -19,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from fmu_vehicle.road import road_eval
-from fmu_vehicle.tire.contact import CONTACT_OUT_N, OUT_FORCE, OUT_MY, OUT_POINT, tire_contact
+from fmu_vehicle.tire.contact import CONTACT_OUT_N, OUT_FORCE, OUT_MY, OUT_MZ, OUT_NORMAL, OUT_POINT, tire_contact_3d
 from fmu_vehicle.tire.brake import BRAKE_DAMPING_RATIO, BRAKE_RATE_MAX, BRAKE_STICK_FREQUENCY
 
 from . import cartesian
@@ -46,12 +47,13 @@ def brake(t_max, phi, w_rel, inertia):
 def loads(car, road, states, inputs: dict, external_tires: dict | None = None, x_origin: float = 0.0):
     """external(bodies) for :func:`cartesian.solve`: the loads of every wheel of ``car``.
 
-    ``states``: the vehicle's wheel states, transient slip per wheel then brake bristle angle per wheel; ``inputs``: wheel name -> {"drive": T, "brake": Tb} [N m];
-    ``external_tires``: wheel name -> (Fx, Fz, My) replaces the internal tire of that wheel;
+    ``states``: the vehicle's wheel states: transient slip per wheel, brake bristle angle per wheel, lateral
+    transient slip tan(alpha') per wheel; ``inputs``: wheel name -> {"drive": T, "brake": Tb} [N m];
+    ``external_tires``: wheel name -> (Fx, Fy, Fz, My, Mz) replaces the internal tire of that wheel;
     ``x_origin``: road x of the engine's x origin (the road under a wheel is read at its x + x_origin).
     """
     nw = len(car.spec.wheels)
-    slip, phi = states[:nw], states[nw:]
+    slip, phi, lateral = states[:nw], states[nw:2 * nw], states[2 * nw:]
     road_arrays, rout = road.to_arrays(), np.zeros(3)
     bodies_spec = {b.name: b for b in car.spec.mechanism.bodies}
 
@@ -60,16 +62,17 @@ def loads(car, road, states, inputs: dict, external_tires: dict | None = None, x
         for k, w in enumerate(car.spec.wheels):
             c, v, om, a = wheel_state(bodies, w)
             if external_tires is not None:
-                fx, fz, my = external_tires[w.name]
-                out += [(w.body, c, np.array([fx, 0.0, fz]), np.array([0.0, my, 0.0]))]
+                fx, fy, fz, my, mz = external_tires[w.name]
+                out += [(w.body, c, np.array([fx, fy, fz]), np.array([0.0, my, mz]))]
             else:
                 res = np.zeros(CONTACT_OUT_N)
                 x = float(c[0]) + x_origin
                 road_eval(road_arrays, x, rout)     # the road as the engine sees it (tabulated roads interpolate)
-                tire_contact(car.tire_p[k], c, v, om, a, float(rout[0]), float(rout[1]), float(rout[2]),
-                             float(slip[k]), res)
+                side = 1.0 if w.side == "left" else -1.0
+                tire_contact_3d(car.tire_p[k], side, c, v, om, a, float(rout[0]), float(rout[1]), 0.0,
+                                float(rout[2]), float(slip[k]), float(lateral[k]), res)
                 out += [(w.body, res[OUT_POINT:OUT_POINT + 3].copy(), res[OUT_FORCE:OUT_FORCE + 3].copy(),
-                         res[OUT_MY] * a)]
+                         res[OUT_MY] * a + res[OUT_MZ] * res[OUT_NORMAL:OUT_NORMAL + 3])]
             u = inputs.get(w.name, {})
             w_rel = (om - bodies[w.hub_body].w) @ a
             a0 = np.asarray(w.spin_axis, float)
