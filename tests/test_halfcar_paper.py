@@ -167,10 +167,15 @@ def test_bounce_and_pitch_frequencies(cars):
 
 @pytest.mark.slow
 def test_rk4_agrees_with_adaptive_reference(cars):
-    """RK4 at 1 ms vs DOP853 (rtol 1e-9) on the bumpy road over 5 s: 1 mm in x, 1e-4 rad in pitch."""
+    """RK4 vs DOP853 (rtol 1e-9) on the bumpy road over 5 s: at 1 ms 1 cm in x and 1e-4 rad in pitch, at
+    0.25 ms 1 mm in x. The arc bumps' slope jumps at their edges make a fixed-step method first order in
+    x over each edge (the 1 ms error, a few mm, changes sign and size with small changes of the suspension
+    geometry); the finer step shows that RK4 converges to the reference's answer."""
     car = cars["halfcar7"]
     man = MANEUVERS["bumpy_road"]
     r1, _ = run_maneuver(car, man)
     r2, _ = run_maneuver(car, man, integrator="reference")
-    assert abs(r1.final("chassis.x") - r2.final("chassis.x")) < 1e-3
+    r4, _ = run_maneuver(car, man, dt=2.5e-4)
+    assert abs(r1.final("chassis.x") - r2.final("chassis.x")) < 1e-2
+    assert abs(r4.final("chassis.x") - r2.final("chassis.x")) < 1e-3
     assert abs(r1.final("chassis.pitch") - r2.final("chassis.pitch")) < 1e-4

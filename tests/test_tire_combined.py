@@ -167,7 +167,7 @@ def test_fx0_camber_is_mf_fx0_without_camber_and_defaults_keep_longitudinal_file
         for fz in (500.0, 4000.0, 9000.0):
             for kappa in (-1.0, -0.1, 0.0, 0.07, 0.8):
                 assert pc.mf_fx0_camber(p, fz, kappa, 0.0, 0.8) == pacejka.mf_fx0(p, fz, kappa, 0.8)
-    p = tir.read_tir(resource_path("tires", "dai2022_sedan.tir")).to_array()
+    p = tir.read_tir(resource_path("tires", "pacejka_light_truck.tir")).to_array()   # longitudinal data only
     for alpha in (-0.2, 0.0, 0.1):
         fx, fy, mz = pc.mf_combined(p, 6000.0, 0.05, alpha, 0.05, 1.0)
         assert fx == pacejka.mf_fx0(p, 6000.0, 0.05, 1.0)   # no RBX1/RCX1: Gx_alpha = 1, no PDX3

@@ -51,7 +51,7 @@ OUT_RE = 14           # effective rolling radius [m]
 OUT_SIGMA = 15        # relaxation length σc in use [m]
 OUT_NORMAL = 16       # [16:19] road normal n [-]
 OUT_TANGENT = 19      # [19:22] longitudinal unit vector t [-]
-# tire_contact_3d only (tire_contact leaves them untouched):
+# tire_contact_3d only (tire_contact, which has no lateral force, sets them to 0):
 OUT_FY = 22           # lateral force along l = n × t [N]
 OUT_MZ = 23           # aligning moment about n [N m]
 OUT_DALPHA = 24       # d(tan α')/dt [1/s]
@@ -61,7 +61,8 @@ OUT_GAMMA = 27        # inclination angle γ = asin(a·n) [rad] (ISO: rotation o
 OUT_VY = 28           # lateral speed of the wheel centre Vcy = l·ċ [m/s]
 OUT_LATERAL = 29      # [29:32] lateral unit vector l = n × t [-]
 OUT_SIGMA_Y = 32      # lateral relaxation length σα in use [m]
-CONTACT_OUT_N = 33
+OUT_MOMENT = 33       # [33:36] moment on the wheel My a + Mz n⊥ [N m], global frame
+CONTACT_OUT_N = 36
 
 KAPPA_SPEED_EPS = 0.01
 """Speed floor in the reported steady-state slip -Vsx/|Vx| [m/s] (output only, no effect on forces)."""
@@ -108,6 +109,8 @@ def tire_contact(p, center, center_vel, wheel_omega, spin_axis, road_h, road_dhd
         slip_state    transient longitudinal slip κ' [-] (state integrated by the caller)
         out           float64[CONTACT_OUT_N], overwritten; see the OUT_* constants
     """
+    for k in range(OUT_FY, CONTACT_OUT_N):
+        out[k] = 0.0
     inv = 1.0 / math.sqrt(1.0 + road_dhdx * road_dhdx)
     nx = -road_dhdx * inv
     ny = 0.0
@@ -200,7 +203,10 @@ def tire_contact_3d(p, mirror, center, center_vel, wheel_omega, spin_axis, road_
     A right-hand tire (``mirror`` = -1) is the mirror image of the left-hand tire the file describes:
     it is evaluated at (-α, -γ) and its Fy and Mz change sign, so left and right tires of a symmetric car
     are exact mirror images even with the file's ply-steer and conicity terms.
-    Loads on the wheel: F = Fx t + Fy l + Fz n at P, and the moment My a + Mz n (My: rolling resistance).
+    Loads on the wheel: F = Fx t + Fy l + Fz n at P, and the moment My a + Mz n⊥ (My: rolling resistance),
+    n⊥ = (n - (n·a) a)/|.| the normal's part perpendicular to the spin axis: the aligning moment turns
+    the wheel about its steering axes and never spins it (on a cambered wheel Mz n would drive the spin
+    by Mz sin γ, and a car at rest would creep on its residual aligning moment).
     Velocities are those of the wheel centre (the contact point's extra velocity from the hub's rotation,
     about d × the roll or pitch rate, is neglected, as in ``tire_contact``).
 
@@ -266,6 +272,7 @@ def tire_contact_3d(p, mirror, center, center_vel, wheel_omega, spin_axis, road_
         rate = speed if speed > p[P_VXLOW] else p[P_VXLOW]
         for k in range(3):
             out[OUT_FORCE + k] = 0.0
+            out[OUT_MOMENT + k] = 0.0
         out[OUT_MY] = 0.0
         out[OUT_FX] = 0.0
         out[OUT_FY] = 0.0
@@ -307,6 +314,17 @@ def tire_contact_3d(p, mirror, center, center_vel, wheel_omega, spin_axis, road_
     fy = mirror * fy_t
     mz = mirror * mz_t
     my = rolling_resistance_moment(p, fz, vx, omega)
+    px = nx - sin_g * spin_axis[0]
+    py = ny - sin_g * spin_axis[1]
+    pz = nz - sin_g * spin_axis[2]
+    pn = math.sqrt(px * px + py * py + pz * pz)
+    if pn > _AXIS_EPS:
+        px /= pn
+        py /= pn
+        pz /= pn
+    out[OUT_MOMENT] = my * spin_axis[0] + mz * px
+    out[OUT_MOMENT + 1] = my * spin_axis[1] + mz * py
+    out[OUT_MOMENT + 2] = my * spin_axis[2] + mz * pz
 
     out[OUT_FORCE] = fx * tx + fy * lx + fz * nx
     out[OUT_FORCE + 1] = fx * ty + fy * ly + fz * ny

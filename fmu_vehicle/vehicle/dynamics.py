@@ -26,8 +26,8 @@ from ..multibody.kinematics import point_position, point_velocity
 from ..multibody.state import STATUS_MASS_NOT_PD, clear_loads, set_state
 from ..road.kernel import road_eval
 from ..tire.brake import brake_torque
-from ..tire.contact import (OUT_ALPHA, OUT_DALPHA, OUT_DKAPPA, OUT_FX, OUT_FY, OUT_FZ, OUT_GAMMA, OUT_MY, OUT_MZ,
-                            OUT_NORMAL, OUT_POINT, tire_contact_3d)
+from ..tire.contact import (OUT_ALPHA, OUT_DALPHA, OUT_DKAPPA, OUT_FX, OUT_FY, OUT_FZ, OUT_GAMMA, OUT_MOMENT,
+                            OUT_MZ, OUT_POINT, tire_contact_3d)
 from .model import (MODE_ROAD, MODE_TIRE, W_AXIS, W_CENTER, W_FORCE, W_MOMENT, W_OMEGA, W_POINT, W_ROAD, W_VEL,
                     VehicleModel)
 from .signals import FULL_VEHICLE as _FULL
@@ -93,7 +93,7 @@ def wheel_kinematics(model, data, w):
 def wheel_loads(model, data, y, ydot, ni):
     """Tire/road/actuator loads of every wheel into the engine's loads; slip and bristle rates into ydot.
 
-    Internal tire: F, P and the moment My a + Mz n from ``tire_contact_3d`` on the road (internal road at
+    Internal tire: F, P and the moment My a + Mz n⊥ from ``tire_contact_3d`` on the road (internal road at
     road x, or the road inputs). External tire: F = (Fx, Fy, Fz) and M = (0, My, Mz) from the inputs, at
     the wheel centre. Spin joint: T = T_drive + T_brake with T_brake from the brake element
     (``tire.brake.brake_torque``)."""
@@ -120,7 +120,7 @@ def wheel_loads(model, data, y, ydot, ni):
             for k in range(3):
                 F[k] = out[k]
                 P[k] = out[OUT_POINT + k]
-                M[k] = out[OUT_MY] * ax[k] + out[OUT_MZ] * out[OUT_NORMAL + k]
+                M[k] = out[OUT_MOMENT + k]
             ydot[2 * ni + w] = out[OUT_DKAPPA]
             ydot[2 * ni + 2 * nw + w] = out[OUT_DALPHA]
         else:

@@ -25,7 +25,7 @@ from ..results import Result as SimResult
 from ..multibody.mechanism import POSITION_MAXIT, POSITION_TOL, Mechanism, failure
 from ..road import load_road
 from ..road.kernel import road_eval
-from ..tire.contact import OUT_RE
+from ..tire.contact import OUT_FY, OUT_RE
 from ..tire.tir import P_CZ, P_R0
 from .dynamics import IN_BRAKE, IN_DRIVE, QUANTITIES, n_quantities, vehicle_record, vehicle_rhs
 from .loader import VehicleSpec, load_vehicle_spec
@@ -161,14 +161,20 @@ class Vehicle:
         free = [k for k, i in enumerate(d.indep) if i not in held]
         ydot = np.zeros_like(y)
 
+        lateral = [2 * ni + 2 * nw + w for w in range(nw)]      # q = tan(alpha') of each tire
+
         def solve(unknowns):
+            engine = [k for k in unknowns if k < ni]
+            tires = [k - lateral[0] for k in unknowns if k >= ni]
+
             def residual(q):
                 yy = y.copy()
                 yy[unknowns] = q
                 st = vehicle_rhs(0.0, yy, model, data, ydot)
                 if st < 0:
                     return np.full(len(unknowns), 1e6)
-                return d.fr[unknowns].copy()   # reduced generalized forces [N or N m] (zero velocity)
+                # reduced generalized forces [N or N m] (zero velocity), the tires' lateral forces [N]
+                return np.concatenate([d.fr[engine], data.contact[tires, OUT_FY]])
 
             sol = root(residual, y[unknowns], method="hybr", options={"xtol": 1e-13})
             y[unknowns] = sol.x
@@ -181,7 +187,10 @@ class Vehicle:
         try:
             chassis_dofs = {int(i) for i in self.chassis_coords}
             solve([k for k in free if d.indep[k] not in chassis_dofs])
-            err, msg = solve(free)
+            # at rest the tires carry no lateral force: their lateral states cancel the file's ply steer and
+            # conicity forces (a tire that has not rolled has no lateral deflection); moving, q = 0 is the
+            # steady state of the straight run
+            err, msg = solve(free + (lateral if v0 == 0.0 else []))
         finally:
             data.inputs[:] = saved
         if err > 1e-6 * self.total_mass_kg * 9.81:
@@ -195,7 +204,7 @@ class Vehicle:
             vel[wi.spin_coordinate] = v0 / data.contact[w, OUT_RE]
         yq = m.assemble({m.coordinate_names[i]: d.z[i] for i in d.indep}, vel, steps=1)
         y[:2 * ni] = yq
-        y[2 * ni:] = 0.0
+        y[2 * ni:2 * ni + 2 * nw] = 0.0
         return y
 
     def simulate(self, road, duration: float, *, dt: float = 1e-3, v0: float = 0.0, x0: float = 0.0,

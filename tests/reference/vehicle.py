@@ -7,8 +7,8 @@ Test-only. The loads are applied here from the reference's own body states, not 
     internal tire: the package's contact kernel (``tire.contact.tire_contact_3d``, tested on its own against
     an independent Magic Formula) at that wheel state, mirrored for a right-hand corner, and the road under c
     (the engine's compiled road record, read at c_x plus the engine's x origin) gives the force F at the
-    contact point P, the rolling resistance moment My about a and the aligning moment Mz about the road
-    normal n: the wheel body gets F at P and My a + Mz n;
+    contact point P, the rolling resistance moment My about a and the aligning moment Mz: the wheel body
+    gets F at P and My a + Mz n_perp, n_perp the road normal's unit part perpendicular to a;
     external tire: F = (Fx, Fy, Fz) at c and (0, My, Mz) on the wheel (the FMU's input convention);
     drive torque T and the brake torque Tbr about the spin axis act on the wheel, their reaction (the
     opposite torque) on the hub (knuckle or carrier). The brake is a bristle element written here from its
@@ -71,8 +71,11 @@ def loads(car, road, states, inputs: dict, external_tires: dict | None = None, x
                 side = 1.0 if w.side == "left" else -1.0
                 tire_contact_3d(car.tire_p[k], side, c, v, om, a, float(rout[0]), float(rout[1]), 0.0,
                                 float(rout[2]), float(slip[k]), float(lateral[k]), res)
+                n = res[OUT_NORMAL:OUT_NORMAL + 3]
+                n_perp = n - (n @ a) * a
+                n_perp /= np.linalg.norm(n_perp)
                 out += [(w.body, res[OUT_POINT:OUT_POINT + 3].copy(), res[OUT_FORCE:OUT_FORCE + 3].copy(),
-                         res[OUT_MY] * a + res[OUT_MZ] * res[OUT_NORMAL:OUT_NORMAL + 3])]
+                         res[OUT_MY] * a + res[OUT_MZ] * n_perp)]
             u = inputs.get(w.name, {})
             w_rel = (om - bodies[w.hub_body].w) @ a
             a0 = np.asarray(w.spin_axis, float)
