@@ -119,7 +119,7 @@ def vehicle_rhs(t, y, model, data, ydot):
     st = set_state(mech, d, y, model.position_tol, model.position_maxit)
     if st < 0:
         return st
-    ni = mech.n - mech.m
+    ni = mech.ni
     clear_loads(d)
     wheel_loads(model, data, y, ydot, ni)
     if not forward_dynamics(mech, d):
@@ -145,7 +145,7 @@ def vehicle_record(t, y, model, data, row):
     row[O_AZ] = d.zdd[cc[1]]
     row[O_PITCH_ACC] = d.zdd[cc[2]]
     Ac, oc = d.A[model.chassis], d.o[model.chassis]
-    ni = mech.n - mech.m
+    ni = mech.ni
     lay = model.out_layout
     for w in range(model.w_body.shape[0]):
         wheel_kinematics(model, data, w)
