@@ -11,6 +11,8 @@ Steps (the analogue of Drake's LinkJointGraph -> SpanningForest):
    auxiliary bodies (docs/formulation.md §2); bodies are numbered in topological order.
 3. Removed rods / fork arms become distance constraints with consistent end-point mass coefficients
    (docs/formulation.md §6): a = m - 2 m xi + c, b = m xi - c, c = J_t / l^2 + m xi^2.
+4. Driven coordinates (docs/formulation.md §13) become indices ``drv``; ``ni = n - m - ndrv`` independent
+   coordinates remain.
 """
 from __future__ import annotations
 
