@@ -12,8 +12,13 @@ Coordinate partitioning: z = (z^d, z^i) with Phi_z^d square and regular. Second 
 transformation  zd = R_z zd^i,  R_z|_d = -(Phi_z^d)^-1 Phi_z^i,  R_z|_i = I  (eq. 8), and
 zdd = R_z zdd^i + S  with  S|_i = 0,  Phi_z^d S|_d = -gam  (eq. 9; dR_z/dt is never formed).
 
-Position problem: Newton-Raphson on z^d,  Phi_z^d dz^d = -Phi,  warm-started from the previous
-solution. Velocity problem: the exact projection zd^d = R_z|_d zd^i (no drift, no Baumgarte).
+Driven (prescribed) coordinates z_drv = s(t) (docs/formulation.md §13) are neither dependent nor
+independent: zd = R_z zd^i + R_drv zd_drv with R_drv|_drv = I, R_drv|_d = -(Phi_z^d)^-1 Phi_z^drv, and
+S|_drv = zdd_drv,  Phi_z^d S|_d = -(gam + Phi_z^drv zdd_drv).
+
+Position problem: Newton-Raphson on z^d,  Phi_z^d dz^d = -Phi,  z^i and z_drv fixed, warm-started from the
+previous solution. Velocity problem: the exact projection zd^d = R_z|_d zd^i + R_drv|_d zd_drv (no drift,
+no Baumgarte).
 """
 from __future__ import annotations
 
@@ -182,64 +187,87 @@ def solve_positions(model, data, tol, maxit):
 
 
 @njit(inline="always")
+def _transform_column(model, data, R, j, col, rows):
+    """Column ``col`` of a velocity transformation for the coordinate j (independent or driven):
+    R[j, col] = 1, R|_d = -(Phi_z^d)^-1 Phi_z[:, j] (block of j's loop group only), other rows left as
+    they are (zero); adds R|_d zd_j to the dependent velocities. Lists the non-zero rows in ``rows``
+    (j first, then the dependent rows in LU order) and returns their count."""
+    x = data.wm
+    for c in range(model.m):
+        R[data.dep[c], col] = 0.0
+    R[j, col] = 1.0
+    rows[0] = j
+    cnt = 1
+    g = model.coord_group[j]
+    if g >= 0:
+        lo, hi = model.group_beg[g], model.group_beg[g + 1]
+        for k in range(lo, hi):
+            x[k] = -data.phiz[model.lu_row[k], j]
+        lu_solve(data.lu, data.piv, model.lu_beg, model.lu_end, x, lo, hi)
+        zdj = data.zd[j]
+        for c in range(lo, hi):
+            if x[c] != 0.0:
+                d = data.lu_dep[c]
+                R[d, col] = x[c]
+                data.zd[d] += x[c] * zdj
+                rows[cnt] = d
+                cnt += 1
+    return cnt
+
+
+@njit(inline="always")
 def velocity_transform(model, data):
-    """R_z (eq. 8) from the current Phi_z and the dependent velocities zd^d = R_z|_d zd^i.
+    """R_z (eq. 8) from the current Phi_z and the dependent velocities
+    zd^d = R_z|_d zd^i + R_drv|_d zd_drv (docs/formulation.md §13; data.zd of the independent and driven
+    coordinates must be set).
 
     Returns False if Phi_z^d is singular. Column j of R_z|_d solves the block of the loop group of
     the independent coordinate j only (its column of Phi_z vanishes outside the group's rows); a
     coordinate in no group (e.g. of the chassis) moves no loop: zero column of Phi_z and of R_z|_d.
     Also lists the rows of the non-zero entries of every column of R_z (data.rz_rows/rz_nrows: the
-    independent row first, then the dependent rows in LU order).
+    independent row first, then the dependent rows in LU order). The driven coordinates' columns
+    R_drv (data.Rdrv, rdrv_rows, rdrv_nrows) are built the same way.
     """
-    n, m = model.n, model.m
-    ni = n - m
+    m, ni = model.m, model.ni
     Rz, indep, dep = data.Rz, data.indep, data.dep
     if m > 0 and math.isinf(factor_dependent(model, data)):
         return False
-    x = data.wm
     for c in range(m):
         data.zd[dep[c]] = 0.0
     for j in range(ni):
-        for c in range(m):
-            Rz[dep[c], j] = 0.0
         for l in range(ni):
-            Rz[indep[l], j] = 1.0 if l == j else 0.0
-        rows = data.rz_rows[j]
-        rows[0] = indep[j]
-        cnt = 1
-        g = model.coord_group[indep[j]]
-        if g >= 0:
-            lo, hi = model.group_beg[g], model.group_beg[g + 1]
-            for k in range(lo, hi):
-                x[k] = -data.phiz[model.lu_row[k], indep[j]]
-            lu_solve(data.lu, data.piv, model.lu_beg, model.lu_end, x, lo, hi)
-            zdj = data.zd[indep[j]]
-            for c in range(lo, hi):
-                if x[c] != 0.0:
-                    d = data.lu_dep[c]
-                    Rz[d, j] = x[c]
-                    data.zd[d] += x[c] * zdj
-                    rows[cnt] = d
-                    cnt += 1
-        data.rz_nrows[j] = cnt
+            Rz[indep[l], j] = 0.0
+        data.rz_nrows[j] = _transform_column(model, data, Rz, indep[j], j, data.rz_rows[j])
+    for k in range(model.ndrv):
+        for l in range(ni):
+            data.Rdrv[indep[l], k] = 0.0
+        data.rdrv_nrows[k] = _transform_column(model, data, data.Rdrv, model.drv[k], k, data.rdrv_rows[k])
     return True
 
 
 @njit(inline="always")
 def acceleration_bias(model, data):
-    """S = dR_z/dt zd^i from Phi_z^d S^d = -gam, S^i = 0 (uses the LU from velocity_transform).
+    """S from Phi_z^d S^d = -(gam + Phi_z^drv zdd_drv), S^i = 0, S^drv = zdd_drv (uses the LU from
+    velocity_transform): zdd = R_z zdd^i + S. Without driven coordinates S = dR_z/dt zd^i.
 
-    Phi_z is current from the position problem, so only gam is evaluated (:func:`eval_bias`).
+    Phi_z is current from the position problem, so only gam is evaluated (:func:`eval_bias`); the
+    prescribed accelerations are data.drv_zdd.
     """
     m = model.m
     for i in range(model.n):
         data.S[i] = 0.0
+    for k in range(model.ndrv):
+        data.S[model.drv[k]] = data.drv_zdd[k]
     if m == 0:
         return
     eval_bias(model, data)
     x = data.wm
     for k in range(m):
-        x[k] = -data.gam[model.lu_row[k]]
+        r = model.lu_row[k]
+        s = -data.gam[r]
+        for c in range(model.ndrv):
+            s -= data.phiz[r, model.drv[c]] * data.drv_zdd[c]
+        x[k] = s
     lu_solve(data.lu, data.piv, model.lu_beg, model.lu_end, x, 0, m)
     for c in range(m):
         data.S[data.lu_dep[c]] = x[c]

@@ -14,6 +14,8 @@ Removed rods (eq. 21, §5.2):  M += G^T M_rod G,  f += G^T (w_rod - M_rod a0); w
     terms a G_a^T G_a, c G_b^T G_b and the end forces are point masses/forces seeded into M^S, Q^S before
     the backward pass, only the coupling b (G_a^T G_b + G_b^T G_a) is added to M afterwards
 Closed loop (eq. 10):  (R_z^T M R_z) zdd^i = R_z^T (f - M S),  zdd = R_z zdd^i + S
+Driven coordinates (docs/formulation.md §13): S carries zdd_drv; the force that enforces the prescription,
+    lambda_drv = R_drv^T (M zdd - f) = [M zdd - f]_drv - (Phi_z^drv)^T (Phi_z^d)^-T [M zdd - f]_d
 """
 from __future__ import annotations
 
@@ -299,15 +301,17 @@ def solve_accelerations(model, data):
     the independent coordinates, R_z|_i = I and R_z|_d is sparse (data.rz_rows), so only non-zero
     entries enter the products.
     """
-    n, m = model.n, model.m
-    ni = n - m
+    n, m, ni = model.n, model.m, model.ni
     Rz, M, S, dep = data.Rz, data.M, data.S, data.dep
-    # w = f - M S  (stored in zdd as scratch); S^i = 0
+    # w = f - M S  (stored in zdd as scratch); S^i = 0, S^drv = zdd_drv
     w = data.zdd
     for i in range(n):
         s = data.f[i]
         for c in range(m):
             j = dep[c]
+            s -= M[i, j] * S[j]
+        for c in range(model.ndrv):
+            j = model.drv[c]
             s -= M[i, j] * S[j]
         w[i] = s
     rows, nrows = data.rz_rows, data.rz_nrows
@@ -364,12 +368,36 @@ def solve_accelerations(model, data):
 
 
 @njit(inline="always")
+def drive_forces(model, data):
+    """Generalized force lambda_k [N | N m] that the prescription of each driven coordinate applies along
+    it (data.drv_force; docs/formulation.md §13), from the solved accelerations:
+
+        M zdd - f = Phi_z^T mu + E_drv lambda   =>   lambda = R_drv^T (M zdd - f)
+
+    (R_drv^T annihilates Phi_z^T mu because Phi_z R_drv = 0, and R_drv|_drv = I). Only the non-zero rows
+    of R_drv (data.rdrv_rows) enter.
+    """
+    n = model.n
+    for k in range(model.ndrv):
+        rows = data.rdrv_rows[k]
+        lam = 0.0
+        for t in range(data.rdrv_nrows[k]):
+            i = rows[t]
+            r = -data.f[i]
+            for j in range(n):
+                r += data.M[i, j] * data.zdd[j]
+            lam += data.Rdrv[i, k] * r
+        data.drv_force[k] = lam
+
+
+@njit(inline="always")
 def forward_dynamics(model, data):
     """Forces, accumulation, assembly, rods and the closed-loop solve at the current state.
 
-    Requires positions, velocities (kinematics + R_z) current and the caller's loads in
-    data.Qext / data.jforce. Result in data.zdd, data.zddi and data.Zd. Returns False if the
-    reduced mass matrix is not positive definite.
+    Requires positions, velocities (kinematics + R_z) current, the caller's loads in
+    data.Qext / data.jforce and the prescribed accelerations data.drv_zdd. Result in data.zdd,
+    data.zddi, data.Zd and the driving forces data.drv_force. Returns False if the reduced mass
+    matrix is not positive definite.
     """
     body_terms(model, data)
     spring_dampers(model, data)
@@ -377,4 +405,7 @@ def forward_dynamics(model, data):
     accumulate(model, data)
     assemble(model, data)
     add_rods(model, data)
-    return solve_accelerations(model, data)
+    if not solve_accelerations(model, data):
+        return False
+    drive_forces(model, data)
+    return True

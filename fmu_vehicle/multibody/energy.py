@@ -5,13 +5,22 @@ T = 1/2 sum_i Z_i^T Mbar_i Z_i (data.Ibar) + 1/2 sum_rods [v_a; v_b]^T M_rod [v_
 V = -sum m grav . g  (bodies and rods, rod CoM = (1 - xi) r_a + xi r_b)
     + sum_springs int_0^x Fs dx  (x = L0 - L, compression positive)  + 1/2 sum_rot k (z - z0)^2
 Dampers and the caller's loads (Qext, jforce) do work that is not counted here.
+
+Power balance (docs/formulation.md §13): along a solution
+
+    dE/dt = sum_k lambda_k zd_drv,k  +  P_nc,
+    P_nc  = sum_dampers (-Fd dL/dt) - sum_rot c zd^2 + jforce . zd + sum_i Qext_i . Z_i
+
+where lambda_k (data.drv_force) is the force that enforces the k-th driven coordinate (zero without
+driven coordinates: the scleronomic closure forces do no work) and Qext_i = {F; r x F} acts on the twist
+Z_i = {v; w} about the origin.
 """
 from __future__ import annotations
 
 from ..jit import njit
 
 from .dynamics import inertia_times
-from .force_elements import spring_compression_force
+from .force_elements import damper_tension, spring_compression_force
 from .kinematics import end_points
 
 
@@ -73,3 +82,31 @@ def mechanical_energy(model, data):
         dz = data.z[model.rsd_coord[e]] - model.rsd_z0[e]
         pot += 0.5 * model.rsd_k[e] * dz * dz
     return kin, pot
+
+
+@njit(cache=True)
+def drive_power(model, data):
+    """Power [W] of the prescriptions of the driven coordinates, sum_k drv_force_k drv_zd_k, at the last
+    evaluated state (after forward_dynamics)."""
+    p = 0.0
+    for k in range(model.ndrv):
+        p += data.drv_force[k] * data.zd[model.drv[k]]
+    return p
+
+
+@njit(cache=True)
+def nonconservative_power(model, data):
+    """Power [W] of the forces not in the mechanical energy at the last evaluated state: dampers of the
+    translational elements (-Fd dL/dt, from data.sd_vel) and of the rotational ones (-c zd^2), the caller's
+    joint forces (jforce . zd) and external wrenches (sum_i Qext_i . Z_i)."""
+    p = 0.0
+    for e in range(model.nsd):
+        p -= damper_tension(model, e, data.sd_vel[e]) * data.sd_vel[e]
+    for e in range(model.nrsd):
+        zd = data.zd[model.rsd_coord[e]]
+        p -= model.rsd_c[e] * zd * zd
+    for i in range(model.n):
+        p += data.jforce[i] * data.zd[i]
+        for k in range(6):
+            p += data.Qext[i, k] * data.Z[i, k]
+    return p

@@ -7,9 +7,18 @@
 
 ``MechanismSystem`` is the integrable system of a mechanism under constant joint forces (its passes are named
 on its model type, ``LoadedMechanism``; docs/integrators.md §1). See docs/formulation.md.
+
+Driven (prescribed) coordinates (docs/formulation.md §13) follow a motion given per coordinate as a
+polynomial in t plus sines, exact in s, s' and s'' (evaluated inside the compiled passes)::
+
+    mech = Mechanism.from_file("resources/mechanisms/macpherson_rack.json")
+    motion = {"rack.travel": {"sine": [[0.02, 6.0, 0.0]]}}          # s(t) = 0.02 sin(6 t) [m]
+    y0 = mech.assemble({"rack.travel": 0.0}, {"rack.travel": 0.12})  # s(0), s'(0)
+    t, out, y = integrate(MechanismSystem(mech, driven=motion), y0, t_end=1.0, h=1e-3)
 """
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 
 import numpy as np
@@ -19,7 +28,7 @@ from ..jit import njit
 from ..errors import ModelError, SimulationError
 from .constraints import eval_constraints, factor_dependent, solve_positions, velocity_transform
 from .dynamics import forward_dynamics
-from .energy import mechanical_energy
+from .energy import drive_power, mechanical_energy, nonconservative_power
 from .kinematics import forward_positions, forward_velocities
 from .model import make_data
 from .spec import MechanismSpec, load_mechanism_file, parse_mechanism
@@ -31,18 +40,33 @@ POSITION_MAXIT = 30
 PREFERRED_COND_FACTOR = 10.0   # keep the preferred independent coordinates while cond(Phi_z^d) <= this x the QR choice
 
 
-def choose_partition(phiz: np.ndarray, preferred: list[int] | None = None) -> np.ndarray:
+def choose_partition(phiz: np.ndarray, preferred: list[int] | None = None, driven=()) -> np.ndarray:
     """Independent coordinate indices for the constraint Jacobian ``phiz`` (m x n).
 
     Dependent coordinates are the first m pivot columns of a column-pivoted QR factorization
     (docs/formulation.md §8); columns listed in ``preferred`` are kept independent when the remaining
     columns give a Phi_z^d whose condition number is within PREFERRED_COND_FACTOR of the QR choice's
     (near a singular position of the preferred partition, e.g. a rocker at its extreme, it is dropped).
-    Raises ModelError for redundant closure equations.
+    The ``driven`` coordinates (prescribed, docs/formulation.md §13) are neither dependent nor
+    independent: the choice is made among the other columns. Raises ModelError for redundant closure
+    equations.
     """
     m, n = phiz.shape
+    driven = {int(j) for j in driven}
+    free = [j for j in range(n) if j not in driven]
     if m == 0:
-        return np.arange(n, dtype=np.int64)
+        return np.array(free, dtype=np.int64)
+    if driven:
+        # choose among the other columns; map the pivots back to coordinate indices
+        sv = np.linalg.svd(phiz, compute_uv=False)
+        rank = int(np.sum(sv > 1e-9 * max(sv[0], 1e-300)))
+        sub = phiz[:, free]
+        sv = np.linalg.svd(sub, compute_uv=False) if sub.size else np.zeros(1)
+        if rank == m and int(np.sum(sv > 1e-9 * max(sv[0], 1e-300))) < m:
+            raise ModelError(f"coordinates: driven: the driven coordinates lock the loops: the {m} closure equations do not determine "
+                             "the dependent coordinates from the other ones; prescribe fewer coordinates")
+        sub = choose_partition(sub, [free.index(j) for j in preferred or () if j in free] or None)
+        return np.array([free[k] for k in sub], dtype=np.int64)
     sv = np.linalg.svd(phiz, compute_uv=False)
     rank = int(np.sum(sv > 1e-9 * max(sv[0], 1e-300)))
     if rank < m:
@@ -69,19 +93,21 @@ class Mechanism:
         n = self.model.n
         names = self.info.coordinate_names
         self.preferred = [self.info.coordinate_index[c] for c in (spec.independent or ())]
-        if spec.independent is not None and len(self.preferred) != n - self.model.m:
+        drv = self.model.drv.tolist()
+        if spec.independent is not None and len(self.preferred) != self.model.ni:
+            driven = f" - {self.model.ndrv} driven" if self.model.ndrv else ""
             raise ModelError(f"{spec.source}: coordinates: independent: {len(self.preferred)} coordinates named, "
-                             f"the mechanism has {n - self.model.m} degrees of freedom "
-                             f"({n} coordinates - {self.model.m} closure equations)")
+                             f"the mechanism has {self.model.ni} degrees of freedom "
+                             f"({n} coordinates - {self.model.m} closure equations{driven})")
         # partition at the design configuration (z = 0)
-        self.data = make_data(self.model, np.arange(n - self.model.m))
+        self.data = make_data(self.model, [j for j in range(n) if j not in drv][:self.model.ni])
         forward_positions(self.model, self.data)
         eval_constraints(self.model, self.data, False)
         err = float(np.abs(self.data.phi).max()) if self.model.m else 0.0
         if err > 1e-6:
             raise ModelError(f"{spec.source}: the design configuration violates the loop closures by {err:.3g} "
                              "(m or m^2): joint points of cut joints and rod end points must be consistent")
-        self._set_partition(choose_partition(self.data.phiz.copy(), self.preferred))
+        self._set_partition(self._choose(spec.source))
         self.coordinate_names = names
 
     @classmethod
@@ -95,7 +121,13 @@ class Mechanism:
     # ---------------------------------------------------------------------------------------
     @property
     def n_dof(self) -> int:
-        return self.model.n - self.model.m
+        """Degrees of freedom = independent coordinates, n - m - ndrv."""
+        return self.model.ni
+
+    @property
+    def driven_names(self) -> tuple:
+        """Names of the driven (prescribed) coordinates, in the order of data.drv_z and data.drv_force."""
+        return tuple(self.coordinate_names[i] for i in self.model.drv)
 
     @property
     def independent_names(self) -> tuple:
@@ -113,12 +145,22 @@ class Mechanism:
         except KeyError:
             raise ModelError(f"{self.spec.source}: unknown body '{name}'") from None
 
+    def _choose(self, where: str) -> np.ndarray:
+        """choose_partition at the current Phi_z, its errors naming ``where``."""
+        try:
+            return choose_partition(self.data.phiz.copy(), self.preferred, self.model.drv.tolist())
+        except ModelError as e:
+            if not self.model.ndrv:
+                raise
+            raise ModelError(f"{where}: {e}") from None
+
     def _set_partition(self, indep: np.ndarray):
         """Use ``indep``; needs Phi_z current. Records the pivot ratio of the new Phi_z^d in
         data.stats[3], the reference of the re-partition trigger in :func:`state.set_state`."""
         n = self.model.n
         self.data.indep[:] = indep
-        self.data.dep[:] = np.array(sorted(set(range(n)) - set(indep.tolist())), dtype=np.int64)
+        self.data.dep[:] = np.array(sorted(set(range(n)) - set(indep.tolist()) - set(self.model.drv.tolist())),
+                                    dtype=np.int64)
         if self.model.m > 0:
             self.data.stats[3] = factor_dependent(self.model, self.data)
 
@@ -127,7 +169,7 @@ class Mechanism:
         st = set_state(self.model, self.data, y, POSITION_TOL, POSITION_MAXIT)
         if st < 0:
             raise SimulationError(f"{self.spec.name}: cannot re-partition, the state is not assemblable")
-        self._set_partition(choose_partition(self.data.phiz.copy(), self.preferred))
+        self._set_partition(self._choose(self.spec.name))
         return self.state()
 
     def state(self) -> np.ndarray:
@@ -138,7 +180,8 @@ class Mechanism:
         """Move from the current configuration to the given coordinate values by continuation.
 
         ``positions``/``velocities`` map coordinate names to values [m | rad, m/s | rad/s]; values of
-        independent coordinates are imposed, values of dependent ones are used as initial guesses.
+        independent and driven coordinates are imposed (the driven ones also become data.drv_z, drv_zd),
+        values of dependent ones are used as initial guesses.
         Defaults come from the file's ``coordinates.initial`` / ``initial_velocity``.
         Returns the consistent state y = [z^i, zd^i].
         """
@@ -149,7 +192,7 @@ class Mechanism:
         for name, v in positions.items():
             target[self.coordinate(name)] = float(v)
         start = d.z.copy()
-        indep = d.indep
+        indep = np.concatenate([d.indep, model.drv])      # imposed: independent and driven coordinates
         guess_dep = {self.coordinate(k) for k in positions} - set(indep.tolist())
         for i in guess_dep:
             d.z[i] = target[i]
@@ -167,16 +210,22 @@ class Mechanism:
                 nsteps, k = 2 * (nsteps - k), 0
                 continue
             k += 1
+        d.drv_z[:] = d.z[model.drv]
         for name, v in velocities.items():
             d.zd[self.coordinate(name)] = float(v)
+        d.drv_zd[:] = d.zd[model.drv]
         velocity_transform(model, d)
         forward_velocities(model, d)
         return self.state()
 
-    def derivatives(self, y: np.ndarray, t: float = 0.0) -> np.ndarray:
-        """dy/dt for the mechanism with no loads besides gravity and its force elements."""
+    def derivatives(self, y: np.ndarray, t: float = 0.0, driven: dict | None = None) -> np.ndarray:
+        """dy/dt for the mechanism with no loads besides gravity and its force elements.
+
+        Driven coordinates follow ``driven`` (see :meth:`loaded`) at time t [s]; without it they take the
+        values the caller wrote into data.drv_z, drv_zd, drv_zdd.
+        """
         ydot = np.zeros_like(y)
-        st = mechanism_rhs(t, np.asarray(y, dtype=float), self.loaded(), self.data, ydot)
+        st = mechanism_rhs(t, np.asarray(y, dtype=float), self.loaded(driven=driven), self.data, ydot)
         if st < 0:
             raise failure(self.spec.name, st, t)
         return ydot
@@ -185,10 +234,59 @@ class Mechanism:
         """(kinetic, potential) energy [J] at the last evaluated state."""
         return mechanical_energy(self.model, self.data)
 
-    def loaded(self, joint_forces: np.ndarray | None = None) -> "LoadedMechanism":
-        """The static description of this mechanism under constant joint forces [N or N m] (per coordinate)."""
+    def loaded(self, joint_forces: np.ndarray | None = None, driven: dict | None = None) -> "LoadedMechanism":
+        """The static description of this mechanism under constant joint forces [N or N m] (per coordinate)
+        and the motion of its driven coordinates.
+
+        ``driven`` maps every driven coordinate's name to its motion s(t) [m | rad, t in s]: a number (held
+        constant) or ``{"polynomial": [c0, c1, ...], "sine": [[amplitude, omega_rad_per_s, phase_rad], ...]}``,
+        s(t) = sum_p c_p t^p + sum_h A_h sin(omega_h t + phase_h) (either key optional), evaluated with its
+        exact derivatives at every evaluation. ``None``: the passes leave data.drv_z, drv_zd, drv_zdd as the
+        caller set them.
+        """
         jf = np.zeros(self.model.n) if joint_forces is None else np.asarray(joint_forces, dtype=float)
-        return LoadedMechanism(self.model, POSITION_TOL, POSITION_MAXIT, jf)
+        poly, sine = self._motion(driven)
+        return LoadedMechanism(self.model, POSITION_TOL, POSITION_MAXIT, jf, driven is not None, poly, sine)
+
+    def _motion(self, driven: dict | None):
+        """Coefficient arrays (ndrv, P) and (ndrv, H, 3) of the driven motion (see :meth:`loaded`)."""
+        ndrv, src = self.model.ndrv, self.spec.source
+        if driven is None:
+            return np.zeros((ndrv, 1)), np.zeros((ndrv, 0, 3))
+        if not isinstance(driven, dict):
+            raise ModelError(f"{src}: driven: must map driven coordinate names to motions, got {driven!r}")
+        names = self.driven_names
+        for name in driven:
+            if name not in names:
+                raise ModelError(f"{src}: driven: '{name}' is not a driven coordinate (driven: {list(names)})")
+        missing = [c for c in names if c not in driven]
+        if missing:
+            raise ModelError(f"{src}: driven: no motion given for the driven coordinate(s) {missing}")
+        polys, sines = [], []
+        for name in names:
+            mo = driven[name]
+            if isinstance(mo, (int, float)) and not isinstance(mo, bool):
+                mo = {"polynomial": [mo]}
+            if not isinstance(mo, dict) or set(mo) - {"polynomial", "sine"}:
+                raise ModelError(f"{src}: driven: '{name}': a motion is a number or "
+                                 "{'polynomial': [c0, c1, ...], 'sine': [[amplitude, omega, phase], ...]}")
+            try:
+                p = np.array(mo.get("polynomial", [0.0]), dtype=float).reshape(-1)
+                h = np.array(mo.get("sine", []), dtype=float).reshape(-1, 3)
+            except (TypeError, ValueError):
+                raise ModelError(f"{src}: driven: '{name}': 'polynomial' must list numbers and 'sine' "
+                                 "triples [amplitude, omega_rad_per_s, phase_rad]") from None
+            if not (np.all(np.isfinite(p)) and np.all(np.isfinite(h))):
+                raise ModelError(f"{src}: driven: '{name}': motion coefficients must be finite")
+            polys.append(p if p.size else np.zeros(1))
+            sines.append(h)
+        P = max(p.size for p in polys)
+        H = max(h.shape[0] for h in sines)
+        poly, sine = np.zeros((ndrv, P)), np.zeros((ndrv, H, 3))
+        for k in range(ndrv):
+            poly[k, :polys[k].size] = polys[k]
+            sine[k, :sines[k].shape[0]] = sines[k]
+        return poly, sine
 
 
 def failure(name: str, code: int, t: float) -> SimulationError:
@@ -199,14 +297,46 @@ def failure(name: str, code: int, t: float) -> SimulationError:
     return SimulationError(f"{name}: simulation stopped at t = {t:.6g} s: {reason}")
 
 
-LoadedMechanism = namedtuple("LoadedMechanism", ["mech", "position_tol", "position_maxit", "joint_forces"])
-"""A mechanism model with the tolerance and iteration limit of its position problem and constant joint forces."""
+LoadedMechanism = namedtuple("LoadedMechanism", ["mech", "position_tol", "position_maxit", "joint_forces",
+                                                 "drive_set", "drive_poly", "drive_sine"])
+"""A mechanism model with the tolerance and iteration limit of its position problem, constant joint forces and
+the motion of its driven coordinates (``drive_set``: the passes write it into data.drv_*; ``drive_poly``
+(ndrv, P) polynomial coefficients c_p of t^p, ``drive_sine`` (ndrv, H, 3) amplitude, angular frequency
+[rad/s], phase [rad]; :meth:`Mechanism.loaded`)."""
+
+
+@njit(cache=True)
+def drive_motion(loaded, t, data):
+    """data.drv_z, drv_zd, drv_zdd = s(t), s'(t), s''(t) with
+    s(t) = sum_p c_p t^p + sum_h A_h sin(omega_h t + phase_h) for every driven coordinate."""
+    poly, sine = loaded.drive_poly, loaded.drive_sine
+    P = poly.shape[1]
+    for k in range(poly.shape[0]):
+        s = 0.0
+        sd = 0.0
+        sdd = 0.0
+        for p in range(P - 1, -1, -1):      # Horner for s, s', s''
+            sdd = sdd * t + 2.0 * sd
+            sd = sd * t + s
+            s = s * t + poly[k, p]
+        for h in range(sine.shape[1]):
+            A, w, ph = sine[k, h, 0], sine[k, h, 1], sine[k, h, 2]
+            sn, cs = math.sin(w * t + ph), math.cos(w * t + ph)
+            s += A * sn
+            sd += A * w * cs
+            sdd -= A * w * w * sn
+        data.drv_z[k] = s
+        data.drv_zd[k] = sd
+        data.drv_zdd[k] = sdd
 
 
 @njit(cache=True)
 def mechanism_rhs(t, y, loaded, data, ydot):
-    """dy/dt = [zd^i, zdd^i] for a mechanism loaded by constant joint forces ``loaded.joint_forces``."""
+    """dy/dt = [zd^i, zdd^i] for a mechanism loaded by constant joint forces ``loaded.joint_forces``, its
+    driven coordinates following ``loaded``'s motion at t (if ``loaded.drive_set``)."""
     model = loaded.mech
+    if loaded.drive_set:
+        drive_motion(loaded, t, data)
     st = set_state(model, data, y, loaded.position_tol, loaded.position_maxit)
     if st < 0:
         return st
@@ -215,7 +345,7 @@ def mechanism_rhs(t, y, loaded, data, ydot):
         data.jforce[i] = loaded.joint_forces[i]
     if not forward_dynamics(model, data):
         return STATUS_MASS_NOT_PD
-    ni = model.n - model.m
+    ni = model.ni
     for k in range(ni):
         ydot[k] = y[ni + k]
         ydot[ni + k] = data.zddi[k]
@@ -224,7 +354,9 @@ def mechanism_rhs(t, y, loaded, data, ydot):
 
 @njit(cache=True)
 def mechanism_record(t, y, loaded, data, row):
-    """Output row: z (n), zd (n), zdd (n), kinetic, potential [J], max|Phi|, max|Phi_z zd|."""
+    """Output row: z (n), zd (n), zdd (n), kinetic, potential [J], max|Phi|, max|Phi_z zd|, the driving
+    forces (ndrv) [N | N m], the drive power and the non-conservative power [W] (energy.drive_power,
+    energy.nonconservative_power)."""
     model = loaded.mech
     n = model.n
     for i in range(n):
@@ -244,6 +376,10 @@ def mechanism_record(t, y, loaded, data, row):
         verr = max(verr, abs(s))
     row[3 * n + 2] = perr
     row[3 * n + 3] = verr
+    for k in range(model.ndrv):
+        row[3 * n + 4 + k] = data.drv_force[k]
+    row[3 * n + 4 + model.ndrv] = drive_power(model, data)
+    row[3 * n + 5 + model.ndrv] = nonconservative_power(model, data)
 
 
 # A LoadedMechanism names its passes for integrators (resolved from the model's type at compile time).
@@ -252,23 +388,29 @@ LoadedMechanism.record = staticmethod(mechanism_record)
 
 
 class MechanismSystem:
-    """:class:`~fmu_vehicle.integrators.OdeSystem` of a mechanism under constant joint forces."""
+    """:class:`~fmu_vehicle.integrators.OdeSystem` of a mechanism under constant joint forces; a mechanism
+    with driven coordinates needs their motion ``driven`` (see :meth:`Mechanism.loaded`)."""
 
     # staticmethod: read from an instance, a plain class attribute would be bound to it and get the
     # system as an extra first argument in Python-level calls (scipy reference, NUMBA_DISABLE_JIT=1)
     rhs = staticmethod(mechanism_rhs)
     record = staticmethod(mechanism_record)
 
-    def __init__(self, mech: Mechanism, joint_forces: dict | None = None):
+    def __init__(self, mech: Mechanism, joint_forces: dict | None = None, driven: dict | None = None):
         self.mech = mech
         jf = np.zeros(mech.model.n)
         for name, v in (joint_forces or {}).items():
             jf[mech.coordinate(name)] = v
-        self.model = mech.loaded(jf)
+        if mech.model.ndrv and driven is None:
+            raise ModelError(f"{mech.spec.source}: driven: the mechanism has driven coordinates "
+                             f"{list(mech.driven_names)}: give their motion (MechanismSystem(mech, driven={{...}}))")
+        self.model = mech.loaded(jf, driven)
         self.data = mech.data
         c = mech.coordinate_names
         self.output_names = (tuple(f"z.{x}" for x in c) + tuple(f"zd.{x}" for x in c) + tuple(f"zdd.{x}" for x in c)
-                             + ("energy.kinetic", "energy.potential", "residual.position", "residual.velocity"))
+                             + ("energy.kinetic", "energy.potential", "residual.position", "residual.velocity")
+                             + tuple(f"drive_force.{x}" for x in mech.driven_names)
+                             + ("power.drive", "power.nonconservative"))
 
     def reparameterize(self, y):
         return self.mech.repartition(y)

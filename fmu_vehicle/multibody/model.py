@@ -6,6 +6,8 @@ mutate ``data`` only, and allocate nothing (Pinocchio's Model/Data split, MuJoCo
 
 Indexing: tree bodies ``0..n-1`` in topological order (parent index < child index), one 1-DOF joint
 each (its input joint), so there are ``n`` relative coordinates ``z``. Index ``-1`` is the ground.
+The coordinates split into ``m`` dependent, ``ni`` independent and ``ndrv`` driven (prescribed as
+functions of time, docs/formulation.md §13) ones: ``n = m + ni + ndrv``.
 Body frames coincide with the global frame at the design configuration (``z = 0``), so body-fixed
 points, axes and inertias are stored in design (global) coordinates. Notation follows
 docs/formulation.md §1: 6-vectors are [translational; rotational] about the global origin.
@@ -22,6 +24,9 @@ JOINT_PRISMATIC = 1
 MODEL_FIELDS = (
     "n",            # number of tree bodies = relative coordinates
     "m",            # number of loop-closure equations (3 per cut spherical joint + 1 per rod)
+    "ndrv",         # number of driven (prescribed, rheonomic) coordinates z_drv = s(t)
+    "drv",          # (ndrv,) int64 coordinate index of each driven coordinate, in the file's order
+    "ni",           # number of independent coordinates (degrees of freedom) = n - m - ndrv
     "parent",       # (n,) int64 parent body index, -1 = ground
     "jtype",        # (n,) int64 JOINT_REVOLUTE | JOINT_PRISMATIC
     "axis0",        # (n,3) joint axis, design coordinates (unit)
@@ -77,13 +82,20 @@ DATA_FIELDS = (
     "M", "f",                  # (n,n) open-loop mass matrix (rods included), (n,) forces
     "Qext",                    # (n,6) external wrenches {F; r x F} about the origin, set by the caller
     "jforce",                  # (n,) generalized joint forces/torques, set by the caller
+    "drv_z", "drv_zd", "drv_zdd",   # (ndrv,) prescribed positions [m | rad], velocities, accelerations of
+                               # the driven coordinates, set by the caller before state.set_state
+    "drv_force",               # (ndrv,) generalized force the prescription applies along each driven
+                               # coordinate [N | N m] (actuator force), from dynamics.forward_dynamics
     "phi", "phiz", "gam",      # (m,), (m,n), (m,) constraints, Jacobian, dPhi_z/dt * zd
     "indep", "dep",            # (ni,), (m,) int64 coordinate partition
     "lu", "piv",               # (m,m), (m,) LU factors of Phi_z^d, rows model.lu_row, columns lu_dep (only the
                                # diagonal blocks model.lu_beg/lu_end are used)
     "lu_dep",                  # (m,) int64 dependent coordinate of each LU column (dep ordered group by group)
     "group_fill",              # (ngroup,) int64 work
-    "Rz", "S",                 # (n,ni), (n,) second velocity transformation and dR_z/dt * zd_i
+    "Rz", "S",                 # (n,ni), (n,) second velocity transformation and dR_z/dt * zd_i (plus the
+                               # driven terms: S|_drv = zdd_drv, docs/formulation.md §13)
+    "Rdrv",                    # (n,ndrv) velocity transformation of the driven coordinates: zd = R_z zd^i
+                               # + R_drv zd_drv, R_drv|_drv = I, R_drv|_d = -(Phi_z^d)^-1 Phi_z^drv, R_drv|_i = 0
     "Mr", "fr", "zddi",        # (ni,ni), (ni,), (ni,) reduced system and independent accelerations
     "Ga", "Gb",                # (3,n) work: point Jacobians
     "sd_len", "sd_vel", "sd_force",   # (nsd,) element length [m], rate [m/s], tension [N] (+ pulls ends together)
@@ -93,18 +105,23 @@ DATA_FIELDS = (
                                # accelerations [m/s^2] (rows ra, rb, va, vb, a0a, a0b), set by acceleration_bias
     "Kp",                      # (npair,6,6) rod coupling per body pair: sum of b C(r_a)^T C(r_b) [kg, kg m, kg m^2]
     "rz_rows", "rz_nrows",     # (ni,n), (ni,) int64: rows of the non-zero entries of each column of R_z
+    "rdrv_rows", "rdrv_nrows", # (ndrv,n), (ndrv,) int64: the same for R_drv
 )
 MultibodyData = namedtuple("MultibodyData", DATA_FIELDS)
 
 
 def make_data(model: MultibodyModel, indep: np.ndarray) -> MultibodyData:
-    """Allocate the workspace for ``model`` with the independent coordinates ``indep``."""
-    n, m = model.n, model.m
+    """Allocate the workspace for ``model`` with the independent coordinates ``indep`` (none of them driven;
+    the dependent ones are the rest)."""
+    n, m, ndrv = model.n, model.m, model.ndrv
     indep = np.asarray(indep, dtype=np.int64)
     ni = indep.size
-    if ni != n - m:
-        raise ValueError(f"{ni} independent coordinates given, the model has {n} coordinates and {m} constraints")
-    dep = np.array(sorted(set(range(n)) - set(indep.tolist())), dtype=np.int64)
+    if ni != model.ni:
+        raise ValueError(f"{ni} independent coordinates given, the model has {n} coordinates, {m} constraints "
+                         f"and {ndrv} driven coordinates")
+    if set(indep.tolist()) & set(model.drv.tolist()):
+        raise ValueError("a driven coordinate cannot be independent")
+    dep = np.array(sorted(set(range(n)) - set(indep.tolist()) - set(model.drv.tolist())), dtype=np.int64)
     z, zi = np.zeros, (lambda shape: np.zeros(shape, dtype=np.int64))
     A = np.zeros((n, 3, 3))
     A[:] = np.eye(3)
@@ -112,8 +129,9 @@ def make_data(model: MultibodyModel, indep: np.ndarray) -> MultibodyData:
         z=z(n), zd=z(n), zdd=z(n), A=A, o=z((n, 3)), u=z((n, 3)), r=z((n, 3)), b=z((n, 6)), g=z((n, 3)),
         gd=z((n, 3)), Z=z((n, 6)), Zd0=z((n, 6)), Zd=z((n, 6)), Ibar=z((n, 10)), Qbar=z((n, 6)), Pbar=z((n, 6)),
         IS=z((n, 10)), QS=z((n, 6)), PS=z((n, 6)), M=z((n, n)), f=z(n), Qext=z((n, 6)), jforce=z(n),
+        drv_z=z(ndrv), drv_zd=z(ndrv), drv_zdd=z(ndrv), drv_force=z(ndrv),
         phi=z(m), phiz=z((m, n)), gam=z(m), indep=indep.copy(), dep=dep, lu=z((m, m)), piv=zi(m), lu_dep=zi(m),
-        group_fill=zi(model.ngroup), Rz=z((n, ni)), S=z(n), Mr=z((ni, ni)), fr=z(ni), zddi=z(ni),
+        group_fill=zi(model.ngroup), Rz=z((n, ni)), S=z(n), Rdrv=z((n, ndrv)), Mr=z((ni, ni)), fr=z(ni), zddi=z(ni),
         Ga=z((3, n)), Gb=z((3, n)), sd_len=z(model.nsd), sd_vel=z(model.nsd), sd_force=z(model.nsd), stats=z(4),
         tmp=z((16, 3)), tmp6=z((4, 6)), wm=z(m), rod_kin=z((model.nrod, 6, 3)), Kp=z((model.npair, 6, 6)),
-        rz_rows=zi((ni, n)), rz_nrows=zi(ni))
+        rz_rows=zi((ni, n)), rz_nrows=zi(ni), rdrv_rows=zi((ndrv, n)), rdrv_nrows=zi(ndrv))

@@ -25,7 +25,12 @@ Top-level keys::
                       rebound_stop {clearance_m, stiffness_N_per_m}}
                      {name, type: rotational_spring_damper, coordinate, stiffness_N_m_per_rad,
                       damping_N_m_s_per_rad, free_angle_rad (default 0)}]
-    coordinates: {independent: [names], initial: {name: value}, initial_velocity: {name: value}}
+    coordinates: {independent: [names], driven: [names] (optional), initial: {name: value},
+                  initial_velocity: {name: value}}
+
+A driven coordinate is prescribed as a function of time, z_k = s(t) (a rheonomic constraint, e.g. a
+steering rack's travel set by the steering input; docs/formulation.md §13): it is neither independent
+nor dependent, and the engine computes the generalized force that enforces it.
 
 Conventions of the translational element: deflection x = L_design - L (compression positive);
 the spring pushes the end points apart with force ``preload + k x`` (or ``table(x)``); the damper
@@ -127,6 +132,7 @@ class MechanismSpec:
     initial: dict = field(default_factory=dict)
     initial_velocity: dict = field(default_factory=dict)
     description: str = ""
+    driven: tuple = ()           # names of the driven (prescribed) coordinates, in the file's order
 
 
 # ----------------------------------------------------------------------------------------------
@@ -455,6 +461,17 @@ def parse_mechanism(data: dict, source: str = "<mechanism>") -> MechanismSpec:
         if len(set(indep)) != len(indep):
             ctx.fail("coordinates: independent", "a coordinate is listed twice")
         indep = tuple(indep)
+    driven = ctx.get(coords, "driven", "coordinates", [])
+    if not isinstance(driven, list) or not all(isinstance(s, str) for s in driven):
+        ctx.fail("coordinates", "field 'driven' must be a list of coordinate names")
+    for s in driven:
+        if s not in cnames:
+            ctx.fail("coordinates: driven", f"unknown coordinate '{s}' (a driven name must be a joint coordinate)")
+        if indep is not None and s in indep:
+            ctx.fail("coordinates: driven", f"coordinate '{s}' is also listed as independent; a driven coordinate "
+                     "is prescribed, not a degree of freedom")
+    if len(set(driven)) != len(driven):
+        ctx.fail("coordinates: driven", "a coordinate is listed twice")
     init = {}
     for key in ("initial", "initial_velocity"):
         vals = ctx.get(coords, key, "coordinates", {})
@@ -466,7 +483,8 @@ def parse_mechanism(data: dict, source: str = "<mechanism>") -> MechanismSpec:
             ctx.number(vals, s, f"coordinates: {key}")
         init[key] = {k: float(v) for k, v in vals.items()}
     return MechanismSpec(name, source, g, tuple(bodies), tuple(joints), tuple(rods), tuple(sds), tuple(rsds),
-                         indep, init["initial"], init["initial_velocity"], data.get("description", ""))
+                         indep, init["initial"], init["initial_velocity"], data.get("description", ""),
+                         tuple(driven))
 
 
 def load_mechanism_file(path) -> MechanismSpec:

@@ -11,6 +11,8 @@ Steps (the analogue of Drake's LinkJointGraph -> SpanningForest):
    auxiliary bodies (docs/formulation.md §2); bodies are numbered in topological order.
 3. Removed rods / fork arms become distance constraints with consistent end-point mass coefficients
    (docs/formulation.md §6): a = m - 2 m xi + c, b = m xi - c, c = J_t / l^2 + m xi^2.
+4. Driven coordinates (docs/formulation.md §13) become indices ``drv``; ``ni = n - m - ndrv`` independent
+   coordinates remain.
 """
 from __future__ import annotations
 
@@ -236,8 +238,15 @@ def compile_mechanism(spec: MechanismSpec) -> tuple[MultibodyModel, TreeInfo]:
     for i in range(n):
         path[i, :depth[i]] = np.flatnonzero(on_path[i])
 
+    cut_coords = {c: j.name for j in cuts for c in j.coordinate_names}
+    for c in spec.driven:
+        if c in cut_coords:
+            raise ModelError(f"{src}: coordinates: driven: '{c}' is a coordinate of the cut joint '{cut_coords[c]}', "
+                             "which has no coordinates of its own; prescribe a coordinate of a tree joint")
+    drv = np.array([coord_index[c] for c in spec.driven], dtype=np.int64)
+    m = 3 * len(sph) + len(rods)
     model = MultibodyModel(
-        n=n, m=3 * len(sph) + len(rods), parent=parent, jtype=np.array(jtype, dtype=np.int64),
+        n=n, m=m, ndrv=len(drv), drv=drv, ni=n - m - len(drv), parent=parent, jtype=np.array(jtype, dtype=np.int64),
         axis0=arr(axis0, (n, 3)), point0=arr(point0, (n, 3)), mass=arr(mass, (n,)), com0=arr(com0, (n, 3)),
         inertia0=arr(inertia0, (n, 3, 3)), on_path=on_path, path=path, depth=depth, loop_cols=loop_cols,
         loop_ncols=loop_ncols, ngroup=len(group_beg) - 1, group_beg=group_beg, coord_group=coord_group,
@@ -273,4 +282,7 @@ def compile_mechanism(spec: MechanismSpec) -> tuple[MultibodyModel, TreeInfo]:
                     tuple(s.name for s in sds), tuple(r.name for r in rsds))
     if model.m >= n:
         raise ModelError(f"{src}: {model.m} loop-closure equations for {n} coordinates: the mechanism cannot move")
+    if model.ni < 0:
+        raise ModelError(f"{src}: coordinates: driven: {model.ndrv} driven coordinates, but {n} coordinates - "
+                         f"{model.m} closure equations leave only {n - model.m} to prescribe")
     return model, info

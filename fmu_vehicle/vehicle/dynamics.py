@@ -150,7 +150,7 @@ def vehicle_rhs(t, y, model, data, ydot):
     st = set_state(mech, d, y, model.position_tol, model.position_maxit)
     if st < 0:
         return st
-    ni = mech.n - mech.m
+    ni = mech.ni
     clear_loads(d)
     wheel_loads(model, data, y, ydot, ni)
     if not forward_dynamics(mech, d):
@@ -211,7 +211,7 @@ def vehicle_record(t, y, model, data, row):
     q = data.quantities
     chassis_quantities(model, data, q)
     Ac, oc = d.A[model.chassis], d.o[model.chassis]
-    ni = mech.n - mech.m
+    ni = mech.ni
     nw = model.w_body.shape[0]
     for w in range(nw):
         wheel_kinematics(model, data, w)

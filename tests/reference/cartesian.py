@@ -11,6 +11,12 @@ Joints are Cartesian constraints between the two bodies, differentiated twice, C
     spherical   3 rows: point coincidence;   universal 4 rows: point + axis1 (parent) . axis2 (child) = 0
     planar      3 rows: rotation axis n (parent) perpendicular to v1, v2 (child) + (r_c - r_p) . n = 0
     free        0 rows;   distance (massless rod) 1 row: |r_a - r_b|^2 = l^2
+    driven coordinate z_k = s(t) of a revolute or prismatic joint (rheonomic) 1 row, its relative coordinate
+    differentiated twice with the exact s'' on the right-hand side:
+        revolute   d2 theta/dt2 = (dw_c - dw_p) . u + (w_c - w_p) . (w_p x u) = s''       (u fixed in the parent)
+        prismatic  d2/dt2 ((r_c - r_p) . u) = s''      (r_p, r_c the joint point on parent and child)
+    Its multiplier is the generalized force [N | N m] the prescription applies along z_k (its row is the
+    Jacobian of dz_k/dt, so the constraint force C^T lambda has virtual power lambda dz_k).
 A removed rod with mass becomes a thin rigid body (CoM at its fraction, J = J_t (I - e e^T)) with
 spherical joints at both ends and one extra row dw.e = 0 that fixes its (dynamically decoupled) spin.
 The KKT system  [[M, C^T], [C, 0]] {x; -lambda} = {Q; c}  is solved densely.
@@ -175,8 +181,8 @@ class _Rows:
         bias = v @ np.cross(p.w, up) + u @ np.cross(c.w, vc) + 2.0 * up @ vc
         self.add({p.name: np.r_[np.zeros(3), np.cross(u, v)], c.name: np.r_[np.zeros(3), np.cross(v, u)]}, bias)
 
-    def slide(self, p: Body, rp, c: Body, rc, v):
-        """d2/dt2 ((r_c - r_p) . v) = 0 for v fixed in p, r_p on p, r_c on c."""
+    def slide(self, p: Body, rp, c: Body, rc, v, rhs=0.0):
+        """d2/dt2 ((r_c - r_p) . v) = rhs for v fixed in p, r_p on p, r_c on c."""
         d = rc - rp
         dd = c.velocity(rc) - p.velocity(rp)
         Lc, bc = _point_acc(c, rc)
@@ -184,7 +190,12 @@ class _Rows:
         vd = np.cross(p.w, v)
         coef_p = -(v @ Lp) + np.r_[np.zeros(3), np.cross(v, d)]
         bias = v @ (bc - bp) + 2.0 * dd @ vd + d @ np.cross(p.w, vd)
-        self.add({c.name: v @ Lc, p.name: coef_p}, bias)
+        self.add({c.name: v @ Lc, p.name: coef_p}, bias - rhs)
+
+    def relative_angle(self, p: Body, c: Body, u, rhs):
+        """d2/dt2 of the angle of c relative to p about u (fixed in p and c) = rhs."""
+        e = np.r_[np.zeros(3), u]
+        self.add({c.name: e, p.name: -e}, (c.w - p.w) @ np.cross(p.w, u) - rhs)
 
     def same_rotation(self, p: Body, c: Body):
         for k in range(3):
@@ -281,6 +292,17 @@ def _generalized_force(Q, j, p: Body, c: Body, axes, k, tau):
         apply(vec)
 
 
+def _driven_row(rows: _Rows, j, p: Body, c: Body, axes, sdd):
+    """The row of a driven coordinate of the 1-DOF joint j: its second derivative equals sdd."""
+    if j.type == "prismatic":
+        X = j.point_m
+        rows.slide(p, p.point(X), c, c.point(X), axes[0], sdd)
+    elif j.type == "revolute":
+        rows.relative_angle(p, c, axes[0], sdd)
+    else:
+        raise NotImplementedError(f"reference: driven coordinate of a {j.type} joint ('{j.name}')")
+
+
 @dataclass
 class Solution:
     bodies: dict          # name -> Body (state used)
@@ -288,14 +310,19 @@ class Solution:
     multipliers: np.ndarray
     constraint_rank: int
     n_rows: int
+    driven_forces: dict   # driven coordinate name -> multiplier of its row [N | N m]
 
 
-def solve(spec, z: dict, zd: dict, cut_joints=(), joint_forces: dict | None = None, external=None) -> Solution:
+def solve(spec, z: dict, zd: dict, cut_joints=(), joint_forces: dict | None = None, external=None,
+          driven: dict | None = None) -> Solution:
     """Body accelerations of the mechanism ``spec`` at the state (z, zd) (coordinate name -> value).
 
     ``cut_joints`` names the joints that are not in the spanning tree (their pose follows from the
     tree); ``joint_forces`` maps coordinate names to generalized forces [N | N m]; ``external(bodies)``
-    returns further loads as (body name, point [m] or None, force [N] or None, torque [N m] or None).
+    returns further loads as (body name, point [m] or None, force [N] or None, torque [N m] or None);
+    ``driven`` maps prescribed coordinates (of revolute or prismatic tree joints) to their prescribed
+    accelerations s'' [m/s^2 | rad/s^2], each adding a rheonomic row whose multiplier is returned in
+    ``Solution.driven_forces``.
     """
     cut = set(cut_joints)
     tree = [j for j in spec.joints if j.name not in cut]
@@ -323,6 +350,12 @@ def solve(spec, z: dict, zd: dict, cut_joints=(), joint_forces: dict | None = No
             rows.spin_lock(body, (rb - ra) / np.linalg.norm(rb - ra))
         else:
             rows.distance(a, ra, b, rb)
+    by_coord = {c: (j, k) for j in tree for k, c in enumerate(j.coordinate_names)}
+    driven_rows = {}
+    for cname, sdd in (driven or {}).items():
+        j, _ = by_coord[cname]
+        driven_rows[cname] = len(rows.rows)
+        _driven_row(rows, j, bodies[j.parent], bodies[j.child], axes[j.name], sdd)
 
     # loads
     Q = {n: np.zeros(6) for n in names}
@@ -345,7 +378,6 @@ def solve(spec, z: dict, zd: dict, cut_joints=(), joint_forces: dict | None = No
     for rs in spec.rotational_spring_dampers:
         gen[rs.coordinate] = gen.get(rs.coordinate, 0.0) - rs.stiffness_N_m_per_rad * (
             z[rs.coordinate] - rs.free_angle_rad) - rs.damping_N_m_s_per_rad * zd[rs.coordinate]
-    by_coord = {c: (j, k) for j in tree for k, c in enumerate(j.coordinate_names)}
     for cname, tau in gen.items():
         j, k = by_coord[cname]
         _generalized_force(Q, j, bodies[j.parent], bodies[j.child], axes[j.name], k, tau)
@@ -378,15 +410,17 @@ def solve(spec, z: dict, zd: dict, cut_joints=(), joint_forces: dict | None = No
     sol = np.linalg.solve(K, np.r_[rhs_q, c])
     x = sol[:6 * nb]
     acc = {n: (x[6 * i:6 * i + 3].copy(), x[6 * i + 3:6 * i + 6].copy()) for n, i in index.items()}
-    return Solution(bodies, acc, -sol[6 * nb:], rank, nr)
+    lam = -sol[6 * nb:]
+    return Solution(bodies, acc, lam, rank, nr, {c: float(lam[r]) for c, r in driven_rows.items()})
 
 
-def solve_mechanism(mech, joint_forces: dict | None = None, external=None) -> Solution:
-    """:func:`solve` at the state held in ``mech.data`` (after ``mech.derivatives``)."""
+def solve_mechanism(mech, joint_forces: dict | None = None, external=None, driven: dict | None = None) -> Solution:
+    """:func:`solve` at the state held in ``mech.data`` (after ``mech.derivatives``); ``driven`` as in
+    :func:`solve` (the prescribed accelerations, given by the caller, not read from the engine)."""
     names = mech.info.coordinate_names
     z = {c: float(mech.data.z[i]) for i, c in enumerate(names)}
     zd = {c: float(mech.data.zd[i]) for i, c in enumerate(names)}
-    return solve(mech.spec, z, zd, mech.info.cut_joints, joint_forces, external)
+    return solve(mech.spec, z, zd, mech.info.cut_joints, joint_forces, external, driven)
 
 
 def engine_accelerations(mech) -> dict:
