@@ -116,10 +116,9 @@ def plot_lane_change(path: str | os.PathLike, t, x, y, yaw, ay, kpis: dict, vehi
     ax0.set_ylabel("y [m]")
     ax0.set_xlim(-10.0, track.end_x + 10.0)
     ax0.legend(fontsize=7, loc="lower right")
-    ax0.text(0.01, 0.97, f"gates passed {kpis['gates_passed']}/{kpis['gates_total']}, cones hit "
+    summary = (f"gates passed {kpis['gates_passed']}/{kpis['gates_total']}, cones hit "
              f"{kpis['cones_hit']}, max path error {kpis['max_path_error_m']:.3f} m, peak |a_y| "
-             f"{kpis['peak_ay_m_s2']:.2f} m/s^2, peak |r| {math.degrees(kpis['peak_yaw_rate_rad_s']):.1f} deg/s",
-             transform=ax0.transAxes, va="top", fontsize=8)
+             f"{kpis['peak_ay_m_s2']:.2f} m/s^2, peak |r| {math.degrees(kpis['peak_yaw_rate_rad_s']):.1f} deg/s")
     ax1.plot(x, ay, lw=1.0)
     ax1.axhline(G, c="k", ls=":", lw=0.6)
     ax1.axhline(-G, c="k", ls=":", lw=0.6)
@@ -131,7 +130,7 @@ def plot_lane_change(path: str | os.PathLike, t, x, y, yaw, ay, kpis: dict, vehi
         ax.grid(True, alpha=0.3)
         for gate in track.gates:
             ax.axvspan(gate.x_start, gate.x_end, color="tab:orange", alpha=0.05)
-    fig.suptitle(title)
+    fig.suptitle(f"{title}\n{summary}", fontsize=10)
     return save_figure(fig, path)
 
 
