@@ -13,7 +13,7 @@ from fmu_vehicle.errors import ModelError
 from fmu_vehicle.manoeuvres import plots
 from fmu_vehicle.manoeuvres.kinematics import kinematics_table
 from fmu_vehicle.manoeuvres.lane_change import iso3888_1_layout, lane_change_kpis
-from fmu_vehicle.manoeuvres.single_track import G, SingleTrack, closed_loop, simulate
+from fmu_vehicle.manoeuvres.single_track import SingleTrack, closed_loop, simulate
 from fmu_vehicle.manoeuvres.steady_state import ConstantRadiusRun, understeer_gradient
 from fmu_vehicle.manoeuvres.step_steer import step_steer_metrics, step_steer_profile
 

@@ -90,7 +90,7 @@ def nearest_segment(px, py, xs, ys, hint, closed):
 
 
 @njit(allocates=True)
-def project_run(px, py, xs, ys, ss, hs, closed):
+def project_run(px, py, xs, ys, ss, closed):
     """Arc length s [m], signed lateral error e [m] (+ = left) and segment index of each point of a run
     (arrays px, py), each query starting from the previous answer."""
     n = px.size
@@ -203,7 +203,7 @@ class Path:
             raise ModelError(f"{self.name}: x and y of a run must be 1-D arrays of one length")
         if px.size == 0:
             return np.zeros(0), np.zeros(0)
-        return project_run(px, py, self.x, self.y, self.s, self.heading, self.closed)
+        return project_run(px, py, self.x, self.y, self.s, self.closed)
 
     def __repr__(self) -> str:
         return f"Path({self.name!r}, {self.x.size} points, length {self.length:.1f} m{', closed' if self.closed else ''})"

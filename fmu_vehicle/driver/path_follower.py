@@ -8,7 +8,7 @@ lateral error, psi_e = yaw - psi_path(s0) the heading error, v = max(vx, 1 m/s))
     e_p   = e + l_p sin(psi_e)                 lateral error predicted at the preview point, going straight
     k_ff  = kappa_path(s0 + feedforward_preview_time_s v)                    path curvature ahead [1/m]
     k     = k_ff - 2 e_p / l_p^2                                             curvature demand [1/m]
-    delta = atan(L k) + EG_d v^2 k_ff - k_i integral(e dt)                   road-wheel angle [rad]
+    delta = atan(L k) + EG_d v^2 k_ff + k_r (v k - r) - k_i integral(e dt)   road-wheel angle [rad]
     delta_sw = i_s delta, limited in rate and angle
 
 The feedback term is the pure-pursuit law (Coulter, R. C. (1992), "Implementation of the Pure Pursuit Path
@@ -19,7 +19,9 @@ path it gives d^2e/ds^2 + (2 / l_p) de/ds + (2 / l_p^2) e = 0: a second-order er
 distance travelled with damping ratio 1/sqrt(2) and natural "wavelength" 2 pi l_p / sqrt(2). Predicting the
 error at one preview point is the single-point preview idea of MacAdam, C. C. (1981), "Application of an
 optimal preview control for simulation of closed-loop automobile driving", IEEE Trans. Systems, Man, and
-Cybernetics 11(6), 393-399. EG_d is the driver's estimate of the understeer gradient
+Cybernetics 11(6), 393-399. k_r (``yaw_rate_gain_s``) feeds back the yaw-rate error, r measured as the
+change of yaw between calls over the elapsed time: it makes up most of the understeer the kinematic law does
+not know. EG_d is the driver's estimate of the understeer gradient
 (``understeer_gradient_rad_per_m_s2``, 0 by default); the slow integral of the lateral error removes the
 steady-state offset that an unknown understeer gradient and the body slip angle leave on a curve (it stops
 integrating while the steering is at a limit).
@@ -152,6 +154,8 @@ class PathFollower:
         self._lat_integral = 0.0
         self._speed_integral = 0.0
         self._hold_speed = None
+        self._yaw = 0.0
+        self._r = 0.0
         self.last: dict = {}
 
     def target_speed(self, t: float) -> tuple[float, float]:
@@ -184,8 +188,11 @@ class PathFollower:
         e_p = foot.lateral_error + l_p * math.sin(psi_e)
         k_ff = self.path.at(foot.s + p.feedforward_preview_time_s * v)[3]
         k = k_ff - 2.0 * e_p / (l_p * l_p)
-        r_meas = v * k if first or dt <= 0.0 else math.remainder(yaw - self._yaw, 2.0 * math.pi) / dt
-        if not first and dt <= 0.0:
+        if first:
+            r_meas = v * k                 # no yaw history yet: no yaw-rate feedback
+        elif dt > 0.0:
+            r_meas = math.remainder(yaw - self._yaw, 2.0 * math.pi) / dt
+        else:
             r_meas = self._r
         self._yaw, self._r = yaw, r_meas
         delta = (math.atan(p.wheelbase_m * k) + p.understeer_gradient_rad_per_m_s2 * v * v * k_ff
