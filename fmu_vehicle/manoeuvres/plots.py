@@ -1,0 +1,159 @@
+"""One figure per manoeuvre: ISO 7401 step steer, ISO 4138 constant radius, ISO 3888-1 double lane change
+and the suspension kinematics sweep. Drawn on matplotlib's Agg canvas and written atomically through
+``fmu_vehicle.plotting`` (the format follows the file suffix). Units are on every axis; the KPIs and the
+standards' limits are drawn and written into the figure. Described in docs/handling.md §10.
+"""
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+
+from fmu_vehicle.plotting import new_figure, save_figure
+
+from .lane_change import DoubleLaneChange, body_corners, iso3888_1_layout
+from .steady_state import G, LINEAR_AY_MAX_M_S2, LINEAR_AY_MIN_M_S2
+
+
+def _ms(value: float) -> str:
+    return "n/a" if not math.isfinite(value) else f"{value:.3f} s"
+
+
+def plot_step_steer(path: str | os.PathLike, t, steering_wheel_angle, yaw_rate, ay, metrics: dict, *,
+                    title: str = "ISO 7401 step steer") -> Path:
+    """Steering-wheel angle, yaw rate and lateral acceleration against time, with t50, the steady-state
+    levels, the 90 % levels, the response and peak response times (``metrics`` of
+    :func:`fmu_vehicle.manoeuvres.step_steer.step_steer_metrics`)."""
+    t = np.asarray(t, dtype=float)
+    fig = new_figure(8.0, 7.0)
+    axes = fig.subplots(3, 1, sharex=True)
+    t50 = metrics["t50_s"]
+    axes[0].plot(t, np.degrees(steering_wheel_angle), lw=1.2)
+    axes[0].axhline(math.degrees(metrics["steering_wheel_angle_rad"]), ls=":", c="k", lw=0.8)
+    axes[0].set_ylabel("steering-wheel angle [deg]")
+    for ax, key, values, scale, unit, label in (
+            (axes[1], "yaw_rate", yaw_rate, math.degrees(1.0), "deg/s", "yaw rate"),
+            (axes[2], "ay", ay, 1.0, "m/s^2", "lateral acceleration")):
+        m = metrics[key]
+        ax.plot(t, np.asarray(values) * scale, lw=1.2)
+        ax.axhline(m["steady_state"] * scale, ls=":", c="k", lw=0.8, label="steady state")
+        ax.axhline(0.9 * m["steady_state"] * scale, ls="--", c="tab:gray", lw=0.8, label="90 %")
+        ax.axvline(t50 + m["response_time_s"], c="tab:green", lw=0.8, label="response time")
+        if math.isfinite(m["peak_response_time_s"]):
+            ax.axvline(t50 + m["peak_response_time_s"], c="tab:red", lw=0.8, label="peak")
+        ax.set_ylabel(f"{label} [{unit}]")
+        gain_unit = "1/s" if key == "yaw_rate" else "(m/s^2)/rad"
+        ax.text(0.99, 0.05, f"response {_ms(m['response_time_s'])}, peak {_ms(m['peak_response_time_s'])}, "
+                f"overshoot {m['overshoot_pct']:.1f} %, gain {m['gain']:.4g} {gain_unit}",
+                transform=ax.transAxes, ha="right", va="bottom", fontsize=8)
+        ax.legend(fontsize=7, loc="center right")
+    for ax in axes:
+        ax.axvline(t50, c="tab:orange", lw=0.8)
+        ax.grid(True, alpha=0.3)
+    axes[-1].set_xlabel("time [s]")
+    fig.suptitle(f"{title} (t50 = {t50:.3f} s: 50 % of the steering input)")
+    return save_figure(fig, path)
+
+
+def plot_constant_radius(path: str | os.PathLike, ay, steering_wheel_angle, steering_ratio: float,
+                         wheelbase: float, radius_m: float, result: dict, *,
+                         title: str = "ISO 4138 steady-state circular driving, constant radius") -> Path:
+    """Road-wheel angle delta_sw / i_s against lateral acceleration with the Ackermann angle L/R, the fitted
+    line over the linear range and the understeer gradient (``result`` of
+    :func:`fmu_vehicle.manoeuvres.steady_state.understeer_gradient`)."""
+    ay = np.asarray(ay, dtype=float)
+    sign = 1.0 if np.median(ay) >= 0.0 else -1.0
+    a = sign * ay
+    delta = np.degrees(sign * np.asarray(steering_wheel_angle, dtype=float) / steering_ratio)
+    fig = new_figure(8.0, 5.0)
+    ax = fig.subplots()
+    lo, hi = result["ay_range_m_s2"]
+    use = (a >= lo) & (a <= hi)
+    ax.plot(a, delta, lw=0.8, alpha=0.35, c="tab:blue", label="run")
+    ax.plot(a[use], delta[use], ".", ms=1.5, c="tab:blue", label="fitted samples")
+    fit = np.linspace(0.0, max(a.max(), hi), 50)
+    slope, ack = result["understeer_gradient_rad_per_m_s2"], wheelbase / abs(radius_m)
+    ax.plot(fit, np.degrees(ack + result["intercept_rad"] + slope * fit), "--", lw=1.0, label="linear fit")
+    ax.axhline(math.degrees(ack), c="k", ls=":", lw=0.8, label=f"Ackermann L/R = {math.degrees(ack):.3f} deg")
+    ax.axvspan(LINEAR_AY_MIN_M_S2, LINEAR_AY_MAX_M_S2, color="tab:green", alpha=0.08, label="fit range")
+    ax.set_xlabel("lateral acceleration [m/s^2]")
+    ax.set_ylabel("steering-wheel angle / steering ratio [deg]")
+    ax.text(0.02, 0.95, f"understeer gradient {slope:.3e} rad/(m/s^2) = "
+            f"{result['understeer_gradient_deg_per_g']:.2f} deg/g\nfit over {lo:.2f} .. {hi:.2f} m/s^2, "
+            f"R = {abs(radius_m):g} m", transform=ax.transAxes, va="top", fontsize=9)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.suptitle(title)
+    return save_figure(fig, path)
+
+
+def plot_lane_change(path: str | os.PathLike, t, x, y, yaw, ay, kpis: dict, vehicle_width: float, *,
+                     track: DoubleLaneChange | None = None, yaw_rate=None, centre_line=None,
+                     front_m: float = 0.0, rear_m: float = 0.0,
+                     title: str = "ISO 3888-1 double lane change") -> Path:
+    """Ground track with the cone lines, cones and the body outline every few metres; lateral acceleration
+    and yaw rate against x; the KPIs (``kpis`` of :func:`fmu_vehicle.manoeuvres.lane_change.lane_change_kpis`)."""
+    t, x, y, yaw, ay = (np.asarray(a, dtype=float) for a in (t, x, y, yaw, ay))
+    track = track or iso3888_1_layout(vehicle_width)
+    r = np.gradient(np.unwrap(yaw), t) if yaw_rate is None else np.asarray(yaw_rate, dtype=float)
+    fig = new_figure(10.0, 8.0)
+    ax0, ax1, ax2 = fig.subplots(3, 1, sharex=True, gridspec_kw={"height_ratios": [2.0, 1.0, 1.0]})
+    for gate in track.gates:
+        for yl in (gate.y_left, gate.y_right):
+            ax0.plot([gate.x_start, gate.x_end], [yl, yl], c="tab:orange", lw=1.0)
+    cones = np.array([(cx, cy) for cx, cy, _ in track.cones()])
+    ax0.plot(cones[:, 0], cones[:, 1], "^", c="tab:orange", ms=5, label="cones")
+    if centre_line is not None:
+        ax0.plot(centre_line.x, centre_line.y, c="k", ls=":", lw=0.8, label="centre line")
+    ax0.plot(x, y, c="tab:blue", lw=1.2, label="reference point")
+    if front_m or rear_m:
+        for k in range(0, x.size, max(1, x.size // 40)):
+            cx, cy = body_corners(x[k:k + 1], y[k:k + 1], yaw[k:k + 1], vehicle_width, front_m, rear_m)
+            order = [0, 1, 3, 2, 0]
+            ax0.plot(cx[order, 0], cy[order, 0], c="tab:blue", lw=0.4, alpha=0.5)
+    ax0.set_ylabel("y [m]")
+    ax0.set_xlim(-10.0, track.end_x + 10.0)
+    ax0.legend(fontsize=7, loc="lower right")
+    summary = (f"gates passed {kpis['gates_passed']}/{kpis['gates_total']}, cones hit "
+             f"{kpis['cones_hit']}, max path error {kpis['max_path_error_m']:.3f} m, peak |a_y| "
+             f"{kpis['peak_ay_m_s2']:.2f} m/s^2, peak |r| {math.degrees(kpis['peak_yaw_rate_rad_s']):.1f} deg/s")
+    ax1.plot(x, ay, lw=1.0)
+    ax1.axhline(G, c="k", ls=":", lw=0.6)
+    ax1.axhline(-G, c="k", ls=":", lw=0.6)
+    ax1.set_ylabel("lateral acceleration [m/s^2]")
+    ax2.plot(x, np.degrees(r), lw=1.0)
+    ax2.set_ylabel("yaw rate [deg/s]")
+    ax2.set_xlabel("x [m] (0 = entry of section 1)")
+    for ax in (ax0, ax1, ax2):
+        ax.grid(True, alpha=0.3)
+        for gate in track.gates:
+            ax.axvspan(gate.x_start, gate.x_end, color="tab:orange", alpha=0.05)
+    fig.suptitle(f"{title}\n{summary}", fontsize=10)
+    return save_figure(fig, path)
+
+
+def plot_kinematics(path: str | os.PathLike, table, *, title: str | None = None) -> Path:
+    """Toe and camber against wheel travel and (if swept) rack travel, with the gradients at the design
+    position (a :class:`fmu_vehicle.manoeuvres.kinematics.KinematicsTable`)."""
+    columns = 2 if table.rack is not None else 1
+    fig = new_figure(5.0 * columns + 1.0, 6.0)
+    axes = np.atleast_2d(fig.subplots(2, columns, squeeze=False))
+    g = table.gradients_deg_per_m
+    panels = [(0, table.wheel, "wheel travel [mm]", ("bump_steer", "camber_change"))]
+    if table.rack is not None:
+        panels.append((1, table.rack, "rack travel [mm]", ("toe_per_rack", "camber_per_rack")))
+    for col, sweep, xlabel, keys in panels:
+        for row, (values, label, key) in enumerate(((sweep.toe_deg, "toe [deg]", keys[0]),
+                                                    (sweep.camber_deg, "camber [deg]", keys[1]))):
+            ax = axes[row, col]
+            ax.plot(1000.0 * sweep.travel_m, values, "o-", ms=2.5, lw=1.0)
+            ax.axvline(0.0, c="k", lw=0.6, ls=":")
+            ax.set_ylabel(label)
+            ax.set_xlabel(xlabel)
+            ax.grid(True, alpha=0.3)
+            ax.text(0.02, 0.95, f"{key.replace('_', ' ')} at 0: {g[key] / 1000.0:.4f} deg/mm",
+                    transform=ax.transAxes, va="top", fontsize=8)
+    fig.suptitle(title or f"Suspension kinematics: {table.name}")
+    return save_figure(fig, path)
