@@ -37,6 +37,16 @@ def track_range(road: Road) -> tuple[float, float, float] | None:
     return arrays.x0, arrays.x0 + (n - 1) * arrays.dx, arrays.dx
 
 
+def on_nodes(track: Road, nodes: np.ndarray, dx: float) -> tuple[np.ndarray, np.ndarray]:
+    """Height [m] and slope [-] of a 1-D road at the grid nodes: its own table where the grid is its grid
+    (no resampling rounding), else its NumPy methods."""
+    arrays = track.to_arrays()
+    if (arrays.kind == KIND_TABLE and arrays.h_table.shape[0] == nodes.shape[0] and arrays.x0 == nodes[0]
+            and arrays.dx == dx):
+        return arrays.h_table.copy(), arrays.s_table.copy()
+    return np.asarray(track.height(nodes), dtype=np.float64), np.asarray(track.slope(nodes), dtype=np.float64)
+
+
 class TwoTrackRoad(GridRoad):
     """Road with a left profile ``left`` at y_left_m and a right profile ``right`` at y_right_m [m] (module
     docstring for the equations).
@@ -90,10 +100,9 @@ class TwoTrackRoad(GridRoad):
             raise ModelError(f"{owner}: x {x_start:g} to {x_end:g} m at dx {dx_max:g} m needs more than "
                              f"{MAX_TABLE_POINTS // 2} nodes per track; pass a larger dx_m or a shorter x_range_m")
         nodes, dx = uniform_nodes(x_start, x_end, dx_max)
-        h = np.column_stack([np.asarray(right.height(nodes), dtype=np.float64),
-                             np.asarray(left.height(nodes), dtype=np.float64)])
-        s = np.column_stack([np.asarray(right.slope(nodes), dtype=np.float64),
-                             np.asarray(left.slope(nodes), dtype=np.float64)])
+        (h_r, s_r), (h_l, s_l) = (on_nodes(track, nodes, dx) for track in (right, left))
+        h = np.column_stack([h_r, h_l])
+        s = np.column_stack([s_r, s_l])
         width = self.y_left_m - self.y_right_m
         cross = (h[:, 1] - h[:, 0]) / width
         super().__init__(check_mu(mu, owner), nodes[0], dx, self.y_right_m, width, h, s,
