@@ -1,13 +1,24 @@
-"""Compiled form of a road (``RoadArrays``), its kind codes and the vectorised NumPy table lookup.
+"""Compiled form of a road (``RoadArrays``), its kind codes and the vectorised NumPy table lookups.
 
-Every road compiles to one record, the ``RoadArrays`` the njit kernel ``kernel.road_eval`` takes:
+Every road compiles to one record type, the ``RoadArrays`` the njit kernels ``kernel.road_eval`` and
+``kernel.road_eval_xy`` take (one record type for every road, so compiled callers never depend on which
+road is loaded):
 
-    kind     int          KIND_FLAT, KIND_SLOPE or KIND_TABLE
-    params   float64[:]   per-kind constants (see below)
-    x0       float [m]    first table node (tabulated roads; 0.0 otherwise)
-    dx       float [m]    uniform node spacing (tabulated roads; 1.0 otherwise)
-    h_table  float64[:]   height at the nodes x0 + i*dx [m] (empty for analytic roads)
-    s_table  float64[:]   slope dh/dx at the nodes [-] (empty for analytic roads)
+    kind      int          KIND_FLAT, KIND_SLOPE or KIND_TABLE
+    params    float64[:]   per-kind constants (see below)
+    x0        float [m]    first table node along x (tabulated roads; 0.0 otherwise)
+    dx        float [m]    uniform node spacing along x (tabulated roads; 1.0 otherwise)
+    h_table   float64[:]   height at the nodes [m] (empty for analytic roads), row-major: node
+                           (x0 + i*dx, y0 + j*dy) at index i*ny + j
+    s_table   float64[:]   slope dh/dx at the nodes [-] (same layout)
+    y0        float [m]    first table node along y (0.0 for 1-D roads)
+    dy        float [m]    uniform node spacing along y (1.0 for 1-D roads)
+    ny        int          nodes along y: 1 for roads that do not depend on y (every analytic road and
+                           the 1-D tables), >= 2 for surfaces h(x, y)
+    t_table   float64[:]   slope dh/dy at the nodes [-] (same layout; empty when ny == 1)
+    mu_grid   float64[:]   friction cells [mu_x0, mu_dx, mu_nx, mu_y0, mu_dy, mu_ny] (empty: the road has
+                           the one friction coefficient of its params)
+    mu_table  float64[:]   friction mu [-] of cell (i, j) at index i*mu_ny + j (empty without cells)
 
 params by kind:
 
@@ -17,8 +28,15 @@ params by kind:
                 the road is level at height_at_start_m
     KIND_TABLE  [mu]
 
-Tabulated roads interpolate h and s linearly and separately inside [x0, x0 + (n-1)*dx]; outside that
-range they hold the end height with zero slope.
+1-D tables (ny == 1) interpolate h and s linearly and separately inside [x0, x0 + (nx-1)*dx]; outside that
+range they hold the end height with zero slope. 2-D tables (ny >= 2) interpolate h, s = dh/dx and
+t = dh/dy bilinearly and separately between the four nodes around (x, y) (node slopes are tabulated, not
+differentiated from the interpolated heights); outside the grid they hold the edge: the coordinate that
+lies outside is clamped to the grid, and the slope along it is zero.
+
+Friction cells are piecewise constant: cell i covers [mu_x0 + i*mu_dx, mu_x0 + (i+1)*mu_dx) (the first and
+last cells extend to -inf and +inf), likewise along y; a split-friction road has one cell along x and two
+along y with the boundary at mu_y0 + mu_dy.
 
 See docs/road.md §1.
 """
@@ -40,7 +58,9 @@ MAX_TABLE_POINTS = 5_000_000
 
 
 class RoadArrays(NamedTuple):
-    """A road as one record of plain arrays for ``road_eval(road, x, out)``; fields as in the module docstring."""
+    """A road as one record of plain arrays for ``road_eval(road, x, out)`` and ``road_eval_xy(road, x, y, out)``;
+    fields as in the module docstring. Build it with the functions of this module (every field always has
+    the same type: Python int/float scalars, writable C-contiguous float64 vectors)."""
 
     kind: int
     params: np.ndarray
@@ -48,10 +68,25 @@ class RoadArrays(NamedTuple):
     dx: float
     h_table: np.ndarray
     s_table: np.ndarray
+    y0: float
+    dy: float
+    ny: int
+    t_table: np.ndarray
+    mu_grid: np.ndarray
+    mu_table: np.ndarray
+
+
+def _empty() -> np.ndarray:
+    return np.zeros(0, dtype=np.float64)
+
+
+def _vector(values) -> np.ndarray:
+    """A writable, C-contiguous float64 copy of ``values`` flattened row-major."""
+    return np.array(values, dtype=np.float64, order="C").reshape(-1)
 
 
 def analytic_arrays(kind: int, params) -> RoadArrays:
-    """RoadArrays of an analytic road: empty tables, x0 = 0 m, dx = 1 m (unused).
+    """RoadArrays of an analytic road: empty tables, x0 = 0 m, dx = 1 m (unused), ny = 1.
 
     Raises ValueError when params does not have its kind's length (see the module docstring).
     """
@@ -59,8 +94,7 @@ def analytic_arrays(kind: int, params) -> RoadArrays:
     expected = ANALYTIC_PARAMS.get(int(kind))
     if expected is not None and values.shape != (expected,):
         raise ValueError(f"analytic_arrays: kind {int(kind)} takes {expected} params, got shape {values.shape}")
-    empty = np.zeros(0, dtype=np.float64)
-    return RoadArrays(int(kind), values, 0.0, 1.0, empty, empty.copy())
+    return RoadArrays(int(kind), values, 0.0, 1.0, _empty(), _empty(), 0.0, 1.0, 1, _empty(), _empty(), _empty())
 
 
 def plane_arrays(x_m: float = 0.0, height_m: float = 0.0, slope: float = 0.0, mu: float = 1.0) -> RoadArrays:
@@ -79,10 +113,43 @@ def set_plane(road: RoadArrays, x_m: float, height_m: float, slope: float, mu: f
 
 
 def table_arrays(mu: float, x0: float, dx: float, h_table, s_table) -> RoadArrays:
-    """RoadArrays of a tabulated road (contiguous float64 copies of the tables)."""
+    """RoadArrays of a 1-D tabulated road h(x) (contiguous float64 copies of the tables), ny = 1."""
     h = np.ascontiguousarray(h_table, dtype=np.float64).copy()
     s = np.ascontiguousarray(s_table, dtype=np.float64).copy()
-    return RoadArrays(KIND_TABLE, np.array([mu], dtype=np.float64), float(x0), float(dx), h, s)
+    return RoadArrays(KIND_TABLE, np.array([mu], dtype=np.float64), float(x0), float(dx), h, s,
+                      0.0, 1.0, 1, _empty(), _empty(), _empty())
+
+
+def grid_arrays(mu: float, x0: float, dx: float, y0: float, dy: float, h_grid, s_grid, t_grid) -> RoadArrays:
+    """RoadArrays of a surface h(x, y) tabulated on a uniform grid.
+
+    Parameters:
+        mu              friction coefficient [-]
+        x0, dx          first x node and spacing [m]
+        y0, dy          first y node and spacing [m]
+        h_grid          heights [m], shape (nx, ny) with nx >= 2, ny >= 2: node (x0 + i*dx, y0 + j*dy) at [i, j]
+        s_grid, t_grid  slopes dh/dx and dh/dy [-] at the nodes, same shape
+
+    Raises ValueError for shapes that do not fit.
+    """
+    h = np.asarray(h_grid, dtype=np.float64)
+    if h.ndim != 2 or h.shape[0] < 2 or h.shape[1] < 2:
+        raise ValueError(f"grid_arrays: h_grid must have shape (nx >= 2, ny >= 2), got {h.shape}")
+    for name, table in (("s_grid", s_grid), ("t_grid", t_grid)):
+        if np.shape(table) != h.shape:
+            raise ValueError(f"grid_arrays: {name} has shape {np.shape(table)}, h_grid {h.shape}")
+    return RoadArrays(KIND_TABLE, np.array([mu], dtype=np.float64), float(x0), float(dx), _vector(h),
+                      _vector(s_grid), float(y0), float(dy), int(h.shape[1]), _vector(t_grid), _empty(), _empty())
+
+
+def with_friction_cells(road: RoadArrays, x0: float, dx: float, y0: float, dy: float, mu_cells) -> RoadArrays:
+    """``road`` with piecewise-constant friction: mu_cells[i, j] [-] on the cell x in [x0 + i*dx, x0 + (i+1)*dx),
+    y in [y0 + j*dy, y0 + (j+1)*dy) [m]; the outermost cells extend to infinity (module docstring)."""
+    cells = np.asarray(mu_cells, dtype=np.float64)
+    if cells.ndim != 2 or cells.size == 0:
+        raise ValueError(f"with_friction_cells: mu_cells must be a non-empty 2-D array, got shape {cells.shape}")
+    grid = np.array([x0, dx, cells.shape[0], y0, dy, cells.shape[1]], dtype=np.float64)
+    return road._replace(mu_grid=grid, mu_table=_vector(cells))
 
 
 def uniform_nodes(x_start: float, x_end: float, dx_max: float) -> tuple[np.ndarray, float]:
@@ -125,3 +192,61 @@ def table_lookup(h_table: np.ndarray, s_table: np.ndarray, x0: float, dx: float,
     h = np.where(nan, np.nan, h)
     s = np.where(nan, np.nan, s)
     return h, s
+
+
+def _axis(u: np.ndarray, n: int):
+    """Lower node index, upper node index, fraction and 'outside' mask of grid coordinates u (nodes 0..n-1),
+    the vectorised twin of ``kernel._axis``: outside the grid both indices are the edge node and f = 0."""
+    below = u < 0.0
+    above = u > n - 1
+    inside = ~(below | above | np.isnan(u))
+    i0 = np.floor(np.where(inside, u, 0.0)).astype(np.int64)
+    i0 = np.minimum(i0, n - 2)
+    f = np.where(inside, u - i0, 0.0)
+    i0 = np.where(above, n - 1, i0)
+    i1 = np.where(inside, i0 + 1, i0)
+    return i0, i1, f, ~inside
+
+
+def grid_lookup(road: RoadArrays, x, y):
+    """Vectorised twin of the 2-D (ny >= 2) KIND_TABLE branch of ``kernel.road_eval_xy`` (same arithmetic).
+
+    Parameters:
+        road   RoadArrays with ny >= 2
+        x, y   positions [m], broadcast together
+
+    Returns:
+        (h, dh/dx, dh/dy)  arrays of the broadcast shape; NaN where x or y is NaN
+    """
+    x, y = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
+    ny = road.ny
+    nx = road.h_table.shape[0] // ny
+    i0, i1, fx, out_x = _axis((x - road.x0) / road.dx, nx)
+    j0, j1, fy, out_y = _axis((y - road.y0) / road.dy, ny)
+    values = []
+    for table, zero_outside in ((road.h_table, None), (road.s_table, out_x), (road.t_table, out_y)):
+        a0 = table[i0 * ny + j0]
+        a1 = table[i1 * ny + j0]
+        v0 = a0 + fy * (table[i0 * ny + j1] - a0)
+        v1 = a1 + fy * (table[i1 * ny + j1] - a1)
+        v = v0 + fx * (v1 - v0)
+        if zero_outside is not None:
+            v = np.where(zero_outside, 0.0, v)
+        values.append(v)
+    nan = np.isnan(x) | np.isnan(y)
+    return tuple(np.where(nan, np.nan, v) for v in values)
+
+
+def friction_lookup(road: RoadArrays, x, y):
+    """Friction mu [-] of ``road``'s friction cells at positions x, y [m] (broadcast); twin of
+    ``kernel.road_friction`` for a road with cells (NaN where x or y is NaN)."""
+    x, y = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
+    x0, dx, nx, y0, dy, ny = road.mu_grid
+    nx, ny = int(nx), int(ny)
+
+    def cell(u, n):
+        u = np.where(np.isnan(u), 0.0, u)
+        return np.where(u < 0.0, 0, np.where(u >= n - 1, n - 1, np.floor(np.clip(u, 0.0, n - 1)))).astype(np.int64)
+
+    mu = road.mu_table[cell((x - x0) / dx, nx) * ny + cell((y - y0) / dy, ny)]
+    return np.where(np.isnan(x) | np.isnan(y), np.nan, mu)

@@ -1,8 +1,12 @@
-"""The Road interface: height h(x) [m], slope dh/dx [-], unit normal and friction mu [-] along x [m].
+"""The Road interface: height h [m], slopes dh/dx and dh/dy [-], unit normal and friction mu [-] at (x, y) [m].
 
-Roads are straight profiles along the global x axis (ISO 8855, z up); y is ignored. The normal follows
-from the slope, n = (-dh/dx, 0, 1) / sqrt(1 + (dh/dx)^2). Each road also compiles to ``RoadArrays`` for the
-njit kernel ``kernel.road_eval`` and can export its profile as CSV (``to_csv``).
+Axes ISO 8855: x forward, y left, z up. Every method takes positions x and optionally y (broadcast
+together); without y a road is read along its reference track y = 0. Roads whose surface does not depend
+on y (flat, slope, speed bumps across the whole width, CSV and 1-D ISO 8608 profiles) ignore y and have
+dh/dy = 0. The normal follows from the slopes, n = (-dh/dx, -dh/dy, 1) / sqrt(1 + (dh/dx)^2 + (dh/dy)^2).
+Each road also compiles to ``RoadArrays`` for the njit kernels ``kernel.road_eval_xy`` / ``kernel.road_eval``
+(``to_arrays``, the single way to compile a road) and can export its reference-track profile as CSV
+(``to_csv``).
 
 See docs/road.md §1.
 """
@@ -14,12 +18,28 @@ import numpy as np
 
 from ..errors import ModelError
 from ..util import atomic_write
-from .arrays import RoadArrays, table_arrays, table_lookup
+from .arrays import RoadArrays, grid_arrays, grid_lookup, table_arrays, table_lookup
 
 
 def as_scalar_or_array(values: np.ndarray):
     """A NumPy scalar for 0-d results, the array itself otherwise."""
     return values[()]
+
+
+def along_x(x, y=None) -> np.ndarray:
+    """Positions x [m] as float64, broadcast against y when y is given (for roads that ignore y)."""
+    x = np.asarray(x, dtype=np.float64)
+    if y is None:
+        return x
+    return np.array(np.broadcast_arrays(x, np.asarray(y, dtype=np.float64))[0])
+
+
+def xy_arrays(x, y=None) -> tuple[np.ndarray, np.ndarray]:
+    """Positions (x, y) [m] as broadcast float64 arrays; y = 0 (the reference track) when not given."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.zeros(x.shape) if y is None else np.asarray(y, dtype=np.float64)
+    x, y = np.broadcast_arrays(x, y)
+    return np.array(x), np.array(y)
 
 
 def _number(value) -> float:
@@ -63,28 +83,34 @@ def check_finite(value, field: str, owner: str) -> float:
 
 
 class Road:
-    """Base class. Subclasses implement ``height``, ``slope``, ``to_arrays`` and ``describe``; ``mu`` is an attribute."""
+    """Base class. Subclasses implement ``height``, ``slope``, ``to_arrays`` and ``describe`` (and ``slope_y``
+    and ``friction`` when they depend on y); ``mu`` is an attribute: the friction on the reference track."""
 
     mu: float
 
-    def height(self, x):
-        """Road height h [m] at positions x [m] (any shape)."""
+    def height(self, x, y=None):
+        """Road height h [m] at positions x [m] and y [m] (any shapes that broadcast; y = 0 if not given)."""
         raise NotImplementedError
 
-    def slope(self, x):
-        """Road slope dh/dx [-] at positions x [m] (any shape)."""
+    def slope(self, x, y=None):
+        """Road slope dh/dx [-] at positions x, y [m]."""
         raise NotImplementedError
 
-    def friction(self, x):
-        """Friction coefficient mu [-] at positions x [m] (any shape)."""
-        x = np.asarray(x, dtype=np.float64)
-        return as_scalar_or_array(np.full(x.shape, self.mu))
+    def slope_y(self, x, y=None):
+        """Road slope dh/dy [-] at positions x, y [m]; 0 for roads that do not depend on y."""
+        return as_scalar_or_array(np.zeros(along_x(x, y).shape))
 
-    def normal(self, x):
-        """Unit normal (-s, 0, 1)/sqrt(1+s^2) [-] at positions x [m]; shape x.shape + (3,)."""
-        s = np.asarray(self.slope(x), dtype=np.float64)
-        inv = 1.0 / np.sqrt(1.0 + s * s)
-        return np.stack([-s * inv, np.zeros_like(s), inv], axis=-1)
+    def friction(self, x, y=None):
+        """Friction coefficient mu [-] at positions x, y [m]."""
+        return as_scalar_or_array(np.full(along_x(x, y).shape, self.mu))
+
+    def normal(self, x, y=None):
+        """Unit normal (-sx, -sy, 1)/sqrt(1+sx^2+sy^2) [-] with sx = dh/dx, sy = dh/dy at positions x, y [m];
+        shape broadcast(x, y).shape + (3,)."""
+        sx = np.asarray(self.slope(x, y), dtype=np.float64)
+        sy = np.asarray(self.slope_y(x, y), dtype=np.float64)
+        inv = 1.0 / np.sqrt(1.0 + sx * sx + sy * sy)
+        return np.stack([-sx * inv, np.where(sy == 0.0, 0.0, -sy * inv), inv], axis=-1)
 
     def to_arrays(self) -> RoadArrays:
         """The road compiled for ``kernel.road_eval``."""
@@ -98,7 +124,8 @@ class Road:
         return self.describe()
 
     def to_csv(self, path, x_start: float, x_end: float, dx: float) -> Path:
-        """Write columns distance_m, height_m, slope at x_start, x_start+dx, ... <= x_end [m] (atomically).
+        """Write columns distance_m, height_m, slope at x_start, x_start+dx, ... <= x_end [m] (atomically), along
+        the reference track y = 0.
 
         Parameters:
             path            output file
@@ -121,7 +148,7 @@ class Road:
 
 
 class TabulatedRoad(Road):
-    """A road defined by its uniform-grid table: NumPy methods and the kernel evaluate the same table."""
+    """A road h(x) defined by its uniform-grid table: NumPy methods and the kernel evaluate the same table."""
 
     def __init__(self, mu: float, x0: float, dx: float, h_table: np.ndarray, s_table: np.ndarray):
         self.mu = mu
@@ -135,11 +162,66 @@ class TabulatedRoad(Road):
         """Last table node [m]; beyond it the end height is held with zero slope."""
         return self.x0 + (self.h_table.shape[0] - 1) * self.dx
 
-    def height(self, x):
-        return as_scalar_or_array(table_lookup(self.h_table, self.s_table, self.x0, self.dx, x)[0])
+    def height(self, x, y=None):
+        return as_scalar_or_array(table_lookup(self.h_table, self.s_table, self.x0, self.dx, along_x(x, y))[0])
 
-    def slope(self, x):
-        return as_scalar_or_array(table_lookup(self.h_table, self.s_table, self.x0, self.dx, x)[1])
+    def slope(self, x, y=None):
+        return as_scalar_or_array(table_lookup(self.h_table, self.s_table, self.x0, self.dx, along_x(x, y))[1])
 
     def to_arrays(self) -> RoadArrays:
         return table_arrays(self.mu, self.x0, self.dx, self.h_table, self.s_table)
+
+
+class GridRoad(Road):
+    """A surface h(x, y) defined by its uniform (x, y) grid: heights and both slopes at the nodes, shape (nx, ny).
+
+    The NumPy methods and the kernel evaluate the same table with the same arithmetic
+    (``arrays.grid_lookup``): bilinear interpolation of h, dh/dx and dh/dy separately; outside the grid the
+    edge is held (the coordinate outside is clamped, the slope along it is zero). Subclasses set the
+    tables through ``GridRoad.__init__`` and implement ``describe``.
+    """
+
+    def __init__(self, mu: float, x0: float, dx: float, y0: float, dy: float, h_grid, s_grid, t_grid):
+        self.mu = mu
+        self._arrays = grid_arrays(mu, x0, dx, y0, dy, h_grid, s_grid, t_grid)
+
+    @property
+    def x0(self) -> float:
+        """First x node [m]."""
+        return self._arrays.x0
+
+    @property
+    def dx(self) -> float:
+        """x spacing [m]."""
+        return self._arrays.dx
+
+    @property
+    def y0(self) -> float:
+        """First y node [m]."""
+        return self._arrays.y0
+
+    @property
+    def dy(self) -> float:
+        """y spacing [m]."""
+        return self._arrays.dy
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(nx, ny) nodes."""
+        return self._arrays.h_table.shape[0] // self._arrays.ny, self._arrays.ny
+
+    def _lookup(self, x, y, index):
+        x, y = xy_arrays(x, y)
+        return as_scalar_or_array(grid_lookup(self._arrays, x, y)[index])
+
+    def height(self, x, y=None):
+        return self._lookup(x, y, 0)
+
+    def slope(self, x, y=None):
+        return self._lookup(x, y, 1)
+
+    def slope_y(self, x, y=None):
+        return self._lookup(x, y, 2)
+
+    def to_arrays(self) -> RoadArrays:
+        return self._arrays

@@ -12,8 +12,10 @@ from ..errors import ModelError
 from ..paths import resource_path
 from .base import Road
 from .csv_road import CsvRoad
-from .iso8608 import Iso8608Road
+from .friction import SplitFrictionRoad
+from .iso8608 import COHERENCE_MODELS, Iso8608Road, Iso8608TwoTrackRoad
 from .profiles import FlatRoad, SlopeRoad, SpeedBumpRoad
+from .two_track import TwoTrackRoad
 
 ROADS_DIR = "roads"
 """Folder below the resources directory that holds the shipped road files."""
@@ -34,26 +36,76 @@ def _slope(spec, where, base):
 
 
 def _speed_bumps(spec, where, base):
-    return SpeedBumpRoad(**_kwargs(spec, ("bumps", "mu", "dx_m")))
+    return SpeedBumpRoad(**_kwargs(spec, ("bumps", "mu", "dx_m", "edge_width_m", "dy_m")))
 
 
 def _csv(spec, where, base):
-    return CsvRoad(_resolve_csv(spec["path"], where, base), **_kwargs(spec, ("mu", "dx_m")))
+    return CsvRoad(_resolve_file(spec["path"], where, base, "csv"), **_kwargs(spec, ("mu", "dx_m")))
 
 
 def _iso8608(spec, where, base):
     keys = ("road_class", "seed", "length_m", "dx_m", "waveband_cycles_per_m", "mu")
-    return Iso8608Road(**_kwargs(spec, keys, {"waveband_cycles_per_m": "waveband"}))
+    kwargs = _kwargs(spec, keys, {"waveband_cycles_per_m": "waveband"})
+    if "coherence" in spec:
+        return Iso8608TwoTrackRoad(**kwargs, **_kwargs(spec, ("y_left_m", "y_right_m", "coherence")))
+    given = [key for key in ("y_left_m", "y_right_m") if key in spec]
+    if given:
+        raise ModelError(f"iso8608: {', '.join(given)} need(s) the key coherence (one of "
+                         f"{', '.join(COHERENCE_MODELS)}) for a road with left and right tracks")
+    return Iso8608Road(**kwargs)
+
+
+def _track(spec, key, where, base) -> Road:
+    """The left or right track of a two_track spec: a spec dict, or a road name / file path (relative to the
+    JSON file's folder)."""
+    value = spec[key]
+    context = f"two_track: {key}"
+    if isinstance(value, (str, os.PathLike)):
+        path = Path(value)
+        if where is not None and not path.is_absolute() and (where.parent / path).is_file():
+            path = where.parent / path
+        try:
+            return load_road(str(path), base=base)
+        except ModelError as err:
+            raise ModelError(f"{context}: {err}") from None
+    if not isinstance(value, dict):
+        raise ModelError(f"{context}: expected a road spec (a JSON object with a \"type\") or a road name, got "
+                         f"{type(value).__name__}")
+    for field in ("mu", *SPLIT_KEYS):
+        if field in value:
+            raise ModelError(f"{context}: {key}.{field} is not allowed: the friction of a two_track road is set by its "
+                             "own mu (or mu_left/mu_right)")
+    return _build(value, where, base, context, context)
+
+
+def _two_track(spec, where, base):
+    left = _track(spec, "left", where, base)
+    right = _track(spec, "right", where, base)
+    return TwoTrackRoad(left, right, **_kwargs(spec, ("y_left_m", "y_right_m", "mu", "dx_m", "x_range_m")))
+
+
+def _opencrg(spec, where, base):
+    from .opencrg import OpenCrgRoad          # the reader is an optional package: imported only for CRG roads
+    return OpenCrgRoad(_resolve_file(spec["path"], where, base, "opencrg"),
+                       **_kwargs(spec, ("mu", "dx_m", "dy_m", "x_range_m", "y_range_m")))
 
 
 ROAD_TYPES = {
     "flat": (_flat, (), ("mu", "height_m")),
     "slope": (_slope, ("angle_deg",), ("mu", "start_x_m", "flat_before_start")),
-    "speed_bumps": (_speed_bumps, ("bumps",), ("mu", "dx_m")),
+    "speed_bumps": (_speed_bumps, ("bumps",), ("mu", "dx_m", "edge_width_m", "dy_m")),
     "csv": (_csv, ("path",), ("mu", "dx_m")),
-    "iso8608": (_iso8608, (), ("road_class", "seed", "length_m", "dx_m", "waveband_cycles_per_m", "mu")),
+    "iso8608": (_iso8608, (), ("road_class", "seed", "length_m", "dx_m", "waveband_cycles_per_m", "mu",
+                               "coherence", "y_left_m", "y_right_m")),
+    "two_track": (_two_track, ("left", "right"), ("y_left_m", "y_right_m", "mu", "dx_m", "x_range_m")),
+    "opencrg": (_opencrg, ("path",), ("mu", "dx_m", "dy_m", "x_range_m", "y_range_m")),
 }
-"""type -> (builder, required keys, optional keys); every spec may also carry "type" and "description"."""
+"""type -> (builder, required keys, optional keys); every spec may also carry "type", "description" and the
+split-friction keys ``SPLIT_KEYS``."""
+
+SPLIT_KEYS = ("mu_left", "mu_right", "mu_split_y_m")
+"""Keys of every road type that give it split friction (``friction.SplitFrictionRoad``): mu_left [-] for
+y >= mu_split_y_m [m] (default 0), mu_right [-] below; a missing side keeps the road's mu."""
 
 
 def shipped_roads(base: str | os.PathLike | None = None) -> list[str]:
@@ -62,11 +114,11 @@ def shipped_roads(base: str | os.PathLike | None = None) -> list[str]:
     return sorted(p.stem for p in folder.glob("*.json")) if folder.is_dir() else []
 
 
-def _resolve_csv(path, where: Path | None, base) -> Path:
-    """A CSV path: absolute as given; relative to the JSON file's folder; for a dict spec relative to the
-    working directory, else to <resources>/roads/ when the file is there."""
+def _resolve_file(path, where: Path | None, base, kind: str = "csv") -> Path:
+    """A data file's path: absolute as given; relative to the JSON file's folder; for a dict spec relative to
+    the working directory, else to <resources>/roads/ when the file is there."""
     if not isinstance(path, (str, os.PathLike)):
-        raise ModelError(f"road csv spec: path must be a string, got {path!r}")
+        raise ModelError(f"road {kind} spec: path must be a string, got {path!r}")
     path = Path(path)
     if path.is_absolute():
         return path
@@ -76,10 +128,9 @@ def _resolve_csv(path, where: Path | None, base) -> Path:
     return shipped if not path.is_file() and shipped.is_file() else path
 
 
-def road_from_spec(spec: dict, where: Path | None = None, base: str | os.PathLike | None = None) -> Road:
-    """Build a road from a spec dict; ``where`` is the JSON file it came from (for messages and relative paths),
-    ``base`` the resources directory (see ``load_road``)."""
-    source = f"road file {where}" if where is not None else "road spec"
+def _build(spec: dict, where: Path | None, base, source: str, context: str | None) -> Road:
+    """Check a spec dict's type and keys (errors start with ``source``) and build its road (builder errors
+    prefixed with ``context`` when given)."""
     if not isinstance(spec, dict):
         raise ModelError(f"{source}: expected a JSON object with a \"type\", got {type(spec).__name__}")
     kind = spec.get("type")
@@ -89,17 +140,30 @@ def road_from_spec(spec: dict, where: Path | None = None, base: str | os.PathLik
     missing = [key for key in required if key not in spec]
     if missing:
         raise ModelError(f"{source}: type {kind!r} needs key(s) {', '.join(missing)}")
-    allowed = {"type", "description", *required, *optional}
+    allowed = {"type", "description", *required, *optional, *SPLIT_KEYS}
     unknown = sorted(set(spec) - allowed)
     if unknown:
         raise ModelError(f"{source}: unknown key(s) {', '.join(unknown)} for type {kind!r}; "
                          f"valid keys: {', '.join(sorted(allowed))}")
+    split = {key: spec[key] for key in SPLIT_KEYS if key in spec}
+    if split and "mu_left" not in split and "mu_right" not in split:
+        raise ModelError(f"{source}: mu_split_y_m needs mu_left and/or mu_right")
     try:
-        return builder(spec, where, base)
+        road = builder({key: value for key, value in spec.items() if key not in SPLIT_KEYS}, where, base)
+        if split:
+            road = SplitFrictionRoad(road, split.get("mu_left"), split.get("mu_right"), split.get("mu_split_y_m", 0.0))
+        return road
     except ModelError as err:
-        if where is None:
+        if context is None:
             raise
-        raise ModelError(f"{source}: {err}") from None
+        raise ModelError(f"{context}: {err}") from None
+
+
+def road_from_spec(spec: dict, where: Path | None = None, base: str | os.PathLike | None = None) -> Road:
+    """Build a road from a spec dict; ``where`` is the JSON file it came from (for messages and relative paths),
+    ``base`` the resources directory (see ``load_road``)."""
+    source = f"road file {where}" if where is not None else "road spec"
+    return _build(spec, where, base, source, source if where is not None else None)
 
 
 def _load_json(path: Path, base=None) -> Road:
@@ -117,7 +181,8 @@ def load_road(spec, base: str | os.PathLike | None = None) -> Road:
 
     Parameters:
         spec   a Road (returned as is); a dict such as {"type": "slope", "angle_deg": 16.5} (types: flat,
-               slope, speed_bumps, csv, iso8608; keys as in resources/roads/README.md); a path to a .json
+               slope, speed_bumps, csv, iso8608, two_track, opencrg; keys as in resources/roads/README.md;
+               every type also takes mu_left/mu_right/mu_split_y_m for split friction); a path to a .json
                road file or a .csv profile; or the name of a road file in <resources>/roads/ ("bumpy",
                "bumpy.json", "slope16_5", ...)
         base   resources directory to look names up in (an FMU passes its own resources folder);
