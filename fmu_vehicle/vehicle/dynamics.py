@@ -5,7 +5,7 @@ velocities, then per wheel the transient longitudinal slip kappa' of its tire, t
 its brake (``tire.brake``) and the lateral transient slip q = tan(alpha') of its tire. Positions along x
 are engine coordinates: road x = engine x + ``data.origin[0]`` (outputs are road x).
 
-Per evaluation (``vehicle_rhs``): the steering rack's prescribed travel (if the vehicle steers) -> engine
+Per evaluation (``vehicle_rhs``): the steering rack's prescribed travel (``steer``, if the vehicle steers) -> engine
 positions and velocities -> per wheel: the road under the wheel centre (internal road or inputs), the
 tire's combined-slip contact force and moments (internal tire, ``tire.contact.tire_contact_3d``) or the
 external tire's force and moment about the wheel centre, the drive torque and the brake torque on the
@@ -24,7 +24,7 @@ from ..multibody.dynamics import forward_dynamics
 from ..multibody.force_elements import add_point_force
 from ..multibody.kinematics import point_position, point_velocity
 from ..multibody.state import STATUS_MASS_NOT_PD, clear_loads, set_state
-from ..road.kernel import road_eval
+from ..road.kernel import road_eval_xy
 from ..tire.brake import brake_torque
 from ..tire.contact import (OUT_ALPHA, OUT_DALPHA, OUT_DKAPPA, OUT_FX, OUT_FY, OUT_FZ, OUT_GAMMA, OUT_MOMENT,
                             OUT_MZ, OUT_POINT, tire_contact_3d)
@@ -110,8 +110,7 @@ def wheel_loads(model, data, y, ydot, ni):
         if data.modes[MODE_TIRE] == 0:
             rout = wk[W_ROAD:W_ROAD + 4]
             if data.modes[MODE_ROAD] == 0:
-                road_eval(model.road, c[0] + data.origin[0], rout)
-                rout[3] = 0.0
+                road_eval_xy(model.road, c[0] + data.origin[0], c[1], rout)
             else:
                 rout[0], rout[1], rout[2] = inp[IN_ROAD_H], inp[IN_ROAD_SLOPE], inp[IN_ROAD_MU]
                 rout[3] = inp[IN_ROAD_SLOPE_Y]
@@ -143,10 +142,23 @@ def wheel_loads(model, data, y, ydot, ni):
         d.jforce[s] += inp[IN_DRIVE] + tb
 
 
+@njit(inline="always")
+def steer(model, data, t):
+    """The rack's prescribed travel at time t (if the vehicle steers): the ramp in ``data.steer``,
+    s = s0 + r (t - t0), s' = r, s'' = 0 (exact for a steering input that is linear over each step)."""
+    k = model.steer_drv
+    if k >= 0:
+        st, d = data.steer, data.mech
+        d.drv_z[k] = st[1] + st[2] * (t - st[0])
+        d.drv_zd[k] = st[2]
+        d.drv_zdd[k] = 0.0
+
+
 @njit(cache=True)
 def vehicle_rhs(t, y, model, data, ydot):
     """dy/dt of the vehicle; returns the engine status (0 ok, 1 re-partition advised, < 0 failure)."""
     mech, d = model.mech, data.mech
+    steer(model, data, t)
     st = set_state(mech, d, y, model.position_tol, model.position_maxit)
     if st < 0:
         return st
@@ -247,7 +259,7 @@ def vehicle_record(t, y, model, data, row):
     rack = st[1] + st[2] * (t - st[0])
     q[b + QV_RACK] = rack
     q[b + QV_STEERING_WHEEL] = rack / st[3] if st[3] != 0.0 else 0.0
-    q[b + QV_RACK_FORCE] = 0.0
+    q[b + QV_RACK_FORCE] = d.drv_force[model.steer_drv] if model.steer_drv >= 0 else 0.0
     err = 0.0
     for r in range(mech.m):
         err = max(err, abs(d.phi[r]))

@@ -27,7 +27,16 @@ from ..errors import ModelError
 from ..multibody.spec import MechanismSpec, parse_mechanism
 from ..paths import resource_path
 from ..tire.tir import read_tir
-from .templates import CHASSIS_TEMPLATES, SUSPENSION_TEMPLATES, WheelInfo
+from .templates import CHASSIS_TEMPLATES, STEERING_TEMPLATES, SUSPENSION_TEMPLATES, WheelInfo
+
+
+@dataclass(frozen=True)
+class SteeringSpec:
+    """The steering of a vehicle: its driven rack coordinate and the rack travel per steering-wheel angle."""
+    template: str
+    rack_coordinate: str          # the driven coordinate of the rack [m]
+    rack_gain_m_per_rad: float    # rack travel [m] per rad of steering-wheel angle (sign: + angle steers left)
+    corners: tuple                # names of the steered corners
 
 
 @dataclass(frozen=True)
@@ -42,6 +51,7 @@ class VehicleSpec:
     wheels: tuple          # WheelInfo per corner, in file order
     tires: tuple           # TireParams per corner
     data: dict             # the merged vehicle data (for reports)
+    steering: SteeringSpec | None = None
 
     @property
     def total_mass_kg(self) -> float:
@@ -184,6 +194,21 @@ def load_vehicle_spec(name_or_path: str | os.PathLike, *, base=None, overrides: 
     corners = data.get("corners")
     if not isinstance(corners, list) or not corners:
         raise ModelError(f"{src}: field 'corners' must be a non-empty list")
+    steering = data.get("steering")
+    steered = [c.get("name") for c in corners if isinstance(c, dict) and c.get("steered", False)]
+    if steering is not None:
+        if not isinstance(steering, dict) or steering.get("template") not in STEERING_TEMPLATES:
+            raise ModelError(f"{src}: steering: field 'template' must be one of {', '.join(STEERING_TEMPLATES)}")
+        gain = steering.get("rack_gain_m_per_rad")
+        if isinstance(gain, bool) or not isinstance(gain, (int, float)) or gain == 0 or gain != gain:
+            raise ModelError(f"{src}: steering: field 'rack_gain_m_per_rad' must be a non-zero number [m/rad]")
+        if not steered:
+            raise ModelError(f"{src}: steering: no corner has \"steered\": true")
+    elif steered:
+        raise ModelError(f"{src}: corners {', '.join(map(str, steered))} are steered but the vehicle has no "
+                         f"'steering'")
+    rack = "steering.rack" if steering is not None else None
+    inner_points = []
     wheels, tires = [], []
     for i, c in enumerate(corners):
         where = f"{src}: corners[{i}]"
@@ -205,7 +230,11 @@ def load_vehicle_spec(name_or_path: str | os.PathLike, *, base=None, overrides: 
         center = c.get("wheel_center_m")
         if not (isinstance(center, list) and len(center) == 3 and all(isinstance(v, (int, float)) for v in center)):
             raise ModelError(f"{where}: field 'wheel_center_m' must be 3 numbers [m]")
-        f, w = SUSPENSION_TEMPLATES[st](cname, "chassis", center, side == "right", susp, f"{sp} (corner '{cname}')")
+        is_steered = bool(c.get("steered", False))
+        f, w = SUSPENSION_TEMPLATES[st](cname, "chassis", center, side == "right", susp, f"{sp} (corner '{cname}')",
+                                        tie_rod_body=rack if is_steered else None)
+        if is_steered:
+            inner_points += [r["point_b_m"] for r in f.rods if r["body_b"] == rack]
         frag.extend(f)
         tire_file = c.get("tire")
         if not isinstance(tire_file, str):
@@ -213,9 +242,16 @@ def load_vehicle_spec(name_or_path: str | os.PathLike, *, base=None, overrides: 
         tires.append(read_tir(resource_path("tires", tire_file, base=base)))
         wheels.append(WheelInfo(name=cname, center_m=tuple(map(float, center)), spin_axis=(0.0, 1.0, 0.0),
                                 driven=bool(c.get("driven", False)), tire_file=tire_file, side=side, **w))
+    coordinates = {"independent": frag.independent}
+    steering_spec = None
+    if steering is not None:
+        frag.extend(STEERING_TEMPLATES[steering["template"]]("chassis", steering, inner_points, f"{src}: steering"))
+        coordinates["driven"] = ["steering.rack_travel"]
+        steering_spec = SteeringSpec(steering["template"], "steering.rack_travel",
+                                     float(steering["rack_gain_m_per_rad"]), tuple(steered))
     mech = {"name": name, "gravity_m_per_s2": data.get("gravity_m_per_s2", [0.0, 0.0, -9.81]),
             "bodies": frag.bodies, "joints": frag.joints, "rods": frag.rods, "fork_arms": frag.fork_arms,
-            "force_elements": frag.force_elements, "coordinates": {"independent": frag.independent}}
+            "force_elements": frag.force_elements, "coordinates": coordinates}
     spec = parse_mechanism(mech, f"{src} (assembled mechanism)")
     return VehicleSpec(name, data.get("description", ""), src, data.get("paper_model"), tmpl, "chassis", spec,
-                       tuple(wheels), tuple(tires), data)
+                       tuple(wheels), tuple(tires), data, steering_spec)

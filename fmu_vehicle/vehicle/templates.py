@@ -101,7 +101,8 @@ def _spring_damper(name, a, pa, b, pb, data: dict, where: str) -> dict:
     return el
 
 
-def macpherson_strut(prefix: str, chassis: str, center, mirror: bool, data: dict, where: str):
+def macpherson_strut(prefix: str, chassis: str, center, mirror: bool, data: dict, where: str,
+                     tie_rod_body: str | None = None):
     """MacPherson strut corner (Dai, Pan et al. 2022, Fig. 2): strut hung from the chassis by a spherical
     top mount (3R, strut axis last), knuckle sliding on the strut (prismatic), wheel revolute on the
     knuckle, lower arm on a chassis revolute closed by a cut ball joint (or removed as a fork arm,
@@ -156,7 +157,8 @@ def macpherson_strut(prefix: str, chassis: str, center, mirror: bool, data: dict
     else:
         raise ModelError(f"{where}: field 'lower_arm' must be \"body\" or \"fork_arm\", got {lower_arm!r}")
     f.rods.append({"name": f"{prefix}.tie_rod", "body_a": knuckle, "point_a_m": hp("tie_rod_outer"),
-                   "body_b": chassis, "point_b_m": hp("tie_rod_inner"), "mass_kg": _num(m, "tie_rod", where)})
+                   "body_b": tie_rod_body or chassis, "point_b_m": hp("tie_rod_inner"),
+                   "mass_kg": _num(m, "tie_rod", where)})
     f.force_elements.append(_spring_damper(f"{prefix}.strut_spring", chassis, top.tolist(), knuckle,
                                            hp("spring_seat_lower"), data, where))
     f.independent += [f"{prefix}.travel", f"{prefix}.spin"]
@@ -167,11 +169,13 @@ def macpherson_strut(prefix: str, chassis: str, center, mirror: bool, data: dict
 FIVE_LINKS = ("upper_front", "upper_rear", "lower_front", "lower_rear", "toe")
 
 
-def five_link(prefix: str, chassis: str, center, mirror: bool, data: dict, where: str):
+def five_link(prefix: str, chassis: str, center, mirror: bool, data: dict, where: str, tie_rod_body=None):
     """Five-link corner (Dai, Pan et al. 2022, Fig. 2): the wheel carrier has a free joint (3P + 3R, five
     massless auxiliary bodies) to the chassis and is located by five removed rods; a coil-over acts between
     carrier and chassis. Independent coordinate: the carrier's vertical slide. Centres of mass: the
-    carrier's from ``com_m``, the wheel's at the wheel centre."""
+    carrier's from ``com_m``, the wheel's at the wheel centre. Not steerable (``tie_rod_body`` must be None)."""
+    if tie_rod_body is not None:
+        raise ModelError(f"{where}: a five-link corner cannot be steered (its toe link is fixed to the chassis)")
     hp = _HP(data, center, mirror, where)
     com = _HP(data, center, mirror, where, "com_m")
     m = data.get("masses_kg", {})
@@ -224,5 +228,20 @@ def free_chassis(name: str, data: dict, where: str) -> Fragment:
     return f
 
 
+def rack_steering(chassis: str, data: dict, inner_points, where: str) -> Fragment:
+    """A steering rack: a body on a prismatic joint along the chassis y axis through the middle of the
+    steered corners' inner tie-rod points; its travel ``steering.rack_travel`` [m, + toward the left] is a
+    driven coordinate (prescribed by the steering input, docs/formulation.md §13). The tie rods of the
+    steered corners end on it, so Ackermann, toe and bump steer follow from the hardpoints."""
+    mid = np.mean(np.asarray(inner_points, dtype=float), axis=0)
+    f = Fragment()
+    f.bodies.append(_body("steering.rack", _num(data, "mass_kg", where), mid,
+                          _inertia(data, "inertia_kg_m2", where)))
+    f.joints.append({"name": "steering.rack_travel", "type": "prismatic", "parent": chassis,
+                     "child": "steering.rack", "point_m": mid.tolist(), "axis": [0.0, 1.0, 0.0]})
+    return f
+
+
+STEERING_TEMPLATES = {"rack": rack_steering}
 SUSPENSION_TEMPLATES = {"macpherson_strut": macpherson_strut, "five_link": five_link}
 CHASSIS_TEMPLATES = {"planar": planar_chassis, "free": free_chassis}

@@ -24,7 +24,7 @@ from ..plotting import Panel
 from ..results import Result as SimResult
 from ..multibody.mechanism import POSITION_MAXIT, POSITION_TOL, Mechanism, failure
 from ..road import load_road
-from ..road.kernel import road_eval
+from ..road.kernel import road_eval_xy
 from ..tire.contact import OUT_FY, OUT_RE
 from ..tire.tir import P_CZ, P_R0
 from .dynamics import IN_BRAKE, IN_DRIVE, QUANTITIES, n_quantities, vehicle_record, vehicle_rhs
@@ -83,6 +83,9 @@ class Vehicle:
         self.input_columns = self.signals.input_columns(FULL_VEHICLE)
         self.tire_p = np.array([t.to_array() for t in spec.tires], dtype=float)
         self.n_wheels = len(spec.wheels)
+        st = spec.steering
+        self.steer_drv = -1 if st is None else int(list(m.model.drv).index(m.coordinate(st.rack_coordinate)))
+        self.rack_gain = 0.0 if st is None else st.rack_gain_m_per_rad
 
     @classmethod
     def load(cls, name_or_path, *, base=None, overrides=None) -> "Vehicle":
@@ -115,7 +118,7 @@ class Vehicle:
         r = load_road(road if road is not None else {"type": "flat"})
         return VehicleModel(self.mech.model, POSITION_TOL, POSITION_MAXIT, self.w_body, self.w_hub, self.w_spin,
                             self.w_spring, self.w_center0, self.w_axis0, self.w_inertia, self.w_side, self.tire_p,
-                            r.to_arrays(), int(self.chassis), self.chassis_coords, -1,
+                            r.to_arrays(), int(self.chassis), self.chassis_coords, self.steer_drv,
                             self.signals.output_map(self.n_wheels, QUANTITIES))
 
     def system(self, road=None) -> "VehicleSystem":
@@ -123,7 +126,7 @@ class Vehicle:
         start values (see :meth:`VehicleSimulator.set_sources`)."""
         model = self.model(road)
         data = make_data(model, self.mech.data, len(FULL_VEHICLE.inputs), [r.start for r in FULL_VEHICLE.inputs],
-                         n_quantities(self.n_wheels))
+                         n_quantities(self.n_wheels), self.rack_gain)
         check_data(model, data, len(FULL_VEHICLE.inputs))
         return VehicleSystem(self, model, data)
 
@@ -139,8 +142,9 @@ class Vehicle:
         data.origin[0] = float(round(x0))      # the engine works near its origin (VehicleSystem.rebase)
         # rigid placement guess: pitch along the road grade, tires just touching
         xs = self.w_center0[:, 0] + x0
-        road_out = np.zeros(3)
-        h = np.array([(road_eval(model.road, x, road_out), road_out[0])[1] for x in xs])
+        road_out = np.zeros(4)
+        h = np.array([(road_eval_xy(model.road, x, yw, road_out), road_out[0])[1]
+                      for x, yw in zip(xs, self.w_center0[:, 1])])
         grade = (h[0] - h[-1]) / (xs[0] - xs[-1]) if nw > 1 and xs[0] != xs[-1] else 0.0
         pitch = -math.atan(grade)
         com = np.array(next(b.com_m for b in self.spec.mechanism.bodies if b.name == self.spec.chassis_body))
@@ -150,7 +154,12 @@ class Vehicle:
         # static tire deflection estimate so the solve starts with loaded tires
         defl = self.total_mass_kg * 9.81 / nw / self.tire_p[:, P_CZ]
         dz = float(np.mean(h + (r0 - defl) / math.cos(math.atan(grade)) - rot_c[:, 2]))
-        y = m.assemble({"chassis.x": x0 - data.origin[0], "chassis.z": dz, "chassis.pitch": pitch}, {}, steps=10)
+        # every chassis coordinate and the steering rack placed (not left where a previous run ended)
+        place = {c: 0.0 for c in CHASSIS_COORDINATES if c in m.info.coordinate_index}
+        if self.spec.steering is not None:
+            place[self.spec.steering.rack_coordinate] = 0.0
+        place.update({"chassis.x": x0 - data.origin[0], "chassis.z": dz, "chassis.pitch": pitch})
+        y = m.assemble(place, {}, steps=10)
         ni = m.n_dof
         y = np.concatenate([y, np.zeros(3 * nw)])
         y[ni:2 * ni] = 0.0
@@ -199,7 +208,8 @@ class Vehicle:
         # velocities: chassis along the road tangent, wheels free rolling
         vehicle_rhs(0.0, y, model, data, ydot)
         t_hat = np.array([1.0, grade]) / math.hypot(1.0, grade)
-        vel = {"chassis.x": v0 * t_hat[0], "chassis.z": v0 * t_hat[1]}
+        vel = {c: 0.0 for c in place}
+        vel.update({"chassis.x": v0 * t_hat[0], "chassis.z": v0 * t_hat[1]})
         for w, wi in enumerate(self.spec.wheels):
             vel[wi.spin_coordinate] = v0 / data.contact[w, OUT_RE]
         yq = m.assemble({m.coordinate_names[i]: d.z[i] for i in d.indep}, vel, steps=1)
@@ -210,14 +220,19 @@ class Vehicle:
     def simulate(self, road, duration: float, *, dt: float = 1e-3, v0: float = 0.0, x0: float = 0.0,
                  drive_torque: dict | None = None, brake_torque: dict | None = None,
                  integrator: str = "rk4", record_every: int = 1, progress: bool = False,
-                 y0: np.ndarray | None = None) -> SimResult:
+                 y0: np.ndarray | None = None, steer=None) -> SimResult:
         """Run a manoeuvre with constant wheel torques [N m] from the equilibrium at ``v0`` [m/s] at ``x0`` [m].
 
         ``integrator`` is a name of ``fmu_vehicle.integrators.INTEGRATORS`` (``dt`` is its step, or the output
         spacing of an adaptive method). Ctrl-C (SIGINT) during a run stops it at the end of the current chunk
         (500 steps): the result then holds the rows so far and ``meta["interrupted"]`` is True. Any distance
         works: the engine keeps its coordinates near its origin (``VehicleSystem.rebase``); ``meta["y_end"]``
-        is in engine coordinates, whose origin is ``meta["x_origin"]``."""
+        is in engine coordinates, whose origin is ``meta["x_origin"]``.
+
+        ``steer``: a steering-wheel angle against time with ``angle(t)`` [rad], ``rate(t)`` [rad/s] and
+        ``breakpoints`` [s], linear between breakpoints (``fmu_vehicle.driver.SteeringProfile``); the run is
+        integrated segment by segment between the breakpoints (moved to the nearest multiple of ``dt``), the
+        rack following the profile exactly within each."""
         if not (isinstance(dt, (int, float)) and dt > 0 and math.isfinite(dt)):
             raise ModelError(f"dt must be a positive number of seconds, got {dt!r}")
         if not (isinstance(duration, (int, float)) and duration > 0 and math.isfinite(duration)):
@@ -229,16 +244,44 @@ class Vehicle:
                 if not math.isfinite(T):
                     raise ModelError(f"torque for wheel '{w}' must be finite, got {T}")
                 system.data.inputs[self.wheel_index(w), col] = float(T)
+        segments = [(0.0, duration)] if steer is None else self._steering_segments(steer, duration, dt)
         interrupted = False
-        try:
-            t, out, y_end = integrate(system, y, duration, dt, integrator=integrator, record_every=record_every,
+        ts, outs = [], []
+        for a, b in segments:
+            if steer is not None:
+                g = self.rack_gain
+                system.data.steer[:] = (a, g * float(steer.angle(a)), g * float(steer.rate(a)), g)
+            try:
+                t, out, y = integrate(system, y, b, dt, integrator=integrator, t0=a, record_every=record_every,
                                       progress=progress)
-        except Interrupted as stop:          # Ctrl-C between two chunks: the rows so far
-            t, out, y_end, interrupted = stop.times, stop.outputs, stop.y, True
+            except Interrupted as stop:          # Ctrl-C between two chunks: the rows so far
+                t, out, y, interrupted = stop.times, stop.outputs, stop.y, True
+            k = 1 if ts else 0                   # a segment's first row is the previous one's last
+            ts.append(t[k:])
+            outs.append(out[k:])
+            if interrupted:
+                break
+        t, out, y_end = np.concatenate(ts), np.concatenate(outs), y
         return SimResult.from_columns(t, self.output_names, [u for _, u, _ in self.outputs], out,
                                       {"vehicle": self.name, "integrator": integrator, "dt": dt, "v0": v0,
                                        "y_end": y_end, "x_origin": float(system.data.origin[0]),
                                        "interrupted": interrupted}, panels=CHASSIS_PANELS)
+
+    def _steering_segments(self, steer, duration: float, dt: float) -> list[tuple[float, float]]:
+        """[(t_start, t_end)] between the profile's breakpoints inside (0, duration), on the dt grid [s]."""
+        if self.steer_drv < 0:
+            raise ModelError(f"vehicle '{self.name}' has no steering (its file has no 'steering' entry)")
+        lo, hi = self._steering_limits()
+        for t in [0.0, *steer.breakpoints]:
+            a = float(steer.angle(t))
+            if not lo <= a <= hi:
+                raise ModelError(f"steering-wheel angle {a:g} rad at t = {t:g} s is outside [{lo:g}, {hi:g}] rad")
+        grid = sorted({0.0, duration} | {round(b / dt) * dt for b in steer.breakpoints if 0.0 < b < duration})
+        return [(a, b) for a, b in zip(grid[:-1], grid[1:]) if b - a > 0.5 * dt]
+
+    def _steering_limits(self) -> tuple[float, float]:
+        row = next(r for r in self.signals.vehicle_inputs if r.name == "steering_wheel_angle")
+        return row.min, row.max
 
     def simulator(self, road=None, *, v0=0.0, x0=0.0, dt=1e-3, road_source="internal", tire_source="internal",
                   integrator="rk4"):
@@ -315,6 +358,7 @@ class VehicleSimulator:
         self.t = 0.0
         self.row = np.zeros(len(vehicle.output_names))
         self._input_names = vehicle.signals.input_names
+        self._rack_target = 0.0          # rack travel [m] to reach at the end of the next advance
         self.refresh()
 
     @property
@@ -353,6 +397,30 @@ class VehicleSimulator:
         for name, v in values.items():
             self.inputs[w, self.vehicle.input_columns[table.input_column(name)]] = float(v)
 
+    def set_steering(self, steering_wheel_angle: float):
+        """The steering-wheel angle [rad, + left] to reach at the end of the next :meth:`advance`: the rack
+        travel (``vehicle.rack_gain`` x the angle) moves linearly from where it is over that step, so the
+        rack's velocity is the ramp's and its acceleration zero (a first-order hold of the input)."""
+        v = self.vehicle
+        if v.steer_drv < 0:
+            raise ModelError(f"vehicle '{v.name}' has no steering (its file has no 'steering' entry)")
+        lo, hi = v._steering_limits()
+        a = float(steering_wheel_angle)
+        if not lo <= a <= hi:        # also refuses NaN
+            raise ModelError(f"steering_wheel_angle must be a number in [{lo:g}, {hi:g}] rad, got {steering_wheel_angle!r}")
+        self._rack_target = v.rack_gain * a
+
+    def _ramp_steering(self, h: float):
+        """Point the rack's ramp from its travel now to the target at t + h; reset the stepper if it changed."""
+        st = self.system.data.steer
+        now = st[1] + st[2] * (self.t - st[0])
+        ramp = (self.t, now, (self._rack_target - now) / h, st[3])
+        if st[2] != ramp[2]:
+            st[:] = ramp
+            self.stepper.reset()
+        else:
+            st[:] = ramp
+
     def set_inputs(self, values):
         """Every input of every wheel at once: ``values`` has ``n_wheels * n_inputs`` numbers, wheel by wheel
         in the order of ``wheel_names``, each wheel's in the signal table's input order (``input_names``)."""
@@ -367,6 +435,8 @@ class VehicleSimulator:
         n = max(1, int(round(h / self.dt)))
         step = h / n
         st = self.stepper
+        if self.vehicle.steer_drv >= 0:
+            self._ramp_steering(h)
         if self.system.rebase(st.y):
             st.reset()
         done = 0
@@ -389,16 +459,17 @@ class VehicleSimulator:
         partition, output row, engine origin)."""
         d = self.system.data.mech
         return (self.t, self.stepper.get_state(), self.inputs.copy(), d.z.copy(), d.zd.copy(), d.indep.copy(),
-                d.dep.copy(), self.row.copy(), float(self.system.data.origin[0]))
+                d.dep.copy(), self.row.copy(), float(self.system.data.origin[0]), self.system.data.steer.copy(),
+                self._rack_target)
 
     def set_state(self, state):
         """Inverse of :meth:`get_state`; refuses (ModelError) data that do not fit this vehicle: other
         array shapes, or a coordinate partition that is not a split of the coordinates (the compiled
         kernels index with it and check no bounds)."""
-        t, stepper_state, inp, z, zd, indep, dep, row, origin = state
+        t, stepper_state, inp, z, zd, indep, dep, row, origin, steer, rack_target = state
         d = self.system.data.mech
         y = stepper_state[0]
-        for name, new, old in (("y", y, self.y), ("inputs", inp, self.inputs), ("z", z, d.z),
+        for name, new, old in (("y", y, self.y), ("inputs", inp, self.inputs), ("z", z, d.z), ("steer", steer, self.system.data.steer),
                                ("zd", zd, d.zd), ("indep", indep, d.indep), ("dep", dep, d.dep), ("row", row, self.row)):
             if np.shape(new) != old.shape:
                 raise ModelError(f"simulator state: {name} has shape {np.shape(new)}, this vehicle needs {old.shape}")
@@ -411,3 +482,5 @@ class VehicleSimulator:
         d.z[:], d.zd[:], d.indep[:], d.dep[:] = z, zd, indep, dep
         self.row[:] = row
         self.system.data.origin[0] = origin
+        self.system.data.steer[:] = steer
+        self._rack_target = float(rack_target)
