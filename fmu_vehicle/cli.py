@@ -123,10 +123,14 @@ def cmd_simulate(a) -> int:
     car = Vehicle.load(a.vehicle)
     for w in list(drive) + list(brake):
         car.wheel_index(w)
+    steer = None
+    if a.steer is not None:
+        from .driver.profile import SteeringProfile
+        steer = SteeringProfile.parse(a.steer, name="--steer")
     nsteps = a.duration / a.dt
     res = car.simulate(road, a.duration, dt=a.dt, v0=a.v0, x0=a.x0, drive_torque=drive, brake_torque=brake,
                        integrator=a.integrator, record_every=a.record_every,
-                       progress=not a.quiet and nsteps > PROGRESS_MIN_STEPS)
+                       progress=not a.quiet and nsteps > PROGRESS_MIN_STEPS, steer=steer)
     write_csv = (output, lambda tmp: res.to_csv(tmp, units="header"))
     if res.meta.get("interrupted"):
         atomic_write_all([write_csv], mode=None)
@@ -135,10 +139,79 @@ def cmd_simulate(a) -> int:
         return 130
     title = f"{car.name} on {road.describe()}"
     atomic_write_all([write_csv] + ([(plot, lambda tmp: res.plot(tmp, title=title))] if plot else []), mode=None)
-    print(f"{car.name}: {a.duration:g} s on {road.describe()}: x = {res.final('chassis.x'):.3f} m, "
+    lateral = (f"y = {res.final('chassis.y'):.3f} m, yaw = {res.final('chassis.yaw'):.4f} rad, "
+               if "chassis.y" in res.names else "")
+    print(f"{car.name}: {a.duration:g} s on {road.describe()}: x = {res.final('chassis.x'):.3f} m, {lateral}"
           f"vx = {res.final('chassis.vx'):.3f} m/s, pitch = {res.final('chassis.pitch'):.4f} rad -> {a.output}"
           + (f", {a.plot}" if a.plot else ""))
     return 0
+
+
+def cmd_manoeuvre(a) -> int:
+    import json
+    from .manoeuvres import plots, runs
+    from .vehicle import Vehicle
+    out = _output_dir(a.out, "--out")
+    car = Vehicle.load(a.vehicle)
+    runs.require_steering(car)
+    name = a.name
+    files, summary = [], {"manoeuvre": name, "vehicle": car.name}
+    if name == "step-steer":
+        speed = (a.speed_kmh or 80.0) / 3.6
+        res, metrics = runs.step_steer(car, speed, a.ay or 4.0)
+        summary.update(speed_m_s=speed, metrics=metrics)
+        files.append((out / "step_steer.png", lambda tmp: plots.plot_step_steer(
+            tmp, res.t, res["steering_wheel_angle_applied"], res["chassis.yaw_rate"], res["chassis.ay"], metrics,
+            title=f"{car.name}: ISO 7401 step steer at {speed * 3.6:.0f} km/h")))
+    elif name == "constant-radius":
+        from .manoeuvres.steady_state import ConstantRadiusRun
+        run = ConstantRadiusRun(radius_m=a.radius, ay_end_m_s2=a.ay or 6.0)
+        res, ug = runs.constant_radius(car, run)
+        summary.update(radius_m=a.radius, understeer_gradient=ug)
+        st = runs.single_track_of(car)
+        files.append((out / "constant_radius.png", lambda tmp: plots.plot_constant_radius(
+            tmp, res["chassis.ay"], res["steering_wheel_angle_applied"], st.steering_ratio, ug,
+            title=f"{car.name}: ISO 4138 constant radius {a.radius:g} m")))
+    elif name == "double-lane-change":
+        speed = (a.speed_kmh or 60.0) / 3.6
+        res, kpis = runs.double_lane_change(car, speed)
+        summary.update(speed_m_s=speed, kpis=kpis)
+        files.append((out / "double_lane_change.png", lambda tmp: plots.plot_lane_change(
+            tmp, res.t, res["chassis.x"] + res.meta["track_x_m"], res["chassis.y"], res["chassis.yaw"], res["chassis.ay"], kpis,
+            runs.vehicle_width(car), title=f"{car.name}: ISO 3888-1 double lane change at {speed * 3.6:.0f} km/h")))
+    else:   # kinematics
+        corner = a.corner or car.wheel_names[0]
+        car.wheel_index(corner)
+        table = runs.kinematics(car, corner)
+        res = None
+        summary.update(corner=corner, gradients_deg_per_m=table.gradients_deg_per_m)
+        files.append((out / "kinematics.png", lambda tmp: plots.plot_kinematics(
+            tmp, table, title=f"{car.name}: suspension kinematics, {corner}")))
+        files.append((out / "kinematics.csv", lambda tmp: _write_rows(tmp, table.rows())))
+    if res is not None:
+        files.append((out / f"{name.replace('-', '_')}.csv", lambda tmp: res.to_csv(tmp, units="header")))
+    files.append((out / "summary.json", lambda tmp: Path(tmp).write_text(json.dumps(summary, indent=2, default=_jsonable))))
+    atomic_write_all(files, mode=None)
+    print(f"{car.name}: {name}: " + json.dumps({k: v for k, v in summary.items() if k not in ("manoeuvre", "vehicle")},
+                                              default=_jsonable) + f" -> {out}")
+    return 0
+
+
+def _jsonable(v):
+    import numpy as np
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, (np.floating, np.integer)):
+        return v.item()
+    return str(v)
+
+
+def _write_rows(path, rows):
+    import csv
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
 
 
 def cmd_reproduce(a) -> int:
@@ -293,7 +366,22 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--plot", help="also write a plot of the chassis states (x, vx, z, vz, pitch, pitch rate; "
                                   "format from the suffix, e.g. .png)")
     s.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    s.add_argument("--steer", metavar="T:DEG,...", help="steering-wheel angle profile of a full vehicle: "
+                   "time [s]:angle [deg] pairs, linear between them, held after the last, + = left "
+                   "(e.g. 0:0,0.5:0,0.7:40,6:40)")
     s.set_defaults(func=cmd_simulate)
+    mn = sub.add_parser("manoeuvre", help="handling manoeuvre of a full vehicle with a plot: ISO 7401 step steer, "
+                        "ISO 4138 constant radius, ISO 3888-1 double lane change, suspension kinematics")
+    mn.add_argument("name", choices=("step-steer", "constant-radius", "double-lane-change", "kinematics"))
+    mn.add_argument("--vehicle", default="fullcar14", help="full vehicle name or .json file (default fullcar14)")
+    mn.add_argument("--speed-kmh", type=_positive, help="speed [km/h] (step steer 80, lane change 60)")
+    mn.add_argument("--ay", type=_positive, help="lateral acceleration [m/s2] (step-steer target 4; "
+                    "constant-radius end 6)")
+    mn.add_argument("--radius", type=_positive, default=100.0, help="constant-radius circle [m] (default 100)")
+    mn.add_argument("--corner", help="kinematics: the corner (default the first)")
+    mn.add_argument("--out", default="dist/manoeuvres", help="output folder (default dist/manoeuvres)")
+    mn.set_defaults(func=cmd_manoeuvre)
+
     r = sub.add_parser("reproduce-paper", help="both manoeuvres of Dai et al. 2022 vs Tables 2 and 4, with plots")
     r.add_argument("--variants", nargs="+", default=["halfcar7", "halfcar7_forkarm"], metavar="VEHICLE",
                    help="vehicles whose model the paper reports (vehicle files with a 'paper_model' the "

@@ -231,8 +231,9 @@ class Vehicle:
 
         ``steer``: a steering-wheel angle against time with ``angle(t)`` [rad], ``rate(t)`` [rad/s] and
         ``breakpoints`` [s], linear between breakpoints (``fmu_vehicle.driver.SteeringProfile``); the run is
-        integrated segment by segment between the breakpoints (moved to the nearest multiple of ``dt``), the
-        rack following the profile exactly within each."""
+        integrated segment by segment between the breakpoints moved to the nearest multiple of ``dt``, the
+        rack moving linearly between the profile's values at the segment ends (the profile itself when its
+        breakpoints lie on the dt grid)."""
         if not (isinstance(dt, (int, float)) and dt > 0 and math.isfinite(dt)):
             raise ModelError(f"dt must be a positive number of seconds, got {dt!r}")
         if not (isinstance(duration, (int, float)) and duration > 0 and math.isfinite(duration)):
@@ -250,7 +251,8 @@ class Vehicle:
         for a, b in segments:
             if steer is not None:
                 g = self.rack_gain
-                system.data.steer[:] = (a, g * float(steer.angle(a)), g * float(steer.rate(a)), g)
+                da = float(steer.angle(a))
+                system.data.steer[:] = (a, g * da, g * (float(steer.angle(b)) - da) / (b - a), g)
             try:
                 t, out, y = integrate(system, y, b, dt, integrator=integrator, t0=a, record_every=record_every,
                                       progress=progress)
