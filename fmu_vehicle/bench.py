@@ -120,6 +120,31 @@ def time_vehicle(name: str, duration: float = 20.0, dt: float = 1e-3, repeats: i
             "coordinates": car.mech.model.n, "constraints": car.mech.model.m, "dof": car.mech.n_dof}
 
 
+STEP_STEER_SPEED_M_S = 80 / 3.6
+"""Speed of the benchmark's step steer (ISO 7401 at 80 km/h, 4 m/s^2 in the single-track estimate)."""
+
+
+def time_step_steer(name: str, duration: float = 20.0, repeats: int = 3) -> dict:
+    """Best-of-``repeats`` wall time of ``duration`` s of an ISO 7401 step steer (RK4, 1 ms, flat road) of
+    a vehicle with steering: the handling counterpart of the bumpy-road run."""
+    from .manoeuvres.step_steer import step_steer_profile
+    from .manoeuvres.vehicle_model import single_track_of
+    from .vehicle import Vehicle
+    car = Vehicle.load(name)
+    v = STEP_STEER_SPEED_M_S
+    st = single_track_of(car)
+    profile = step_steer_profile(4.0 / (v * st.yaw_rate_gain(v)), hold_s=duration)
+    car.simulate("flat", 0.01, v0=v, steer=profile)            # warm-up: loads/compiles the kernels
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        res = car.simulate("flat", duration, v0=v, steer=profile, record_every=10)
+        best = min(best, time.perf_counter() - t0)
+    return {"vehicle": name, "manoeuvre": "ISO 7401 step steer, 80 km/h", "simulated_s": duration, "wall_s": best,
+            "real_time_factor": duration / best, "final_yaw_rate_rad_s": float(res.final("chassis.yaw_rate")),
+            "final_ay_m_s2": float(res.final("chassis.ay"))}
+
+
 FINAL_STATE = ("chassis.x", "chassis.z", "chassis.pitch", "chassis.vx", "chassis.vz", "chassis.pitch_rate")
 """Outputs whose final values are compared with the adaptive reference (m, m, rad, m/s, m/s, rad/s)."""
 
@@ -223,6 +248,14 @@ def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None 
             for r in done:
                 r["final_error"] = final_errors(r["final_state"], ref_final)
     report = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}, "results": rows}
+    steered = [n for n in vehicles if load_vehicle_spec(n).steering is not None]
+    if steered:
+        report["step_steer"] = []
+        for name in steered:
+            r = time_step_steer(name, duration=duration, repeats=repeats)
+            report["step_steer"].append(r)
+            print(f"{name:<18} step steer {r['simulated_s']:g} s in {r['wall_s']:.3f} s "
+                  f"(RTF {r['real_time_factor']:.1f}), steady yaw rate {r['final_yaw_rate_rad_s']:.3f} rad/s", flush=True)
     if cold_compile:
         report["cold_compile"] = c = time_cold_compile()
         print(_cold_line(c), flush=True)
@@ -268,6 +301,9 @@ def markdown_table(report: dict) -> str:
         lines.append(f"| {r['vehicle']} | {r['integrator']} | {r['coordinates']} / {r['constraints']} / {r['dof']} "
                      f"| {r['wall_s'] * scale:.3f} s | {r['real_time_factor']:.0f} | {r['us_per_evaluation']:.2f} "
                      f"| {paper} | {unc} | {_error_text(r)} |")
+    for r in report.get("step_steer", []):
+        lines.append(f"| {r['vehicle']}, {r['manoeuvre']} | rk4 | | {r['wall_s'] * 20.0 / r['simulated_s']:.3f} s "
+                     f"| {r['real_time_factor']:.0f} | | | | |")
     f = report.get("fmu")
     if f:
         scale = 20.0 / f["simulated_s"]
