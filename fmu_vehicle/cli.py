@@ -248,7 +248,8 @@ def cmd_info(a) -> int:
     for name in vehicle_names():
         car = Vehicle.load(name)
         m = car.mech
-        print(f"{name}: {m.model.n} relative coordinates, {m.model.m} closure equations, {m.n_dof} DOF, "
+        driven = f" + {m.model.ndrv} driven (steering rack)" if m.model.ndrv else ""
+        print(f"{name}: {m.model.n - m.model.ndrv} relative coordinates{driven}, {m.model.m} closure equations, {m.n_dof} DOF, "
               f"{len(m.spec.bodies)} bodies + {len(m.spec.rods)} removed rods, mass {car.total_mass_kg:.1f} kg; "
               f"independent: {', '.join(m.independent_names)}")
     print("roads: " + ", ".join(shipped_roads()))

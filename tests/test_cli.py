@@ -199,7 +199,8 @@ def test_info_lists_every_vehicle_with_the_papers_counts(capsys):
     expected = {"halfcar7": (16, 9, 7, 1243.0), "halfcar7_forkarm": (15, 8, 7, 1243.0),
                 "fullcar14": (32, 18, 14, 2486.0), "fullcar14_forkarm": (30, 16, 14, 2486.0)}
     for name, (n, m, dof, mass) in expected.items():
-        assert f"{n} relative coordinates, {m} closure equations, {dof} DOF" in rows[name], rows[name]
+        rack = " + 1 driven (steering rack)" if name.startswith("fullcar") else ""
+        assert f"{n} relative coordinates{rack}, {m} closure equations, {dof} DOF" in rows[name], rows[name]
         assert f"mass {mass:.1f} kg" in rows[name]
     roads = rows["roads"]
     for road in ("flat", "bumpy", "slope16_5"):

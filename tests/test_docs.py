@@ -28,7 +28,8 @@ FMUS_MD = DOCS / "fmus.md"
 PACKAGE = REPO / "fmu_vehicle"
 
 #: Module files whose docstring must point into docs/.
-DOCUMENTED_MODULES = tuple(sorted(p for folder in ("multibody", "road", "cosim", "fmi", "vehicle", "integrators", "tire")
+DOCUMENTED_MODULES = tuple(sorted(p for folder in ("multibody", "road", "cosim", "fmi", "vehicle", "integrators", "tire",
+                                                                "driver", "manoeuvres")
                                   for p in (PACKAGE / folder).glob("*.py")))
 DOC_REFERENCE = re.compile(r"docs/([A-Za-z0-9_]+\.md)(?:,? §(\d+))?")
 

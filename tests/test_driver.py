@@ -8,7 +8,7 @@ import pytest
 
 from fmu_vehicle.driver import Path, PathFollower, SteeringProfile, load_driver_params
 from fmu_vehicle.errors import ModelError
-from fmu_vehicle.manoeuvres.lane_change import iso3888_1_layout, lane_change_kpis
+from fmu_vehicle.manoeuvres.lane_change import iso3888_1_layout, lane_change_kpis, lane_change_path
 from fmu_vehicle.manoeuvres.single_track import SingleTrack, closed_loop
 
 #: a mid-size car: 1.26 deg/g understeer, characteristic speed 125 km/h
@@ -109,7 +109,7 @@ def test_spline_and_csv_paths(tmp_path):
 def test_lane_change_centre_line_lies_in_the_gates_with_continuous_curvature():
     width = 1.8
     track = iso3888_1_layout(width)
-    path = Path.double_lane_change(width)
+    path = lane_change_path(width)
     for gate in track.gates:
         inside = (path.x >= gate.x_start) & (path.x <= gate.x_end)
         assert np.allclose(path.y[inside], gate.centre)
@@ -178,7 +178,7 @@ def test_follows_a_circle_with_a_small_steady_error(radius_m, speed_m_s, limit_m
 @pytest.mark.parametrize("speed_kmh", [60.0, 70.0, 80.0])
 def test_drives_the_iso3888_double_lane_change_without_hitting_cones(speed_kmh):
     width = 1.8
-    path = Path.double_lane_change(width)
+    path = lane_change_path(width)
     v = speed_kmh / 3.6
     run = closed_loop(CAR, PathFollower(path, driver_params(), speed_m_s=v), t_end=path.length / v, x0=-60.0,
                       vx0=v, wheel_radius_m=WHEEL_RADIUS_M)

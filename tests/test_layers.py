@@ -15,6 +15,9 @@ ALLOWED = {
     "tire": {"jit", "errors", "paths", "road", "util"},
     "vehicle": {"jit", "errors", "paths", "util", "multibody", "integrators", "road", "tire", "results",
                 "plotting"},
+    "driver": {"jit", "errors", "paths"},
+    "manoeuvres": {"jit", "errors", "paths", "util", "plotting", "results", "driver", "multibody", "tire",
+                   "vehicle"},
 }
 
 

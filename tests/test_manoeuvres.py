@@ -12,7 +12,7 @@ from fmu_vehicle.driver import Path, PathFollower, load_driver_params
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.manoeuvres import plots
 from fmu_vehicle.manoeuvres.kinematics import kinematics_table
-from fmu_vehicle.manoeuvres.lane_change import iso3888_1_layout, lane_change_kpis
+from fmu_vehicle.manoeuvres.lane_change import iso3888_1_layout, lane_change_kpis, lane_change_path
 from fmu_vehicle.manoeuvres.single_track import SingleTrack, closed_loop, simulate
 from fmu_vehicle.manoeuvres.steady_state import ConstantRadiusRun, understeer_gradient
 from fmu_vehicle.manoeuvres.step_steer import step_steer_metrics, step_steer_profile
@@ -155,7 +155,7 @@ def test_iso3888_1_track_dimensions():
 
 def test_lane_change_kpis_on_prescribed_runs():
     w = 1.8
-    path = Path.double_lane_change(w)
+    path = lane_change_path(w)
     x = np.arange(-20.0, 140.0, 0.2)
     y = np.interp(x, path.x, path.y)
     yaw = np.interp(x, path.x, path.heading)
@@ -213,7 +213,7 @@ def test_every_manoeuvre_plot_is_written(tmp_path):
     swa = np.array([CAR.steady_state_steering(s, R) for s in v])
     fit = understeer_gradient(v * v / R, swa, 16.0, 2.7, R)
     files.append(plots.plot_constant_radius(tmp_path / "circle.png", v * v / R, swa, 16.0, 2.7, R, fit))
-    path = Path.double_lane_change(1.8)
+    path = lane_change_path(1.8)
     x = np.arange(-20.0, 140.0, 0.5)
     y, yaw = np.interp(x, path.x, path.y), np.interp(x, path.x, path.heading)
     ay = 400.0 * np.interp(x, path.x, path.curvature)

@@ -70,6 +70,11 @@ def random_states(car, system, rng, n, travels):
             else:
                 pos[name] = eq[name] + rng.uniform(-1.0, 1.0) * chassis_ranges[name]
                 vel[name] = veq[name] + rng.uniform(-0.5, 0.5)
+        st = car.spec.steering
+        if st is not None:     # the rack somewhere in its travel, moving: vehicle_rhs at t = 0 prescribes it
+            rack, rack_rate = rng.uniform(-0.02, 0.02), rng.uniform(-0.1, 0.1)
+            pos[st.rack_coordinate], vel[st.rack_coordinate] = rack, rack_rate
+            system.data.steer[:3] = (0.0, rack, rack_rate)
         y = m.assemble(pos, vel, steps=10)
         slips = rng.uniform(-0.05, 0.05, car.n_wheels)
         inputs = {w: {"drive": rng.uniform(0.0, 600.0), "brake": rng.uniform(0.0, 400.0)} for w in car.wheel_names}
@@ -262,7 +267,8 @@ def test_templates_place_the_files_hardpoints_and_masses(name):
             r = rods[f"{prefix}.tie_rod"]
             np.testing.assert_allclose(r.point_a_m, P("tie_rod_outer"), atol=1e-12)
             np.testing.assert_allclose(r.point_b_m, P("tie_rod_inner"), atol=1e-12)
-            assert (r.body_a, r.body_b) == (f"{prefix}.knuckle", "chassis")
+            inner = "steering.rack" if corner.get("steered") else "chassis"      # a steered corner's rack
+            assert (r.body_a, r.body_b) == (f"{prefix}.knuckle", inner)
             np.testing.assert_allclose(joints[f"{prefix}.top_mount"].point_m, P("strut_top"), atol=1e-12)
             axis = P("strut_top") - P("strut_lower")
             np.testing.assert_allclose(joints[f"{prefix}.travel"].axes[0], axis / np.linalg.norm(axis), atol=1e-12)

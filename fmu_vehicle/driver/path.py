@@ -239,21 +239,6 @@ class Path:
                    name=f"circle R {radius_m:g} m {'left' if left else 'right'}")
 
     @classmethod
-    def double_lane_change(cls, vehicle_width_m: float, *, run_in_m: float = 60.0, run_out_m: float = 60.0,
-                           ds: float = DEFAULT_DS_M, **layout) -> "Path":
-        """The centre line of the ISO 3888-1 double lane change for a vehicle of ``vehicle_width_m``
-        (gate geometry and transitions: :func:`fmu_vehicle.manoeuvres.lane_change.centre_line`), with a
-        straight run-in before the first gate (x < 0) and a run-out after the last."""
-        from fmu_vehicle.manoeuvres.lane_change import centre_line, iso3888_1_layout
-
-        track = iso3888_1_layout(vehicle_width_m, **layout)
-        x = np.arange(-run_in_m, track.end_x + run_out_m + 0.5 * ds, ds)
-        y, dy, ddy = centre_line(track, x)
-        heading = np.arctan(dy)
-        curvature = ddy / (1.0 + dy * dy) ** 1.5
-        return cls(x, y, heading, curvature, name=f"ISO 3888-1 double lane change (width {vehicle_width_m:g} m)")
-
-    @classmethod
     def from_points(cls, x, y, *, closed: bool = False, ds: float = DEFAULT_DS_M, name: str = "path") -> "Path":
         """A cubic spline through the points (x, y) [m], parameterised by chord length and resampled every
         ``ds``; heading and curvature from its derivatives, kappa = (x' y'' - y' x'') / (x'^2 + y'^2)^(3/2).

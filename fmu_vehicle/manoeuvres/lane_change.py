@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fmu_vehicle.driver.path import DEFAULT_DS_M, Path
 from fmu_vehicle.errors import ModelError
 
 SECTION_LENGTHS_M = (15.0, 30.0, 25.0, 25.0, 15.0, 15.0)
@@ -174,8 +175,7 @@ def lane_change_kpis(t, x, y, yaw, ay, vehicle_width, *, track: DoubleLaneChange
     r = np.gradient(yaw, t) if yaw_rate is None else np.asarray(yaw_rate, dtype=float).ravel()
     track = track or iso3888_1_layout(vehicle_width)
     if path is None:
-        from fmu_vehicle.driver.path import Path
-        path = Path.double_lane_change(track.vehicle_width_m)
+        path = lane_change_path(track.vehicle_width_m)
     td, (xd, yd, yawd) = _densify(t, [x, y, yaw], x, y, 0.02)
     cx, cy = body_corners(xd, yd, yawd, float(vehicle_width), front_m, rear_m)
 
@@ -214,3 +214,16 @@ def lane_change_kpis(t, x, y, yaw, ay, vehicle_width, *, track: DoubleLaneChange
         "peak_ay_m_s2": float(np.max(np.abs(ay[on_track]))),
         "peak_yaw_rate_rad_s": float(np.max(np.abs(r[on_track]))),
     }
+
+
+def lane_change_path(vehicle_width_m: float, *, run_in_m: float = 60.0, run_out_m: float = 60.0,
+                     ds: float = DEFAULT_DS_M, **layout):
+    """The centre line of the ISO 3888-1 double lane change for a vehicle of ``vehicle_width_m`` as a
+    driver ``Path`` (gate geometry and transitions: :func:`centre_line`), with a straight run-in before the
+    first gate (x < 0) and a run-out after the last."""
+    track = iso3888_1_layout(vehicle_width_m, **layout)
+    x = np.arange(-run_in_m, track.end_x + run_out_m + 0.5 * ds, ds)
+    y, dy, ddy = centre_line(track, x)
+    heading = np.arctan(dy)
+    curvature = ddy / (1.0 + dy * dy) ** 1.5
+    return Path(x, y, heading, curvature, name=f"ISO 3888-1 double lane change (width {vehicle_width_m:g} m)")

@@ -19,7 +19,7 @@ from ..driver.path_follower import PathFollower, load_driver_params
 from ..errors import ModelError
 from ..results import Result
 from .kinematics import kinematics_table
-from .lane_change import iso3888_1_layout, lane_change_kpis
+from .lane_change import iso3888_1_layout, lane_change_kpis, lane_change_path
 from .steady_state import ConstantRadiusRun, understeer_gradient
 from .step_steer import step_steer_metrics, step_steer_profile
 from .vehicle_model import _wheel_angles, single_track_of
@@ -103,7 +103,7 @@ def double_lane_change(car, speed_m_s: float = 60 / 3.6):
     car starts on the straight run-in, ``meta["track_x_m"]`` before the first gate (track x = chassis.x +
     that)."""
     width = vehicle_width(car)
-    path = Path.double_lane_change(width)
+    path = lane_change_path(width)
     track = iso3888_1_layout(width)
     driver = driver_for(car, path, speed_m_s)
     x_start = float(path.x[0])

@@ -29,6 +29,7 @@ from ..jit import njit
 
 from .kinematics import end_points, forward_positions, point_accel0, point_jacobian_cols, point_position
 from .linalg import lu_factor, lu_solve
+from .model import COORD_ALL_GROUPS
 
 
 @njit(inline="always")
@@ -199,8 +200,14 @@ def _transform_column(model, data, R, j, col, rows):
     rows[0] = j
     cnt = 1
     g = model.coord_group[j]
-    if g >= 0:
-        lo, hi = model.group_beg[g], model.group_beg[g + 1]
+    if g == COORD_ALL_GROUPS:                    # a driven coordinate: every group's block
+        g0, g1 = 0, model.ngroup
+    elif g >= 0:
+        g0, g1 = g, g + 1
+    else:
+        g0, g1 = 0, 0
+    for gg in range(g0, g1):
+        lo, hi = model.group_beg[gg], model.group_beg[gg + 1]
         for k in range(lo, hi):
             x[k] = -data.phiz[model.lu_row[k], j]
         lu_solve(data.lu, data.piv, model.lu_beg, model.lu_end, x, lo, hi)

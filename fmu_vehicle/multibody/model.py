@@ -18,6 +18,10 @@ from collections import namedtuple
 
 import numpy as np
 
+COORD_ALL_GROUPS = -2
+"""``coord_group`` of a driven coordinate in the columns of loops: its column of Phi_z may reach several
+groups (a steering rack moves both front corners), so its velocity transformation solves every block."""
+
 JOINT_REVOLUTE = 0
 JOINT_PRISMATIC = 1
 

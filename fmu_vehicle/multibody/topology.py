@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ModelError
-from .model import JOINT_PRISMATIC, JOINT_REVOLUTE, MultibodyModel
+from .model import COORD_ALL_GROUPS, JOINT_PRISMATIC, JOINT_REVOLUTE, MultibodyModel
 from .spec import GROUND, MechanismSpec
 
 
@@ -93,11 +93,14 @@ def _choose_tree(spec: MechanismSpec):
     return tree, cuts
 
 
-def _loop_groups(loop_cols, loop_ncols, nsph: int, n: int):
+def _loop_groups(loop_cols, loop_ncols, nsph: int, n: int, driven=()):
     """Loop groups: the connected sets of loops (cut joints and rods) that share a coordinate column of
     Phi_z. Phi_z is block-diagonal over them, and so is Phi_z^d for every regular partition: a group's
     rows vanish outside its columns, so it holds exactly as many dependent coordinates as rows. A vehicle
     has one group per suspension corner (the chassis coordinates are common ancestors, in no column).
+
+    Driven coordinates are never dependent, so their columns join no groups (they are not part of
+    Phi_z^d): they get ``COORD_ALL_GROUPS``.
 
     Returns the constraint rows ordered group by group (rows of cut joint s: 3s..3s+2, of rod q:
     3 nsph + q), the start of every group in that order (plus the end), and the group of each
@@ -106,8 +109,13 @@ def _loop_groups(loop_cols, loop_ncols, nsph: int, n: int):
     nloop = len(loop_ncols)
     groups = _UnionFind(range(nloop))
     owner = {}
+    driven = set(int(k) for k in driven)
+    in_loops = set()
     for c in range(nloop):
         for k in loop_cols[c, :loop_ncols[c]].tolist():
+            if k in driven:
+                in_loops.add(k)
+                continue
             if k in owner:
                 groups.union(c, owner[k])
             else:
@@ -122,6 +130,8 @@ def _loop_groups(loop_cols, loop_ncols, nsph: int, n: int):
     coord_group = np.full(n, -1, dtype=np.int64)
     for k, c in owner.items():
         coord_group[k] = roots.index(groups.find(c))
+    for k in in_loops:
+        coord_group[k] = COORD_ALL_GROUPS
     return np.array(rows, dtype=np.int64), np.array(group_beg, dtype=np.int64), coord_group
 
 
@@ -220,7 +230,8 @@ def compile_mechanism(spec: MechanismSpec) -> tuple[MultibodyModel, TreeInfo]:
         cols = [k for k in range(n) if (a >= 0 and on_path[a, k]) != (b >= 0 and on_path[b, k])]
         loop_cols[c, :len(cols)] = cols
         loop_ncols[c] = len(cols)
-    lu_row, group_beg, coord_group = _loop_groups(loop_cols, loop_ncols, len(sph), n)
+    driven_idx = [coord_index[c] for c in spec.driven if c in coord_index]     # others are refused below
+    lu_row, group_beg, coord_group = _loop_groups(loop_cols, loop_ncols, len(sph), n, driven_idx)
     lu_beg = np.repeat(group_beg[:-1], np.diff(group_beg))
     lu_end = np.repeat(group_beg[1:], np.diff(group_beg))
 
