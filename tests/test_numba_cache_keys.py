@@ -115,7 +115,7 @@ def test_an_edit_recompiles_only_the_kernels_that_depend_on_it(tmp_path):
     _append(copy / "fmu_vehicle" / "tire" / "pacejka.py", "\n# an edit of the tire\n")
     tire = _run(copy, cache)
     compiled = _compiled(tire)
-    assert {"tire.pacejka.vertical_force", "tire.contact.tire_contact", "vehicle.dynamics.vehicle_rhs",
+    assert {"tire.pacejka.vertical_force", "tire.contact.tire_contact_3d", "vehicle.dynamics.vehicle_rhs",
             "integrators.rk4.rk4_chunk"} <= compiled
     multibody = {k for k in tire if k.startswith("multibody.")}
     assert multibody and not multibody & compiled

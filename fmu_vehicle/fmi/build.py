@@ -287,9 +287,11 @@ def _imports(script: Path, stage: Path) -> set[str]:
     return {name.split(".")[0] for name in finder.badmodules}
 
 
-RUNTIME_OPTIONAL = {"matplotlib", "tqdm"}
-"""Modules the shipped package imports only inside plotting and progress-bar functions, which an FMU never
-calls: left out of its requirements (matplotlib alone is about 50 MB)."""
+RUNTIME_OPTIONAL = {"matplotlib", "tqdm", "pycrg"}
+"""Modules the shipped package imports only inside functions an FMU does not need: plotting and progress
+bars (matplotlib alone is about 50 MB), and the OpenCRG reader (a road from an OpenCRG file needs pycrg
+installed beside the FMU; without it the road parameter is refused with the pip command that installs it).
+Left out of its requirements."""
 
 
 def _requirements(imported: set[str], alias: str) -> list[str]:

@@ -46,7 +46,7 @@ def _override_table(wheels) -> dict:
                ("suspension_{w}.spring_stiffness", _SUSP + "spring.stiffness_N_per_m", "N/m",
                 "{w} suspension spring rate", (1000.0, 10000.0), 1e7),
                ("suspension_{w}.spring_preload", _SUSP + "spring.preload_N", "N",
-                "{w} suspension spring preload at the design length (compression +)", (-2e4, 0.0), (2e4, 1e5)),
+                "{w} suspension spring preload at the design length (compression +)", (-2e4, 0.0), (2e4, 8e4)),
                ("suspension_{w}.damping", _SUSP + "damper.damping_N_s_per_m", "N.s/m",
                 "{w} suspension damper rate", 0.0, 1e5),
                ("wheel_{w}.mass", _SUSP + "masses_kg.wheel", "kg", "{w} wheel (rim + tire) mass", 1.0, 200.0),

@@ -183,6 +183,18 @@ def tire_contact(p, center, center_vel, wheel_omega, spin_axis, road_h, road_dhd
     out[OUT_SIGMA] = sigma
 
 
+@njit(inline="always")
+def aligning_fade(p, vx):
+    """Factor on the aligning moment: 0.5 (1 - cos(pi |Vx| / VXLOW)) below VXLOW, 1 above (fmu_vehicle's
+    choice, the complement of the low-speed damping's fade-in): a tire at rest has neither pneumatic trail
+    nor the residual torque of its conicity, which would otherwise steer a parked car and push it through
+    the steering geometry. Turn slip (parking torque) is not modelled."""
+    speed = abs(vx)
+    if speed >= p[P_VXLOW]:
+        return 1.0
+    return 0.5 * (1.0 - math.cos(math.pi * speed / p[P_VXLOW]))
+
+
 LATERAL_SLIP_MAX = 1.5
 """Anti-windup limit of the lateral transient slip q = tan α' [-] (about 56°), like KPUMIN/KPUMAX for κ'."""
 
@@ -199,7 +211,8 @@ def tire_contact_3d(p, mirror, center, center_vel, wheel_omega, spin_axis, road_
         q = tan α'  (state):  dq/dt = (Vcy - |Vx| q) / σα     (σα: ``lateral_relaxation_length``,
                                                                >= |Vx| RELAXATION_TIME_MIN)
         tan α = clip(q, ±LATERAL_SLIP_MAX) - k_low(Vx) Vcy / Ky    (low-speed damping, as for κ)
-        (Fx, Fy, Mz) = MF 5.2 combined slip (``pacejka_combined.mf_combined``) at (Fz, κ, α, γ, mu)
+        (Fx, Fy, Mz) = MF 5.2 combined slip (``pacejka_combined.mf_combined``) at (Fz, κ, α, γ, mu),
+        Mz faded out below VXLOW (``aligning_fade``)
     A right-hand tire (``mirror`` = -1) is the mirror image of the left-hand tire the file describes:
     it is evaluated at (-α, -γ) and its Fy and Mz change sign, so left and right tires of a symmetric car
     are exact mirror images even with the file's ply-steer and conicity terms.
@@ -312,7 +325,7 @@ def tire_contact_3d(p, mirror, center, center_vel, wheel_omega, spin_axis, road_
 
     fx, fy_t, mz_t = mf_combined(p, fz, kappa, mirror * alpha, gamma_t, road_mu)
     fy = mirror * fy_t
-    mz = mirror * mz_t
+    mz = mirror * mz_t * aligning_fade(p, vx)
     my = rolling_resistance_moment(p, fz, vx, omega)
     px = nx - sin_g * spin_axis[0]
     py = ny - sin_g * spin_axis[1]

@@ -25,12 +25,17 @@ from ..results import Result as SimResult
 from ..multibody.mechanism import POSITION_MAXIT, POSITION_TOL, Mechanism, failure
 from ..road import load_road
 from ..road.kernel import road_eval_xy
-from ..tire.contact import OUT_FY, OUT_RE
+from ..tire.contact import CONTACT_OUT_N, OUT_FY, OUT_FZ, OUT_RE, tire_contact_3d
+from ..tire import tir as _tir
 from ..tire.tir import P_CZ, P_R0
 from .dynamics import IN_BRAKE, IN_DRIVE, QUANTITIES, n_quantities, vehicle_record, vehicle_rhs
 from .loader import VehicleSpec, load_vehicle_spec
-from .model import VehicleData, VehicleModel, check_data, make_data
+from .model import W_AXIS, W_CENTER, W_OMEGA, W_ROAD, W_VEL, VehicleData, VehicleModel, check_data, make_data
 from .signals import FULL_VEHICLE, LONGITUDINAL_VERTICAL, TABLES, SignalTable
+
+REST_SCALES = [getattr(_tir, f"P_{n}") for n in ("LMUY", "LKY", "LVY", "LHY", "LXAL", "LTR", "LRES", "LS")]
+"""Tire scaling factors that switch the lateral force, the aligning moment and the slip-angle weighting of
+Fx off: at 0 while the static equilibrium is solved (a tire at rest carries no lateral force)."""
 
 SIGNAL_KINDS = {"planar": LONGITUDINAL_VERTICAL.kind, "free": FULL_VEHICLE.kind}
 """Signal table kind of a vehicle by its chassis template: the planar half car keeps the
@@ -170,38 +175,41 @@ class Vehicle:
         free = [k for k, i in enumerate(d.indep) if i not in held]
         ydot = np.zeros_like(y)
 
-        lateral = [2 * ni + 2 * nw + w for w in range(nw)]      # q = tan(alpha') of each tire
-
         def solve(unknowns):
-            engine = [k for k in unknowns if k < ni]
-            tires = [k - lateral[0] for k in unknowns if k >= ni]
-
             def residual(q):
                 yy = y.copy()
                 yy[unknowns] = q
                 st = vehicle_rhs(0.0, yy, model, data, ydot)
                 if st < 0:
                     return np.full(len(unknowns), 1e6)
-                # reduced generalized forces [N or N m] (zero velocity), the tires' lateral forces [N]
-                return np.concatenate([d.fr[engine], data.contact[tires, OUT_FY]])
+                return d.fr[unknowns].copy()   # reduced generalized forces [N or N m] (zero velocity)
 
             sol = root(residual, y[unknowns], method="hybr", options={"xtol": 1e-13})
+            err = float(np.max(np.abs(residual(sol.x))))
+            if not err < 1e-6 * self.total_mass_kg * 9.81:      # stalled (a stop or a lifted wheel): retry
+                alt = root(residual, y[unknowns], method="lm", options={"xtol": 1e-13, "ftol": 1e-13})
+                alt_err = float(np.max(np.abs(residual(alt.x))))
+                if alt_err < err:
+                    sol, err = alt, alt_err
             y[unknowns] = sol.x
             return float(np.max(np.abs(residual(sol.x)))), sol.message
 
         # zero torques; suspensions first with the chassis held at the rigid placement, then everything
+        # at rest the tires carry no lateral force (a tire that has not rolled has no lateral deflection):
+        # the equilibrium is solved with the tires' lateral scaling factors at 0, then each tire's lateral
+        # state is set to cancel the file's ply steer and conicity force (``_rest_lateral_states``)
         saved = data.inputs.copy()
+        saved_p = self.tire_p[:, REST_SCALES].copy()
         data.inputs[:, IN_DRIVE] = 0.0
         data.inputs[:, IN_BRAKE] = 0.0
+        self.tire_p[:, REST_SCALES] = 0.0
         try:
             chassis_dofs = {int(i) for i in self.chassis_coords}
             solve([k for k in free if d.indep[k] not in chassis_dofs])
-            # at rest the tires carry no lateral force: their lateral states cancel the file's ply steer and
-            # conicity forces (a tire that has not rolled has no lateral deflection); moving, q = 0 is the
-            # steady state of the straight run
-            err, msg = solve(free + (lateral if v0 == 0.0 else []))
+            err, msg = solve(free)
         finally:
             data.inputs[:] = saved
+            self.tire_p[:, REST_SCALES] = saved_p
         if err > 1e-6 * self.total_mass_kg * 9.81:
             raise SimulationError(f"vehicle '{self.name}': no static equilibrium found on this road "
                                   f"(residual {err:.3g} N: {msg})")
@@ -214,8 +222,32 @@ class Vehicle:
             vel[wi.spin_coordinate] = v0 / data.contact[w, OUT_RE]
         yq = m.assemble({m.coordinate_names[i]: d.z[i] for i in d.indep}, vel, steps=1)
         y[:2 * ni] = yq
-        y[2 * ni:2 * ni + 2 * nw] = 0.0
+        y[2 * ni:] = 0.0
+        if v0 == 0.0:       # at rest; rolling straight, q = 0 is the steady state (the ply steer force builds up)
+            self._rest_lateral_states(system, y)
         return y
+
+    def _rest_lateral_states(self, system, y):
+        """Set each loaded tire's lateral state q = tan(alpha') in ``y`` so that it carries no lateral force
+        at the state ``y`` at rest (a root of Fy(q) in [-0.5, 0.5]; q = 0 where Fy has no root there)."""
+        from scipy.optimize import brentq
+        model, data = system.model, system.data
+        ni, nw = self.mech.n_dof, self.n_wheels
+        vehicle_rhs(0.0, y, model, data, np.zeros_like(y))
+        out = np.zeros(CONTACT_OUT_N)
+        for w in range(nw):
+            wk, r = data.work[w], data.work[w, W_ROAD:W_ROAD + 4]
+            if data.contact[w, OUT_FZ] <= 0.0:
+                continue
+
+            def fy(q):
+                tire_contact_3d(model.tire_p[w], model.w_side[w], wk[W_CENTER:W_CENTER + 3], wk[W_VEL:W_VEL + 3],
+                                wk[W_OMEGA:W_OMEGA + 3], wk[W_AXIS:W_AXIS + 3], r[0], r[1], r[3], r[2],
+                                y[2 * ni + w], q, out)
+                return out[OUT_FY]
+
+            if fy(-0.5) * fy(0.5) < 0.0:
+                y[2 * ni + 2 * nw + w] = brentq(fy, -0.5, 0.5, xtol=1e-15)
 
     def simulate(self, road, duration: float, *, dt: float = 1e-3, v0: float = 0.0, x0: float = 0.0,
                  drive_torque: dict | None = None, brake_torque: dict | None = None,
