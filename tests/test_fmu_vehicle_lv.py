@@ -447,8 +447,10 @@ def test_bench_times_the_fmu(fmu, tmp_path):
     """``fmu-vehicle bench --fmu``: FMPy at 1 ms steps plus the start-up of an instance in a fresh process."""
     from fmu_vehicle.cli import main
     out = tmp_path / "bench.json"
+    # --no-cold-compile: the package's cold compile (a fresh process compiling every kernel, over a minute)
+    # is not what this test is about (tests/test_numba_cache_keys.py compiles cold)
     assert main(["bench", "--vehicles", "halfcar7", "--repeats", "1", "--duration", "0.02", "--no-uncompiled",
-                 "--fmu", str(fmu), "--out", str(out)]) == 0
+                 "--no-cold-compile", "--fmu", str(fmu), "--out", str(out)]) == 0
     f = json.loads(out.read_text())["fmu"]
     assert (f["fmu"], f["simulated_s"], f["communication_step_s"]) == ("VehicleLV.fmu", 0.02, 1e-3)
     assert f["wall_s"] > 0.0 and f["real_time_factor"] == pytest.approx(0.02 / f["wall_s"])
