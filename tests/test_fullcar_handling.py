@@ -114,3 +114,21 @@ def test_stepping_simulator_steers_like_simulate(car):
     out = sim.outputs()
     for q in ("chassis.y", "chassis.yaw", "chassis.yaw_rate", "rack_travel"):
         assert out[q] == pytest.approx(ref.final(q), rel=1e-9, abs=1e-12), q
+
+
+def test_rack_travel_input_is_the_steering_wheel_angle_times_the_gain(car):
+    """set_rack_travel(g * a) steers exactly like set_steering(a); out-of-range or NaN travel is refused."""
+    runs = []
+    for use_rack in (False, True):
+        sim = car.simulator("flat", v0=12.0)
+        for k in range(30):
+            a = min(0.4, 0.02 * (k + 1))
+            sim.set_rack_travel(car.rack_gain * a) if use_rack else sim.set_steering(a)
+            sim.advance(0.01)
+        runs.append(sim.outputs())
+    for q in ("chassis.yaw_rate", "chassis.y", "rack_travel"):
+        assert runs[1][q] == pytest.approx(runs[0][q], rel=1e-12, abs=1e-15), q
+    assert runs[0]["chassis.yaw_rate"] > 0.02
+    for bad in (float("nan"), 1.0):
+        with pytest.raises(ModelError, match="rack_travel"):
+            car.simulator("flat").set_rack_travel(bad)

@@ -68,7 +68,9 @@ def test_rows_and_kpis(two_and_one):
         assert row["status"] == "ok" and row["v_vut_kmh"] == v
         assert row["collision"] is False and row["impact_speed_kmh"] == 0.0
         assert (row["euroncap_score"], row["euroncap_verdict"]) == (1.0, "avoided") and row["test_end_reached"]
-        assert row["aeb_activated"] and 1.49 <= row["aeb_onset_ttc_s"] < 1.5     # first 10 ms sample below 1.5 s
+        # the first 10 ms sample below 1.5 s: TTC falls at about 1 s/s (a little faster while the car under test
+        # still gains speed: 1.49 - 2e-5 s was seen), so within 1.5 samples of the threshold
+        assert row["aeb_activated"] and 1.485 <= row["aeb_onset_ttc_s"] < 1.5
         assert row["min_ttc_s"] < 1.5
         assert abs(row["ego_speed_at_aeb_kmh"] - v) < 1.0
         assert 7.5 < row["max_decel_m_per_s2"] < 10.0

@@ -444,6 +444,19 @@ class VehicleSimulator:
             raise ModelError(f"steering_wheel_angle must be a number in [{lo:g}, {hi:g}] rad, got {steering_wheel_angle!r}")
         self._rack_target = v.rack_gain * a
 
+    def set_rack_travel(self, rack_travel_m: float):
+        """The steering rack travel [m, + toward the left] to reach at the end of the next :meth:`advance`
+        (instead of a steering-wheel angle, :meth:`set_steering`; the same first-order hold)."""
+        v = self.vehicle
+        if v.steer_drv < 0:
+            raise ModelError(f"vehicle '{v.name}' has no steering (its file has no 'steering' entry)")
+        lo, hi = v._steering_limits()
+        s = float(rack_travel_m)
+        limit = abs(v.rack_gain) * hi
+        if not -limit <= s <= limit:        # also refuses NaN
+            raise ModelError(f"rack_travel must be a number in [{-limit:g}, {limit:g}] m, got {rack_travel_m!r}")
+        self._rack_target = s
+
     def _ramp_steering(self, h: float):
         """Point the rack's ramp from its travel now to the target at t + h; reset the stepper if it changed."""
         st = self.system.data.steer
