@@ -169,9 +169,10 @@ def cmd_manoeuvre(a) -> int:
         res, ug = runs.constant_radius(car, run)
         summary.update(radius_m=a.radius, understeer_gradient=ug)
         st = runs.single_track_of(car)
+        k = res.t > run.settle_s          # the samples the analysis used (after settling on the circle)
         files.append((out / "constant_radius.png", lambda tmp: plots.plot_constant_radius(
-            tmp, res["chassis.ay"], res["steering_wheel_angle_applied"], st.steering_ratio, ug,
-            title=f"{car.name}: ISO 4138 constant radius {a.radius:g} m")))
+            tmp, res["chassis.ay"][k], res["steering_wheel_angle_applied"][k], st.steering_ratio, st.wheelbase_m,
+            a.radius, ug, title=f"{car.name}: ISO 4138 constant radius {a.radius:g} m")))
     elif name == "double-lane-change":
         speed = (a.speed_kmh or 60.0) / 3.6
         res, kpis = runs.double_lane_change(car, speed)

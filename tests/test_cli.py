@@ -4,6 +4,7 @@ with the physics of a driven car; ``info``, ``reproduce-paper`` (and its failing
 progress bar."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -220,3 +221,30 @@ def test_reproduce_paper_writes_its_plots_and_fails_with_exit_1_outside_the_band
     assert main(["reproduce-paper", "--variants", "halfcar7", "--out", str(tmp_path / "bad"), "-q"]) == 1
     out = capsys.readouterr().out
     assert "2 final state(s) outside the acceptance bands" in out and out.count("OUT") == 2
+
+
+@pytest.mark.parametrize("name", ["kinematics", "step-steer", "constant-radius"])
+def test_manoeuvre_writes_its_csv_plot_and_summary(tmp_path, name):
+    """fmu-vehicle manoeuvre NAME on the full car exits 0 and writes a plot, a CSV and summary.json whose
+    numbers are those of the run (constant radius on a 30 m circle up to 4 m/s^2 to keep it short)."""
+    out = tmp_path / name
+    extra = ["--radius", "30", "--ay", "4"] if name == "constant-radius" else []
+    assert main(["manoeuvre", name, "--out", str(out), *extra]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["vehicle"] == "fullcar14" and summary["manoeuvre"] == name
+    assert any(p.suffix == ".png" and p.stat().st_size > 10_000 for p in out.iterdir())
+    assert any(p.suffix == ".csv" for p in out.iterdir())
+    if name == "step-steer":
+        m = summary["metrics"]["yaw_rate"]
+        assert 0.1 < m["response_time_s"] < 0.6 and m["steady_state"] > 0.1
+    if name == "constant-radius":
+        ug = summary["understeer_gradient"]
+        assert ug["n_points"] > 10 and abs(ug["understeer_gradient_deg_per_g"]) < 5.0
+    if name == "kinematics":
+        assert set(summary["gradients_deg_per_m"]) >= {"bump_steer", "camber_change", "toe_per_rack"}
+
+
+def test_manoeuvre_refuses_a_vehicle_without_steering(tmp_path, capsys):
+    assert main(["manoeuvre", "step-steer", "--vehicle", "halfcar7", "--out", str(tmp_path / "x")]) == 2
+    assert "no steering" in capsys.readouterr().err
+    assert not (tmp_path / "x" / "summary.json").exists()
