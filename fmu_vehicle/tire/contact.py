@@ -71,6 +71,63 @@ _AXIS_EPS = 1e-9
 
 
 @njit(inline="always")
+def contact_frame(p, center, center_vel, wheel_omega, spin_axis, road_h, nx, ny, nz, out):
+    """The contact geometry of §1 for the road normal n = (nx, ny, nz) through (cx, cy, road_h): writes P, n,
+    t, δ and Vx into ``out`` and returns (δ, δ̇, tx, ty, tz, Vx, Ω) (module docstring)."""
+    d = nz * (center[2] - road_h)
+    delta = p[P_R0] - d
+    delta_rate = -(nx * center_vel[0] + ny * center_vel[1] + nz * center_vel[2])
+
+    tx = spin_axis[1] * nz - spin_axis[2] * ny
+    ty = spin_axis[2] * nx - spin_axis[0] * nz
+    tz = spin_axis[0] * ny - spin_axis[1] * nx
+    tn = math.sqrt(tx * tx + ty * ty + tz * tz)
+    if tn < _AXIS_EPS:
+        tx, ty, tz, tn = nz, 0.0, -nx, 1.0
+    tx /= tn
+    ty /= tn
+    tz /= tn
+
+    vx = tx * center_vel[0] + ty * center_vel[1] + tz * center_vel[2]
+    omega = wheel_omega[0] * spin_axis[0] + wheel_omega[1] * spin_axis[1] + wheel_omega[2] * spin_axis[2]
+
+    out[OUT_POINT] = center[0] - d * nx
+    out[OUT_POINT + 1] = center[1] - d * ny
+    out[OUT_POINT + 2] = center[2] - d * nz
+    out[OUT_NORMAL] = nx
+    out[OUT_NORMAL + 1] = ny
+    out[OUT_NORMAL + 2] = nz
+    out[OUT_TANGENT] = tx
+    out[OUT_TANGENT + 1] = ty
+    out[OUT_TANGENT + 2] = tz
+    out[OUT_DEFLECTION] = delta
+    out[OUT_VX] = vx
+    return delta, delta_rate, tx, ty, tz, vx, omega
+
+
+@njit(inline="always")
+def airborne(p, vx, omega, slip_state, speed_floor, out):
+    """A wheel off the road (δ <= 0): no force, no moment, κ' relaxes to 0 at max(|Vx|, VXLOW) / σκ0(Fz0');
+    the longitudinal outputs into ``out``. Returns (that rate [m/s], σκ0 [m])."""
+    speed = abs(vx)
+    re = p[P_R0]
+    vsx = vx - omega * re
+    sigma = relaxation_length(p, nominal_load(p))
+    rate = speed if speed > p[P_VXLOW] else p[P_VXLOW]
+    for k in range(3):
+        out[OUT_FORCE + k] = 0.0
+    out[OUT_MY] = 0.0
+    out[OUT_FX] = 0.0
+    out[OUT_FZ] = 0.0
+    out[OUT_DKAPPA] = -rate * slip_state / sigma
+    out[OUT_KAPPA_SS] = -vsx / speed_floor
+    out[OUT_VSX] = vsx
+    out[OUT_RE] = re
+    out[OUT_SIGMA] = sigma
+    return rate, sigma
+
+
+@njit(inline="always")
 def longitudinal_slip(p, fz, vx, vsx, road_mu, slip_state):
     """The transient longitudinal slip of a loaded tire (module docstring): returns (κ used for the force,
     dκ'/dt [1/s], σc [m]).
@@ -115,52 +172,12 @@ def tire_contact(p, center, center_vel, wheel_omega, spin_axis, road_h, road_dhd
     nx = -road_dhdx * inv
     ny = 0.0
     nz = inv
-    d = nz * (center[2] - road_h)
-    delta = p[P_R0] - d
-    delta_rate = -(nx * center_vel[0] + ny * center_vel[1] + nz * center_vel[2])
-
-    tx = spin_axis[1] * nz - spin_axis[2] * ny
-    ty = spin_axis[2] * nx - spin_axis[0] * nz
-    tz = spin_axis[0] * ny - spin_axis[1] * nx
-    tn = math.sqrt(tx * tx + ty * ty + tz * tz)
-    if tn < _AXIS_EPS:
-        tx, ty, tz, tn = nz, 0.0, -nx, 1.0
-    tx /= tn
-    ty /= tn
-    tz /= tn
-
-    vx = tx * center_vel[0] + ty * center_vel[1] + tz * center_vel[2]
-    omega = wheel_omega[0] * spin_axis[0] + wheel_omega[1] * spin_axis[1] + wheel_omega[2] * spin_axis[2]
-
-    out[OUT_POINT] = center[0] - d * nx
-    out[OUT_POINT + 1] = center[1] - d * ny
-    out[OUT_POINT + 2] = center[2] - d * nz
-    out[OUT_NORMAL] = nx
-    out[OUT_NORMAL + 1] = ny
-    out[OUT_NORMAL + 2] = nz
-    out[OUT_TANGENT] = tx
-    out[OUT_TANGENT + 1] = ty
-    out[OUT_TANGENT + 2] = tz
-    out[OUT_DEFLECTION] = delta
-    out[OUT_VX] = vx
-
+    delta, delta_rate, tx, ty, tz, vx, omega = contact_frame(p, center, center_vel, wheel_omega, spin_axis,
+                                                             road_h, nx, ny, nz, out)
     speed = abs(vx)
     speed_floor = speed if speed > KAPPA_SPEED_EPS else KAPPA_SPEED_EPS
     if delta <= 0.0:
-        re = p[P_R0]
-        vsx = vx - omega * re
-        sigma = relaxation_length(p, nominal_load(p))
-        rate = speed if speed > p[P_VXLOW] else p[P_VXLOW]
-        for k in range(3):
-            out[OUT_FORCE + k] = 0.0
-        out[OUT_MY] = 0.0
-        out[OUT_FX] = 0.0
-        out[OUT_FZ] = 0.0
-        out[OUT_DKAPPA] = -rate * slip_state / sigma
-        out[OUT_KAPPA_SS] = -vsx / speed_floor
-        out[OUT_VSX] = vsx
-        out[OUT_RE] = re
-        out[OUT_SIGMA] = sigma
+        airborne(p, vx, omega, slip_state, speed_floor, out)
         return
 
     fz = vertical_force(p, delta, delta_rate)
@@ -230,26 +247,12 @@ def tire_contact_3d(p, mirror, center, center_vel, wheel_omega, spin_axis, road_
     nx = -road_dhdx * inv
     ny = -road_dhdy * inv
     nz = inv
-    d = nz * (center[2] - road_h)
-    delta = p[P_R0] - d
-    delta_rate = -(nx * center_vel[0] + ny * center_vel[1] + nz * center_vel[2])
-
-    tx = spin_axis[1] * nz - spin_axis[2] * ny
-    ty = spin_axis[2] * nx - spin_axis[0] * nz
-    tz = spin_axis[0] * ny - spin_axis[1] * nx
-    tn = math.sqrt(tx * tx + ty * ty + tz * tz)
-    if tn < _AXIS_EPS:
-        tx, ty, tz, tn = nz, 0.0, -nx, 1.0
-    tx /= tn
-    ty /= tn
-    tz /= tn
+    delta, delta_rate, tx, ty, tz, vx, omega = contact_frame(p, center, center_vel, wheel_omega, spin_axis,
+                                                             road_h, nx, ny, nz, out)
     lx = ny * tz - nz * ty
     ly = nz * tx - nx * tz
     lz = nx * ty - ny * tx
-
-    vx = tx * center_vel[0] + ty * center_vel[1] + tz * center_vel[2]
     vy = lx * center_vel[0] + ly * center_vel[1] + lz * center_vel[2]
-    omega = wheel_omega[0] * spin_axis[0] + wheel_omega[1] * spin_axis[1] + wheel_omega[2] * spin_axis[2]
     sin_g = spin_axis[0] * nx + spin_axis[1] * ny + spin_axis[2] * nz
     if sin_g > 1.0:
         sin_g = 1.0
@@ -257,20 +260,9 @@ def tire_contact_3d(p, mirror, center, center_vel, wheel_omega, spin_axis, road_
         sin_g = -1.0
     gamma = math.asin(sin_g)
 
-    out[OUT_POINT] = center[0] - d * nx
-    out[OUT_POINT + 1] = center[1] - d * ny
-    out[OUT_POINT + 2] = center[2] - d * nz
-    out[OUT_NORMAL] = nx
-    out[OUT_NORMAL + 1] = ny
-    out[OUT_NORMAL + 2] = nz
-    out[OUT_TANGENT] = tx
-    out[OUT_TANGENT + 1] = ty
-    out[OUT_TANGENT + 2] = tz
     out[OUT_LATERAL] = lx
     out[OUT_LATERAL + 1] = ly
     out[OUT_LATERAL + 2] = lz
-    out[OUT_DEFLECTION] = delta
-    out[OUT_VX] = vx
     out[OUT_VY] = vy
     out[OUT_GAMMA] = gamma
 
@@ -279,25 +271,13 @@ def tire_contact_3d(p, mirror, center, center_vel, wheel_omega, spin_axis, road_
     out[OUT_ALPHA_SS] = math.atan(vy / speed_floor)
     sigma_min = speed * RELAXATION_TIME_MIN
     if delta <= 0.0:
-        re = p[P_R0]
-        vsx = vx - omega * re
-        sigma = relaxation_length(p, nominal_load(p))
-        rate = speed if speed > p[P_VXLOW] else p[P_VXLOW]
+        rate, sigma = airborne(p, vx, omega, slip_state, speed_floor, out)
         for k in range(3):
-            out[OUT_FORCE + k] = 0.0
             out[OUT_MOMENT + k] = 0.0
-        out[OUT_MY] = 0.0
-        out[OUT_FX] = 0.0
         out[OUT_FY] = 0.0
-        out[OUT_FZ] = 0.0
         out[OUT_MZ] = 0.0
-        out[OUT_DKAPPA] = -rate * slip_state / sigma
         out[OUT_DALPHA] = -rate * lateral_state / sigma
-        out[OUT_KAPPA_SS] = -vsx / speed_floor
         out[OUT_ALPHA] = math.atan(lateral_state)
-        out[OUT_VSX] = vsx
-        out[OUT_RE] = re
-        out[OUT_SIGMA] = sigma
         out[OUT_SIGMA_Y] = sigma
         return
 
