@@ -199,6 +199,11 @@ LONGITUDINAL_VERTICAL = SignalTable("longitudinal_vertical", (
 
 _LV_INPUTS = LONGITUDINAL_VERTICAL.inputs
 
+def _lv(scope: str, name: str) -> Signal:
+    """The half car's output row ``name`` of ``scope``, for a table that reports the same quantity alike."""
+    return next(r for r in LONGITUDINAL_VERTICAL.rows if r.causality == "output" and (r.scope, r.name) == (scope, name))
+
+
 FULL_VEHICLE = SignalTable("full_vehicle", _LV_INPUTS + (
     # further per-wheel inputs (the half car's come first, in its order)
     _in("road_slope_y", "1", "road slope dh/dy under the wheel centre (used when road_source = inputs)",
@@ -233,36 +238,34 @@ FULL_VEHICLE = SignalTable("full_vehicle", _LV_INPUTS + (
     _out("chassis", "sideslip", "rad", "vehicle sideslip angle atan2(vy, vx) at the reference point (0 below "
          "0.1 m/s)"),
     # per-wheel outputs
-    _out("wheel", "omega", "rad/s", "absolute wheel spin about its axle (+ rolling forward)"),
-    _out("wheel", "omega_rel", "rad/s", "wheel spin relative to the hub"),
-    _out("wheel", "x", "m", "wheel centre x, global"),
+    _lv("wheel", "omega"),
+    _lv("wheel", "omega_rel"),
+    _lv("wheel", "x"),
     _out("wheel", "y", "m", "wheel centre y, global"),
-    _out("wheel", "z", "m", "wheel centre z, global"),
-    _out("wheel", "vx", "m/s", "wheel centre velocity x, global"),
+    _lv("wheel", "z"),
+    _lv("wheel", "vx"),
     _out("wheel", "vy", "m/s", "wheel centre velocity y, global"),
-    _out("wheel", "vz", "m/s", "wheel centre velocity z, global"),
+    _lv("wheel", "vz"),
     _out("wheel", "steer_angle", "rad", "road-wheel angle: wheel heading about the chassis z axis (+ left)"),
     _out("wheel", "camber", "rad", "inclination of the wheel plane to the road normal (+ top leaning away "
          "from the vehicle)"),
-    _out("wheel", "travel", "m", "suspension travel: wheel centre height in the chassis frame minus design (bump +)"),
-    _out("wheel", "suspension_force", "N", "spring + damper + stops force of the corner's element (compression +)"),
-    _out("wheel", "tire_fz", "N", "tire normal load"),
-    _out("wheel", "tire_fx", "N", "tire longitudinal force (+ forward)"),
+    _lv("wheel", "travel"),
+    _lv("wheel", "suspension_force"),
+    _lv("wheel", "tire_fz"),
+    _lv("wheel", "tire_fx"),
     _out("wheel", "tire_fy", "N", "tire lateral force along the road plane, perpendicular to the wheel "
          "heading (+ left)"),
     _out("wheel", "tire_mz", "N.m", "tire aligning moment about the road normal (+ turning left)"),
-    _out("wheel", "slip", "1", "transient longitudinal slip kappa'"),
+    _lv("wheel", "slip"),
     _out("wheel", "slip_angle", "rad", "transient slip angle alpha' (+ when the contact slides to the left)"),
-    _out("wheel", "torque_drive_applied", "N.m", "drive torque applied to the wheel"),
-    _out("wheel", "torque_brake_applied", "N.m", "brake torque acting on the wheel against its spin relative "
-         "to the hub (+ opposes forward rolling)"),
+    _lv("wheel", "torque_drive_applied"),
+    _lv("wheel", "torque_brake_applied"),
     # whole-model outputs
     _out("vehicle", "steering_wheel_angle_applied", "rad", "steering-wheel angle in effect: the input, ramped "
          "over the step (+ left)", "steering_wheel_angle"),
     _out("vehicle", "rack_travel", "m", "steering rack travel (+ toward the left)"),
     _out("vehicle", "rack_force", "N", "force the steering must apply to the rack along its travel"),
-    _out("vehicle", "constraint_residual", "1", "max |Phi| of the loop-closure equations after correction "
-         "[m or m2]"),
+    _lv("vehicle", "constraint_residual"),
 ))
 """Signals of the full vehicles (6-DOF chassis, steering, lateral tires)."""
 
