@@ -188,19 +188,15 @@ def test_bad_input_is_refused_with_a_message_naming_the_variable(tire_bad, case,
     assert_refused(tire_bad[case], statuses, words)
 
 
-#: Scaling factors that switch the vehicle tire's lateral force, aligning moment and the slip-angle
-#: weighting of Fx off: what is left is the physics the (longitudinal) Tire FMU and its interface carry.
-LATERAL_SCALES = ("P_LMUY", "P_LKY", "P_LVY", "P_LHY", "P_LXAL", "P_LTR", "P_LRES", "P_LS")
-
-
 def longitudinal_reference(h):
-    """The half car with its internal tires reduced to their longitudinal physics (``LATERAL_SCALES`` at 0)
-    on the bumpy road (5 s, 20 m/s, 300 N m front), step h: the reference of the external Tire FMUs."""
-    from fmu_vehicle.tire import tir
+    """The half car with its internal tires reduced to their longitudinal physics (the scaling factors that
+    switch the lateral force, the aligning moment and the slip-angle weighting of Fx off, ``REST_SCALES``,
+    at 0: what the Tire FMU and its interface carry) on the bumpy road (5 s, 20 m/s, 300 N m front), step h:
+    the reference of the external Tire FMUs."""
     from fmu_vehicle.vehicle import Vehicle
+    from fmu_vehicle.vehicle.vehicle import REST_SCALES
     car = Vehicle.load("halfcar7")
-    for name in LATERAL_SCALES:
-        car.tire_p[:, getattr(tir, name)] = 0.0
+    car.tire_p[:, REST_SCALES] = 0.0
     res = car.simulate("bumpy", 5.0, dt=h, v0=20.0, drive_torque={"front": 300.0})
     return {f"vehicle.{c}": res[c] for c in ("chassis.x", "chassis.pitch", "chassis.z")}
 

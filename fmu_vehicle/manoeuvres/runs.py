@@ -34,9 +34,10 @@ def vehicle_width(car) -> float:
     return float(np.ptp(car.w_center0[:, 1]) + max(widths))
 
 
-def driver_for(car, path: Path, speed_m_s, **overrides) -> PathFollower:
-    """A path follower with the vehicle's wheelbase, steering ratio, mass and wheel radius."""
-    st = single_track_of(car)
+def driver_for(car, path: Path, speed_m_s, single_track=None, **overrides) -> PathFollower:
+    """A path follower with the vehicle's wheelbase, steering ratio, mass and wheel radius (from
+    ``single_track``, the vehicle's :func:`single_track_of`, computed if not given)."""
+    st = single_track if single_track is not None else single_track_of(car)
     params = load_driver_params(wheelbase_m=st.wheelbase_m, steering_ratio=st.steering_ratio,
                                 mass_kg=st.mass_kg, wheel_radius_m=float(np.mean(car.tire_p[:, 0])), **overrides)
     return PathFollower(path, params, speed_m_s)
@@ -88,9 +89,9 @@ def step_steer(car, speed_m_s: float = 80 / 3.6, ay_m_s2: float = 4.0, *, rate_d
 def constant_radius(car, run: ConstantRadiusRun | None = None):
     """ISO 4138 constant-radius run with the path follower; returns (Result, understeer_gradient dict)."""
     run = run or ConstantRadiusRun()
-    driver = driver_for(car, run.path(), run.speed)
-    res = closed_loop(car, driver, run.duration_s, v0=run.speed_start_m_s)
     st = single_track_of(car)
+    driver = driver_for(car, run.path(), run.speed, st)
+    res = closed_loop(car, driver, run.duration_s, v0=run.speed_start_m_s)
     k = res.t > run.settle_s
     radius = np.hypot(res["chassis.vx"], res["chassis.vy"])[k] / np.maximum(np.abs(res["chassis.yaw_rate"][k]), 1e-9)
     ug = understeer_gradient(np.abs(res["chassis.ay"][k]), np.abs(res["steering_wheel_angle_applied"][k]),
@@ -105,12 +106,10 @@ def double_lane_change(car, speed_m_s: float = 60 / 3.6):
     width = vehicle_width(car)
     path = lane_change_path(width)
     track = iso3888_1_layout(width)
-    driver = driver_for(car, path, speed_m_s)
     x_start = float(path.x[0])
     length = track.end_x + 30.0 - x_start
     # the run starts on the path's run-in: shift the path so the car starts at its first point
-    shifted = Path(path.x - x_start, path.y, name=path.name)
-    driver = PathFollower(shifted, driver.params, speed_m_s)
+    driver = driver_for(car, Path(path.x - x_start, path.y, name=path.name), speed_m_s)
     res = closed_loop(car, driver, 1.3 * length / speed_m_s, v0=speed_m_s,
                       stop=lambda o: o["chassis.x"] > length)
     res.meta["track_x_m"] = x_start      # track x of the car's start (x = 0: entry of section 1)
