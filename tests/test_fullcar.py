@@ -34,8 +34,8 @@ def test_symmetric_full_car_equals_half_car():
         scale = max(1.0, float(np.abs(ah[k]).max()))
         assert np.abs(ah[k] - af[k]).max() < 1e-9 * scale, k
     # the wheels on both sides carry the same loads, each equal to the half car's wheel
-    np.testing.assert_allclose(rf["wheel_front_left.tire_fz"], rf["wheel_front_right.tire_fz"], rtol=1e-9, atol=1e-6)
-    np.testing.assert_allclose(rf["wheel_front_left.tire_fz"], rh["wheel_front.tire_fz"], rtol=1e-9, atol=1e-6)
+    np.testing.assert_allclose(rf["wheel_FL.tire_fz"], rf["wheel_FR.tire_fz"], rtol=1e-9, atol=1e-6)
+    np.testing.assert_allclose(rf["wheel_FL.tire_fz"], rh["wheel_front.tire_fz"], rtol=1e-9, atol=1e-6)
     mech = full.mech
     for c in ("chassis.y", "chassis.yaw", "chassis.roll"):
         assert abs(mech.data.z[mech.coordinate(c)]) < 1e-12, c
@@ -54,7 +54,7 @@ def test_loop_groups_are_the_corners_and_the_blockwise_closure_solves_are_exact(
     names = mech.coordinate_names
     assert model.ngroup == 4 and sorted(np.diff(model.group_beg)) == [4, 4, 5, 5]
     corner = {model.coord_group[k]: names[k].split(".")[0] for k in range(model.n) if model.coord_group[k] >= 0}
-    assert sorted(corner.values()) == ["front_left", "front_right", "rear_left", "rear_right"]
+    assert sorted(corner.values()) == ["FL", "FR", "RL", "RR"]
     for k, name in enumerate(names):
         g = model.coord_group[k]
         assert (g < 0) == (name.startswith("chassis.") or name.endswith(".spin") or name.startswith("steering.")), name
@@ -77,10 +77,10 @@ def test_loop_groups_are_the_corners_and_the_blockwise_closure_solves_are_exact(
     # the dense solve agrees with the blockwise one
     Rd = -np.linalg.solve(d.phiz[:, d.dep], d.phiz[:, d.indep])
     np.testing.assert_allclose(d.Rz[d.dep], Rd, rtol=0, atol=1e-12 * max(1.0, np.abs(Rd).max()))
-    # front_left travel dependent instead of a rear_left coordinate: 5 dependent coordinates in a 4-row group
+    # FL travel dependent instead of an RL coordinate: 5 dependent coordinates in a 4-row group
     dep, indep = d.dep.copy(), d.indep.copy()
-    fl = mech.coordinate("front_left.travel")
-    rl = next(k for k in dep if names[k].startswith("rear_left."))
+    fl = mech.coordinate("FL.travel")
+    rl = next(k for k in dep if names[k].startswith("RL."))
     d.dep[:] = np.sort(np.where(dep == rl, fl, dep))
     d.indep[:] = np.where(indep == fl, rl, indep)
     assert np.isinf(factor_dependent(model, d))

@@ -10,8 +10,8 @@ from fmu_vehicle.errors import ModelError
 from fmu_vehicle.manoeuvres.vehicle_model import single_track_of
 from fmu_vehicle.vehicle import Vehicle
 
-LEFT_RIGHT = {"front_left": "front_right", "front_right": "front_left", "rear_left": "rear_right",
-              "rear_right": "rear_left"}
+LEFT_RIGHT = {"FL": "FR", "FR": "FL", "RL": "RR",
+              "RR": "RL"}
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,7 @@ def test_steering_geometry_gives_ratio_ackermann_and_rack_force(car):
     st = single_track_of(car)
     assert 14.0 < st.steering_ratio < 18.0
     r = car.simulate("flat", 2.0, v0=10.0, steer=SteeringProfile.parse("0:0,0.2:0,0.5:180"))
-    fl, fr = r.final("wheel_front_left.steer_angle"), r.final("wheel_front_right.steer_angle")
+    fl, fr = r.final("wheel_FL.steer_angle"), r.final("wheel_FR.steer_angle")
     assert fl > fr > 0.1
     assert abs(r.final("steering_wheel_angle_applied") - math.pi) < 1e-12
     assert r.final("rack_travel") == pytest.approx(car.rack_gain * math.pi, rel=1e-12)
@@ -56,7 +56,7 @@ def test_steering_geometry_gives_ratio_ackermann_and_rack_force(car):
 
 def _steady_gain(car, v0, swa, t_end=6.0):
     r = car.simulate("flat", t_end, v0=v0, steer=SteeringProfile([0.0, 0.5, 0.6], [0.0, 0.0, swa]),
-                     drive_torque={"front_left": 120.0, "front_right": 120.0})
+                     drive_torque={"FL": 120.0, "FR": 120.0})
     k = r["time"] > t_end - 0.5
     assert np.ptp(r["chassis.yaw_rate"][k]) < 0.01 * abs(r["chassis.yaw_rate"][k].mean())   # steady
     return r["chassis.vx"][k].mean(), r["chassis.yaw_rate"][k].mean() / swa, r["chassis.ay"][k].mean()

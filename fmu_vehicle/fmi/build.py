@@ -159,11 +159,14 @@ def _rename_imports(text: str, package: str) -> str:
 
 PROLOGUE = """\
 # Added by the build (fmu_vehicle/fmi/embedding.py): if an earlier FMU of this build, whose folder is gone,
-# imported the package, point it at this FMU's copy before importing from it.
+# imported the package, point it at this FMU's copy before importing from it; then keep one reference to
+# this script's namespace per execution (the FMU binary releases one it does not own at each instantiation).
 import os as _os, sys as _sys
 if "{alias}" in _sys.modules and not _os.path.isdir(_sys.modules["{alias}"].__path__[0]):
     from {alias}.fmi.embedding import point_package_at as _point_package_at
     _point_package_at("{alias}", _os.path.dirname(_os.path.abspath(__file__)))
+from {alias}.fmi.embedding import keep_namespace as _keep_namespace
+_keep_namespace(globals())
 """
 
 

@@ -1,8 +1,8 @@
 """How an FMU's Python code lives in its host process: interpreter shutdown, ``sys.path``, its own package copy.
 
 pythonfmu's export library (the FMU binary) runs our slave inside the host's Python interpreter (FMPy,
-libcosim's Python bindings) or, in a non-Python host, in an interpreter it starts itself. Three things the
-binary does are not safe as shipped, and this module corrects each from the Python side, once per instance:
+libcosim's Python bindings) or, in a non-Python host, in an interpreter it starts itself. Four things the
+binary does are not safe as shipped, and this module corrects each from the Python side:
 
 * **Shutdown.** The binary keeps its interpreter state in a static ``std::shared_ptr`` and also clears it
   from a library destructor (``finalizePythonInterpreter``). At process exit the C++ runtime destroys the
@@ -26,6 +26,15 @@ binary does are not safe as shipped, and this module corrects each from the Pyth
   instantiation and never removes it. :func:`restore_sys_path` removes that entry once the slave module and
   its package are imported (later imports of the package's submodules go through the package's own
   ``__path__``).
+
+* **The script's namespace.** At every instantiation the binary executes the slave script again in the
+  namespace of the module it imported, and releases one reference to that namespace (the module's
+  ``__dict__``) that it never took. A script whose namespace nothing else references (no function or method
+  defined in it keeps it as its globals) then has its namespace freed while the module still uses it, and
+  the next garbage collection crashes the host (seen with a slave script of two assignments and a class
+  without methods: SIGSEGV in ``visit_decref`` on the module's freed dict). The build's prologue calls
+  :func:`keep_namespace` at every execution of the script, which keeps one reference for the process
+  lifetime: at least as many as the binary releases.
 
 * **Stale package location.** FMPy deletes an FMU's extraction folder after a simulation; an instance of the
   same FMU built later in the same process imports nothing anew (the modules are cached) and would look for
@@ -74,6 +83,15 @@ def finalize_at_exit(resources: str | os.PathLike | None, model_identifier: str)
     libc.__cxa_atexit.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
     libc.__cxa_atexit.restype = ctypes.c_int
     return libc.__cxa_atexit(handler, None, None) == 0
+
+
+_NAMESPACES: list[dict] = []
+"""One reference to a slave script's namespace per execution of the script (see the module docstring)."""
+
+
+def keep_namespace(namespace: dict) -> None:
+    """Keep a reference to ``namespace`` (a slave script's ``globals()``) for the process lifetime."""
+    _NAMESPACES.append(namespace)
 
 
 def restore_sys_path(resources: str | os.PathLike | None) -> None:

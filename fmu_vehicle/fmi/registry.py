@@ -18,6 +18,7 @@ FMUS: dict[str, str] = {
     "Controller": "fmu_vehicle_controller.py",
     "LeadVehicle": "fmu_vehicle_lead_vehicle.py",
     "VehicleLV": "fmu_vehicle_vehicle_lv.py",
+    "Vehicle": "fmu_vehicle_vehicle.py",
     "Tire": "fmu_vehicle_tire.py",
 }
 

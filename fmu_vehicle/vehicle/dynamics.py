@@ -28,8 +28,8 @@ from ..road.kernel import road_eval_xy
 from ..tire.brake import brake_torque
 from ..tire.contact import (OUT_ALPHA, OUT_DALPHA, OUT_DKAPPA, OUT_FX, OUT_FY, OUT_FZ, OUT_GAMMA, OUT_MOMENT,
                             OUT_MZ, OUT_POINT, tire_contact_3d)
-from .model import (MODE_ROAD, MODE_TIRE, W_AXIS, W_CENTER, W_FORCE, W_MOMENT, W_OMEGA, W_POINT, W_ROAD, W_VEL,
-                    VehicleModel)
+from .model import (MODE_ROAD, MODE_TIRE, W_AXIS, W_CENTER, W_FORCE, W_LEVER, W_MOMENT, W_OMEGA, W_POINT, W_ROAD,
+                    W_VEL, VehicleModel)
 from .signals import FULL_VEHICLE as _FULL
 
 # input columns (the largest signal table; the half car's inputs are its first columns)
@@ -39,11 +39,8 @@ IN_ROAD_H = _FULL.input_column("road_height")
 IN_ROAD_SLOPE = _FULL.input_column("road_slope")
 IN_ROAD_MU = _FULL.input_column("road_mu")
 IN_ROAD_SLOPE_Y = _FULL.input_column("road_slope_y")
-IN_FX = _FULL.input_column("tire_force_x")
-IN_FY = _FULL.input_column("tire_force_y")
-IN_FZ = _FULL.input_column("tire_force_z")
-IN_MY = _FULL.input_column("tire_moment_y")
-IN_MZ = _FULL.input_column("tire_moment_z")
+IN_FORCE = _FULL.input_column("force.x")       # force.x, .y, .z
+IN_MOMENT = _FULL.input_column("moment.x")     # moment.x, .y, .z
 N_INPUTS = len(_FULL.inputs)
 
 # The quantities vehicle_record computes, per scope, in the order of the quantity row (chassis block, one
@@ -53,7 +50,8 @@ CHASSIS_QUANTITIES = ("x", "y", "z", "roll", "pitch", "yaw", "x_rate", "z_rate",
                       "yaw_rate", "ax", "ay", "az", "roll_acc", "pitch_acc", "yaw_acc", "sideslip")
 WHEEL_QUANTITIES = ("omega", "omega_rel", "x", "y", "z", "vx", "vy", "vz", "steer_angle", "camber", "travel",
                     "suspension_force", "tire_fz", "tire_fx", "tire_fy", "tire_mz", "slip", "slip_angle",
-                    "torque_drive_applied", "torque_brake_applied")
+                    "torque_drive_applied", "torque_brake_applied", "wx", "wy", "wz", "rot_e0", "rot_e1",
+                    "rot_e2", "rot_e3")
 VEHICLE_QUANTITIES = ("steering_wheel_angle", "rack_travel", "rack_force", "constraint_residual")
 QUANTITIES = {"chassis": CHASSIS_QUANTITIES, "wheel": WHEEL_QUANTITIES, "vehicle": VEHICLE_QUANTITIES}
 NQ_CHASSIS, NQ_WHEEL, NQ_VEHICLE = len(CHASSIS_QUANTITIES), len(WHEEL_QUANTITIES), len(VEHICLE_QUANTITIES)
@@ -61,7 +59,7 @@ NQ_CHASSIS, NQ_WHEEL, NQ_VEHICLE = len(CHASSIS_QUANTITIES), len(WHEEL_QUANTITIES
  Q_PITCH_ANGLE_ACC, Q_VX, Q_VY, Q_VZ, Q_ROLL_RATE, Q_PITCH_RATE, Q_YAW_RATE, Q_AX, Q_AY, Q_AZ, Q_ROLL_ACC,
  Q_PITCH_ACC, Q_YAW_ACC, Q_SIDESLIP) = range(NQ_CHASSIS)
 (QW_OMEGA, QW_OMEGA_REL, QW_X, QW_Y, QW_Z, QW_VX, QW_VY, QW_VZ, QW_STEER, QW_CAMBER, QW_TRAVEL, QW_SUSP, QW_FZ,
- QW_FX, QW_FY, QW_MZ, QW_SLIP, QW_SLIP_ANGLE, QW_DRIVE, QW_BRAKE) = range(NQ_WHEEL)
+ QW_FX, QW_FY, QW_MZ, QW_SLIP, QW_SLIP_ANGLE, QW_DRIVE, QW_BRAKE, QW_WX, QW_WY, QW_WZ, QW_ROT) = range(NQ_WHEEL - 3)
 QV_STEERING_WHEEL, QV_RACK, QV_RACK_FORCE, QV_RESIDUAL = range(NQ_VEHICLE)
 
 SIDESLIP_SPEED_MIN = 0.1
@@ -94,8 +92,9 @@ def wheel_loads(model, data, y, ydot, ni):
     """Tire/road/actuator loads of every wheel into the engine's loads; slip and bristle rates into ydot.
 
     Internal tire: F, P and the moment My a + Mz n⊥ from ``tire_contact_3d`` on the road (internal road at
-    road x, or the road inputs). External tire: F = (Fx, Fy, Fz) and M = (0, My, Mz) from the inputs, at
-    the wheel centre. Spin joint: T = T_drive + T_brake with T_brake from the brake element
+    road x, or the road inputs). External tire: the inputs' force F and moment M, with F acting at the
+    wheel centre c and M + r × F added, r = the lever of the input point about the wheel centre taken at
+    the start of the step (``W_LEVER``, set by the simulator; 0 for a table without a point). Spin joint: T = T_drive + T_brake with T_brake from the brake element
     (``tire.brake.brake_torque``)."""
     d = data.mech
     nw = model.w_body.shape[0]
@@ -123,15 +122,19 @@ def wheel_loads(model, data, y, ydot, ni):
             ydot[2 * ni + w] = out[OUT_DKAPPA]
             ydot[2 * ni + 2 * nw + w] = out[OUT_DALPHA]
         else:
-            F[0], F[1], F[2] = inp[IN_FX], inp[IN_FY], inp[IN_FZ]
-            M[0], M[1], M[2] = 0.0, inp[IN_MY], inp[IN_MZ]
-            P[0], P[1], P[2] = c[0], c[1], c[2]      # external loads act at the wheel centre
+            r = wk[W_LEVER:W_LEVER + 3]
+            for k in range(3):
+                F[k] = inp[IN_FORCE + k]
+                P[k] = c[k]                          # reduced to the wheel centre
+            M[0] = inp[IN_MOMENT] + r[1] * F[2] - r[2] * F[1]
+            M[1] = inp[IN_MOMENT + 1] + r[2] * F[0] - r[0] * F[2]
+            M[2] = inp[IN_MOMENT + 2] + r[0] * F[1] - r[1] * F[0]
             ydot[2 * ni + w] = 0.0
             ydot[2 * ni + 2 * nw + w] = 0.0
-            out[OUT_FX] = inp[IN_FX]
-            out[OUT_FY] = inp[IN_FY]
-            out[OUT_FZ] = inp[IN_FZ]
-            out[OUT_MZ] = inp[IN_MZ]
+            out[OUT_FX] = F[0]
+            out[OUT_FY] = F[1]
+            out[OUT_FZ] = F[2]
+            out[OUT_MZ] = M[2]
         add_point_force(d.Qext[body], P, F)
         for k in range(3):
             d.Qext[body, 3 + k] += M[k]
@@ -140,6 +143,44 @@ def wheel_loads(model, data, y, ydot, ni):
         data.brake[w] = tb
         ydot[2 * ni + nw + w] = dphi
         d.jforce[s] += inp[IN_DRIVE] + tb
+
+
+@njit(inline="always")
+def wheel_quaternion(A, a0, e):
+    """Unit quaternion e = (e0, e1, e2, e3), scalar first, of the wheel frame R = A [x0 y0 z0]: A the wheel
+    body's orientation, y0 = a0 its spin axis in body axes (pointing to the vehicle's left), x0 = y0 × z_b /
+    |y0 × z_b| (forward), z0 = x0 × y0 (up at design). From R by the largest-pivot rule (Shepperd 1978,
+    "Quaternion from rotation matrix", J. Guidance and Control 1(3))."""
+    yn = math.sqrt(a0[0] * a0[0] + a0[1] * a0[1] + a0[2] * a0[2])
+    y0, y1, y2 = a0[0] / yn, a0[1] / yn, a0[2] / yn
+    x0, x1 = y1, -y0                            # y0 × (0, 0, 1)
+    xn = math.sqrt(x0 * x0 + x1 * x1)
+    x0, x1 = x0 / xn, x1 / xn
+    z0, z1, z2 = -x1 * y2, x0 * y2, x0 * y1 - x1 * y0   # x0 × y0 (x2 = 0)
+    # R = A [x y z] (x has no z component)
+    r00, r10, r20 = A[0, 0] * x0 + A[0, 1] * x1, A[1, 0] * x0 + A[1, 1] * x1, A[2, 0] * x0 + A[2, 1] * x1
+    r01 = A[0, 0] * y0 + A[0, 1] * y1 + A[0, 2] * y2
+    r11 = A[1, 0] * y0 + A[1, 1] * y1 + A[1, 2] * y2
+    r21 = A[2, 0] * y0 + A[2, 1] * y1 + A[2, 2] * y2
+    r02 = A[0, 0] * z0 + A[0, 1] * z1 + A[0, 2] * z2
+    r12 = A[1, 0] * z0 + A[1, 1] * z1 + A[1, 2] * z2
+    r22 = A[2, 0] * z0 + A[2, 1] * z1 + A[2, 2] * z2
+    tr = r00 + r11 + r22
+    if tr >= r00 and tr >= r11 and tr >= r22:
+        s = 2.0 * math.sqrt(1.0 + tr)
+        e[0], e[1], e[2], e[3] = 0.25 * s, (r21 - r12) / s, (r02 - r20) / s, (r10 - r01) / s
+    elif r00 >= r11 and r00 >= r22:
+        s = 2.0 * math.sqrt(1.0 + r00 - r11 - r22)
+        e[0], e[1], e[2], e[3] = (r21 - r12) / s, 0.25 * s, (r01 + r10) / s, (r02 + r20) / s
+    elif r11 >= r22:
+        s = 2.0 * math.sqrt(1.0 - r00 + r11 - r22)
+        e[0], e[1], e[2], e[3] = (r02 - r20) / s, (r01 + r10) / s, 0.25 * s, (r12 + r21) / s
+    else:
+        s = 2.0 * math.sqrt(1.0 - r00 - r11 + r22)
+        e[0], e[1], e[2], e[3] = (r10 - r01) / s, (r02 + r20) / s, (r12 + r21) / s, 0.25 * s
+    if e[0] < 0.0:                              # the hemisphere e0 >= 0 (q and -q are the same rotation)
+        for k in range(4):
+            e[k] = -e[k]
 
 
 @njit(inline="always")
@@ -254,6 +295,9 @@ def vehicle_record(t, y, model, data, row):
         q[b + QW_SLIP_ANGLE] = out[OUT_ALPHA]
         q[b + QW_DRIVE] = data.inputs[w, IN_DRIVE]
         q[b + QW_BRAKE] = -data.brake[w]
+        for k in range(3):
+            q[b + QW_WX + k] = om[k]
+        wheel_quaternion(d.A[model.w_body[w]], model.w_axis0[w], q[b + QW_ROT:b + QW_ROT + 4])
     b = NQ_CHASSIS + nw * NQ_WHEEL
     st = data.steer
     rack = st[1] + st[2] * (t - st[0])

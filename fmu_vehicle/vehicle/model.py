@@ -48,9 +48,10 @@ VehicleData = namedtuple("VehicleData", [
     "quantities",      # (n_q,) the quantities computed by vehicle_record (dynamics.QUANTITIES layout)
 ])
 
-# per-wheel scratch columns of VehicleData.work (3-vectors; W_ROAD holds h, dh/dx, mu, dh/dy)
-W_CENTER, W_VEL, W_AXIS, W_FORCE, W_POINT, W_MOMENT, W_OMEGA, W_ROAD = (3 * k for k in range(8))
-N_WORK = 25
+# per-wheel scratch columns of VehicleData.work (3-vectors; W_ROAD holds h, dh/dx, mu, dh/dy; W_LEVER the
+# external load point's lever about the wheel centre [m], set per step by the simulator)
+W_CENTER, W_VEL, W_AXIS, W_FORCE, W_POINT, W_MOMENT, W_OMEGA, W_LEVER, W_ROAD = (3 * k for k in range(9))
+N_WORK = 28
 
 # VehicleData.modes
 MODE_ROAD, MODE_TIRE = 0, 1

@@ -17,8 +17,9 @@ order), then the vehicle rows. The kernel computes a fixed catalogue of quantiti
 (``vehicle.dynamics.QUANTITIES``); each output row names the quantity it reports (``Signal.quantity``, by
 default its own name) and ``SignalTable.output_map`` tells the kernel where to find it, so tables choose,
 order and name their rows freely. Per-wheel inputs: the kernel's input matrix has the columns of the
-largest table (``FULL_VEHICLE``, whose first inputs are the half car's); ``SignalTable.input_columns``
-maps a table's inputs onto it. See docs/vehicle.md for what each signal means physically.
+largest table (``FULL_VEHICLE``); an input row of another table names the column it fills
+(``Signal.quantity``, by default its own name) and ``SignalTable.input_columns`` maps a table's inputs onto
+it. See docs/vehicle.md for what each signal means physically.
 """
 from __future__ import annotations
 
@@ -42,6 +43,8 @@ class Signal:
     start, min, max   inputs: default value and inclusive bounds (outputs: start only)
     quantity     outputs: the computed quantity (``vehicle.dynamics.QUANTITIES`` of its scope) the row
                  reports; None: the quantity of the same name. A row naming no computed quantity reads 0.
+                 Per-wheel inputs: the column of the kernel's input matrix (an input of ``FULL_VEHICLE``)
+                 the row fills; None: the column of the same name.
     """
 
     name: str
@@ -94,7 +97,7 @@ class SignalTable:
     def input_columns(self, superset: "SignalTable"):
         """int64 column of each of this table's per-wheel inputs in ``superset``'s input matrix."""
         import numpy as np
-        return np.array([superset.input_column(r.name) for r in self.inputs], dtype=np.int64)
+        return np.array([superset.input_column(r.quantity or r.name) for r in self.inputs], dtype=np.int64)
 
     def output_map(self, n_wheels: int, quantities: dict):
         """int64 index of each output row (``outputs`` order) in the kernel's quantity row, -1 for none.
@@ -143,8 +146,8 @@ class SignalTable:
         return out
 
 
-def _in(name, unit, description, start=0.0, lo=None, hi=None, scope="wheel"):
-    return Signal(name, unit, description, scope, "input", start, lo, hi)
+def _in(name, unit, description, start=0.0, lo=None, hi=None, scope="wheel", column=None):
+    return Signal(name, unit, description, scope, "input", start, lo, hi, column)
 
 
 def _out(scope, name, unit, description, quantity=None):
@@ -161,11 +164,11 @@ LONGITUDINAL_VERTICAL = SignalTable("longitudinal_vertical", (
         0.0, -100.0, 100.0),
     _in("road_mu", "1", "road friction coefficient under the wheel (used when road_source = inputs)", 1.0, 0.0, 10.0),
     _in("tire_force_x", "N", "external tire force on the wheel centre along global x (used when "
-        "tire_source = external)", 0.0, -1e6, 1e6),
+        "tire_source = external)", 0.0, -1e6, 1e6, column="force.x"),
     _in("tire_force_z", "N", "external tire force on the wheel centre along global z (used when "
-        "tire_source = external)", 0.0, -1e6, 1e6),
+        "tire_source = external)", 0.0, -1e6, 1e6, column="force.z"),
     _in("tire_moment_y", "N.m", "external tire moment on the wheel about global y at the wheel centre (used "
-        "when tire_source = external)", 0.0, -1e6, 1e6),
+        "when tire_source = external)", 0.0, -1e6, 1e6, column="moment.y"),
     # chassis outputs
     _out("chassis", "x", "m", "chassis reference point (design CoM) x displacement, global"),
     _out("chassis", "z", "m", "chassis reference point z displacement from design, global"),
@@ -197,24 +200,36 @@ LONGITUDINAL_VERTICAL = SignalTable("longitudinal_vertical", (
 ))
 """Signals of the longitudinal-vertical vehicles (the half car: x, z, pitch)."""
 
-_LV_INPUTS = LONGITUDINAL_VERTICAL.inputs
-
 def _lv(scope: str, name: str) -> Signal:
-    """The half car's output row ``name`` of ``scope``, for a table that reports the same quantity alike."""
-    return next(r for r in LONGITUDINAL_VERTICAL.rows if r.causality == "output" and (r.scope, r.name) == (scope, name))
+    """The half car's row ``name`` of ``scope``, for a table that has the same signal alike."""
+    return next(r for r in LONGITUDINAL_VERTICAL.rows if (r.scope, r.name) == (scope, name))
 
 
-FULL_VEHICLE = SignalTable("full_vehicle", _LV_INPUTS + (
-    # further per-wheel inputs (the half car's come first, in its order)
-    _in("road_slope_y", "1", "road slope dh/dy under the wheel centre (used when road_source = inputs)",
-        0.0, -100.0, 100.0),
-    _in("tire_force_y", "N", "external tire force on the wheel centre along global y (used when "
-        "tire_source = external)", 0.0, -1e6, 1e6),
-    _in("tire_moment_z", "N.m", "external tire moment on the wheel about global z at the wheel centre (used "
-        "when tire_source = external)", 0.0, -1e6, 1e6),
+def _load_input(kind: str, axis: str, unit: str, meaning: str) -> Signal:
+    return _in(f"{kind}.{axis}", unit, f"external tire load: {meaning}, global {axis} (used when tire_source = "
+               f"external; Project Chrono's TerrainForce)", 0.0, -1e6, 1e6)
+
+
+FULL_VEHICLE = SignalTable("full_vehicle", (
+    # per-wheel inputs
+    _lv("wheel", "torque_drive"),
+    _lv("wheel", "torque_brake"),
+    _lv("wheel", "road_height"),
+    _lv("wheel", "road_slope"),
+    _in("road_slope_y", "1", "road slope dh/dy under the wheel centre (used when road_source = inputs; the road "
+        "normal is (-road_slope, -road_slope_y, 1) normalized)", 0.0, -100.0, 100.0),
+    _lv("wheel", "road_mu"),
+    # the external tire's load (Project Chrono's wheel interface): the force acts at the point, the moment is
+    # added; the point's lever about the wheel centre is taken at the start of each step
+    *(_load_input("point", a, "m", "application point of the force") for a in "xyz"),
+    *(_load_input("force", a, "N", "force on the wheel") for a in "xyz"),
+    *(_load_input("moment", a, "N.m", "moment on the wheel besides the force's") for a in "xyz"),
     # whole-vehicle inputs
     _in("steering_wheel_angle", "rad", "steering-wheel angle (+ steers left); the rack travel is "
         "rack_gain x this angle, ramped linearly over each step", 0.0, -20.0, 20.0, scope="vehicle"),
+    _in("rack_travel_command", "m", "steering rack travel (+ toward the left) when the rack is driven directly "
+        "(the FMU's steering_input = rack_travel), ramped linearly over each step; at most rack_gain x the "
+        "steering-wheel angle limit", 0.0, -0.5, 0.5, scope="vehicle"),
     # chassis outputs (ISO 8855: x forward, y left, z up; angles yaw-pitch-roll about z, y', x'')
     _out("chassis", "x", "m", "chassis reference point (design CoM) x, global (road x)"),
     _out("chassis", "y", "m", "chassis reference point y, global"),
@@ -240,12 +255,14 @@ FULL_VEHICLE = SignalTable("full_vehicle", _LV_INPUTS + (
     # per-wheel outputs
     _lv("wheel", "omega"),
     _lv("wheel", "omega_rel"),
-    _lv("wheel", "x"),
-    _out("wheel", "y", "m", "wheel centre y, global"),
-    _lv("wheel", "z"),
-    _lv("wheel", "vx"),
-    _out("wheel", "vy", "m/s", "wheel centre velocity y, global"),
-    _lv("wheel", "vz"),
+    # the wheel state of Project Chrono's wheel interface (global frame)
+    *(_out("wheel", f"pos.{a}", "m", f"wheel centre {a}, global", a) for a in "xyz"),
+    *(_out("wheel", f"rot.e{k}", "1", f"wheel frame orientation, unit quaternion component e{k} (scalar e0 "
+           "first): frame y axis = spin axis pointing to the vehicle's left, x forward and z up at design",
+           f"rot_e{k}") for k in range(4)),
+    *(_out("wheel", f"lin_vel.{a}", "m/s", f"wheel centre velocity {a}, global", f"v{a}") for a in "xyz"),
+    *(_out("wheel", f"ang_vel.{a}", "rad/s", f"wheel angular velocity {a} (including the spin), global",
+           f"w{a}") for a in "xyz"),
     _out("wheel", "steer_angle", "rad", "road-wheel angle: wheel heading about the chassis z axis (+ left)"),
     _out("wheel", "camber", "rad", "inclination of the wheel plane to the road normal (+ top leaning away "
          "from the vehicle)"),

@@ -30,7 +30,7 @@ from ..tire import tir as _tir
 from ..tire.tir import P_CZ, P_R0
 from .dynamics import IN_BRAKE, IN_DRIVE, QUANTITIES, n_quantities, vehicle_record, vehicle_rhs
 from .loader import VehicleSpec, load_vehicle_spec
-from .model import W_AXIS, W_CENTER, W_OMEGA, W_ROAD, W_VEL, VehicleData, VehicleModel, check_data, make_data
+from .model import W_AXIS, W_CENTER, W_LEVER, W_OMEGA, W_ROAD, W_VEL, VehicleData, VehicleModel, check_data, make_data
 from .signals import FULL_VEHICLE, LONGITUDINAL_VERTICAL, TABLES, SignalTable
 
 REST_SCALES = [getattr(_tir, f"P_{n}") for n in ("LMUY", "LKY", "LVY", "LHY", "LXAL", "LTR", "LRES", "LS")]
@@ -323,6 +323,31 @@ class Vehicle:
                                 integrator=integrator)
 
 
+class _LoadLevers:
+    """The lever r = P - c of an external tire load's application point P (inputs ``point.x/y/z``, global)
+    about the wheel centre c (outputs ``pos.x/y/z`` of the current row), per wheel, into the kernel's
+    ``W_LEVER`` scratch: the load is reduced to the centre with the lever of the step's start, as a
+    body-fixed lever (a point fixed in space would drift along the wheel's path over the step)."""
+
+    def __init__(self, vehicle: Vehicle):
+        sig = vehicle.signals
+        self.active = "point.x" in sig.input_names and any(r.name == "pos.x" for r in sig.wheel_outputs)
+        if self.active:
+            self.point = FULL_VEHICLE.input_column("point.x")
+            names = vehicle.output_names
+            self.center = np.array([[names.index(f"wheel_{w}.pos.{a}") for a in "xyz"] for w in vehicle.wheel_names])
+
+    def update(self, inputs, row, work) -> bool:
+        """Write the levers; True if any changed."""
+        if not self.active:
+            return False
+        lever = inputs[:, self.point:self.point + 3] - row[self.center]
+        if np.array_equal(work[:, W_LEVER:W_LEVER + 3], lever):
+            return False
+        work[:, W_LEVER:W_LEVER + 3] = lever
+        return True
+
+
 #: The engine's x origin moves along with the vehicle whenever the chassis is this far from it [m].
 REBASE_DISTANCE = 100.0
 
@@ -393,6 +418,7 @@ class VehicleSimulator:
         self.row = np.zeros(len(vehicle.output_names))
         self._input_names = vehicle.signals.input_names
         self._rack_target = 0.0          # rack travel [m] to reach at the end of the next advance
+        self._lever = _LoadLevers(vehicle)
         self.refresh()
 
     @property
@@ -419,6 +445,7 @@ class VehicleSimulator:
 
     def refresh(self):
         """Re-evaluate the outputs at the current state with the current inputs (no time step)."""
+        self._set_levers()
         st = self.stepper.evaluate(self.t, self.row)
         if st < 0:
             raise self.system.failure(st, self.t)
@@ -468,6 +495,13 @@ class VehicleSimulator:
         else:
             st[:] = ramp
 
+    def _set_levers(self):
+        """External tire loads given at a point (``point.*`` inputs): its lever about each wheel centre now,
+        held over the next step (the kernel adds lever x force to the moment); resets the stepper if it moved."""
+        data = self.system.data
+        if data.modes[1] and self._lever.update(self.inputs, self.row, data.work):
+            self.stepper.reset()
+
     def set_inputs(self, values):
         """Every input of every wheel at once: ``values`` has ``n_wheels * n_inputs`` numbers, wheel by wheel
         in the order of ``wheel_names``, each wheel's in the signal table's input order (``input_names``)."""
@@ -484,6 +518,7 @@ class VehicleSimulator:
         st = self.stepper
         if self.vehicle.steer_drv >= 0:
             self._ramp_steering(h)
+        self._set_levers()
         if self.system.rebase(st.y):
             st.reset()
         done = 0
@@ -511,8 +546,8 @@ class VehicleSimulator:
 
     def set_state(self, state):
         """Inverse of :meth:`get_state`; refuses (ModelError) data that do not fit this vehicle: other
-        array shapes, or a coordinate partition that is not a split of the coordinates (the compiled
-        kernels index with it and check no bounds)."""
+        array shapes, or a coordinate partition that is not a split of the non-driven coordinates (the
+        compiled kernels index with it and check no bounds)."""
         t, stepper_state, inp, z, zd, indep, dep, row, origin, steer, rack_target = state
         d = self.system.data.mech
         y = stepper_state[0]
@@ -520,7 +555,8 @@ class VehicleSimulator:
                                ("zd", zd, d.zd), ("indep", indep, d.indep), ("dep", dep, d.dep), ("row", row, self.row)):
             if np.shape(new) != old.shape:
                 raise ModelError(f"simulator state: {name} has shape {np.shape(new)}, this vehicle needs {old.shape}")
-        split = np.concatenate([np.asarray(indep, dtype=np.int64), np.asarray(dep, dtype=np.int64)])
+        split = np.concatenate([np.asarray(indep, dtype=np.int64), np.asarray(dep, dtype=np.int64),
+                                self.vehicle.mech.model.drv])
         if not np.array_equal(np.sort(split), np.arange(d.z.size)):
             raise ModelError("simulator state: the coordinate partition is not a split of the coordinates")
         self.stepper.set_state(stepper_state)

@@ -1,0 +1,94 @@
+"""The vehicle FMUs' parameter tables: vehicle-file fields exposed as FMI parameters, with start values read
+from the vehicle, suspension and tire files of each FMU's default model.
+
+Two FMUs export the vehicle (``KINDS``): ``VehicleLV`` the longitudinal-vertical half car and ``Vehicle``
+the full car. ``parameter_table(fmu, data_dir)`` reads the start values from ``data_dir`` (the FMU's resources
+folder) once per process and returns the same table on every later call: pythonfmu re-executes the slave
+script at each instantiation, possibly after the first FMU's folder has been deleted (docs/fmu_hosts.md).
+See docs/fmus.md.
+"""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import NamedTuple
+
+from fmu_vehicle.tire.tir import P_R0, read_tir
+from fmu_vehicle.paths import resource_path
+from fmu_vehicle.vehicle.loader import vehicle_file_data, vehicle_value
+from fmu_vehicle.vehicle.signals import TABLES
+
+_SUSP = "corners.{w}.suspension_overrides."
+
+
+class Kind(NamedTuple):
+    """One vehicle FMU: the vehicle files it offers (all with the same corners; the first gives the start
+    values), its signal table, and the chassis parameters it exposes (name, path, unit, description, min, max)."""
+    models: tuple
+    signals: object
+    chassis: tuple
+
+
+KINDS = {
+    "VehicleLV": Kind(("halfcar7", "halfcar7_forkarm"), TABLES["longitudinal_vertical"], (
+        ("chassis.mass", "chassis.mass_kg", "kg", "chassis mass of the half car (one side of the symmetric "
+         "vehicle)", 50.0, 3000.0),
+        ("chassis.inertia_yy", "chassis.inertia_kg_m2.yy", "kg.m2", "chassis pitch inertia about its centre of "
+         "mass (the other principal moments bound it: triangle inequality)", 4100.0, 5100.0))),
+    "Vehicle": Kind(("fullcar14", "fullcar14_forkarm"), TABLES["full_vehicle"], (
+        ("chassis.mass", "chassis.mass_kg", "kg", "chassis (sprung) mass of the whole vehicle", 100.0, 6000.0),)),
+}
+"""The vehicle FMUs by model name."""
+
+
+def _pick(bound, i: int):
+    """A bound shared by all corners, or the one of a (front, rear) pair for a corner of axle i (0 front)."""
+    return bound[i] if isinstance(bound, tuple) else bound
+
+
+def _override_table(kind: Kind, corners) -> dict:
+    """FMI parameter -> (Vehicle.load override path, unit, description, min, max). The half car's ranges are
+    those in which it has a static equilibrium and runs over the bumpy road at 30 m/s at dt = 1 ms (each
+    parameter alone, the others at their start values; tests/test_vehicle_lv_ranges.py); a pair (front,
+    rear) where the corners differ. The full car has the same corners and takes the same ranges."""
+    return {
+        **{name: (path, unit, desc, lo, hi) for name, path, unit, desc, lo, hi in kind.chassis},
+        **{name.format(w=w): (path.format(w=w), unit, desc.format(w=w), _pick(lo, axle), _pick(hi, axle))
+           for w, axle in corners
+           for name, path, unit, desc, lo, hi in (
+               ("suspension_{w}.spring_stiffness", _SUSP + "spring.stiffness_N_per_m", "N/m",
+                "{w} suspension spring rate", (1000.0, 10000.0), 1e7),
+               ("suspension_{w}.spring_preload", _SUSP + "spring.preload_N", "N",
+                "{w} suspension spring preload at the design length (compression +)", (-2e4, 0.0), (2e4, 8e4)),
+               ("suspension_{w}.damping", _SUSP + "damper.damping_N_s_per_m", "N.s/m",
+                "{w} suspension damper rate", 0.0, 1e5),
+               ("wheel_{w}.mass", _SUSP + "masses_kg.wheel", "kg", "{w} wheel (rim + tire) mass", 1.0, 200.0),
+               ("wheel_{w}.inertia_yy", _SUSP + "wheel_inertia_kg_m2.yy", "kg.m2", "{w} wheel spin inertia "
+                "(at most the sum of the other two principal moments)", 0.01, 2.5),
+           )},
+    }
+
+
+class ParameterTable(NamedTuple):
+    wheels: tuple            # corner names of the vehicle files
+    overrides: dict          # FMI parameter -> (override path, unit, description, start, min, max)
+    tire_radius: dict        # FMI parameter -> (wheel, start [m] from that corner's .tir file)
+
+
+@functools.cache
+def parameter_table(fmu: str, data_dir: str | None) -> ParameterTable:
+    """The table of vehicle FMU ``fmu`` (a key of ``KINDS``) with start values read from the data files in
+    ``data_dir`` (None or a folder without ``vehicles/``: the package's resources); computed once per process."""
+    kind = KINDS[fmu]
+    model = kind.models[0]
+    base = data_dir if data_dir is not None and (Path(data_dir) / "vehicles").is_dir() else None
+    corners = vehicle_file_data(model, base=base)["corners"]
+    wheels = tuple(c["name"] for c in corners)
+    x_front = max(c["wheel_center_m"][0] for c in corners)
+    axle = {c["name"]: int(c["wheel_center_m"][0] < x_front) for c in corners}     # 0 front axle, 1 rear
+    overrides = {name: (path, unit, desc, float(vehicle_value(model, path, base=base)), lo, hi)
+                 for name, (path, unit, desc, lo, hi) in _override_table(kind, axle.items()).items()}
+    radius = {f"tire_{c['name']}.unloaded_radius":
+              (c["name"], float(read_tir(resource_path("tires", c["tire"], base=base)).to_array()[P_R0]))
+              for c in corners}
+    return ParameterTable(wheels, overrides, radius)

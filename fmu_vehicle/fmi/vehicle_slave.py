@@ -1,0 +1,177 @@
+"""The vehicle FMUs' common slave: a variable table over ``Vehicle``/``VehicleSimulator`` (the script API).
+
+    car = Vehicle.load(model, base=<FMU resources>, overrides={...from the parameters...})
+    sim = car.simulator(road, v0=v0, x0=x0, dt=dt, integrator=..., road_source=..., tire_source=...)
+    per doStep(t, h):  sim.set_inputs(<every wheel's inputs>); [sim.set_steering(angle) |
+                       sim.set_rack_travel(s)]; sim.advance(h); outputs <- sim.row
+
+``VehicleLV.fmu`` (the half car) and ``Vehicle.fmu`` (the full car) are two subclasses, each a few lines in
+its slave script: the FMU's name (a key of ``vehicle_parameters.KINDS``: its vehicle files, signal table
+and chassis parameters) and its parameter table read from the FMU's resources.
+
+Semantics (units SI, axes ISO 8855: x forward, y left, z up):
+
+* Parameters map one-to-one onto ``Vehicle.load`` overrides; their start values are read from the default
+  vehicle file and its suspension and tire files, so the default FMU is exactly the shipped vehicle.
+  ``tire_<w>.unloaded_radius`` sets the free radius of that corner's Magic Formula tire (``P_R0`` of the
+  tire parameter array; the .tir file is not rewritten).
+* ``integrator`` names the internal method (``fmu_vehicle.integrators.STEPPING_INTEGRATORS``) and ``dt`` its
+  step: a communication step h runs ``n = max(1, round(h/dt))`` equal sub-steps h/n
+  (``VehicleSimulator.advance``). Inputs are held constant over a communication step, except the steering:
+  the rack moves linearly from where it is to the input's value over the step (a first-order hold).
+* The initial state is the static equilibrium on the internal road ``road`` with the internal tire at
+  ``x0`` and speed ``v0`` (free-rolling wheels, straight ahead). With ``road_source = inputs`` and/or
+  ``tire_source = external`` the inputs take over after that equilibrium (``VehicleSimulator.set_sources``):
+  an external tire with zero initial loads has no equilibrium, and the road inputs before initialization
+  are usually not known. Give ``road`` the road at the start position.
+* Inputs whose source is not selected are ignored by the model (still checked to be finite).
+* Inputs and outputs are the rows of the vehicle's signal table (``fmu_vehicle.vehicle.signals``): the same
+  names, units, descriptions and bounds as the Python API.
+* FMU state = ``VehicleSimulator.get_state()`` (time, integrator state, inputs, position warm start,
+  coordinate partition, output row, steering ramp): rollback and deserialization continue bit-identically.
+
+See docs/fmus.md.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from fmu_vehicle.errors import FmuVehicleError, ModelError
+from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER
+from fmu_vehicle.fmi.roads import road_parameter
+from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
+from fmu_vehicle.fmi.variables import Var
+from fmu_vehicle.fmi.vehicle_parameters import KINDS, ParameterTable
+from fmu_vehicle.integrators import STEPPING_INTEGRATORS
+from fmu_vehicle.tire.tir import P_R0
+from fmu_vehicle.vehicle import Vehicle
+
+_DISPLAY = {"m/s": "km/h", "rad": "deg", "rad/s": "rpm"}
+
+STEERING_INPUTS = ("steering_wheel_angle", "rack_travel")
+"""Values of the ``steering_input`` parameter: which vehicle input moves the rack."""
+
+
+def _signal_vars(kind, wheels) -> tuple:
+    """The FMU's inputs and outputs: one variable per row of the signal table (per wheel where it is)."""
+    sig = kind.signals
+    inputs = tuple(Var(f"wheel_{w}.{r.name}", "input", "continuous", r.unit, f"{w} wheel: {r.description}",
+                       r.start, min=r.min, max=r.max) for w in wheels for r in sig.inputs)
+    inputs += tuple(Var(r.name, "input", "continuous", r.unit, r.description, r.start, min=r.min, max=r.max,
+                        display_unit=_DISPLAY.get(r.unit)) for r in sig.vehicle_inputs)
+    outputs = tuple(Var(name, "output", "continuous", r.unit, r.description, 0.0, display_unit=_DISPLAY.get(r.unit))
+                    for r, name in sig.outputs(wheels))
+    return inputs + outputs
+
+
+def vehicle_variables(fmu: str, table: ParameterTable) -> tuple:
+    """The variable table of vehicle FMU ``fmu`` (a key of ``KINDS``) with the parameters of ``table``."""
+    kind = KINDS[fmu]
+    steered = bool(kind.signals.vehicle_inputs)
+    return (
+        Var("model", "parameter", "fixed", None, f"vehicle file in resources/vehicles: one of {', '.join(kind.models)}",
+            kind.models[0], type="String", choices=kind.models),
+        *(Var(name, "parameter", "fixed", unit, desc, start, min=lo, max=hi)
+          for name, (_, unit, desc, start, lo, hi) in table.overrides.items()),
+        *(Var(name, "parameter", "fixed", "m", f"{w} tire free (unloaded) radius", start, min=0.1, max=2.0)
+          for name, (w, start) in table.tire_radius.items()),
+        Var("v0", "parameter", "fixed", "m/s", "initial forward speed (wheels free rolling)", 20.0, min=0.0,
+            max=100.0, display_unit="km/h"),
+        Var("x0", "parameter", "fixed", "m", "initial displacement along the road (the front wheel centre starts "
+            "at x = x0)", 0.0, min=-1e6, max=1e6),
+        Var("integrator", "parameter", "fixed", None, "internal integrator: one of "
+            f"{', '.join(STEPPING_INTEGRATORS)} (rk4: classical fixed-step Runge-Kutta)",
+            "rk4", type="String", choices=STEPPING_INTEGRATORS),
+        Var("dt", "parameter", "fixed", "s", "internal integration step; a communication step h runs "
+            "max(1, round(h/dt)) equal sub-steps", 1e-3, min=1e-6, max=0.1, display_unit="ms"),
+        Var("road_source", "parameter", "fixed", None, "internal (the road parameter) | inputs "
+            "(wheel_<w>.road_* inputs)", "internal", type="String", choices=("internal", "inputs")),
+        Var("road", "parameter", "fixed", None, "internal road: shipped name (bumpy, flat, slope16_5, iso8608_c, ...), "
+            "a .json/.csv file relative to the FMU resources (or resources/roads), or an absolute path; "
+            "with road_source = inputs it still gives the road for the initial equilibrium", "bumpy",
+            type="String"),
+        Var("tire_source", "parameter", "fixed", None, "internal (Magic Formula tire on the road) | external "
+            "(the wheel_<w> tire load inputs" + (": point, force, moment, global, as Project Chrono's wheel "
+                                                 "interface)" if steered else ")"),
+            "internal", type="String", choices=("internal", "external")),
+        *((Var("steering_input", "parameter", "fixed", None, "which input moves the steering rack: "
+               "steering_wheel_angle (through the steering ratio) | rack_travel (directly)",
+               STEERING_INPUTS[0], type="String", choices=STEERING_INPUTS),) if steered else ()),
+        *_signal_vars(kind, table.wheels),
+        Var(ALLOW_PARAMETER, "parameter", "fixed", None, "allow a road file outside the FMU resources "
+            "(absolute paths, ..)", False, type="Boolean"),
+    )
+
+
+def _warm_up(sim) -> None:
+    """Run one internal step and roll it back, so that numba loads/compiles the stepping kernels during
+    initialization instead of in the first doStep (the state round trip is bit-identical)."""
+    state = sim.get_state()
+    sim.advance(sim.dt)
+    sim.set_state(state)
+
+
+class VehicleFmu(VehicleSlaveBase):
+    """The vehicle slave; a subclass sets MODEL_NAME (a key of ``KINDS``), DESCRIPTION, TABLE (its
+    ``parameter_table``) and VARIABLES (``vehicle_variables``)."""
+    RESOURCES = ("vehicles", "tires", "roads")
+    INTERNAL_STEP = "dt"
+    TABLE: ParameterTable
+
+    def _setup(self):
+        v = self.values
+        res = Path(self.resources)
+        table = self.TABLE
+        overrides = {path: v[name] for name, (path, *_) in table.overrides.items()}
+        try:
+            car = Vehicle.load(v["model"], base=res, overrides=overrides)
+        except ModelError as exc:
+            changed = ", ".join(f"{n} = {v[n]!r}" for n, (_, _, _, start, *_r) in table.overrides.items()
+                                if v[n] != start)
+            raise ModelError(f"parameter 'model' = {v['model']!r} with {changed or 'the default parameters'}: "
+                             f"{exc}") from None
+        if car.wheel_names != table.wheels:
+            raise ModelError(f"parameter 'model' = {v['model']!r}: wheels {car.wheel_names}, this FMU has "
+                             f"{table.wheels}")
+        for name, (w, _) in table.tire_radius.items():
+            car.tire_p[car.wheel_index(w), P_R0] = v[name]
+        road = road_parameter(v["road"], res, v[ALLOW_PARAMETER])
+        self.car = car
+        self._output_names = list(car.output_names)
+        self._input_names = [f"wheel_{w}.{name}" for w in car.wheel_names for name in car.signals.input_names]
+        self._steering = v.get("steering_input")
+        try:
+            self.sim = sim = car.simulator(road, v0=v["v0"], x0=v["x0"], dt=v["dt"], integrator=v["integrator"],
+                                           road_source=v["road_source"], tire_source=v["tire_source"])
+            self._apply_inputs()
+            sim.refresh()
+            _warm_up(sim)
+        except FmuVehicleError as exc:
+            raise ModelError(f"initial state of model {v['model']!r} on road {v['road']!r} at v0 = {v['v0']} m/s, "
+                             f"x0 = {v['x0']} m: {exc}") from None
+        self._write_outputs()
+
+    def _apply_inputs(self):
+        v, sim = self.values, self.sim
+        sim.set_inputs([v[name] for name in self._input_names])
+        if self._steering == "steering_wheel_angle":
+            sim.set_steering(v["steering_wheel_angle"])
+        elif self._steering == "rack_travel":
+            sim.set_rack_travel(v["rack_travel_command"])
+
+    def _advance(self, t, h):
+        try:
+            self._apply_inputs()
+            self.sim.advance(h)
+        except FmuVehicleError as exc:
+            raise ModelError(str(exc)) from None
+        self._write_outputs()
+
+    def _write_outputs(self):
+        self.values.update(zip(self._output_names, self.sim.row.tolist()))
+
+    def _state(self):
+        return self.sim.get_state()
+
+    def _restore(self, state):
+        self.sim.set_state(state)

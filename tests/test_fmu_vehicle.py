@@ -1,0 +1,255 @@
+"""Vehicle.fmu (the full car) through FMPy: validation, a step steer equal to the Python API, rack travel as
+the steering input, FMU state (rollback, serialization, reset, interleaved instances), bad input; and the
+external tire loads of Project Chrono's wheel interface (point, force, moment) reduced to the wheel centre,
+checked in the Python API against the internal tire.
+
+The FMU is built once per module; one child process runs every FMU case (the numba load is paid once), in
+parallel with a child running the same step steer through ``VehicleSimulator``.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fmpy.validation import validate_fmu
+
+from fmu_vehicle.tire.contact import OUT_FORCE, OUT_MOMENT, OUT_POINT
+from fmu_vehicle.vehicle import Vehicle
+from fmu_vehicle.vehicle.model import W_CENTER
+
+try:
+    from fmu_cases import BAD_INPUT_HARNESS, STATE_HARNESS, assert_refused, assert_state_bit_identical
+    from test_fmi_support import CHILD_PRELUDE
+except ImportError:
+    from .fmu_cases import BAD_INPUT_HARNESS, STATE_HARNESS, assert_refused, assert_state_bit_identical
+    from .test_fmi_support import CHILD_PRELUDE
+
+REPO = Path(__file__).resolve().parents[1]
+SLAVE = REPO / "fmu_vehicle" / "fmi" / "slaves" / "fmu_vehicle_vehicle.py"
+H = 1e-3
+STEPS = 1200            # step steer: 1.2 s
+V0 = 22.0               # m/s
+TORQUE = 60.0           # N m on each front wheel
+
+
+def steering(k: int) -> float:
+    """Steering-wheel angle [rad] before step k: a 0.1 s ramp to 1.2 rad starting at 0.2 s (ISO 7401 style)."""
+    t = (k + 1) * H
+    return float(np.clip((t - 0.2) / 0.1, 0.0, 1.0)) * 1.2
+
+
+REFERENCE_CHILD = '''
+import pickle
+import numpy as np
+INPUTS = pickle.load(open("inputs.pkl", "rb"))
+from fmu_vehicle.vehicle import Vehicle
+car = Vehicle.load("fullcar14")
+sim = car.simulator("flat", v0=INPUTS["v0"], dt=INPUTS["h"])
+for w in ("FL", "FR"):
+    sim.set_input(w, torque_drive=INPUTS["torque"])
+rows = [sim.row.copy()]
+for a in INPUTS["angles"]:
+    sim.set_steering(a)
+    sim.advance(INPUTS["h"])
+    rows.append(sim.row.copy())
+RESULT = {"names": car.output_names, "rows": np.array(rows)}
+pickle.dump(RESULT, open("result.pkl", "wb"))
+'''
+
+FMU_CHILD = '''
+RESULT = {}
+H, ANGLES = INPUTS["h"], INPUTS["angles"]
+fmu = Fmu(INPUTS["fmu"])
+outs = [v.name for v in fmu.md.modelVariables if v.causality == "output"]
+ovr = [fmu.vr[n] for n in outs]
+START = {"road": "flat", "v0": INPUTS["v0"], "wheel_FL.torque_drive": INPUTS["torque"],
+         "wheel_FR.torque_drive": INPUTS["torque"]}
+
+# ---- 1. step steer through the steering-wheel angle input
+f = fmu.new("step_steer", start=START)
+rows = [f.getReal(ovr)]
+for k, a in enumerate(ANGLES):
+    f.setReal([fmu.vr["steering_wheel_angle"]], [a])
+    f.doStep(k * H, H)
+    rows.append(f.getReal(ovr))
+f.terminate(); f.freeInstance()
+RESULT["names"], RESULT["rows"] = outs, np.array(rows)
+
+# ---- 2. the same through the rack travel
+gain = INPUTS["rack_gain"]
+f = fmu.new("rack", start={**START, "steering_input": "rack_travel"})
+rows = [f.getReal(ovr)]
+for k, a in enumerate(ANGLES[:400]):
+    f.setReal([fmu.vr["rack_travel_command"]], [gain * a])
+    f.doStep(k * H, H)
+    rows.append(f.getReal(ovr))
+f.terminate(); f.freeInstance()
+RESULT["rack_rows"] = np.array(rows)
+
+# ---- 3. FMU state: rollback, serialization, reset, interleaved instances
+drive = lambda k: {"steering_wheel_angle": ANGLES[k]}
+RESULT["state"] = check_state(fmu, drive, 500, 300, h=H, start=START,
+                              other_start={"road": "flat", "v0": 15.0, "model": "fullcar14_forkarm"})
+
+# ---- 4. bad input
+nan = float("nan")
+case(fmu, "nan_steering", start=START, actions=[("step", 0.0, H), ("set", "Real", "steering_wheel_angle", nan),
+                                                ("step", H, H)])
+case(fmu, "steering_range", start=START, actions=[("set", "Real", "steering_wheel_angle", 25.0), ("step", 0.0, H)])
+case(fmu, "rack_beyond_limit", start={**START, "steering_input": "rack_travel"},
+     actions=[("set", "Real", "rack_travel_command", 0.4), ("step", 0.0, H)])
+case(fmu, "nan_point", start={**START, "tire_source": "external"},
+     actions=[("set", "Real", "wheel_RR.point.y", nan), ("step", 0.0, H)])
+case(fmu, "unknown_steering_input", start={**START, "steering_input": "joystick"}, actions=[("step", 0.0, H)])
+RESULT["bad"] = BAD
+shutil.rmtree(fmu.dir, ignore_errors=True)
+'''
+
+
+def _spawn(script: str, workdir: Path, inputs: dict) -> subprocess.Popen:
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / "inputs.pkl").write_bytes(pickle.dumps(inputs))
+    (workdir / "child.py").write_text(script)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.Popen([sys.executable, "child.py"], cwd=workdir, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def _collect(proc: subprocess.Popen, workdir: Path, timeout: float = 900) -> dict:
+    out, err = proc.communicate(timeout=timeout)
+    if proc.returncode != 0:
+        raise AssertionError(f"child in {workdir} failed (rc={proc.returncode}):\n{out}\n{err[-6000:]}")
+    return pickle.loads((workdir / "result.pkl").read_bytes())
+
+
+@pytest.fixture(scope="module")
+def fmu(tmp_path_factory) -> Path:
+    from fmu_vehicle.fmi.build import build_fmu
+    return build_fmu(SLAVE, tmp_path_factory.mktemp("vehicle_fmu"))
+
+
+@pytest.fixture(scope="module")
+def runs(fmu, tmp_path_factory) -> dict:
+    angles = [steering(k) for k in range(STEPS)]
+    common = {"h": H, "v0": V0, "torque": TORQUE, "angles": angles}
+    ref_dir, fmu_dir = tmp_path_factory.mktemp("vehicle_ref"), tmp_path_factory.mktemp("vehicle_run")
+    ref = _spawn(REFERENCE_CHILD, ref_dir, common)
+    gain = Vehicle.load("fullcar14").rack_gain
+    prelude = CHILD_PRELUDE + "\nINPUTS = pickle.load(open('inputs.pkl', 'rb'))\n" + BAD_INPUT_HARNESS + STATE_HARNESS
+    run = _spawn(prelude + textwrap.dedent(FMU_CHILD) + "\npickle.dump(RESULT, open('result.pkl', 'wb'))\n", fmu_dir,
+                 {**common, "fmu": str(fmu), "rack_gain": gain})
+    try:
+        return {"reference": _collect(ref, ref_dir), "fmu": _collect(run, fmu_dir)}
+    finally:
+        for proc in (ref, run):
+            if proc.poll() is None:
+                proc.kill()
+
+
+def test_fmpy_validation_is_clean(fmu):
+    assert validate_fmu(str(fmu)) == []
+
+
+def test_step_steer_through_fmpy_equals_the_python_api(runs):
+    ref, got = runs["reference"], runs["fmu"]
+    col = {n: i for i, n in enumerate(got["names"])}
+    order = [col[n] for n in ref["names"]]
+    a, b = got["rows"][:, order], ref["rows"]
+    assert a.shape == b.shape
+    np.testing.assert_allclose(a, b, rtol=0.0, atol=1e-9)
+    yaw_rate = b[:, list(ref["names"]).index("chassis.yaw_rate")]
+    ay = b[:, list(ref["names"]).index("chassis.ay")]
+    assert 0.2 < yaw_rate[-1] < 0.5 and 4.0 < ay[-1] < 9.0       # a real left turn at 22 m/s
+
+
+def test_rack_travel_input_steers_like_the_steering_wheel_angle(runs):
+    got = runs["fmu"]
+    n = got["rack_rows"].shape[0]
+    np.testing.assert_allclose(got["rack_rows"], got["rows"][:n], rtol=0.0, atol=1e-12)
+
+
+def test_rollback_serialize_reset_and_interleaved_instances_are_bit_identical(runs):
+    assert_state_bit_identical(runs["fmu"]["state"], other_differs=True)
+
+
+@pytest.mark.parametrize("case, statuses, words", [
+    ("nan_steering", [0, 2], ["steering_wheel_angle", "nan"]),
+    ("steering_range", [2], ["steering_wheel_angle", "above max"]),
+    ("rack_beyond_limit", [2], ["rack_travel"]),
+    ("nan_point", [2], ["wheel_RR.point.y", "nan"]),
+    ("unknown_steering_input", [2], ["steering_input", "joystick"]),
+])
+def test_bad_input_is_refused_with_a_logged_message(runs, case, statuses, words):
+    assert_refused(runs["fmu"]["bad"][case], statuses, words)
+
+
+# ------------------------------------------------------------------------ external loads (Python API)
+
+def test_external_point_loads_reproduce_the_internal_tire():
+    """Feed each wheel's internal tire load back as an external load given at the contact point (Chrono's
+    TerrainForce: force at a point plus a moment): the vehicle's derivative is the same, i.e. the point's
+    lever about the wheel centre is applied. Fed at the wheel centre without the lever, it is not."""
+    car = Vehicle.load("fullcar14")
+    sim = car.simulator("flat", v0=18.0)
+    sim.set_steering(0.8)
+    for _ in range(300):
+        sim.advance(1e-3)
+    data = sim.system.data
+    contact = data.contact.copy()
+    internal = sim.outputs()
+    ydot_int = np.zeros_like(sim.y)
+    sim.system.rhs(sim.t, sim.y, sim.system.model, data, ydot_int)
+    ext = car.simulator("flat", v0=18.0, tire_source="external")
+    ext.set_state(sim.get_state())
+    ext.set_sources("internal", "external")
+    for w, name in enumerate(car.wheel_names):
+        point = contact[w, OUT_POINT:OUT_POINT + 3] + [data.origin[0], 0.0, 0.0]     # global (road) x
+        ext.set_input(name, **{f"point.{a}": point[k] for k, a in enumerate("xyz")},
+                      **{f"force.{a}": contact[w, OUT_FORCE + k] for k, a in enumerate("xyz")},
+                      **{f"moment.{a}": contact[w, OUT_MOMENT + k] for k, a in enumerate("xyz")})
+    ext.refresh()
+    ydot_ext = np.zeros_like(ext.y)
+    ext.system.rhs(ext.t, ext.y, ext.system.model, ext.system.data, ydot_ext)
+    ni = car.mech.n_dof
+    np.testing.assert_allclose(ydot_ext[:2 * ni], ydot_int[:2 * ni], rtol=1e-9, atol=1e-7)
+    out = ext.outputs()
+    for k in ("chassis.ay", "chassis.yaw_acc", "chassis.roll_acc", "wheel_FL.tire_fy"):
+        assert out[k] == pytest.approx(internal[k], rel=1e-9, abs=1e-9), k
+    # the lever matters: the same loads given at the wheel centres change the wheel spin accelerations a lot
+    centre = ext.system.data.work[:, W_CENTER:W_CENTER + 3]
+    for w, name in enumerate(car.wheel_names):
+        ext.set_input(name, **{f"point.{a}": centre[w, k] + (data.origin[0] if k == 0 else 0.0)
+                               for k, a in enumerate("xyz")})
+    ext.refresh()
+    ext.system.rhs(ext.t, ext.y, ext.system.model, ext.system.data, ydot_ext)
+    assert np.max(np.abs(ydot_ext[ni:2 * ni] - ydot_int[ni:2 * ni])) > 10.0
+
+
+def test_wheel_state_outputs_follow_the_chrono_conventions():
+    """pos/lin_vel equal the wheel centre and its velocity; the quaternion's y axis is the spin axis pointing
+    left on both sides, at the wheel's heading (chassis yaw + road-wheel angle); ang_vel projected on it is
+    the wheel spin."""
+    car = Vehicle.load("fullcar14")
+    sim = car.simulator("flat", v0=15.0)
+    sim.set_steering(1.0)
+    for _ in range(400):
+        sim.advance(1e-3)
+    o = sim.outputs()
+    for w in car.wheel_names:
+        e0, e1, e2, e3 = (o[f"wheel_{w}.rot.e{k}"] for k in range(4))
+        assert e0 * e0 + e1 * e1 + e2 * e2 + e3 * e3 == pytest.approx(1.0, abs=1e-12)
+        y_axis = np.array([2 * (e1 * e2 - e0 * e3), e0 * e0 - e1 * e1 + e2 * e2 - e3 * e3, 2 * (e2 * e3 + e0 * e1)])
+        heading = np.arctan2(-y_axis[0], y_axis[1])
+        assert heading == pytest.approx(o["chassis.yaw"] + o[f"wheel_{w}.steer_angle"], abs=0.01)
+        assert y_axis[1] > 0.99                                   # left-pointing on both sides
+        omega = np.array([o[f"wheel_{w}.ang_vel.{a}"] for a in "xyz"])
+        assert omega @ y_axis == pytest.approx(o[f"wheel_{w}.omega"], rel=1e-9)
+        speed = np.hypot(o[f"wheel_{w}.lin_vel.x"], o[f"wheel_{w}.lin_vel.y"])
+        assert speed == pytest.approx(14.5, abs=1.0)
+    assert o["wheel_FL.pos.y"] > 0.5 > -0.5 > o["wheel_FR.pos.y"]
