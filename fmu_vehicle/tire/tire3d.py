@@ -112,8 +112,8 @@ class TireModel3d:
         self._y = np.zeros(N_STATES)
         self._y_out = np.zeros(N_STATES)
 
-    def input_rates(self, t: float, state: WheelState, extrapolate: bool) -> tuple:
-        """(a [m/s^2] x3, α [rad/s^2] x3) from the previous step's inputs; remembers these."""
+    def input_rates(self, t: float, state: WheelState, extrapolate: bool) -> tuple[tuple, tuple]:
+        """((a [m/s^2] x3, α [rad/s^2] x3) from the previous step's inputs, these inputs to remember)."""
         v, w = state.lin_vel, state.ang_vel
         now = (t, float(v[0]), float(v[1]), float(v[2]), float(w[0]), float(w[1]), float(w[2]))
         rates = (0.0,) * 6
@@ -121,8 +121,7 @@ class TireModel3d:
         if extrapolate and last is not None and t > last[0]:
             dt = t - last[0]
             rates = tuple((now[k] - last[k]) / dt for k in range(1, 7))
-        self.last_input = now
-        return rates
+        return rates, now
 
     def _load(self, state: WheelState, rates, terrain: Terrain) -> None:
         """The step's prescribed motion (state at its start, held rates, spin axis) and plane road into the record."""
@@ -185,8 +184,9 @@ class TireModel3d:
              output_time: str = "midpoint", extrapolate: bool = True) -> dict:
         """Advance (κ', q) over [t, t+h] (n = max(1, round(h/dt)) RK4 sub-steps) from the wheel ``state`` and
         ``terrain`` at t, and return the outputs at t + h/2 (``"midpoint"``) or t + h (``"end"``)."""
-        rates = self.input_rates(t, state, extrapolate)
-        self._load(state, rates, terrain)
+        rates, now = self.input_rates(t, state, extrapolate)
+        self._load(state, rates, terrain)               # raises (model untouched) on a zero quaternion or bad normal
+        self.last_input = now
         n = max(1, int(round(h / dt)))
         tau_out = 0.5 * h if output_time == "midpoint" else h
         y = self._y

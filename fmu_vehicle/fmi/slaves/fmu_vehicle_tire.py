@@ -1,27 +1,49 @@
 """Tire.fmu: one Magic Formula tire (one instance per wheel), the vehicle's own tire code as an FMI 2.0 CS slave.
 
-The force law is ``fmu_vehicle.tire.contact.tire_contact`` (the kernel the vehicle calls internally), with the
-coefficients of a ``.tir`` file shipped in the FMU resources.  Planar wheel in the global x-z plane, spin axis
-a = +y (ISO 8855: x forward, z up, a wheel rolling forward spins positively about +y).  The slave is a variable
-table over the single-wheel stepper ``fmu_vehicle.tire.stepper`` (the integrator of the single-wheel rig too):
-each doStep is one ``wheel_advance`` of a wheel whose motion is held to its inputs.
+Two wheel interfaces (parameter ``wheel_interface``), both with the coefficients of a ``.tir`` file shipped in
+the FMU resources, ISO 8855 axes (x forward, y left, z up) and SI units:
+
+* ``planar`` (default): a wheel in the global x-z plane, spin axis a = +y (rolling forward spins positively
+  about +y), the longitudinal contact ``fmu_vehicle.tire.contact.tire_contact``; inputs wheel.*, road.*.
+  The slave is a variable table over the single-wheel stepper ``fmu_vehicle.tire.stepper`` (the integrator of
+  the single-wheel rig too): each doStep is one ``wheel_advance`` of a wheel whose motion is held to its inputs
+  (``TireModel``).
+* ``chrono``: Project Chrono's force-element tire interface (``FMU2cs_ForceElementTire``): the spatial wheel
+  state wheel_state.pos/rot/lin_vel/ang_vel and the terrain terrain_height/normal/mu under query_point in,
+  wheel_load.point/force/moment out; the MF 5.2 combined-slip contact ``tire_contact_3d`` that the vehicle
+  uses internally (κ' and q = tan α' with their relaxation lengths, low-speed damping, ``side = right``
+  mirrored). A variable table over ``fmu_vehicle.tire.tire3d.TireModel3d`` and its stepper
+  ``fmu_vehicle.tire.stepper3d``. See docs/tire.md §13.
 
 Per communication step [t, t+h] the inputs are the wheel's state at t (FMI 2.0 CS, inputs held).  Inside the
-step the tire extrapolates that state (``TireModel``): the velocities and the spin change at their rates over
-the previous step (backward differences of the inputs, ``input_extrapolation = linear``) and the centre
-position follows, c(τ) = c + v τ + a τ²/2.
+step the tire extrapolates that state: the velocities and the spin (chrono: the angular velocity vector; the
+spin axis is held) change at their rates over the previous step (backward differences of the inputs,
+``input_extrapolation = linear``) and the centre position follows, c(τ) = c + v τ + a τ²/2.
 
-    road      h_r, dh/dx, mu under c(τ): the internal road (``road``) or the inputs road.* extrapolated along
-              their slope (``road_source``; the plane ``road.plane_arrays`` through the input point)
-    slip      the transient slip κ' (internal state) is integrated with n = max(1, round(h/dt)) RK4 sub-steps
-              of  dκ'/dt = (-Vsx - |Vx| κ') / σc  (contact.py; relaxation length σc, Pacejka 2012)
+    road      under c(τ): the internal road (``road``; chrono: ``road_eval_xy`` at (c_x, c_y)) or the road
+              inputs as a plane through the input point (planar: road.* extrapolated along their slope;
+              chrono: the plane through (query_point.x, query_point.y, terrain_height) with normal
+              terrain_normal, dh/dx = -n_x/n_z, dh/dy = -n_y/n_z)
+    slip      the transient slip κ' (chrono: and q = tan α') is integrated with n = max(1, round(h/dt)) RK4
+              sub-steps of  dκ'/dt = (-Vsx - |Vx| κ') / σc  (chrono: and dq/dt = (Vcy - |Vx| q) / σα)
+              (contact.py; relaxation lengths σc, σα, Pacejka 2012)
     outputs   evaluated at τ = h/2 (``output_time = midpoint``, default; RK4 continuous extension inside
               the sub-step that contains it) or τ = h (``end``):
-              fx, fz            longitudinal force along the road tangent t, normal load along n [N]
-              my                rolling resistance moment about the spin axis [N m]
-              wheel_load.*      the same load reduced to the wheel centre c, global axes:
-                                F = fx t + fz n,   M_y = [(P - c) x F]_y + my,   P = c - d n (contact point)
+              fx, fy, fz        longitudinal force along the road tangent t, lateral force along l = n x t,
+                                normal load along n [N] (fy = 0 with the planar interface)
+              my, mz            rolling resistance moment about the spin axis, aligning moment [N m]
+              wheel_load.point  the wheel centre given at the step start (the input)
+              wheel_load.force  F = fx t + fy l + fz n, global
+              wheel_load.moment the tire's moment about the wheel centre c(τ) at the output time, global:
+                                M = My a + Mz n⊥ + (P - c(τ)) x F,   P = c(τ) - d n (contact point)
+                                (a host applying F at point plus M applies the tire load reduced to the
+                                wheel centre)
+              wheel_load.force_x/_z, moment_y   the x, z and y components of the same load (planar names)
                                 -> the vehicle's ``wheel_<w>.tire_force_x/z`` and ``tire_moment_y`` inputs
+              query_point       the wheel centre input, where the host evaluates the terrain inputs (chrono:
+                                it follows wheel_state.pos as soon as that is set, so a host that reads it
+                                after setting the wheel state, as Chrono's co-simulation loop does, queries
+                                the terrain under the current centre)
 
 Why: the vehicle FMU holds its tire-load inputs over its step, and with the Gauss-Seidel order tire -> vehicle
 it takes the same step [t, t+h] right after the tire.  The load it should apply is the step's mean, whose
@@ -34,13 +56,17 @@ spin oscillation at 3 m/s).  The extrapolated spin removes the lag to second ord
 
 Initialization: at exitInitializationMode the outputs are the loads of the initial inputs (the wheel state
 set during initialization, e.g. the vehicle FMU's initial wheel outputs propagated by the master) with the
-initial slip ``slip0``.
+initial slip ``slip0`` (and q = 0).
+
+Bad input: NaN/inf or out-of-range inputs are refused by the base class (fmi2Discard, logged error naming the
+input, model untouched); with the chrono interface also a zero quaternion (``wheel_state.rot``; a non-unit one
+is normalized) and, with road_source = inputs, a terrain normal that does not point up (``terrain_normal``).
 
 ``fail_at_time`` >= 0 makes every doStep starting at t >= fail_at_time fail (logged error, fmi2Discard,
 terminated): a test hook for the co-simulation master's failure handling.
 
-FMU state = κ' and the previous step's inputs (plus the variable values, saved by the base class);
-rollback continues bit-identically.
+FMU state = κ' (chrono: and q) and the previous step's inputs (plus the variable values, saved by the base
+class); rollback continues bit-identically.
 """
 import math
 from pathlib import Path
@@ -392,7 +418,7 @@ class Tire(VehicleSlaveBase):
         query = _QUERY.get(var.name)
         if query is not None and self._chrono():
             new = self.values[var.name]
-            if isinstance(new, float) and math.isfinite(new):
+            if isinstance(new, float) and var.check(new) is None:        # finite and within its range
                 self.values[query] = new
 
     def _advance(self, t, h):
