@@ -322,7 +322,8 @@ class Tire(VehicleSlaveBase):
         # ---- the chrono interface (added after the planar variables: their value references are unchanged)
         Var("wheel_interface", "parameter", "fixed", None, "planar (inputs wheel.*, road.*: a wheel in the x-z "
             "plane, longitudinal tire) | chrono (Project Chrono's force-element tire interface: inputs "
-            "wheel_state.*, terrain_*; outputs wheel_load.point/force/moment, query_point; MF 5.2 combined slip)",
+            "wheel_state.*, terrain_*; outputs wheel_load.point/force/moment, query_point; MF 5.2 combined slip; a host that gives the terrain sets "
+            "road_source = inputs)",
             "planar", type="String", choices=("planar", "chrono")),
         Var("side", "parameter", "fixed", None, "chrono interface: left | right; a right-hand tire is the mirror "
             "image of the property file's tire (its Fy and Mz change sign at mirrored slip angle and camber)",
