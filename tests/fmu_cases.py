@@ -53,6 +53,19 @@ UNITS: dict[str, dict[str, str | None]] = {
         "deflection": "m", "deflection_rate": _MS, "loaded_radius": "m", "rolling_radius": "m",
         "relaxation_length": "m", "contact.x": "m", "contact.z": "m", "road.height_used": "m",
         "road.slope_used": "1",
+        # the chrono interface (Project Chrono's force-element tire: spatial wheel state and terrain in)
+        "wheel_interface": None, "side": None,
+        **{f"wheel_state.pos.{a}": "m" for a in "xyz"},
+        **{f"wheel_state.rot.e{i}": "1" for i in range(4)},          # quaternion components
+        **{f"wheel_state.lin_vel.{a}": _MS for a in "xyz"},
+        **{f"wheel_state.ang_vel.{a}": "rad/s" for a in "xyz"},
+        "terrain_height": "m", **{f"terrain_normal.{a}": "1" for a in "xyz"}, "terrain_mu": "1",
+        **{f"wheel_load.point.{a}": "m" for a in "xyz"}, **{f"wheel_load.force.{a}": _N for a in "xyz"},
+        **{f"wheel_load.moment.{a}": _NM for a in "xyz"}, **{f"query_point.{a}": "m" for a in "xyz"},
+        "fy": _N, "mz": _NM, "slip_angle": "rad", "slip_angle_kinematic": "rad",
+        "lateral_slip": "1",                                           # q = tan(alpha')
+        "inclination": "rad", "camber": "rad", "relaxation_length_lateral": "m", "contact.y": "m",
+        "road.slope_y_used": "1", "road.mu_used": "1",
     },
     "VehicleLV": {
         "model": None, "chassis.mass": "kg", "chassis.inertia_yy": "kg.m2",

@@ -9,6 +9,10 @@ Modules:
     stepper    the single-wheel stepper: WheelArrays record, wheel_derivative, RK4 step/stages/dense output,
                wheel_advance (what the rig and the Tire FMU both run)
     wheel      simulate_wheel(...): one wheel on a road, fixed-step RK4, no multibody engine needed
+    stepper3d  the slip states (κ', q) of tire_contact_3d on a prescribed spatial wheel over a step: derivative3d,
+               RK4 sub-steps, advance3d (Tire.fmu's chrono interface)
+    tire3d     TireModel3d: that tire per communication step, from a wheel state and terrain in
+               Project Chrono's tire-interface form
 
 See docs/tire.md.
 """

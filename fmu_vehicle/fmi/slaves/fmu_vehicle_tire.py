@@ -1,27 +1,49 @@
 """Tire.fmu: one Magic Formula tire (one instance per wheel), the vehicle's own tire code as an FMI 2.0 CS slave.
 
-The force law is ``fmu_vehicle.tire.contact.tire_contact`` (the kernel the vehicle calls internally), with the
-coefficients of a ``.tir`` file shipped in the FMU resources.  Planar wheel in the global x-z plane, spin axis
-a = +y (ISO 8855: x forward, z up, a wheel rolling forward spins positively about +y).  The slave is a variable
-table over the single-wheel stepper ``fmu_vehicle.tire.stepper`` (the integrator of the single-wheel rig too):
-each doStep is one ``wheel_advance`` of a wheel whose motion is held to its inputs.
+Two wheel interfaces (parameter ``wheel_interface``), both with the coefficients of a ``.tir`` file shipped in
+the FMU resources, ISO 8855 axes (x forward, y left, z up) and SI units:
+
+* ``planar`` (default): a wheel in the global x-z plane, spin axis a = +y (rolling forward spins positively
+  about +y), the longitudinal contact ``fmu_vehicle.tire.contact.tire_contact``; inputs wheel.*, road.*.
+  The slave is a variable table over the single-wheel stepper ``fmu_vehicle.tire.stepper`` (the integrator of
+  the single-wheel rig too): each doStep is one ``wheel_advance`` of a wheel whose motion is held to its inputs
+  (``TireModel``).
+* ``chrono``: Project Chrono's force-element tire interface (``FMU2cs_ForceElementTire``): the spatial wheel
+  state wheel_state.pos/rot/lin_vel/ang_vel and the terrain terrain_height/normal/mu under query_point in,
+  wheel_load.point/force/moment out; the MF 5.2 combined-slip contact ``tire_contact_3d`` that the vehicle
+  uses internally (κ' and q = tan α' with their relaxation lengths, low-speed damping, ``side = right``
+  mirrored). A variable table over ``fmu_vehicle.tire.tire3d.TireModel3d`` and its stepper
+  ``fmu_vehicle.tire.stepper3d``. See docs/tire.md §13.
 
 Per communication step [t, t+h] the inputs are the wheel's state at t (FMI 2.0 CS, inputs held).  Inside the
-step the tire extrapolates that state (``TireModel``): the velocities and the spin change at their rates over
-the previous step (backward differences of the inputs, ``input_extrapolation = linear``) and the centre
-position follows, c(τ) = c + v τ + a τ²/2.
+step the tire extrapolates that state: the velocities and the spin (chrono: the angular velocity vector; the
+spin axis is held) change at their rates over the previous step (backward differences of the inputs,
+``input_extrapolation = linear``) and the centre position follows, c(τ) = c + v τ + a τ²/2.
 
-    road      h_r, dh/dx, mu under c(τ): the internal road (``road``) or the inputs road.* extrapolated along
-              their slope (``road_source``; the plane ``road.plane_arrays`` through the input point)
-    slip      the transient slip κ' (internal state) is integrated with n = max(1, round(h/dt)) RK4 sub-steps
-              of  dκ'/dt = (-Vsx - |Vx| κ') / σc  (contact.py; relaxation length σc, Pacejka 2012)
+    road      under c(τ): the internal road (``road``; chrono: ``road_eval_xy`` at (c_x, c_y)) or the road
+              inputs as a plane through the input point (planar: road.* extrapolated along their slope;
+              chrono: the plane through (query_point.x, query_point.y, terrain_height) with normal
+              terrain_normal, dh/dx = -n_x/n_z, dh/dy = -n_y/n_z)
+    slip      the transient slip κ' (chrono: and q = tan α') is integrated with n = max(1, round(h/dt)) RK4
+              sub-steps of  dκ'/dt = (-Vsx - |Vx| κ') / σc  (chrono: and dq/dt = (Vcy - |Vx| q) / σα)
+              (contact.py; relaxation lengths σc, σα, Pacejka 2012)
     outputs   evaluated at τ = h/2 (``output_time = midpoint``, default; RK4 continuous extension inside
               the sub-step that contains it) or τ = h (``end``):
-              fx, fz            longitudinal force along the road tangent t, normal load along n [N]
-              my                rolling resistance moment about the spin axis [N m]
-              wheel_load.*      the same load reduced to the wheel centre c, global axes:
-                                F = fx t + fz n,   M_y = [(P - c) x F]_y + my,   P = c - d n (contact point)
+              fx, fy, fz        longitudinal force along the road tangent t, lateral force along l = n x t,
+                                normal load along n [N] (fy = 0 with the planar interface)
+              my, mz            rolling resistance moment about the spin axis, aligning moment [N m]
+              wheel_load.point  the wheel centre given at the step start (the input)
+              wheel_load.force  F = fx t + fy l + fz n, global
+              wheel_load.moment the tire's moment about the wheel centre c(τ) at the output time, global:
+                                M = My a + Mz n⊥ + (P - c(τ)) x F,   P = c(τ) - d n (contact point)
+                                (a host applying F at point plus M applies the tire load reduced to the
+                                wheel centre)
+              wheel_load.force_x/_z, moment_y   the x, z and y components of the same load (planar names)
                                 -> the vehicle's ``wheel_<w>.tire_force_x/z`` and ``tire_moment_y`` inputs
+              query_point       the wheel centre input, where the host evaluates the terrain inputs (chrono:
+                                it follows wheel_state.pos as soon as that is set, so a host that reads it
+                                after setting the wheel state, as Chrono's co-simulation loop does, queries
+                                the terrain under the current centre)
 
 Why: the vehicle FMU holds its tire-load inputs over its step, and with the Gauss-Seidel order tire -> vehicle
 it takes the same step [t, t+h] right after the tire.  The load it should apply is the step's mean, whose
@@ -34,13 +56,17 @@ spin oscillation at 3 m/s).  The extrapolated spin removes the lag to second ord
 
 Initialization: at exitInitializationMode the outputs are the loads of the initial inputs (the wheel state
 set during initialization, e.g. the vehicle FMU's initial wheel outputs propagated by the master) with the
-initial slip ``slip0``.
+initial slip ``slip0`` (and q = 0).
+
+Bad input: NaN/inf or out-of-range inputs are refused by the base class (fmi2Discard, logged error naming the
+input, model untouched); with the chrono interface also a zero quaternion (``wheel_state.rot``; a non-unit one
+is normalized) and, with road_source = inputs, a terrain normal that does not point up (``terrain_normal``).
 
 ``fail_at_time`` >= 0 makes every doStep starting at t >= fail_at_time fail (logged error, fmi2Discard,
 terminated): a test hook for the co-simulation master's failure handling.
 
-FMU state = κ' and the previous step's inputs (plus the variable values, saved by the base class);
-rollback continues bit-identically.
+FMU state = κ' (chrono: and q) and the previous step's inputs (plus the variable values, saved by the base
+class); rollback continues bit-identically.
 """
 import math
 from pathlib import Path
@@ -58,16 +84,22 @@ from fmu_vehicle.tire.contact import (OUT_DEFLECTION, OUT_FORCE, OUT_FX, OUT_FZ,
 from fmu_vehicle.tire.stepper import (N_STATES, S_KAPPA, S_OMEGA, S_VX, S_VZ, S_X, S_Z, TMP, W_ALPHA, W_AX,
                                       W_AZ, WK_MOMENT, WK_ROAD, wheel_advance, wheel_arrays, wheel_derivative)
 from fmu_vehicle.tire.tir import read_tir
+from fmu_vehicle.tire.stepper3d import quaternion_spin_axis
+from fmu_vehicle.tire.tire3d import OUTPUTS_3D, Terrain, TireModel3d, WheelState, terrain_slopes
 
-#: Output name -> (unit, description), in modelDescription order.
-OUTPUTS = {
-    "fx": ("N", "longitudinal tire force along the road tangent (+ forward)"),
+#: Output name -> (unit, description) of the outputs the planar interface introduced, in modelDescription
+#: order (first, so that their value references stay those of the planar-only FMU).
+PLANAR_OUTPUTS = {
+    "fx": ("N", "longitudinal tire force along the road tangent t (+ forward)"),
     "fz": ("N", "tire normal load along the road normal (>= 0, 0 when airborne)"),
-    "my": ("N.m", "rolling resistance moment about the spin axis +y (opposes forward rolling: < 0)"),
-    "wheel_load.force_x": ("N", "tire force on the wheel, global x (fx t + fz n), acting at the wheel centre"),
-    "wheel_load.force_z": ("N", "tire force on the wheel, global z (fx t + fz n), acting at the wheel centre"),
+    "my": ("N.m", "rolling resistance moment about the spin axis (opposes forward rolling: < 0)"),
+    "wheel_load.force_x": ("N", "tire force on the wheel, global x (fx t + fz n), acting at the wheel centre; "
+                                "chrono interface: = wheel_load.force.x"),
+    "wheel_load.force_z": ("N", "tire force on the wheel, global z (fx t + fz n), acting at the wheel centre; "
+                                "chrono interface: = wheel_load.force.z"),
     "wheel_load.moment_y": ("N.m", "tire moment on the wheel about global y at the wheel centre: lever arm of "
-                                   "the contact force plus the rolling resistance moment"),
+                                   "the contact force plus the rolling resistance moment; chrono interface: "
+                                   "= wheel_load.moment.y"),
     "slip": ("1", "transient longitudinal slip kappa' (relaxation-length state)"),
     "slip_kinematic": ("1", "steady-state longitudinal slip -Vsx/|Vx|"),
     "slip_velocity": ("m/s", "longitudinal slip velocity Vsx = Vx - omega Re"),
@@ -82,7 +114,37 @@ OUTPUTS = {
     "road.slope_used": ("1", "road slope dh/dx under the wheel centre used in this step"),
 }
 
+#: The outputs added with the chrono interface (meaningful with both interfaces: the planar one gives the
+#: planar load as vectors, zero lateral force, moment and slip angle).
+SPATIAL_OUTPUTS = {
+    **OUTPUTS_3D,
+    "fy": ("N", "lateral tire force along l = n x t (+ left of the wheel heading; 0 with the planar interface)"),
+    "mz": ("N.m", "aligning moment about the road normal (+ turns the wheel to the left; 0 with the planar "
+                  "interface)"),
+    "slip_angle": ("rad", "transient slip angle alpha' the force uses, atan(q - low-speed damping term) (+ when "
+                          "the contact slides to the left; 0 with the planar interface)"),
+    "slip_angle_kinematic": ("rad", "steady-state slip angle atan(Vcy/|Vx|) (0 with the planar interface)"),
+    "lateral_slip": ("1", "lateral transient slip state q = tan(alpha') (0 with the planar interface)"),
+    "inclination": ("rad", "inclination angle asin(a . n) of the spin axis a to the road normal n (rotation of "
+                           "the wheel about +t; 0 with the planar interface)"),
+    "camber": ("rad", "camber angle: + when the top of the wheel leans outward, away from the vehicle "
+                      "(-inclination on a left tire, +inclination on a right tire)"),
+    "relaxation_length_lateral": ("m", "lateral relaxation length sigma_alpha in use (0 with the planar "
+                                       "interface)"),
+    "contact.y": ("m", "contact point P = c - d n, global y"),
+    "road.slope_y_used": ("1", "road slope dh/dy under the wheel centre used in this step (0 with the planar "
+                               "interface)"),
+    "road.mu_used": ("1", "road friction coefficient under the wheel centre used in this step"),
+}
+
+#: Every output: name -> (unit, description).
+OUTPUTS = {**PLANAR_OUTPUTS, **SPATIAL_OUTPUTS}
+
 _DISPLAY = {"m/s": "km/h", "rad/s": "rpm"}
+
+#: Outputs that the planar interface has no source for: no lateral force, moment, slip or inclination.
+_PLANAR_ZEROS = {name: 0.0 for name in ("fy", "mz", "slip_angle", "slip_angle_kinematic", "lateral_slip",
+                                        "inclination", "camber", "relaxation_length_lateral", "road.slope_y_used")}
 
 
 class TireModel:
@@ -134,8 +196,9 @@ class TireModel:
             set_plane(self.wheel.road, kin[0], height, slope, mu)
         return y
 
-    def _outputs(self, y: np.ndarray) -> dict:
-        """The FMU outputs of the stepper's last evaluation, made at the wheel state y (units as in ``OUTPUTS``)."""
+    def _outputs(self, y: np.ndarray, kin) -> dict:
+        """The FMU outputs of the stepper's last evaluation, made at the wheel state y (units as in ``OUTPUTS``);
+        kin = the inputs at the step start (the wheel centre there is ``wheel_load.point``)."""
         out, work = self.wheel.contact, self.wheel.work
         x, z, vx, vz = y[S_X], y[S_Z], y[S_VX], y[S_VZ]
         rx, rz = out[OUT_POINT] - x, out[OUT_POINT + 2] - z
@@ -149,6 +212,12 @@ class TireModel:
             "loaded_radius": math.hypot(rx, rz), "rolling_radius": out[OUT_RE],
             "relaxation_length": out[OUT_SIGMA], "contact.x": out[OUT_POINT], "contact.z": out[OUT_POINT + 2],
             "road.height_used": work[WK_ROAD], "road.slope_used": work[WK_ROAD + 1],
+            # the same load as vectors (the chrono interface's outputs): point = the centre at the step start
+            "wheel_load.point.x": kin[0], "wheel_load.point.y": 0.0, "wheel_load.point.z": kin[1],
+            "wheel_load.force.x": out[OUT_FORCE], "wheel_load.force.y": 0.0, "wheel_load.force.z": out[OUT_FORCE + 2],
+            "wheel_load.moment.x": 0.0, "wheel_load.moment.y": work[WK_MOMENT], "wheel_load.moment.z": 0.0,
+            "query_point.x": kin[0], "query_point.y": 0.0, "query_point.z": kin[1],
+            "contact.y": 0.0, "road.mu_used": work[WK_ROAD + 2], **_PLANAR_ZEROS,
         }
         return {name: float(value) for name, value in values.items()}
 
@@ -160,7 +229,7 @@ class TireModel:
         y[S_X], y[S_Z] = x + (vx + 0.5 * ax * tau) * tau, z + (vz + 0.5 * az * tau) * tau
         y[S_VX], y[S_VZ], y[S_OMEGA] = vx + ax * tau, vz + az * tau, omega + alpha * tau
         wheel_derivative(tau, y, self.wheel, self.wheel.stages[TMP])
-        return self._outputs(y)
+        return self._outputs(y, kin)
 
     def step(self, t: float, h: float, dt: float, kin, road_in, *, output_time: str = "midpoint",
              extrapolate: bool = True) -> dict:
@@ -178,7 +247,7 @@ class TireModel:
         if not (math.isfinite(k) and math.isfinite(k_out)):
             raise ModelError(f"transient slip became {k!r} (wheel state {tuple(kin)}, road inputs {tuple(road_in)})")
         self.kappa = k
-        return self._outputs(self._y_out)
+        return self._outputs(self._y_out, kin)
 
     def get_state(self):
         return self.kappa, self.last_input
@@ -187,22 +256,43 @@ class TireModel:
         self.kappa, self.last_input = state
 
 
+def _vec(name: str, unit: str, description: str, start, lo: float, hi: float, display=None) -> tuple:
+    """Continuous Real inputs name.x, .y, .z (or .e0..e3 for a quaternion start of length 4)."""
+    axes = ("e0", "e1", "e2", "e3") if len(start) == 4 else ("x", "y", "z")
+    return tuple(Var(f"{name}.{axis}", "input", "continuous", unit, f"{description}, {axis}", value,
+                     min=lo, max=hi, display_unit=display) for axis, value in zip(axes, start))
+
+
+#: The chrono interface's wheel state inputs, in the order of ``WheelState``.
+_POS = ("wheel_state.pos.x", "wheel_state.pos.y", "wheel_state.pos.z")
+_ROT = ("wheel_state.rot.e0", "wheel_state.rot.e1", "wheel_state.rot.e2", "wheel_state.rot.e3")
+_LIN_VEL = ("wheel_state.lin_vel.x", "wheel_state.lin_vel.y", "wheel_state.lin_vel.z")
+_ANG_VEL = ("wheel_state.ang_vel.x", "wheel_state.ang_vel.y", "wheel_state.ang_vel.z")
+_NORMAL = ("terrain_normal.x", "terrain_normal.y", "terrain_normal.z")
+#: query_point output <- the input it repeats (direct feedthrough: a host reads the query point after setting
+#: the wheel state, as Chrono's co-simulation loop does, and evaluates the terrain there)
+_QUERY = {"wheel_state.pos.x": "query_point.x", "wheel_state.pos.y": "query_point.y",
+          "wheel_state.pos.z": "query_point.z"}
+
+
 class Tire(VehicleSlaveBase):
     MODEL_NAME = "Tire"
-    DESCRIPTION = ("Magic Formula longitudinal tire with transient slip (relaxation length) and rolling resistance, "
-                   "one wheel in the x-z plane: wheel centre state and road in, tire load (also reduced to the "
-                   "wheel centre) out; the vehicle FMU's internal tire code; ISO 8855 axes, SI units")
+    DESCRIPTION = ("Magic Formula tire with transient slip (relaxation lengths) and rolling resistance, one wheel: "
+                   "planar interface (wheel in the x-z plane, longitudinal tire) or Project Chrono's "
+                   "force-element tire interface (spatial wheel state and terrain in, MF 5.2 combined-slip load "
+                   "at the wheel centre out); the vehicle FMU's internal tire code; ISO 8855 axes, SI units")
     RESOURCES = ("tires", "roads")
     INTERNAL_STEP = "dt"
     VARIABLES = (
         Var("tire_file", "parameter", "fixed", None, ".tir property file, relative to the FMU resources "
             "(tires/...; other files need allow_external_files)", "tires/dai2022_sedan.tir", type="String"),
-        Var("road_source", "parameter", "fixed", None, "internal (the road parameter, evaluated at wheel.x) | "
-            "inputs (road.height/road.slope/road.mu)", "internal", type="String", choices=("internal", "inputs")),
+        Var("road_source", "parameter", "fixed", None, "internal (the road parameter, evaluated under the wheel "
+            "centre) | inputs (planar: road.height/road.slope/road.mu; chrono: terrain_height/terrain_normal/"
+            "terrain_mu)", "internal", type="String", choices=("internal", "inputs")),
         Var("road", "parameter", "fixed", None, "internal road: shipped name (bumpy, flat, slope16_5, ...), a "
             ".json/.csv file relative to the FMU resources (or resources/roads), or an absolute path",
             "bumpy", type="String"),
-        Var("dt", "parameter", "fixed", "s", "internal RK4 step of the slip state; a communication step h runs "
+        Var("dt", "parameter", "fixed", "s", "internal RK4 step of the slip states; a communication step h runs "
             "max(1, round(h/dt)) equal sub-steps", 1e-3, min=1e-6, max=0.1, display_unit="ms"),
         Var("output_time", "parameter", "fixed", None, "when in the step [t, t+h] the outputs are evaluated: "
             "midpoint (t + h/2, the midpoint-rule mean load of the step; second order when the vehicle takes "
@@ -226,9 +316,38 @@ class Tire(VehicleSlaveBase):
         Var("road.mu", "input", "continuous", "1", "road friction coefficient (road_source = inputs)", 1.0,
             min=0.0, max=10.0),
         *(Var(name, "output", "continuous", unit, desc, 0.0, display_unit=_DISPLAY.get(unit))
-          for name, (unit, desc) in OUTPUTS.items()),
+          for name, (unit, desc) in PLANAR_OUTPUTS.items()),
         Var(ALLOW_PARAMETER, "parameter", "fixed", None, "allow tire_file and road outside the FMU resources "
             "(absolute paths, ..)", False, type="Boolean"),
+        # ---- the chrono interface (added after the planar variables: their value references are unchanged)
+        Var("wheel_interface", "parameter", "fixed", None, "planar (inputs wheel.*, road.*: a wheel in the x-z "
+            "plane, longitudinal tire) | chrono (Project Chrono's force-element tire interface: inputs "
+            "wheel_state.*, terrain_*; outputs wheel_load.point/force/moment, query_point; MF 5.2 combined slip; a host that gives the terrain sets "
+            "road_source = inputs)",
+            "planar", type="String", choices=("planar", "chrono")),
+        Var("side", "parameter", "fixed", None, "chrono interface: left | right; a right-hand tire is the mirror "
+            "image of the property file's tire (its Fy and Mz change sign at mirrored slip angle and camber)",
+            "left", type="String", choices=("left", "right")),
+        *_vec("wheel_state.pos", "m", "chrono interface: wheel centre position, global", (0.0, 0.0, 0.4672),
+              -10000000.0, 10000000.0),
+        *_vec("wheel_state.rot", "1", "chrono interface: rotation quaternion (scalar first) of the wheel frame "
+              "w.r.t. the global frame; its y axis is the spin axis, pointing to the vehicle's left on both sides "
+              "(normalized; a zero quaternion is refused)", (1.0, 0.0, 0.0, 0.0), -10.0, 10.0),
+        *_vec("wheel_state.lin_vel", "m/s", "chrono interface: wheel centre velocity, global", (0.0, 0.0, 0.0),
+              -1000.0, 1000.0, "km/h"),
+        *_vec("wheel_state.ang_vel", "rad/s", "chrono interface: wheel angular velocity (spin included; rolling "
+              "forward spins positively about the wheel frame's y axis), global", (0.0, 0.0, 0.0),
+              -10000.0, 10000.0, "rpm"),
+        Var("terrain_height", "input", "continuous", "m", "chrono interface: terrain height under query_point "
+            "(road_source = inputs)", 0.0, min=-10000.0, max=10000.0),
+        *_vec("terrain_normal", "1", "chrono interface: terrain unit normal at query_point, global, pointing up "
+              "(road_source = inputs; the road is the plane through (query_point.x, query_point.y, "
+              "terrain_height) with this normal)", (0.0, 0.0, 1.0), -10.0, 10.0),
+        Var("terrain_mu", "input", "continuous", "1", "chrono interface: terrain friction coefficient under "
+            "query_point (road_source = inputs): as the roads' mu, it scales the property file's friction "
+            "coefficients (LMUX, LMUY times mu, nominal 1)", 1.0, min=0.0, max=10.0),
+        *(Var(name, "output", "continuous", unit, desc, 0.0, display_unit=_DISPLAY.get(unit))
+          for name, (unit, desc) in SPATIAL_OUTPUTS.items()),
     )
 
     def _setup(self):
@@ -236,9 +355,15 @@ class Tire(VehicleSlaveBase):
         res = Path(self.resources)
         params = load_file(v["tire_file"], "tire_file", res, read_tir, allow_external=v[ALLOW_PARAMETER]).to_array()
         road = self._road(res).to_arrays() if v["road_source"] == "internal" else None
-        self.model = TireModel(params, road, v["slip0"])
-        self.values.update(self.model.outputs(self._kinematics(), (0.0, 0.0, 0.0), self._road_inputs(), 0.0,
-                                              self.model.kappa))     # loads at t0 from the initial inputs
+        if self._chrono():
+            self.model = TireModel3d(params, v["side"], road, v["slip0"], 0.0)
+            outputs = self.model.outputs(self._wheel_state(), (0.0,) * 6, self._terrain(), 0.0, self.model.kappa,
+                                         self.model.q)
+        else:
+            self.model = TireModel(params, road, v["slip0"])
+            outputs = self.model.outputs(self._kinematics(), (0.0, 0.0, 0.0), self._road_inputs(), 0.0,
+                                         self.model.kappa)
+        self.values.update(outputs)     # loads at t0 from the initial inputs
 
     def _kinematics(self) -> tuple:
         v = self.values
@@ -248,17 +373,68 @@ class Tire(VehicleSlaveBase):
         v = self.values
         return v["road.height"], v["road.slope"], v["road.mu"]
 
+    def _wheel_state(self) -> WheelState:
+        v = self.values
+        return WheelState(tuple(v[n] for n in _POS), tuple(v[n] for n in _ROT), tuple(v[n] for n in _LIN_VEL),
+                          tuple(v[n] for n in _ANG_VEL))
+
+    def _terrain(self) -> Terrain:
+        v = self.values
+        return Terrain(v["terrain_height"], tuple(v[n] for n in _NORMAL), v["terrain_mu"])
+
     def _road(self, res: Path):
         return road_parameter(self.values["road"], res, self.values[ALLOW_PARAMETER])
+
+    def _chrono(self) -> bool:
+        return self.values["wheel_interface"] == "chrono"
+
+    def _chrono_input_problem(self) -> tuple[str, str] | None:
+        """(input, why) if the chrono interface's inputs cannot make a step (a zero quaternion, a terrain
+        normal that does not point up), else None."""
+        v = self.values
+        try:
+            quaternion_spin_axis(*(v[n] for n in _ROT))
+        except ValueError as exc:
+            return "wheel_state.rot", str(exc)
+        if v["road_source"] == "inputs":
+            try:
+                terrain_slopes([v[n] for n in _NORMAL])
+            except ValueError as exc:
+                return "terrain_normal", str(exc)
+        return None
+
+    def _step_refusal(self, current_time, step_size):
+        """The base class's refusals, then the chrono inputs' own checks (refused like an input out of its
+        range: the step is refused, the model untouched, and the next step with valid inputs runs)."""
+        refusal = super()._step_refusal(current_time, step_size)
+        if refusal is None and self._chrono():
+            problem = self._chrono_input_problem()
+            if problem is not None:
+                return f"input '{problem[0]}' at t={current_time!r}: {problem[1]}"
+        return refusal
+
+    def _set_value(self, var, value):
+        """The base class's setter; with the chrono interface, query_point follows wheel_state.pos at once."""
+        super()._set_value(var, value)
+        query = _QUERY.get(var.name)
+        if query is not None and self._chrono():
+            new = self.values[var.name]
+            if isinstance(new, float) and var.check(new) is None:        # finite and within its range
+                self.values[query] = new
 
     def _advance(self, t, h):
         v = self.values
         fail_at = v["fail_at_time"]
         if fail_at >= 0.0 and t >= fail_at - 1e-9 * max(1.0, abs(fail_at)):
             raise ModelError(f"forced failure at t = {t!r} s (parameter fail_at_time = {fail_at!r} s)")
-        self.values.update(self.model.step(t, h, v["dt"], self._kinematics(), self._road_inputs(),
-                                           output_time=v["output_time"],
-                                           extrapolate=v["input_extrapolation"] == "linear"))
+        extrapolate = v["input_extrapolation"] == "linear"
+        if self._chrono():
+            outputs = self.model.step(t, h, v["dt"], self._wheel_state(), self._terrain(),
+                                      output_time=v["output_time"], extrapolate=extrapolate)
+        else:
+            outputs = self.model.step(t, h, v["dt"], self._kinematics(), self._road_inputs(),
+                                      output_time=v["output_time"], extrapolate=extrapolate)
+        self.values.update(outputs)
 
     def _state(self):
         return self.model.get_state()        # the outputs are restored with the values by the base class
