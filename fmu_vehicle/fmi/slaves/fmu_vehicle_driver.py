@@ -70,7 +70,7 @@ OUTPUTS = {
     "brake": ("1", "clip(-wheel_torque / brake_torque_max, 0, 1)"),
     "lateral_error": ("m", "signed distance of the reference point from the path at the last sample (+ left "
                       "of the path)"),
-    "heading_error": ("rad", "yaw minus the path heading at the foot point, in (-pi, pi], at the last sample"),
+    "heading_error": ("rad", "yaw minus the path heading at the foot point, in [-pi, pi], at the last sample"),
     "path_s": ("m", "arc length of the foot point on the path at the last sample (0 at its first point)"),
 }
 
