@@ -67,6 +67,21 @@ UNITS: dict[str, dict[str, str | None]] = {
         "inclination": "rad", "camber": "rad", "relaxation_length_lateral": "m", "contact.y": "m",
         "road.slope_y_used": "1", "road.mu_used": "1",
     },
+    "Driver": {
+        "driver_file": None, "path": None, "allow_external_files": None,
+        "preview_time": "s", "preview_distance_min": "m", "feedforward_preview_time": "s",
+        "yaw_rate_gain": "s",           # road-wheel angle [rad] per yaw-rate error [rad/s]
+        "steering_wheel_angle_max": "rad", "steering_wheel_rate_max": "rad/s",
+        "speed_kp": "1/s",              # speed error [m/s] -> acceleration [m/s2]
+        "speed_ki": "1/s2",             # integral of the speed error [m] -> acceleration [m/s2]
+        "acceleration_max": "m/s2", "deceleration_max": "m/s2",
+        "vehicle.wheelbase": "m", "vehicle.steering_ratio": "1", "vehicle.mass": "kg", "vehicle.wheel_radius": "m",
+        "vehicle.width": "m", "path.x_offset": "m", "path.y_offset": "m", "sample_period": "s",
+        "drive_torque_max": _NM, "brake_torque_max": _NM,
+        "chassis.x": "m", "chassis.y": "m", "chassis.yaw": "rad", "chassis.vx": _MS, "target_speed": _MS,
+        "steering_wheel_angle": "rad", "wheel_torque": _NM, "throttle": "1", "brake": "1",
+        "lateral_error": "m", "heading_error": "rad", "path_s": "m",
+    },
     "VehicleLV": {
         "model": None, "chassis.mass": "kg", "chassis.inertia_yy": "kg.m2",
         **{f"suspension_{w}.{k}": u for w in ("front", "rear")

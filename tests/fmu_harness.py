@@ -1,6 +1,8 @@
 """One harness for hostile-input cases over every FMU of the package (no tests here).
 
-``all_fmus`` builds the five FMUs once per session.  ``run_case(fmu, case, workdir, **args)`` runs one
+``all_fmus`` builds the FMUs of ``ALL_FMUS`` once per session; ``registered_fmus`` gives any FMU of the
+registry, built on first use (into the folder of ``test_tire_fmu_support.scenario_fmus``, so that an FMU
+both fixtures ask for is built once).  ``run_case(fmu, case, workdir, **args)`` runs one
 case in a fresh interpreter (``test_fmi_support.run_child``: the FMU runs its shipped package copy, a
 crash cannot take pytest down, and the child must exit 0 after ``terminate``/``freeInstance`` and a
 garbage collection, which is where a released instance would crash).  The child returns a dict:
@@ -12,6 +14,7 @@ garbage collection, which is where a released instance would crash).  The child 
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -21,7 +24,7 @@ try:
 except ImportError:      # pragma: no cover - package-style import
     from .test_fmi_support import build_companions, run_child
 
-ALL_FMUS = ("Powertrain", "Controller", "LeadVehicle", "VehicleLV", "Tire")
+ALL_FMUS = ("Powertrain", "Controller", "LeadVehicle", "VehicleLV", "Tire", "Driver")
 _BUILT: dict[str, Path] = {}
 
 CASES = r'''
@@ -140,22 +143,64 @@ RESULT = dict(statuses=STATUSES, errors=[m for s, m in MESSAGES if s >= 3], real
 '''
 
 
-def build_all(out: Path) -> dict[str, Path]:
-    """Build the five FMUs once per session (the companions are shared with the other FMU tests)."""
+REGISTERED_FOLDER = "scenario_fmus"
+"""Session folder of ``registered_fmus``: the one test_tire_fmu_support.scenario_fmus builds into."""
+
+
+class RegisteredFmus(Mapping):
+    """Registry name -> path of its FMU, built on first use into ``folder`` (``ensure_fmus``: an FMU already
+    there and built from the current sources is reused)."""
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+        self._paths: dict[str, Path] = {}
+
+    def __getitem__(self, name: str) -> Path:
+        if name not in self._paths:
+            from fmu_vehicle.cosim.build_cache import ensure_fmus
+            self._paths[name] = ensure_fmus([name], self.folder)[name]
+        return self._paths[name]
+
+    def __iter__(self):
+        from fmu_vehicle.fmi.registry import FMUS
+        return iter(FMUS)
+
+    def __len__(self) -> int:
+        from fmu_vehicle.fmi.registry import FMUS
+        return len(FMUS)
+
+
+_REGISTERED: dict[Path, RegisteredFmus] = {}
+
+
+def registered(basetemp: Path) -> RegisteredFmus:
+    """The session's RegisteredFmus (one per pytest base folder)."""
+    folder = Path(basetemp) / REGISTERED_FOLDER
+    return _REGISTERED.setdefault(folder, RegisteredFmus(folder))
+
+
+@pytest.fixture(scope="session")
+def registered_fmus(tmp_path_factory) -> RegisteredFmus:
+    """name -> path of any FMU of the registry, built when first asked for."""
+    return registered(tmp_path_factory.getbasetemp())
+
+
+def build_all(basetemp: Path) -> dict[str, Path]:
+    """The FMUs of ``ALL_FMUS`` once per session: the companions shared with the other FMU tests, the others
+    from ``registered`` (shared with the scenario FMUs)."""
     if not _BUILT:
-        from fmu_vehicle.fmi.build import build_fmu
-        from fmu_vehicle.fmi.registry import slave_script
-        _BUILT.update(build_companions(out))
+        _BUILT.update(build_companions(Path(basetemp) / "companion_fmus"))
+        fmus = registered(basetemp)
         for name in ALL_FMUS:
             if name not in _BUILT:
-                _BUILT[name] = build_fmu(slave_script(name), out)
+                _BUILT[name] = fmus[name]
     return dict(_BUILT)
 
 
 @pytest.fixture(scope="session")
 def all_fmus(tmp_path_factory) -> dict[str, Path]:
-    """name -> path of every FMU of the package, freshly built."""
-    return build_all(tmp_path_factory.getbasetemp() / "companion_fmus")
+    """name -> path of every FMU of ``ALL_FMUS``, freshly built."""
+    return build_all(tmp_path_factory.getbasetemp())
 
 
 def run_case(fmu: Path, case: str, workdir: Path, **args) -> dict:

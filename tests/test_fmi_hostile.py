@@ -120,6 +120,7 @@ def test_fixed_parameter_cannot_be_set_after_initialization(all_fmus, tmp_path, 
 @pytest.mark.parametrize("name, parameter, value", [
     ("VehicleLV", "chassis.mass", 1500.0), ("VehicleLV", "dt", 5e-4), ("Powertrain", "step_size", 5e-4),
     ("Tire", "dt", 5e-4), ("Controller", "vehicle.mass", 1800.0), ("LeadVehicle", "x0", 10.0),
+    ("Driver", "sample_period", 0.02),
 ])
 def test_state_from_other_parameters_is_refused(all_fmus, tmp_path, name, parameter, value):
     r = _run(all_fmus, tmp_path, name, "other_parameters", parameter=parameter, value=value)
@@ -138,6 +139,9 @@ def test_state_from_other_parameters_is_refused(all_fmus, tmp_path, name, parame
     ("Tire", {"road": "/etc/passwd"}, ["parameter 'road'", "outside the FMU resources"]),
     ("Powertrain", {"powertrain_file": "../../../../etc/passwd"},
      ["parameter 'powertrain_file'", "outside the FMU resources"]),
+    ("Driver", {"path": "/etc/passwd"}, ["parameter 'path'", "outside the FMU resources"]),
+    ("Driver", {"driver_file": "../../../../etc/passwd.json"},
+     ["parameter 'driver_file'", "outside the FMU resources"]),
 ])
 def test_invalid_parameters_fail_initialization_with_a_message(all_fmus, tmp_path, name, start, words):
     r = _run(all_fmus, tmp_path, name, "start_values", start=start)

@@ -9,10 +9,10 @@ from lxml import etree
 
 try:
     from fmu_cases import UNITS
-    from test_tire_fmu_support import scenario_fmus  # noqa: F401
+    from fmu_harness import registered_fmus  # noqa: F401
 except ImportError:
     from .fmu_cases import UNITS
-    from .test_tire_fmu_support import scenario_fmus  # noqa: F401
+    from .fmu_harness import registered_fmus  # noqa: F401
 
 # exponents of kg, m, s, rad of each unit (FMI BaseUnit attributes), from the unit's definition
 BASE = {
@@ -29,8 +29,8 @@ BASE = {
 
 
 @pytest.mark.parametrize("name", list(UNITS))
-def test_every_variable_has_the_expected_unit(scenario_fmus, name):
-    with zipfile.ZipFile(scenario_fmus[name]) as z:
+def test_every_variable_has_the_expected_unit(registered_fmus, name):
+    with zipfile.ZipFile(registered_fmus[name]) as z:
         root = etree.fromstring(z.read("modelDescription.xml"))
     found = {}
     for sv in root.find("ModelVariables"):

@@ -26,6 +26,7 @@ import pytest
 
 from fmu_vehicle.fmi.hosts import Inputs, build_host, check_fmu, default_outputs, run_c_host, run_fmpy
 from fmu_vehicle.paths import REPO_DIR
+from fmu_harness import registered_fmus  # noqa: F401  (session fixture)
 from test_tire_fmu_support import scenario_fmus  # noqa: F401  (session fixture)
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the C host and the FMU binaries "
@@ -45,6 +46,9 @@ HOST_INPUTS = {
     "Controller": Inputs(signals={"ego.x": (0.0, 10.0, 0.2), "ego.vx": (15.0, 2.0, 0.5),
                                   "lead.x": (40.0, 5.0, 0.3), "lead.vx": (12.0, 2.0, 0.5)}),
     "LeadVehicle": Inputs(),
+    "Driver": Inputs(signals={"chassis.x": (0.0, 10.0, 0.2), "chassis.y": (0.3, 0.5, 0.5),
+                              "chassis.yaw": (0.0, 0.1, 0.5), "chassis.vx": (15.0, 2.0, 0.5),
+                              "target_speed": (15.0, 1.0, 0.3)}, reals={"path.x_offset": 60.0}),
 }
 
 
@@ -57,8 +61,8 @@ def c_host(tmp_path_factory):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(HOST_INPUTS))
-def test_fmu_in_c_host_exits_0_ten_times_and_equals_fmpy(name, scenario_fmus, c_host):
-    fmu = Path(scenario_fmus[name])
+def test_fmu_in_c_host_exits_0_ten_times_and_equals_fmpy(name, registered_fmus, c_host):
+    fmu = Path(registered_fmus[name])
     report = check_fmu(fmu, inputs=HOST_INPUTS[name], step=1e-3, n_steps=1000, every=100, runs=10, host=c_host)
     for run in report.c_host:
         assert run.returncode == 0, f"{name} in the C host exited {run.returncode}: {run.stderr[-2000:]}"
@@ -235,11 +239,12 @@ print(json.dumps(sorted({d for t in direct if t not in sys.stdlib_module_names f
 """
 
 
-@pytest.mark.parametrize("name", sorted(HOST_INPUTS))
-def test_requirements_list_exactly_the_distributions_an_fmu_imports(name, scenario_fmus, tmp_path):
+@pytest.mark.parametrize("name", sorted(set(HOST_INPUTS) - {"Driver"}))
+def test_requirements_list_exactly_the_distributions_an_fmu_imports(name, registered_fmus, tmp_path):
     """Every third-party distribution the FMU's own code imports while it runs is in requirements.txt, and
-    nothing else is (pythonfmu is shipped in the FMU)."""
-    with zipfile.ZipFile(scenario_fmus[name]) as archive:
+    nothing else is (pythonfmu is shipped in the FMU). The Driver imports scipy only for a CSV path
+    (tests/test_driver_fmu.py checks its requirements)."""
+    with zipfile.ZipFile(registered_fmus[name]) as archive:
         archive.extractall(tmp_path)
         required = {line.split("<")[0].split(">")[0].split("=")[0].lower()
                     for line in archive.read("resources/requirements.txt").decode().split()}

@@ -158,6 +158,39 @@ class PathFollower:
         self._r = 0.0
         self.last: dict = {}
 
+    #: attributes that make up the follower's memory (``get_state``)
+    _STATE = ("_hint", "_t", "_delta_sw", "_lat_integral", "_speed_integral", "_hold_speed", "_yaw", "_r")
+
+    def get_state(self) -> dict:
+        """The follower's memory as plain data: path hint, time and command of the last call, the two
+        integrals, the held speed, yaw and yaw rate of the last call (None before the first call) and
+        ``last``. ``set_state`` of it continues bit-identically. The path, parameters and target speed
+        (``speed``) are configuration, not part of it."""
+        state = {name[1:]: getattr(self, name) for name in self._STATE}
+        state["last"] = dict(self.last)
+        return state
+
+    def set_state(self, state: dict) -> None:
+        """Restore a ``get_state`` snapshot (a snapshot that is not one raises ModelError naming the entry)."""
+        if not isinstance(state, dict) or set(state) != {name[1:] for name in self._STATE} | {"last"}:
+            raise ModelError("PathFollower.set_state: not a PathFollower state (other entries than get_state gives)")
+        hint = state["hint"]
+        if hint is not None and (isinstance(hint, bool) or not isinstance(hint, int)
+                                 or not 0 <= hint < self.path.x.size - 1):
+            raise ModelError(f"PathFollower.set_state: hint {hint!r} is not a segment of the path")
+        for name in self._STATE[1:]:
+            value = state[name[1:]]
+            if value is None and name in ("_t", "_hold_speed"):
+                continue
+            if (isinstance(value, bool) or not isinstance(value, (int, float))
+                                      or not math.isfinite(value)):
+                raise ModelError(f"PathFollower.set_state: {name[1:]} = {value!r} is not a finite number")
+        if not isinstance(state["last"], dict):
+            raise ModelError("PathFollower.set_state: last must be a dict")
+        for name in self._STATE:
+            setattr(self, name, state[name[1:]])
+        self.last = dict(state["last"])
+
     def target_speed(self, t: float) -> tuple[float, float]:
         """(target speed [m/s], its time derivative [m/s^2]) at time t."""
         if callable(self.speed):

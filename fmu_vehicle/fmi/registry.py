@@ -20,6 +20,7 @@ FMUS: dict[str, str] = {
     "VehicleLV": "fmu_vehicle_vehicle_lv.py",
     "Vehicle": "fmu_vehicle_vehicle.py",
     "Tire": "fmu_vehicle_tire.py",
+    "Driver": "fmu_vehicle_driver.py",
 }
 
 
