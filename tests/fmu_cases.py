@@ -11,6 +11,7 @@ from __future__ import annotations
 # String, Integer and Boolean variables (FMI gives units to Reals only). Written here, not generated from
 # the slaves' tables, so a wrong unit in a slave is caught.
 _N, _NM, _MS = "N", "N.m", "m/s"
+_CORNERS = ("FL", "FR", "RL", "RR")
 
 UNITS: dict[str, dict[str, str | None]] = {
     "Powertrain": {
@@ -101,6 +102,36 @@ UNITS: dict[str, dict[str, str | None]] = {
             ("travel", "m"), ("suspension_force", _N), ("tire_fz", _N), ("tire_fx", _N), ("slip", "1"),
             ("torque_drive_applied", _NM), ("torque_brake_applied", _NM))},
         # max |Phi| over cut-joint equations [m] and rod equations [m2]: no single unit, given as "1"
+        "constraint_residual": "1",
+    },
+    "Vehicle": {
+        "model": None, "chassis.mass": "kg",
+        **{f"suspension_{w}.{k}": u for w in _CORNERS
+           for k, u in (("spring_stiffness", "N/m"), ("spring_preload", _N), ("damping", "N.s/m"))},
+        **{f"wheel_{w}.{k}": u for w in _CORNERS for k, u in (("mass", "kg"), ("inertia_yy", "kg.m2"))},
+        **{f"tire_{w}.unloaded_radius": "m" for w in _CORNERS},
+        "v0": _MS, "x0": "m", "integrator": None, "dt": "s", "road_source": None, "road": None,
+        "allow_external_files": None, "tire_source": None, "steering_input": None,
+        **{f"wheel_{w}.{k}": u for w in _CORNERS for k, u in (
+            ("torque_drive", _NM), ("torque_brake", _NM), ("road_height", "m"), ("road_slope", "1"),
+            ("road_slope_y", "1"), ("road_mu", "1"),
+            *((f"point.{a}", "m") for a in "xyz"), *((f"force.{a}", _N) for a in "xyz"),
+            *((f"moment.{a}", _NM) for a in "xyz"))},
+        "steering_wheel_angle": "rad", "rack_travel_command": "m",
+        **{f"chassis.{k}": "m" for k in ("x", "y", "z")},
+        **{f"chassis.{k}": "rad" for k in ("roll", "pitch", "yaw", "sideslip")},
+        **{f"chassis.{k}": _MS for k in ("vx", "vy", "vz")},
+        **{f"chassis.{k}_rate": "rad/s" for k in ("roll", "pitch", "yaw")},
+        **{f"chassis.{k}": "m/s2" for k in ("ax", "ay", "az")},
+        **{f"chassis.{k}_acc": "rad/s2" for k in ("roll", "pitch", "yaw")},
+        **{f"wheel_{w}.{k}": u for w in _CORNERS for k, u in (
+            ("omega", "rad/s"), ("omega_rel", "rad/s"), *((f"pos.{a}", "m") for a in "xyz"),
+            *((f"rot.e{i}", "1") for i in range(4)),            # unit quaternion
+            *((f"lin_vel.{a}", _MS) for a in "xyz"), *((f"ang_vel.{a}", "rad/s") for a in "xyz"),
+            ("steer_angle", "rad"), ("camber", "rad"), ("travel", "m"), ("suspension_force", _N),
+            ("tire_fz", _N), ("tire_fx", _N), ("tire_fy", _N), ("tire_mz", _NM), ("slip", "1"),
+            ("slip_angle", "rad"), ("torque_drive_applied", _NM), ("torque_brake_applied", _NM))},
+        "steering_wheel_angle_applied": "rad", "rack_travel": "m", "rack_force": _N,
         "constraint_residual": "1",
     },
 }

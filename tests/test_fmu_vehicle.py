@@ -25,13 +25,13 @@ from fmu_vehicle.vehicle.model import W_CENTER
 
 try:
     from fmu_cases import BAD_INPUT_HARNESS, STATE_HARNESS, assert_refused, assert_state_bit_identical
+    from fmu_harness import registered_fmus  # noqa: F401
     from test_fmi_support import CHILD_PRELUDE
 except ImportError:
     from .fmu_cases import BAD_INPUT_HARNESS, STATE_HARNESS, assert_refused, assert_state_bit_identical
+    from .fmu_harness import registered_fmus  # noqa: F401
     from .test_fmi_support import CHILD_PRELUDE
 
-REPO = Path(__file__).resolve().parents[1]
-SLAVE = REPO / "fmu_vehicle" / "fmi" / "slaves" / "fmu_vehicle_vehicle.py"
 H = 1e-3
 STEPS = 1200            # step steer: 1.2 s
 V0 = 22.0               # m/s
@@ -53,6 +53,7 @@ car = Vehicle.load("fullcar14")
 sim = car.simulator("flat", v0=INPUTS["v0"], dt=INPUTS["h"])
 for w in ("FL", "FR"):
     sim.set_input(w, torque_drive=INPUTS["torque"])
+sim.refresh()                       # the initial outputs with the inputs (as the FMU's initialization)
 rows = [sim.row.copy()]
 for a in INPUTS["angles"]:
     sim.set_steering(a)
@@ -94,7 +95,7 @@ RESULT["rack_rows"] = np.array(rows)
 
 # ---- 3. FMU state: rollback, serialization, reset, interleaved instances
 drive = lambda k: {"steering_wheel_angle": ANGLES[k]}
-RESULT["state"] = check_state(fmu, drive, 500, 300, h=H, start=START,
+RESULT["state"] = check_state(fmu, drive, 500, 300, h=H, start=START, restore_start=START,
                               other_start={"road": "flat", "v0": 15.0, "model": "fullcar14_forkarm"})
 
 # ---- 4. bad input
@@ -129,9 +130,8 @@ def _collect(proc: subprocess.Popen, workdir: Path, timeout: float = 900) -> dic
 
 
 @pytest.fixture(scope="module")
-def fmu(tmp_path_factory) -> Path:
-    from fmu_vehicle.fmi.build import build_fmu
-    return build_fmu(SLAVE, tmp_path_factory.mktemp("vehicle_fmu"))
+def fmu(registered_fmus) -> Path:
+    return registered_fmus["Vehicle"]
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,117 @@
+"""The ISO 3888-1 double lane change as a co-simulation: Vehicle.fmu (the full car) driven by Driver.fmu, with
+its internal tires or four Tire.fmu on Project Chrono's wheel interface.
+
+Wiring (Project Chrono's vehicle/tire/driver FMU demos, ISO 8855 axes, SI units)::
+
+    vehicle chassis.{x,y,yaw,vx}                  -> driver chassis.{x,y,yaw,vx}
+    driver steering_wheel_angle                   -> vehicle steering_wheel_angle
+    driver wheel_torque (x 1/2)                   -> vehicle wheel_FL/FR.torque_drive   (front-wheel drive)
+    vehicle wheel_<w>.{pos,rot,lin_vel,ang_vel}.* -> tire_<w> wheel_state.*             (tires = external)
+    tire_<w> wheel_load.{point,force,moment}.*    -> vehicle wheel_<w>.{point,force,moment}.*
+
+The driver holds ``target_speed`` (its start value, the entry speed) with its PI speed loop as a total wheel
+torque on the driven front wheels (a negative torque brakes them); the ISO 3888-1 test drives through at a
+constant throttle, so the loop only makes up rolling resistance and cornering drag. The tires run on their
+own internal road (the same flat road as the vehicle's), so no terrain host is needed.
+
+Gauss-Seidel order: driver, tires, vehicle: the tires step from the vehicle's state at t with their loads at
+the step's midpoint (second order, ``Tire.fmu`` output_time = midpoint), then the vehicle takes the same step
+with them. The driver samples every ``DRIVER_SAMPLE_S`` and holds its command (Driver.fmu sample_period).
+
+KPIs (``manoeuvres.lane_change.lane_change_kpis``): gates passed, cones hit, largest distance from the centre
+line, peak lateral acceleration and yaw rate. See docs/cosimulation.md.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from fmu_vehicle.cosim.scenarios import Scenario, _fmu
+from fmu_vehicle.cosim.system import Component, Connection, System
+from fmu_vehicle.errors import ModelError
+from fmu_vehicle.manoeuvres.lane_change import iso3888_1_layout, lane_change_kpis, lane_change_path
+from fmu_vehicle.plotting import Panel
+from fmu_vehicle.results import Result
+
+WHEELS = ("FL", "FR", "RL", "RR")
+VEHICLE_MODEL = "fullcar14"
+DRIVER_SAMPLE_S = 0.01
+"""Driver sample period [s] (as the script API's closed-loop manoeuvres)."""
+RUN_OUT_M = 20.0
+"""Distance driven past the end of the track [m]."""
+WHEEL_STATE = tuple(f"{q}.{a}" for q in ("pos", "lin_vel", "ang_vel") for a in "xyz") + \
+    tuple(f"rot.e{k}" for k in range(4))
+WHEEL_LOAD = tuple(f"{q}.{a}" for q in ("point", "force", "moment") for a in "xyz")
+
+
+def _vehicle_width() -> float:
+    """The full car's overall width [m] (``manoeuvres.runs.vehicle_width`` of its vehicle file)."""
+    from fmu_vehicle.manoeuvres.runs import vehicle_width
+    from fmu_vehicle.vehicle import Vehicle
+    return vehicle_width(Vehicle.load(VEHICLE_MODEL))
+
+
+def tire_connections(vehicle: str, tire: str, wheel: str) -> list[Connection]:
+    """Project Chrono's wheel interface for one wheel: wheel state vehicle -> tire, wheel load tire -> vehicle."""
+    return ([Connection(vehicle, f"wheel_{wheel}.{q}", tire, f"wheel_state.{q}") for q in WHEEL_STATE]
+            + [Connection(tire, f"wheel_load.{q}", vehicle, f"wheel_{wheel}.{q}") for q in WHEEL_LOAD])
+
+
+def double_lane_change(fmus: dict, *, tires: str = "external", speed: float = 60 / 3.6, step: float = 1e-3,
+                       width: float | None = None) -> Scenario:
+    """The ISO 3888-1 double lane change at ``speed`` [m/s] (module docstring). ``tires``: ``internal`` (the
+    vehicle's own) or ``external`` (four Tire.fmu). ``width``: the vehicle's overall width [m] for the track
+    (default: that of the full car's file)."""
+    if tires not in ("internal", "external"):
+        raise ModelError(f"double_lane_change: tires must be 'internal' or 'external', got {tires!r}")
+    width = _vehicle_width() if width is None else float(width)
+    path = lane_change_path(width)
+    x_start = float(path.x[0])                  # the car starts on the path's first point
+    track = iso3888_1_layout(width)
+    duration = round((track.end_x + RUN_OUT_M - x_start) / speed / step) * step
+    comps = [
+        Component("driver", _fmu(fmus, "Driver"), {"vehicle.width": width, "path.x_offset": -x_start,
+                                                   "target_speed": float(speed), "sample_period": DRIVER_SAMPLE_S}),
+        Component("vehicle", _fmu(fmus, "Vehicle"), {"model": VEHICLE_MODEL, "road": "flat", "v0": float(speed),
+                                                     "tire_source": tires}),
+    ]
+    cons = [Connection("vehicle", f"chassis.{q}", "driver", f"chassis.{q}") for q in ("x", "y", "yaw", "vx")]
+    cons += [Connection("driver", "steering_wheel_angle", "vehicle", "steering_wheel_angle")]
+    cons += [Connection("driver", "wheel_torque", "vehicle", f"wheel_{w}.torque_drive", factor=0.5) for w in ("FL", "FR")]
+    order = ["driver"]
+    if tires == "external":
+        for w in WHEELS:
+            comps.append(Component(f"tire_{w}", _fmu(fmus, "Tire"), {"wheel_interface": "chrono", "road": "flat",
+                                                                     "side": "left" if w[1] == "L" else "right"}))
+            cons += tire_connections("vehicle", f"tire_{w}", w)
+            order.append(f"tire_{w}")
+    order.append("vehicle")
+    v = "vehicle."
+    outputs = tuple(v + n for n in ("chassis.x", "chassis.y", "chassis.yaw", "chassis.vx", "chassis.ay",
+                                    "chassis.yaw_rate", "chassis.roll", "steering_wheel_angle_applied",
+                                    "wheel_FL.tire_fy", "wheel_RL.tire_fy", "wheel_FL.tire_fz", "wheel_FR.tire_fz"))
+    outputs += ("driver.lateral_error", "driver.wheel_torque")
+
+    def derive(result: Result) -> dict:
+        return {"track.x": (result[v + "chassis.x"] + x_start, "m")}
+
+    system = System(f"double_lane_change_{tires}_tires", comps, cons, stop_time=duration, step_size=step)
+    return Scenario(system, f"ISO 3888-1 double lane change, {VEHICLE_MODEL}, {speed * 3.6:g} km/h "
+                            f"({tires} tires{', Gauss-Seidel driver -> tires -> vehicle' if tires == 'external' else ''})",
+                    order=tuple(order), outputs=outputs, output_interval=step, derive=derive,
+                    panels=(Panel("y [m]", (("y", v + "chassis.y"),)),
+                            Panel("yaw [rad]", (("yaw", v + "chassis.yaw"),)),
+                            Panel("ay [m/s2]", (("ay", v + "chassis.ay"),)),
+                            Panel("steering-wheel angle [rad]", (("swa", v + "steering_wheel_angle_applied"),)),
+                            Panel("tire lateral force [N]", (("FL", v + "wheel_FL.tire_fy"),
+                                                             ("RL", v + "wheel_RL.tire_fy"))),
+                            Panel("path error [m]", (("driver", "driver.lateral_error"),))))
+
+
+def lane_change_metrics(result: Result, width: float | None = None) -> dict:
+    """ISO 3888-1 KPIs of a run of :func:`double_lane_change` (``lane_change_kpis`` in track coordinates)."""
+    width = _vehicle_width() if width is None else float(width)
+    v = "vehicle."
+    path = lane_change_path(width)
+    x = result[v + "chassis.x"] + float(path.x[0])
+    return lane_change_kpis(result.t, x, result[v + "chassis.y"], result[v + "chassis.yaw"], result[v + "chassis.ay"],
+                            width, path=path, yaw_rate=result[v + "chassis.yaw_rate"])

@@ -1,0 +1,81 @@
+"""The ISO 3888-1 double lane change co-simulation (Vehicle.fmu + Driver.fmu, internal tires or four Tire.fmu on
+Project Chrono's wheel interface), written as .ssp and run by our master and by OSP libcosim.
+
+Acceptance: the external tires (Gauss-Seidel, 1 ms) against the internal tires at the end of the run: lateral
+position within 0.05 m, yaw within 0.01 rad (the Jacobi error is reported beside it); libcosim's Jacobi run of
+the same .ssp equals ours to 1e-9.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fmu_vehicle.cosim import Experiment, read_ssp, run_system
+from fmu_vehicle.cosim.lane_change import double_lane_change, lane_change_metrics
+from fmu_vehicle.cosim.scenarios import run_scenario
+
+try:
+    from fmu_harness import registered_fmus  # noqa: F401
+    from test_cosim_libcosim import run_libcosim
+except ImportError:
+    from .fmu_harness import registered_fmus  # noqa: F401
+    from .test_cosim_libcosim import run_libcosim
+
+NAMES = ("Vehicle", "Driver", "Tire")
+LIBCOSIM_STEPS = 2000      # 2 s of the external-tire run in libcosim (through the first lane change's start)
+
+
+@pytest.fixture(scope="module")
+def fmus(registered_fmus):
+    return {n: registered_fmus[n] for n in NAMES}
+
+
+@pytest.fixture(scope="module")
+def runs(fmus, tmp_path_factory):
+    out = tmp_path_factory.mktemp("lane_change")
+    res = {}
+    for tires in ("internal", "external"):
+        sc = double_lane_change(fmus, tires=tires)
+        res[tires] = run_scenario(sc, out / tires, progress=False)
+    sc = double_lane_change(fmus, tires="external")
+    res["jacobi"] = run_system(read_ssp(res["external"].ssp), sc.experiment(read_ssp(res["external"].ssp),
+                                                                            scheme="jacobi"), progress=False)
+    return res
+
+
+def test_external_tires_follow_the_internal_tires(runs):
+    ri, re, rj = runs["internal"].result, runs["external"].result, runs["jacobi"]
+    dy = abs(re.final("vehicle.chassis.y") - ri.final("vehicle.chassis.y"))
+    dyaw = abs(re.final("vehicle.chassis.yaw") - ri.final("vehicle.chassis.yaw"))
+    dy_j = abs(rj.final("vehicle.chassis.y") - ri.final("vehicle.chassis.y"))
+    dyaw_j = abs(rj.final("vehicle.chassis.yaw") - ri.final("vehicle.chassis.yaw"))
+    print(f"\nfinal |dy| Gauss-Seidel {dy:.4g} m, Jacobi {dy_j:.4g} m; |dyaw| Gauss-Seidel {dyaw:.4g} rad, "
+          f"Jacobi {dyaw_j:.4g} rad")
+    assert dy <= 0.05 and dyaw <= 0.01
+    # the whole trajectory, not just the end point
+    assert np.max(np.abs(re["vehicle.chassis.y"] - ri["vehicle.chassis.y"])) < 0.05
+    assert np.isfinite(dy_j) and np.isfinite(dyaw_j)
+
+
+def test_both_runs_drive_the_track(runs):
+    for tires in ("internal", "external"):
+        k = lane_change_metrics(runs[tires].result)
+        assert k["completed"] and k["gates_passed"] == k["gates_total"], (tires, k)
+        assert k["max_path_error_m"] < 0.5, (tires, k)
+        assert 3.0 < k["peak_ay_m_s2"] < 9.0, (tires, k)
+        y = runs[tires].result["vehicle.chassis.y"]
+        assert y.max() > 3.0                      # it did change lanes (3.5 m lane offset)
+
+
+@pytest.mark.skipif(pytest.importorskip("libcosimpy") is None, reason="libcosimpy missing")
+def test_libcosim_runs_the_ssp_like_our_jacobi_master(runs):
+    ssp = runs["external"].ssp
+    system = read_ssp(ssp)
+    signals = ("vehicle.chassis.y", "vehicle.chassis.yaw", "vehicle.wheel_FL.tire_fy", "tire_RR.wheel_load.force.z")
+    exp = Experiment.from_system(system, stop_time=LIBCOSIM_STEPS * 1e-3, scheme="jacobi", outputs=signals,
+                                 output_interval=None)
+    ours = run_system(system, exp, progress=False)
+    theirs = run_libcosim(ssp, LIBCOSIM_STEPS, 1_000_000, signals)
+    for s in signals:
+        steps, values = theirs[s]
+        np.testing.assert_allclose(values, ours[s][steps], rtol=1e-9, atol=1e-9 * max(1.0, np.max(np.abs(values))))
