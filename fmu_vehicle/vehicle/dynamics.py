@@ -94,8 +94,9 @@ def wheel_loads(model, data, y, ydot, ni):
     Internal tire: F, P and the moment My a + Mz n⊥ from ``tire_contact_3d`` on the road (internal road at
     road x, or the road inputs). External tire: the inputs' force F and moment M, with F acting at the
     wheel centre c and M + r × F added, r = the lever of the input point about the wheel centre taken at
-    the start of the step (``W_LEVER``, set by the simulator; 0 for a table without a point). Spin joint: T = T_drive + T_brake with T_brake from the brake element
-    (``tire.brake.brake_torque``)."""
+    the start of the step (``W_LEVER``, set by the simulator; 0 for a table without a point); reported as
+    tire_fx/tire_fy along and across the wheel heading t = a × z / |a × z|, tire_fz = F_z, tire_mz = M_z.
+    Spin joint: T = T_drive + T_brake with T_brake from the brake element (``tire.brake.brake_torque``)."""
     d = data.mech
     nw = model.w_body.shape[0]
     for w in range(nw):
@@ -131,8 +132,11 @@ def wheel_loads(model, data, y, ydot, ni):
             M[2] = inp[IN_MOMENT + 2] + r[0] * F[1] - r[1] * F[0]
             ydot[2 * ni + w] = 0.0
             ydot[2 * ni + 2 * nw + w] = 0.0
-            out[OUT_FX] = F[0]
-            out[OUT_FY] = F[1]
+            # reported in the wheel's heading frame on a level road: t = a x z / |a x z|, l = z x t
+            an = math.sqrt(ax[0] * ax[0] + ax[1] * ax[1])
+            tx, ty = ax[1] / an, -ax[0] / an
+            out[OUT_FX] = F[0] * tx + F[1] * ty
+            out[OUT_FY] = F[1] * tx - F[0] * ty
             out[OUT_FZ] = F[2]
             out[OUT_MZ] = M[2]
         add_point_force(d.Qext[body], P, F)
