@@ -287,8 +287,8 @@ def test_parameter_defaults_are_the_shipped_vehicle(fmu):
     susp = {w: json.loads((res / "vehicles" / "suspensions" / corners[w]["suspension"]).read_text())
             for w in ("front", "rear")}
     slave = _slave_module()
-    assert len(slave.OVERRIDES) == 12
-    for name, (path, *_rest) in slave.OVERRIDES.items():
+    assert len(slave.TABLE.overrides) == 12
+    for name, (path, *_rest) in slave.TABLE.overrides.items():
         keys = path.split(".")
         if keys[0] == "chassis":
             node = car
@@ -297,10 +297,10 @@ def test_parameter_defaults_are_the_shipped_vehicle(fmu):
         for k in keys:
             node = node[k]
         assert float(start[name]) == node, name
-    from fmu_vehicle.tire.tir import read_tir
+    from fmu_vehicle.tire.tir import P_R0, read_tir
     for w in ("front", "rear"):
         tire = read_tir(res / "tires" / corners[w]["tire"])
-        assert float(start[f"tire_{w}.unloaded_radius"]) == tire.to_array()[slave.P_R0]
+        assert float(start[f"tire_{w}.unloaded_radius"]) == tire.to_array()[P_R0]
 
 
 def _slave_module():

@@ -111,7 +111,7 @@ def test_knuckle_and_carrier_centres_of_mass_come_from_the_suspension_files(tmp_
     rear = json.loads(resource_path("vehicles", "suspensions", "five_link_rear.json").read_text())
     bodies = {b.name: b for b in spec.mechanism.bodies}
     for w in spec.wheels:
-        part, offset = ("knuckle", front["com_m"]["knuckle"]) if "front" in w.name else \
+        part, offset = ("knuckle", front["com_m"]["knuckle"]) if w.name.startswith("F") else \
             ("carrier", rear["com_m"]["carrier"])
         sign = -1.0 if w.center_m[1] < 0 else 1.0
         expected = np.add(w.center_m, [offset[0], sign * offset[1], offset[2]])

@@ -61,7 +61,8 @@ def test_static_axle_loads_follow_the_lever_rule(name):
     # contact points on a flat road: straight below the wheel centres
     d = car.mech.data
     xc = np.array([(d.o[b] + d.A[b] @ c0)[0] for b, c0 in zip(car.w_body, car.w_center0)])
-    front = np.array([w.name.startswith("front") for w in car.spec.wheels])
+    x_front = max(w.center_m[0] for w in car.spec.wheels)
+    front = np.array([w.center_m[0] == x_front for w in car.spec.wheels])
     x_f, x_r = xc[front].mean(), xc[~front].mean()
     assert np.ptp(xc[front]) < 1e-9 and np.ptp(xc[~front]) < 1e-9
     expected_front = W * (x_cg - x_r) / (x_f - x_r)
@@ -91,7 +92,8 @@ def closed_form_acceleration(car, t, col, torques: dict, road_name: str, grade: 
         p = car.tire_p[i]
         assert p[P_QSY3] == 0.0 and p[P_QSY4] == 0.0
         fz = col(f"wheel_{w.name}.tire_fz")[k].mean()
-        x, zc = col(f"wheel_{w.name}.x")[k], col(f"wheel_{w.name}.z")[k]
+        pos = "pos." if f"wheel_{w.name}.pos.x" in car.output_names else ""     # the full car: Chrono's names
+        x, zc = col(f"wheel_{w.name}.{pos}x")[k], col(f"wheel_{w.name}.{pos}z")[k]
         d = ((zc - road.height(x)) * c).mean()                     # loaded radius: centre to road plane
         re = effective_rolling_radius(p, p[P_R0] - d)
         my = -p[P_R0] * fz * p[P_QSY1] * p[P_LMY]

@@ -17,7 +17,7 @@ def _overrides():
         import fmu_vehicle_vehicle_lv as slave
     finally:
         sys.path.remove(str(SLAVES))
-    return slave.OVERRIDES
+    return slave.TABLE.overrides
 
 
 CASES = [(name, path, bound) for name, (path, _u, _d, _s, lo, hi) in _overrides().items() for bound in (lo, hi)]

@@ -20,7 +20,7 @@ from fmu_vehicle.paths import resource_path
 from fmu_vehicle.road import load_road
 from fmu_vehicle.vehicle import Vehicle
 from fmu_vehicle.tire.brake import BRAKE_STICK_FREQUENCY
-from fmu_vehicle.vehicle.dynamics import IN_BRAKE, IN_DRIVE, IN_FX, IN_FY, IN_FZ, IN_MY, IN_MZ, vehicle_rhs
+from fmu_vehicle.vehicle.dynamics import IN_BRAKE, IN_DRIVE, IN_FORCE, IN_MOMENT, vehicle_rhs
 from reference import cartesian
 from reference.vehicle import solve_vehicle
 
@@ -106,7 +106,7 @@ def check_vehicle(car, travels, n=6, seed=1, external_tires=False):
             ext = {w: (rng.uniform(-3e3, 3e3), rng.uniform(-3e3, 3e3), rng.uniform(0.0, 9e3),
                        rng.uniform(-200.0, 200.0), rng.uniform(-100.0, 100.0)) for w in car.wheel_names}
             for w, load in ext.items():
-                data.inputs[car.wheel_index(w), [IN_FX, IN_FY, IN_FZ, IN_MY, IN_MZ]] = load
+                data.inputs[car.wheel_index(w), [IN_FORCE, IN_FORCE + 1, IN_FORCE + 2, IN_MOMENT + 1, IN_MOMENT + 2]] = load
         ydot = np.zeros_like(y)
         assert vehicle_rhs(0.0, y, system.model, data, ydot) >= 0
         data.modes[1] = 0

@@ -23,7 +23,7 @@ def test_set_inputs_is_set_input_for_every_wheel_in_key_order(car):
     for w, wheel in enumerate(car.wheel_names):
         b.set_input(wheel, **dict(zip(INPUT_KEYS, values[w * N_INPUTS:(w + 1) * N_INPUTS])))
     assert np.array_equal(a.inputs, b.inputs)
-    assert a.inputs[car.wheel_index("rear"), INPUT_KEYS.index("road_mu")] == N_INPUTS + 5.0
+    assert a.inputs[car.wheel_index("rear"), car.input_columns[INPUT_KEYS.index("road_mu")]] == N_INPUTS + 5.0
     with pytest.raises(ModelError, match=r"16 values expected \(2 wheels x 8 inputs\), got 3"):
         a.set_inputs([0.0, 1.0, 2.0])
 

@@ -135,7 +135,7 @@ class VehicleFmu(VehicleSlaveBase):
                              f"{table.wheels}")
         for name, (w, _) in table.tire_radius.items():
             car.tire_p[car.wheel_index(w), P_R0] = v[name]
-        road = road_parameter(v["road"], res, v[ALLOW_PARAMETER])
+        road = self._road(res)
         self.car = car
         self._output_names = list(car.output_names)
         self._input_names = [f"wheel_{w}.{name}" for w in car.wheel_names for name in car.signals.input_names]
@@ -150,6 +150,10 @@ class VehicleFmu(VehicleSlaveBase):
             raise ModelError(f"initial state of model {v['model']!r} on road {v['road']!r} at v0 = {v['v0']} m/s, "
                              f"x0 = {v['x0']} m: {exc}") from None
         self._write_outputs()
+
+    def _road(self, res: Path):
+        """The internal road of the ``road`` parameter (a shipped name or a file in the FMU resources)."""
+        return road_parameter(self.values["road"], res, self.values[ALLOW_PARAMETER])
 
     def _apply_inputs(self):
         v, sim = self.values, self.sim
