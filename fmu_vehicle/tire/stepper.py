@@ -232,10 +232,11 @@ def rk4_stages(t, h, y, w):
 
 @njit
 def rk4_update(h, y, w):
-    """y += h/6 (k1 + 2 k2 + 2 k3 + k4) with the stages in w.stages: y becomes y(t + h)."""
+    """y += h/6 (k1 + 2 k2 + 2 k3 + k4) with the stages in w.stages: y becomes y(t + h) (any record with
+    ``stages`` rows K1..K4 as long as y: also the spatial tire's, ``stepper3d``)."""
     st = w.stages
     k1, k2, k3, k4 = st[K1], st[K2], st[K3], st[K4]
-    for i in range(N_STATES):
+    for i in range(y.shape[0]):
         y[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
 
 
@@ -249,7 +250,7 @@ def rk4_dense(h, y, w, theta, y_theta):
     b1 = theta - 1.5 * t2 + 2.0 / 3.0 * t3
     b23 = t2 - 2.0 / 3.0 * t3
     b4 = -0.5 * t2 + 2.0 / 3.0 * t3
-    for i in range(N_STATES):
+    for i in range(y.shape[0]):
         y_theta[i] = y[i] + h * (b1 * k1[i] + b23 * (k2[i] + k3[i]) + b4 * k4[i])
 
 

@@ -47,6 +47,7 @@ from ..jit import njit
 from ..road.arrays import RoadArrays, plane_arrays
 from ..road.kernel import road_eval_xy
 from .contact import CONTACT_OUT_N, OUT_DALPHA, OUT_DKAPPA, OUT_FORCE, OUT_MOMENT, OUT_POINT, tire_contact_3d
+from .stepper import K1, K2, K3, K4, TMP, rk4_dense, rk4_update
 
 # state vector
 S_KAPPA, S_Q = range(2)
@@ -72,8 +73,7 @@ WK_ROAD = 9         # [9:13] road under c(τ): h [m], dh/dx [-], mu [-], dh/dy [
 WK_MOMENT = 13      # [13:16] tire moment about c(τ): My a_s + Mz n⊥ + (P - c(τ)) × F [N m]
 N_WORK = 16
 
-# rows of Wheel3dArrays.stages
-K1, K2, K3, K4, TMP = range(5)
+# rows of Wheel3dArrays.stages: K1..K4, TMP as the planar stepper's (whose RK4 update and extension serve both)
 N_STAGES = 5
 
 
@@ -170,29 +170,6 @@ def rk4_stages3d(tau, s, y, w):
 
 
 @njit
-def rk4_update3d(s, y, w):
-    """y += s/6 (k1 + 2 k2 + 2 k3 + k4) with the stages in w.stages: y becomes y(τ + s)."""
-    st = w.stages
-    k1, k2, k3, k4 = st[K1], st[K2], st[K3], st[K4]
-    for i in range(N_STATES):
-        y[i] += s / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
-
-
-@njit
-def rk4_dense3d(s, y, w, theta, y_theta):
-    """y_theta = y(τ + θ s) from the stages of the step from (τ, y) (continuous extension, module docstring)."""
-    st = w.stages
-    k1, k2, k3, k4 = st[K1], st[K2], st[K3], st[K4]
-    t2 = theta * theta
-    t3 = t2 * theta
-    b1 = theta - 1.5 * t2 + 2.0 / 3.0 * t3
-    b23 = t2 - 2.0 / 3.0 * t3
-    b4 = -0.5 * t2 + 2.0 / 3.0 * t3
-    for i in range(N_STATES):
-        y_theta[i] = y[i] + s * (b1 * k1[i] + b23 * (k2[i] + k3[i]) + b4 * k4[i])
-
-
-@njit
 def advance3d(h, n, tau_out, y, w, y_out):
     """Advance y over the step [0, h] (τ) with n >= 1 equal RK4 sub-steps and sample it at τ = tau_out.
 
@@ -210,14 +187,14 @@ def advance3d(h, n, tau_out, y, w, y_out):
             pending = False
             theta = (tau_out - a) / s
             if theta < 1.0 - 1e-12:
-                rk4_dense3d(s, y, w, theta, y_out)
-                rk4_update3d(s, y, w)
+                rk4_dense(s, y, w, theta, y_out)
+                rk4_update(s, y, w)
             else:
-                rk4_update3d(s, y, w)
+                rk4_update(s, y, w)
                 for j in range(N_STATES):
                     y_out[j] = y[j]
         else:
-            rk4_update3d(s, y, w)
+            rk4_update(s, y, w)
     derivative3d(tau_out, y_out, w, w.stages[TMP])
 
 
