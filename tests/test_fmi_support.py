@@ -85,6 +85,25 @@ def run_child(code: str, workdir: Path, **inputs) -> object:
     return pickle.loads((workdir / "result.pkl").read_bytes())
 
 
+def spawn_child(script: str, workdir: Path, inputs: dict) -> subprocess.Popen:
+    """Start ``script`` (complete child code; it reads ``inputs.pkl`` and writes ``result.pkl``) in a fresh
+    interpreter in ``workdir`` without waiting: children of one test module run in parallel."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / "inputs.pkl").write_bytes(pickle.dumps(inputs))
+    (workdir / "child.py").write_text(script)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.Popen([sys.executable, "child.py"], cwd=workdir, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def collect_child(proc: subprocess.Popen, workdir: Path, timeout: float = 900) -> dict:
+    """Wait for a child of :func:`spawn_child`; its ``result.pkl`` (raises with its output if it failed)."""
+    out, err = proc.communicate(timeout=timeout)
+    if proc.returncode != 0:
+        raise AssertionError(f"child in {workdir} failed (rc={proc.returncode}):\n{out}\n{err[-6000:]}")
+    return pickle.loads((workdir / "result.pkl").read_bytes())
+
+
 def build_companions(out: Path) -> dict[str, Path]:
     """Build the companion FMUs once per session (module-level cache shared by all test modules)."""
     if not _BUILT:

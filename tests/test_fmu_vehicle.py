@@ -8,10 +8,6 @@ parallel with a child running the same step steer through ``VehicleSimulator``.
 """
 from __future__ import annotations
 
-import os
-import pickle
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -26,11 +22,11 @@ from fmu_vehicle.vehicle.model import W_CENTER
 try:
     from fmu_cases import BAD_INPUT_HARNESS, STATE_HARNESS, assert_refused, assert_state_bit_identical
     from fmu_harness import registered_fmus  # noqa: F401
-    from test_fmi_support import CHILD_PRELUDE
+    from test_fmi_support import CHILD_PRELUDE, collect_child, spawn_child
 except ImportError:
     from .fmu_cases import BAD_INPUT_HARNESS, STATE_HARNESS, assert_refused, assert_state_bit_identical
     from .fmu_harness import registered_fmus  # noqa: F401
-    from .test_fmi_support import CHILD_PRELUDE
+    from .test_fmi_support import CHILD_PRELUDE, collect_child, spawn_child
 
 H = 1e-3
 STEPS = 1200            # step steer: 1.2 s
@@ -113,22 +109,6 @@ shutil.rmtree(fmu.dir, ignore_errors=True)
 '''
 
 
-def _spawn(script: str, workdir: Path, inputs: dict) -> subprocess.Popen:
-    workdir.mkdir(parents=True, exist_ok=True)
-    (workdir / "inputs.pkl").write_bytes(pickle.dumps(inputs))
-    (workdir / "child.py").write_text(script)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    return subprocess.Popen([sys.executable, "child.py"], cwd=workdir, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-
-
-def _collect(proc: subprocess.Popen, workdir: Path, timeout: float = 900) -> dict:
-    out, err = proc.communicate(timeout=timeout)
-    if proc.returncode != 0:
-        raise AssertionError(f"child in {workdir} failed (rc={proc.returncode}):\n{out}\n{err[-6000:]}")
-    return pickle.loads((workdir / "result.pkl").read_bytes())
-
-
 @pytest.fixture(scope="module")
 def fmu(registered_fmus) -> Path:
     return registered_fmus["Vehicle"]
@@ -139,13 +119,13 @@ def runs(fmu, tmp_path_factory) -> dict:
     angles = [steering(k) for k in range(STEPS)]
     common = {"h": H, "v0": V0, "torque": TORQUE, "angles": angles}
     ref_dir, fmu_dir = tmp_path_factory.mktemp("vehicle_ref"), tmp_path_factory.mktemp("vehicle_run")
-    ref = _spawn(REFERENCE_CHILD, ref_dir, common)
+    ref = spawn_child(REFERENCE_CHILD, ref_dir, common)
     gain = Vehicle.load("fullcar14").rack_gain
     prelude = CHILD_PRELUDE + "\nINPUTS = pickle.load(open('inputs.pkl', 'rb'))\n" + BAD_INPUT_HARNESS + STATE_HARNESS
-    run = _spawn(prelude + textwrap.dedent(FMU_CHILD) + "\npickle.dump(RESULT, open('result.pkl', 'wb'))\n", fmu_dir,
+    run = spawn_child(prelude + textwrap.dedent(FMU_CHILD) + "\npickle.dump(RESULT, open('result.pkl', 'wb'))\n", fmu_dir,
                  {**common, "fmu": str(fmu), "rack_gain": gain})
     try:
-        return {"reference": _collect(ref, ref_dir), "fmu": _collect(run, fmu_dir)}
+        return {"reference": collect_child(ref, ref_dir), "fmu": collect_child(run, fmu_dir)}
     finally:
         for proc in (ref, run):
             if proc.poll() is None:

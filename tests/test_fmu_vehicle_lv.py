@@ -19,9 +19,6 @@ after 5 s, the mid-step table 5.1 mm.
 from __future__ import annotations
 
 import json
-import os
-import pickle
-import subprocess
 import sys
 import textwrap
 import zipfile
@@ -41,11 +38,11 @@ from fmu_vehicle.vehicle import output_table
 try:
     from fmu_cases import (BAD_INPUT_HARNESS, DISCARD, HIDE_PACKAGE, STATE_HARNESS, assert_refused,
                            assert_state_bit_identical)
-    from test_fmi_support import CHILD_PRELUDE
+    from test_fmi_support import CHILD_PRELUDE, collect_child, spawn_child
 except ImportError:
     from .fmu_cases import (BAD_INPUT_HARNESS, DISCARD, HIDE_PACKAGE, STATE_HARNESS, assert_refused,
                             assert_state_bit_identical)
-    from .test_fmi_support import CHILD_PRELUDE
+    from .test_fmi_support import CHILD_PRELUDE, collect_child, spawn_child
 
 REPO = Path(__file__).resolve().parents[1]
 SLAVE = REPO / "fmu_vehicle" / "fmi" / "slaves" / "fmu_vehicle_vehicle_lv.py"
@@ -174,22 +171,6 @@ shutil.rmtree(fmu.dir, ignore_errors=True)
 '''
 
 
-def _spawn(script: str, workdir: Path, inputs: dict) -> subprocess.Popen:
-    workdir.mkdir(parents=True, exist_ok=True)
-    (workdir / "inputs.pkl").write_bytes(pickle.dumps(inputs))
-    (workdir / "child.py").write_text(script)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    return subprocess.Popen([sys.executable, "child.py"], cwd=workdir, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-
-
-def _collect(proc: subprocess.Popen, workdir: Path, timeout: float = 900) -> dict:
-    out, err = proc.communicate(timeout=timeout)
-    if proc.returncode != 0:
-        raise AssertionError(f"child in {workdir} failed (rc={proc.returncode}):\n{out}\n{err[-6000:]}")
-    return pickle.loads((workdir / "result.pkl").read_bytes())
-
-
 PARAM_CASE = {
     "model": "halfcar7_forkarm", "v0": 15.0, "x0": 17.0, "dt": 5e-4, "h": 1e-3, "steps": 500,
     "front_radius": 0.48,
@@ -219,14 +200,14 @@ def runs(fmu, tmp_path_factory) -> dict:
     xg = np.arange(-20.0, 200.0, 1e-3)
     grid = (xg, np.asarray(road.height(xg), float), np.asarray(road.slope(xg), float))
     ref_dir, fmu_dir = tmp_path_factory.mktemp("vehicle_lv_ref"), tmp_path_factory.mktemp("vehicle_lv_run")
-    ref = _spawn(REFERENCE_CHILD, ref_dir, {"duration": DURATION, "param_case": PARAM_CASE})
+    ref = spawn_child(REFERENCE_CHILD, ref_dir, {"duration": DURATION, "param_case": PARAM_CASE})
     prelude = (f"import pickle\nINPUTS_REPO = {str(REPO)!r}\n" + HIDE_PACKAGE + CHILD_PRELUDE
                + "\nINPUTS = pickle.load(open('inputs.pkl', 'rb'))\n" + BAD_INPUT_HARNESS + STATE_HARNESS)
-    run = _spawn(prelude + textwrap.dedent(FMU_CHILD) + "\npickle.dump(RESULT, open('result.pkl', 'wb'))\n", fmu_dir,
+    run = spawn_child(prelude + textwrap.dedent(FMU_CHILD) + "\npickle.dump(RESULT, open('result.pkl', 'wb'))\n", fmu_dir,
                  {"fmu": str(fmu), "h": H, "duration_steps": int(round(DURATION / H)), "road_grid": grid,
                   "state_steps": 1500, "state_split": 900, "param_case": PARAM_CASE})
     try:
-        return {"reference": _collect(ref, ref_dir), "fmu": _collect(run, fmu_dir)}
+        return {"reference": collect_child(ref, ref_dir), "fmu": collect_child(run, fmu_dir)}
     finally:
         for proc in (ref, run):
             if proc.poll() is None:

@@ -26,9 +26,9 @@ from fmu_vehicle.errors import ModelError
 from fmu_vehicle.integrators import integrate
 from fmu_vehicle.multibody import Mechanism, MechanismSystem
 from fmu_vehicle.multibody.mechanism import drive_motion, mechanism_rhs
-from fmu_vehicle.multibody.model import JOINT_PRISMATIC, make_data
+from fmu_vehicle.multibody.model import make_data
 from reference import cartesian
-from reference.states import coordinates, load, mechanism_dict
+from reference.states import coordinates, load, mechanism_dict, random_state
 
 REPO = Path(__file__).resolve().parents[1]
 RTOL = 1e-9
@@ -81,16 +81,8 @@ def motion_values(motion: dict, t: float) -> tuple[float, float, float]:
 
 def assemble_at(mech, rng, motion, t, ranges):
     """Random independent positions/velocities, the driven coordinates at s(t), s'(t); returns y."""
-    angle, rate, travel, speed = ranges
-    pos, vel = {}, {}
-    for i in mech.data.indep:
-        name = mech.coordinate_names[i]
-        prismatic = mech.model.jtype[i] == JOINT_PRISMATIC
-        pos[name] = rng.uniform(-1.0, 1.0) * (travel if prismatic else angle)
-        vel[name] = rng.uniform(-1.0, 1.0) * (speed if prismatic else rate)
-    for name, mo in motion.items():
-        pos[name], vel[name], _ = motion_values(mo, t)
-    return mech.assemble(pos, vel)
+    prescribed = {name: motion_values(mo, t)[:2] for name, mo in motion.items()}
+    return random_state(mech, rng, *ranges, prescribed=prescribed)
 
 
 def reference_coordinate_accelerations(mech, sol) -> np.ndarray:

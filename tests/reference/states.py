@@ -23,15 +23,18 @@ def load(name: str) -> Mechanism:
     return Mechanism.from_file(MECHANISMS / f"{name}.json")
 
 
-def random_state(mech: Mechanism, rng, angle=1.0, rate=3.0, travel=0.05, speed=0.5) -> np.ndarray:
+def random_state(mech: Mechanism, rng, angle=1.0, rate=3.0, travel=0.05, speed=0.5, prescribed=None) -> np.ndarray:
     """Assemble ``mech`` at random independent coordinates/velocities: revolute coordinates uniform in
-    +-angle [rad] and +-rate [rad/s], prismatic ones in +-travel [m] and +-speed [m/s]."""
+    +-angle [rad] and +-rate [rad/s], prismatic ones in +-travel [m] and +-speed [m/s]; ``prescribed``
+    {name: (position, velocity)} gives the driven coordinates."""
     pos, vel = {}, {}
     for i in mech.data.indep:
         name = mech.coordinate_names[i]
         prismatic = mech.model.jtype[i] == JOINT_PRISMATIC
         pos[name] = rng.uniform(-1.0, 1.0) * (travel if prismatic else angle)
         vel[name] = rng.uniform(-1.0, 1.0) * (speed if prismatic else rate)
+    for name, (p, v) in (prescribed or {}).items():
+        pos[name], vel[name] = p, v
     return mech.assemble(pos, vel)
 
 
