@@ -291,7 +291,7 @@ def cmd_sweep(a) -> int:
     say = (lambda message: None) if a.quiet else print
     n = len(cat.runs())
     where = f"scheduler {a.scheduler}" if a.scheduler else f"{a.workers or 'one per core,'} local worker process(es)"
-    say(f"{cat.name}: {n} runs of '{cat.system}' on {where}")
+    say(f"{cat.name}: {n} runs of the {cat.protocol} protocol on the system {cat.system.name}, on {where}")
     res = sweep(cat, out, workers=a.workers, scheduler=a.scheduler, fmu_dir=a.fmu_dir, progress=not a.quiet,
                 log=say)
     print(f"{cat.name}: {len(res.rows)} runs ({res.ran} now, {len(res.rows) - res.ran} from the journal), "

@@ -1,13 +1,18 @@
-"""The catalogue systems with the real FMUs: the ISO 15622 stop-and-go case (stop behind the stopped lead,
-hold, restart when it pulls away) and the Euro NCAP CCR set-up (start at TTC 4 s, speed held, AEB only)."""
+"""The catalogue systems (the shipped SSP files with the real FMUs, set up by their protocols): the ISO 15622
+stop-and-go case (stop behind the stopped lead, hold, restart when it pulls away) and the Euro NCAP CCR set-up
+(start at TTC 4 s, speed held, AEB only)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from fmu_vehicle.adas.systems import KMH, acc, ccr
+from pathlib import Path
+
+from fmu_vehicle.adas.protocols import KMH, acc, ccr
 from fmu_vehicle.cosim.master import run_system
 from fmu_vehicle.cosim.scenarios import FRONT_OVERHANG_M
+from fmu_vehicle.cosim.ssp import read_ssp
+from fmu_vehicle.paths import resource_path
 
 try:
     from test_tire_fmu_support import scenario_fmus  # noqa: F401
@@ -19,9 +24,15 @@ STOP_AND_GO = "0:0,1:0,7:12,10:12,14.8:0,25:0,31:12,45:12"
 12 m/s at 31 s (the iso15622-acc catalogue's stop_and_go case)."""
 
 
+def shipped_system(stem: str, fmus: dict):
+    """resources/scenarios/<stem>.ssd with its FMUs from the folder of ``fmus``."""
+    return read_ssp(resource_path("scenarios", f"{stem}.ssd"), fmu_dir=Path(fmus["VehicleLV"]).parent)
+
+
 @pytest.fixture(scope="module")
 def stop_and_go(scenario_fmus):
-    scenario, _ = acc(scenario_fmus, lead_profile=STOP_AND_GO, time_gap_s=1.8, duration_s=38.0)
+    scenario, _ = acc(shipped_system("acc", scenario_fmus), lead_profile=STOP_AND_GO, time_gap_s=1.8,
+                      duration_s=38.0)
     return run_system(scenario.system, scenario.experiment(), progress=False)
 
 
@@ -60,7 +71,7 @@ def test_ccr_starts_at_ttc_4s_and_only_the_aeb_brakes(scenario_fmus):
     within 1 km/h of 60 km/h until the AEB engages (the driver's drive torque against the coast-down), the
     controller does not brake before; the AEB brakes without release until the ego is down to the target's
     speed (mode "aeb"), where the run ends (the protocol's end of test, before stop_time), without contact."""
-    scenario, on_step = ccr(scenario_fmus, v_vut_kmh=60.0, v_target_kmh=20.0)
+    scenario, on_step = ccr(shipped_system("ccr", scenario_fmus), v_vut_kmh=60.0, v_target_kmh=20.0)
     r = run_system(scenario.system, scenario.experiment(), progress=False, on_step=on_step)
     gap = r["lead.x"] - r["vehicle.chassis.x"] - FRONT_OVERHANG_M
     assert gap[0] == pytest.approx(4.0 * 40.0 * KMH, abs=1e-9)

@@ -1,7 +1,8 @@
 """Catalogue sweeps on dask.distributed with the real FMUs: a small CCRs catalogue on a LocalCluster of 2
 worker processes writes the same file, byte for byte, as on 1; a run with a bad parameter is recorded with
 its error while the others go on; an interrupted sweep resumes from its journal without redoing runs; the
-shipped catalogues load; errors name the file and the field."""
+shipped catalogues load and their SSP system files are what ``fmu_vehicle.adas.systems`` writes; a
+``component.variable`` parameter reaches the FMU; errors name the file and the field."""
 from __future__ import annotations
 
 import json
@@ -13,7 +14,10 @@ import pytest
 from fmu_vehicle.adas import sweep as S
 from fmu_vehicle.adas.catalogue import catalogue_names, load_catalogue
 from fmu_vehicle.adas.kpis import euroncap_score
+from fmu_vehicle.adas.systems import SYSTEMS, write_systems
+from fmu_vehicle.cosim.ssp import read_ssp
 from fmu_vehicle.errors import ModelError
+from fmu_vehicle.paths import resource_path
 
 try:
     from test_tire_fmu_support import scenario_fmus  # noqa: F401
@@ -24,7 +28,8 @@ BANDS = [[5, 1.0], [15, 0.75], [30, 0.5], [40, 0.25]]
 SMALL = {
     "name": "small-ccrs",
     "description": "CCRs at 20 and 40 km/h and one run with an impossible speed",
-    "system": "ccr",
+    "system": str(resource_path("scenarios", "ccr.ssd")),
+    "protocol": "ccr",
     "parameters": {"v_target_kmh": 0.0, "ttc0_s": 4.0},
     "grid": {"v_vut_kmh": [20, -5, 40]},
     "scoring": {"bands_kmh": BANDS},
@@ -122,8 +127,11 @@ def test_shipped_catalogues_load():
 
 def test_catalogue_errors_name_file_and_field(tmp_path):
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({**SMALL, "system": "rocket"}))
-    with pytest.raises(ModelError, match=r"bad.json: field 'system' = 'rocket'"):
+    bad.write_text(json.dumps({**SMALL, "protocol": "rocket"}))
+    with pytest.raises(ModelError, match=r"bad.json: field 'protocol' = 'rocket'"):
+        load_catalogue(str(bad))
+    bad.write_text(json.dumps({**SMALL, "system": "rocket.ssd"}))
+    with pytest.raises(ModelError, match=r"bad.json: field 'system' = 'rocket.ssd': no such file"):
         load_catalogue(str(bad))
     bad.write_text(json.dumps({**SMALL, "grid": {"v_vut_kmh": []}}))
     with pytest.raises(ModelError, match=r"field 'grid.v_vut_kmh'"):
@@ -148,8 +156,8 @@ def test_ride_comfort_doubles_from_one_road_class_to_the_next(scenario_fmus):
     (its tires never lift off), so every weighted RMS and VDV doubles to within 1 %.  The crest factor, a
     ratio, does not change.  At 36 km/h on class A the chassis sees Wk-weighted RMS 0.05-0.15 m/s^2, which
     ISO 2631-1 Annex C calls not uncomfortable (< 0.315 m/s^2)."""
-    fmus = {k: str(v) for k, v in scenario_fmus.items()}
-    rows = [S.run_one("ride", {"road_class": c, "speed_kmh": 36, "duration_s": 8.0, "seed": 1}, fmus,
+    system = read_ssp(resource_path("scenarios", "ride.ssd"), fmu_dir=Path(scenario_fmus["VehicleLV"]).parent)
+    rows = [S.run_one("ride", system, {"road_class": c, "speed_kmh": 36, "duration_s": 8.0, "seed": 1},
                       {"skip_s": 2.0}, {}) for c in "AB"]
     a, b = rows
     assert a["status"] == b["status"] == "ok", (a.get("error"), b.get("error"))
@@ -178,3 +186,33 @@ def test_sweep_leaves_the_environment_as_it_was(two_and_one):
     MALLOC_TRIM_THRESHOLD_=65536 the FMU state-harness child of test_fmi_state aborts)."""
     import os
     assert "MALLOC_TRIM_THRESHOLD_" not in os.environ and "__DASK_PARENT_PID" not in os.environ
+
+
+def test_shipped_system_files_are_generated(scenario_fmus, tmp_path):
+    """resources/scenarios/*.ssd are what fmu_vehicle.adas.systems writes from the built FMUs (regenerate
+    with ``python -m fmu_vehicle.adas.systems``), every shipped catalogue names one of them, and each reads
+    back with its FMUs from the FMU folder, in Gauss-Seidel order."""
+    written = write_systems(scenario_fmus, tmp_path)
+    for path in written:
+        assert path.read_bytes() == resource_path("scenarios", path.name).read_bytes(), path.name
+    assert {load_catalogue(n).system.name for n in catalogue_names()} <= {f"{s}.ssd" for s in SYSTEMS}
+    ccr = read_ssp(resource_path("scenarios", "ccr.ssd"), fmu_dir=Path(scenario_fmus["VehicleLV"]).parent)
+    assert [c.name for c in ccr.components] == ["lead", "controller", "vehicle"]
+    assert ccr.component("vehicle").source == Path(scenario_fmus["VehicleLV"]).resolve()
+
+
+def test_component_parameters_reach_the_fmus(small, scenario_fmus, tmp_path):
+    """A catalogue parameter 'component.variable' sets that FMU parameter after the protocol: the AEB's TTC
+    threshold at 2 s makes it engage at the first sample below 2 s (1.5 s by default); a parameter naming
+    no component of the system stops the sweep before any run, naming the parameter."""
+    fmu_dir = Path(scenario_fmus["VehicleLV"]).parent
+    system = read_ssp(small.system, fmu_dir=fmu_dir)
+    row = S.run_one("ccr", system, {"v_vut_kmh": 30.0, "controller.aeb.ttc_on": 2.0}, {}, {"bands_kmh": BANDS})
+    assert row["status"] == "ok" and 1.98 <= row["aeb_onset_ttc_s"] < 2.0
+    assert system.component("controller").parameters.get("aeb.ttc_on") is None     # the run worked on a copy
+    path = tmp_path / "typo.json"
+    path.write_text(json.dumps({**SMALL, "parameters": {**SMALL["parameters"], "controler.aeb.ttc_on": 2.5}}))
+    with pytest.raises(ModelError, match=r"parameter 'controler.aeb.ttc_on': the system ccr.ssd has no such"):
+        S.sweep(load_catalogue(str(path)), tmp_path / "typo.csv", workers=1, fmu_dir=fmu_dir, progress=False,
+                log=lambda m: None)
+    assert not (tmp_path / "typo.csv").exists() and not S.journal_path(tmp_path / "typo.csv").exists()

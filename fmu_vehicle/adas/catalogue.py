@@ -5,8 +5,10 @@ A catalogue file::
     {
       "name": "euroncap-ccrs",                      the file's stem
       "description": "...",
-      "system": "ccr",                              a builder of fmu_vehicle.adas.systems.BUILDERS
-      "parameters": {"v_target_kmh": 0, ...},       fixed builder parameters (units in the names)
+      "system": "ccr.ssd",                          the FMU system: an SSP file (.ssd, .ssp or SSP folder),
+                                                    relative to the catalogue file (shipped: see adas.systems)
+      "protocol": "ccr",                            the test rule of fmu_vehicle.adas.protocols.PROTOCOLS
+      "parameters": {"v_target_kmh": 0, ...},       fixed test parameters (units in the names)
       "cases": [{"case": "stop", ...}, ...],        optional: named parameter sets, one run each per grid point
       "grid": {"v_vut_kmh": [10, 15, ...], ...},    optional: the variations, run as their full product
       "scoring": {"bands_kmh": [[5, 0.75], ...]},   optional: Euro NCAP impact-speed bands (kpis.euroncap_score)
@@ -15,7 +17,9 @@ A catalogue file::
     }
 
 Runs are numbered in a fixed order (cases outer, then the grid's product in key order, last key fastest);
-a run's parameters are parameters < case < grid point (later wins).
+a run's parameters are parameters < case < grid point (later wins).  A parameter named
+``component.variable`` (e.g. ``"controller.aeb.ttc_on": [1.2, 1.5]``) sets that FMU parameter of the system
+directly, after the protocol; the others are the protocol's test parameters.
 """
 from __future__ import annotations
 
@@ -28,7 +32,7 @@ from pathlib import Path
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.paths import resource_path
 
-KEYS = {"name", "description", "system", "parameters", "cases", "grid", "scoring", "kpi", "plot"}
+KEYS = {"name", "description", "system", "protocol", "parameters", "cases", "grid", "scoring", "kpi", "plot"}
 
 
 @dataclass(frozen=True)
@@ -44,7 +48,8 @@ class Run:
 class Catalogue:
     name: str
     path: Path
-    system: str
+    system: Path
+    protocol: str
     description: str = ""
     parameters: dict = field(default_factory=dict)
     cases: list = field(default_factory=lambda: [{}])
@@ -65,9 +70,19 @@ class Catalogue:
 
     def digest(self) -> str:
         """SHA-256 of the runs and the settings that shape a row (to tie a resume journal to its catalogue)."""
-        doc = {"system": self.system, "runs": [r.parameters for r in self.runs()], "scoring": self.scoring,
-               "kpi": self.kpi}
+        doc = {"system": _file_digest(self.system), "protocol": self.protocol,
+               "runs": [r.parameters for r in self.runs()], "scoring": self.scoring, "kpi": self.kpi}
         return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+
+
+def _file_digest(path: Path) -> str:
+    """SHA-256 of a system file, or of an SSP folder's files (names and bytes, in name order)."""
+    h = hashlib.sha256()
+    for file in sorted(path.rglob("*")) if path.is_dir() else [path]:
+        if file.is_file():
+            h.update(file.relative_to(path).as_posix().encode() if path.is_dir() else b"")
+            h.update(file.read_bytes())
+    return h.hexdigest()
 
 
 def catalogue_names() -> list[str]:
@@ -77,7 +92,7 @@ def catalogue_names() -> list[str]:
 
 def load_catalogue(spec: str) -> Catalogue:
     """A catalogue by shipped name (``euroncap-ccrs``) or by path to a .json file; errors name file and field."""
-    from fmu_vehicle.adas.systems import BUILDERS
+    from fmu_vehicle.adas.protocols import PROTOCOLS
 
     p = Path(spec)
     if not (p.suffix.lower() == ".json" and p.is_file()):
@@ -95,9 +110,16 @@ def load_catalogue(spec: str) -> Catalogue:
     unknown = sorted(set(doc) - KEYS)
     if unknown:
         raise ModelError(f"catalogue {p}: unknown field '{unknown[0]}' (valid: {', '.join(sorted(KEYS))})")
+    protocol = doc.get("protocol")
+    if protocol not in PROTOCOLS:
+        raise ModelError(f"catalogue {p}: field 'protocol' = {protocol!r}: must be one of {', '.join(PROTOCOLS)}")
     system = doc.get("system")
-    if system not in BUILDERS:
-        raise ModelError(f"catalogue {p}: field 'system' = {system!r}: must be one of {', '.join(BUILDERS)}")
+    if not isinstance(system, str) or not system:
+        raise ModelError(f"catalogue {p}: field 'system' = {system!r}: must name an SSP system file "
+                         f"(.ssd, .ssp or an SSP folder) relative to the catalogue")
+    system_file = (p.parent / system).resolve()
+    if not system_file.exists():
+        raise ModelError(f"catalogue {p}: field 'system' = {system!r}: no such file ({system_file})")
     for key, kind in (("parameters", dict), ("grid", dict), ("scoring", dict), ("kpi", dict), ("plot", dict),
                       ("cases", list)):
         if key in doc and not isinstance(doc[key], kind):
@@ -109,7 +131,7 @@ def load_catalogue(spec: str) -> Catalogue:
     if not cases or not all(isinstance(c, dict) for c in cases):
         raise ModelError(f"catalogue {p}: field 'cases' must be a non-empty array of objects")
     plot = doc.get("plot", {})
-    cat = Catalogue(name=str(doc.get("name", p.stem)), path=p, system=system,
+    cat = Catalogue(name=str(doc.get("name", p.stem)), path=p, system=system_file, protocol=protocol,
                     description=str(doc.get("description", "")), parameters=doc.get("parameters", {}),
                     cases=cases, grid=doc.get("grid", {}), scoring=doc.get("scoring", {}), kpi=doc.get("kpi", {}),
                     plot=plot)

@@ -3,9 +3,13 @@
     sweep(catalogue, "results.csv", workers=2)          a LocalCluster of 2 worker processes, 1 thread each
     sweep(catalogue, "results.csv", scheduler="tcp://host:8786")   an existing cluster
 
+The catalogue's system file (SSP) is read once, here, with its FMUs taken from the folder of built FMUs
+(``fmu_dir``, built if missing); its components may also name FMUs of their own next to the system file.
 Each worker process extracts each FMU once (its own copies, kept for the process's life) and instantiates
-fresh FMU instances per run, so a run's result depends on its parameters only, never on which worker ran
-it or what ran before: a sweep on N workers writes the same rows, to the last digit, as one on 1 worker.
+fresh FMU instances per run from a fresh copy of the system, which the catalogue's protocol
+(``fmu_vehicle.adas.protocols``) and then the run's ``component.variable`` parameters set up.  A run's result
+thus depends on its parameters only, never on which worker ran it or what ran before: a sweep on N workers
+writes the same rows, to the last digit, as one on 1 worker.
 
 Rows: ``run``, ``index``, the run's parameters, ``status`` (ok | error), ``error`` (one line), the KPIs of
 the system (``fmu_vehicle.adas.kpis``).  A run that fails (bad parameter, a component failing, a worker
@@ -19,6 +23,7 @@ run index) and the summary plot are written atomically and the journal removed.
 from __future__ import annotations
 
 import atexit
+import copy
 import json
 import logging
 import math
@@ -34,12 +39,13 @@ import numpy as np
 
 from fmu_vehicle.adas import kpis as K
 from fmu_vehicle.adas.catalogue import Catalogue, Run
-from fmu_vehicle.adas.systems import BUILDERS, KMH
+from fmu_vehicle.adas.protocols import KMH, PROTOCOLS, platoon_cars
+from fmu_vehicle.cosim.system import System
 from fmu_vehicle.errors import ModelError, SimulationError
 from fmu_vehicle.plotting import new_figure, save_figure
 from fmu_vehicle.util import atomic_write
 
-#: KPI columns per system, in CSV order.
+#: KPI columns per protocol, in CSV order.
 KPI_COLUMNS = {
     "ccr": ("collision", "impact_speed_kmh", "impact_time_s", "test_end_reached", "euroncap_score",
             "euroncap_verdict", "min_ttc_s",
@@ -88,17 +94,17 @@ def _work_dir() -> Path:
     return folder
 
 
-def run_kpis(system: str, scenario, result, params: dict, settings: dict, scoring: dict) -> dict:
+def run_kpis(protocol: str, scenario, result, settings: dict, scoring: dict) -> dict:
     """The KPIs of one finished run (see KPI_COLUMNS and ``fmu_vehicle.adas.kpis``)."""
     from fmu_vehicle.cosim.scenarios import FRONT_OVERHANG_M, REAR_OVERHANG_M, WHEELBASE_M
 
     t = result.time
-    if system in ("ccr", "acc"):
+    if protocol in ("ccr", "acc"):
         gap = result["lead.x"] - result["vehicle.chassis.x"] - FRONT_OVERHANG_M
         v, vl, a = result["vehicle.chassis.vx"], result["lead.vx"], result["vehicle.chassis.ax"]
         aeb = result["controller.aeb_active"] > 0.5
         out = K.following_kpis(t, gap, v, vl, a, aeb, following_from=float(settings.get("following_from_s", 0.0)))
-        if system == "ccr":
+        if protocol == "ccr":
             # the protocol's end of test: contact, or the ego down to the target's speed
             out["test_end_reached"] = bool(out["collision"] or v[-1] <= vl[-1] + 1e-3)
             out["euroncap_score"], out["euroncap_verdict"] = K.euroncap_score(
@@ -116,9 +122,8 @@ def run_kpis(system: str, scenario, result, params: dict, settings: dict, scorin
         after = t >= stop_t
         out["max_speed_after_stop_m_per_s"] = float(np.abs(v[after]).max()) if after.any() else math.nan
         return out
-    if system == "platoon":
-        n = int(params.get("n", 3))
-        cars = [f"vehicle_{k}" for k in range(1, n + 1)]
+    if protocol == "platoon":
+        cars = platoon_cars(scenario.system)
         gaps, heads = [], []
         for k, car in enumerate(cars, 1):
             lead_x = result["lead.x"] if k == 1 else (result[f"{cars[k - 2]}.chassis.x"] - WHEELBASE_M
@@ -138,42 +143,61 @@ def run_kpis(system: str, scenario, result, params: dict, settings: dict, scorin
         return {"collision": bool(min(gaps) <= 0.0), "min_gap_m": min(gaps), "min_time_headway_s": min(heads),
                 "string_gain": s["string_gain"], "string_stable": s["string_stable"],
                 "peak_accel_0_m_per_s2": s["peak_accel_0_m_per_s2"], "max_decel_m_per_s2": decel}
-    if system == "ride":
+    if protocol == "ride":
         from fmu_vehicle.comfort.iso2631 import ride_comfort
         out = ride_comfort(t, vertical=result["vehicle.chassis.az"], longitudinal=result["vehicle.chassis.ax"],
                            skip_s=float(settings.get("skip_s", 2.0)))
         out["mean_speed_kmh"] = float(np.mean(result["vehicle.chassis.vx"]) / KMH)
         return out
-    raise ModelError(f"no KPIs for system {system!r}")
+    raise ModelError(f"no KPIs for protocol {protocol!r}")
 
 
-def warm_up(system: str, params: dict, fmus: dict) -> float:
-    """Prepare this worker before the timed runs: extract its FMU copies and run the first variant for one
-    master step (imports, shared libraries and the compiled vehicle model loaded).  Returns the time [s]."""
+def component_parameter(system: System, name: str) -> tuple[str, str] | None:
+    """``(component, variable)`` when ``name`` is 'component.variable' for a component of ``system`` (the
+    longest matching component name), else None."""
+    comps = sorted((c.name for c in system.components), key=len, reverse=True)
+    comp = next((c for c in comps if name.startswith(c + ".") and len(name) > len(c) + 1), None)
+    return None if comp is None else (comp, name[len(comp) + 1:])
+
+
+def scenario_of(protocol: str, system: System, params: dict):
+    """The run's scenario on this process's FMU copies: a fresh copy of ``system``, set up by the protocol
+    and then by the ``component.variable`` parameters; (Scenario, on_step)."""
+    system = copy.deepcopy(system)
+    copies = worker_fmus({c.name: c.source for c in system.components})
+    for comp in system.components:
+        comp.source = copies[comp.name]
+    extra = {"work_dir": _work_dir()} if protocol == "ride" else {}
+    scenario, on_step = PROTOCOLS[protocol](system, **params, **extra)
+    for name, value in params.items():
+        target = component_parameter(system, name)
+        if target is not None:
+            system.component(target[0]).parameters[target[1]] = value
+    return scenario, on_step
+
+
+def warm_up(protocol: str, system: System, params: dict) -> float:
+    """Prepare this worker before the timed runs: extract its FMU copies and run the first variant for ten
+    master steps (imports, shared libraries and the compiled vehicle model loaded).  Returns the time [s]."""
     from fmu_vehicle.cosim.master import run_system
 
     t0 = time.perf_counter()
     try:
-        copies = worker_fmus(fmus)
-        extra = {"work_dir": _work_dir()} if system == "ride" else {}
-        scenario, _ = BUILDERS[system](copies, **params, **extra)
+        scenario, _ = scenario_of(protocol, system, params)
         run_system(scenario.system, scenario.experiment(stop_time=scenario.system.step_size * 10), progress=False)
     except Exception:                 # the real run reports it
         pass
     return time.perf_counter() - t0
 
 
-def run_one(system: str, params: dict, fmus: dict, settings: dict, scoring: dict) -> dict:
-    """Build and run one variant on this process's FMU copies; the row's status, error and KPIs."""
+def run_one(protocol: str, system: System, params: dict, settings: dict, scoring: dict) -> dict:
+    """Set up and run one variant on this process's FMU copies; the row's status, error and KPIs."""
     from fmu_vehicle.cosim.master import run_system
 
     try:
-        copies = worker_fmus(fmus)
-        builder = BUILDERS[system]
-        extra = {"work_dir": _work_dir()} if system == "ride" else {}
-        scenario, on_step = builder(copies, **params, **extra)
+        scenario, on_step = scenario_of(protocol, system, params)
         result = run_system(scenario.system, scenario.experiment(), progress=False, on_step=on_step)
-        row = run_kpis(system, scenario, result, params, {**settings, **params}, scoring)
+        row = run_kpis(protocol, scenario, result, {**settings, **params}, scoring)
         return {"status": "ok", "error": "", **row}
     except Exception as e:                        # recorded in the row; the sweep goes on
         return {"status": "error", "error": f"{type(e).__name__}: {' '.join(str(e).split())}"}
@@ -232,7 +256,7 @@ def columns(cat: Catalogue) -> list[str]:
     params: list[str] = []
     for run in cat.runs():
         params += [k for k in run.parameters if k not in params]
-    return ["run", "index", *params, "status", "error", *KPI_COLUMNS[cat.system]]
+    return ["run", "index", *params, "status", "error", *KPI_COLUMNS[cat.protocol]]
 
 
 def _cell(value) -> str:
@@ -264,6 +288,7 @@ def sweep(cat: Catalogue, out: str | os.PathLike, *, workers: int | None = None,
     """Run every variant of ``cat`` on dask.distributed and write ``out`` (CSV) and ``out`` with .png."""
     from fmu_vehicle.cosim.build_cache import ensure_fmus
     from fmu_vehicle.cosim.scenarios import FMU_NAMES
+    from fmu_vehicle.cosim.ssp import read_ssp
 
     out = Path(out)
     runs = cat.runs()
@@ -273,7 +298,13 @@ def sweep(cat: Catalogue, out: str | os.PathLike, *, workers: int | None = None,
     todo = [r for r in runs if r.index not in done]
     if done:
         log(f"resuming: {len(done)} of {len(runs)} runs already in {journal}")
-    fmus = {k: str(v) for k, v in ensure_fmus(FMU_NAMES, fmu_dir, log=log).items()}
+    built = ensure_fmus(FMU_NAMES, fmu_dir, log=log)
+    system = read_ssp(cat.system, fmu_dir=Path(next(iter(built.values()))).parent)
+    for run in runs:
+        for name in run.parameters:
+            if "." in name and component_parameter(system, name) is None:
+                raise ModelError(f"catalogue {cat.path}: parameter '{name}': the system {cat.system.name} has no "
+                                 f"such component (components: {', '.join(c.name for c in system.components)})")
     fresh = not journal.exists()
     if fresh:
         journal.parent.mkdir(parents=True, exist_ok=True)
@@ -282,7 +313,7 @@ def sweep(cat: Catalogue, out: str | os.PathLike, *, workers: int | None = None,
     runs_s = 0.0
     if todo:
         try:
-            runs_s = _run_on_dask(cat, todo, fmus, journal, done, workers=workers, scheduler=scheduler,
+            runs_s = _run_on_dask(cat, system, todo, journal, done, workers=workers, scheduler=scheduler,
                                   progress=progress)
         except BaseException:
             if fresh and not done:          # nothing finished: leave no journal behind
@@ -296,8 +327,8 @@ def sweep(cat: Catalogue, out: str | os.PathLike, *, workers: int | None = None,
     return SweepResult(cat, csv, png, rows, len(todo), wall, runs_s)
 
 
-def _run_on_dask(cat: Catalogue, todo: list[Run], fmus: dict, journal: Path, done: dict, *, workers, scheduler,
-                 progress: bool) -> float:
+def _run_on_dask(cat: Catalogue, system: System, todo: list[Run], journal: Path, done: dict, *, workers,
+                 scheduler, progress: bool) -> float:
     """Run ``todo`` on the cluster, journal each row as it arrives; returns the time of the runs [s]."""
     from dask.distributed import Client, LocalCluster, as_completed
     from tqdm import tqdm
@@ -319,9 +350,9 @@ def _run_on_dask(cat: Catalogue, todo: list[Run], fmus: dict, journal: Path, don
         where = f"the dask scheduler at {scheduler!r}" if scheduler else "a local dask cluster"
         raise SimulationError(f"could not connect to {where}: {' '.join(str(e).split())}") from None
     try:
-        client.run(warm_up, cat.system, todo[0].parameters, fmus)
+        client.run(warm_up, cat.protocol, system, todo[0].parameters)
         t0 = time.perf_counter()
-        futures = {client.submit(run_one, cat.system, run.parameters, fmus, cat.kpi, cat.scoring, pure=False,
+        futures = {client.submit(run_one, cat.protocol, system, run.parameters, cat.kpi, cat.scoring, pure=False,
                                  key=f"{run.run_id}-{os.getpid()}-{time.time_ns()}"): run for run in todo}
         bar = tqdm(total=len(todo), desc=cat.name, unit="run", disable=not progress)
         for future in as_completed(futures):

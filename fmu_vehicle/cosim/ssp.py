@@ -59,13 +59,17 @@ _extracted_dirs: list[str] = []
 
 # ----------------------------------------------------------------------------------------------- reading
 
-def read_ssp(path: str | os.PathLike, *, extract_dir: str | os.PathLike | None = None) -> System:
+def read_ssp(path: str | os.PathLike, *, extract_dir: str | os.PathLike | None = None,
+             fmu_dir: str | os.PathLike | None = None) -> System:
     """Read a system from an ``.ssp`` archive, an SSP directory or an ``.ssd`` file.
 
     Parameters:
         path         ``x.ssp`` (zip), a directory holding ``SystemStructure.ssd``, or an ``.ssd`` file
         extract_dir  where to unpack an ``.ssp`` archive; default: a temporary directory that is
                      removed when the interpreter exits
+        fmu_dir      a folder of FMUs: a component's relative source found there is taken from there,
+                     otherwise (and without fmu_dir) relative to the SSD file, as SSP specifies
+                     (system files shipped without FMUs, ``write_ssd``)
 
     Returns:
         System whose component sources are absolute paths of the FMU files
@@ -83,7 +87,7 @@ def read_ssp(path: str | os.PathLike, *, extract_dir: str | os.PathLike | None =
         ssd_file = path
     if not ssd_file.is_file():
         raise ModelError(f"{path}: no {SSD_FILE_NAME} found (expected {ssd_file})")
-    return _read_ssd(ssd_file.resolve())
+    return _read_ssd(ssd_file.resolve(), None if fmu_dir is None else Path(fmu_dir))
 
 
 def _extract_ssp(path: Path, extract_dir: str | os.PathLike | None) -> Path:
@@ -109,7 +113,7 @@ def _remove_extracted_dirs() -> None:
         shutil.rmtree(directory, ignore_errors=True)
 
 
-def _read_ssd(ssd_file: Path) -> System:
+def _read_ssd(ssd_file: Path, fmu_dir: Path | None = None) -> System:
     """Parse one SSD file into a System."""
     root = _parse_xml(ssd_file)
     if root.tag != _q(SSD_NS, "SystemStructureDescription"):
@@ -126,7 +130,7 @@ def _read_ssd(ssd_file: Path) -> System:
         if el.tag != _q(SSD_NS, "Component"):
             raise _error(ssd_file, el, "only ssd:Component elements are supported (no nested systems or "
                                        "signal dictionaries)")
-        comp = _read_component(ssd_file, el)
+        comp = _read_component(ssd_file, el, fmu_dir)
         if comp.name in components:
             raise _error(ssd_file, el, f"duplicate component name '{comp.name}'")
         components[comp.name] = comp
@@ -171,7 +175,7 @@ def _read_ssd(ssd_file: Path) -> System:
                   stop_time=stop_time, step_size=step_size)
 
 
-def _read_component(ssd_file: Path, el) -> Component:
+def _read_component(ssd_file: Path, el, fmu_dir: Path | None = None) -> Component:
     """One ssd:Component: source, connectors, parameter bindings and the OSP step size hint."""
     name = el.get("name")
     if not name:
@@ -183,6 +187,9 @@ def _read_component(ssd_file: Path, el) -> Component:
     if not source_text:
         raise _error(ssd_file, el, "missing attribute 'source'")
     source = _resolve(ssd_file, source_text)
+    if fmu_dir is not None and not urlparse(source_text).scheme and not Path(unquote(source_text)).is_absolute():
+        candidate = (fmu_dir / unquote(source_text)).resolve()
+        source = candidate if candidate.exists() else source
     if not source.exists():
         raise _error(ssd_file, el, f"FMU file '{source_text}' not found (looked for {source})")
 
@@ -405,11 +412,42 @@ def write_ssp(system: System, path: str | os.PathLike) -> Path:
 
     Returns the path written.
     """
+    path = Path(path)
+    sources: dict[Path, str] = {}
+    for comp in system.components:
+        sources.setdefault(comp.source.resolve(), f"resources/{comp.name}.fmu")      # component names are unique
+    ssd_bytes = _ssd_document(system, {c.name: sources[c.source.resolve()] for c in system.components})
+
+    def write(stream):
+        with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr(SSD_FILE_NAME, ssd_bytes)
+            for source, arcname in sources.items():
+                if source.is_dir():
+                    archive.writestr(arcname, _zip_directory(source))
+                else:
+                    archive.write(source, arcname)
+
+    return atomic_write(path, write, mode="wb")
+
+
+def write_ssd(system: System, path: str | os.PathLike) -> Path:
+    """Write ``system`` as a bare ``.ssd`` file whose components name their FMU by file name only
+    (``source="VehicleLV.fmu"``), for ``read_ssp(path, fmu_dir=...)`` to find in a folder of built FMUs.
+
+    Connectors: those of ``Component.connectors`` or, when empty, only the connected variables and the
+    bound parameters (a system file stays readable). Written atomically; returns the path.
+    """
+    sources = {comp.name: comp.source.name if comp.source.suffix == ".fmu" else f"{comp.source.name}.fmu"
+               for comp in system.components}
+    data = _ssd_document(system, sources, connected_only=True)
+    return atomic_write(Path(path), lambda stream: stream.write(data), mode="wb")
+
+
+def _ssd_document(system: System, sources: dict[str, str], *, connected_only: bool = False) -> bytes:
+    """The SystemStructure.ssd of ``system`` with component ``sources`` (component name -> source URI)."""
     from fmpy import read_model_description
 
-    path = Path(path)
     _check_connections(system)
-    sources: dict[Path, str] = {}
     root = etree.Element(_q(SSD_NS, "SystemStructureDescription"), nsmap=_NSMAP)
     root.set("version", "1.0")
     root.set("name", system.name)
@@ -417,16 +455,18 @@ def write_ssp(system: System, path: str | os.PathLike) -> Path:
     elements_el = etree.SubElement(system_el, _q(SSD_NS, "Elements"))
     for comp in system.components:
         source = comp.source.resolve()
-        if source not in sources:
-            sources[source] = f"resources/{comp.name}.fmu"       # component names are unique
         try:
             md = read_model_description(str(source), validate=False)
         except Exception as exc:
             raise ModelError(f"component '{comp.name}': cannot read the FMU {source}: {exc}") from exc
         variables = {v.name: v for v in md.modelVariables}
         comp_el = etree.SubElement(elements_el, _q(SSD_NS, "Component"), name=comp.name,
-                                   type=FMU_MIME_TYPE, source=sources[source])
+                                   type=FMU_MIME_TYPE, source=sources[comp.name])
         connectors = comp.connectors or _connectors_from_md(comp, variables)
+        if connected_only and not comp.connectors:
+            used = {c.start_connector for c in system.connections if c.start_element == comp.name}
+            used |= {c.end_connector for c in system.connections if c.end_element == comp.name}
+            connectors = [c for c in connectors if c.name in used or c.name in comp.parameters]
         if connectors:
             conns_el = etree.SubElement(comp_el, _q(SSD_NS, "Connectors"))
             for connector in connectors:
@@ -466,18 +506,7 @@ def write_ssp(system: System, path: str | os.PathLike) -> Path:
     if system.step_size is not None:
         algorithm = etree.SubElement(_osp_annotation(experiment_el), _q(OSP_NS, "Algorithm"))
         etree.SubElement(algorithm, _q(OSP_NS, "FixedStepAlgorithm"), baseStepSize=repr(float(system.step_size)))
-    ssd_bytes = etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
-
-    def write(stream):
-        with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-            archive.writestr(SSD_FILE_NAME, ssd_bytes)
-            for source, arcname in sources.items():
-                if source.is_dir():
-                    archive.writestr(arcname, _zip_directory(source))
-                else:
-                    archive.write(source, arcname)
-
-    return atomic_write(path, write, mode="wb")
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
 
 
 def _check_connections(system: System) -> None:

@@ -1,0 +1,177 @@
+"""Test protocols of the scenario catalogue: the rules that turn one run's test parameters (SI or the unit in
+the parameter's name) into the parameter values of the catalogue's FMU system (an SSP file, see
+``fmu_vehicle.adas.systems``), its stop time, the recorded signals and an optional early-stop rule.
+
+Each protocol is ``protocol(system, **parameters) -> (Scenario, on_step or None)``; it edits ``system`` (a
+fresh copy per run) and names the components it sets (a system without them is refused, naming the
+component).  The Gauss-Seidel order is the system file's component order.  A parameter the protocol does
+not take is ignored here (``component.variable`` parameters are set by the sweep, after the protocol).
+
+    ccr       Euro NCAP AEB car-to-car rear (CCRs, CCRm, CCRb): start gap at TTC ``ttc0_s`` (or ``headway_m``),
+              target speed profile, the car under test at its test speed; ends at contact or when the car
+              under test is down to the target's speed
+    acc       ISO 15622 ACC cases: the lead's speed profile, the time gap and set speed, the road
+    platoon   the lead's profile, every controller's time gap, every vehicle's road
+    ride      an ISO 8608 road file of the class (generated in the worker's folder), the speed
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Callable
+
+from fmu_vehicle.cosim.scenarios import FRONT_OVERHANG_M, Scenario
+from fmu_vehicle.cosim.system import System
+from fmu_vehicle.errors import ModelError
+from fmu_vehicle.util import atomic_write
+
+KMH = 1.0 / 3.6
+"""m/s per km/h."""
+
+
+def _profile(points) -> str:
+    return ",".join(f"{t:.6g}:{v:.9g}" for t, v in points)
+
+
+def set_parameters(system: System, component: str, **values) -> None:
+    """Set parameters of one component of ``system``; ModelError if the system has no such component."""
+    try:
+        comp = system.component(component)
+    except (KeyError, ModelError):
+        raise ModelError(f"system '{system.name}' has no component '{component}' (the protocol sets "
+                         f"{', '.join(f'{component}.{k}' for k in values)})") from None
+    comp.parameters.update(values)
+
+
+def _order(system: System) -> tuple[str, ...]:
+    return tuple(c.name for c in system.components)
+
+
+def ccr(system: System, *, v_vut_kmh: float, v_target_kmh: float = 0.0, target_decel_m_per_s2: float = 0.0,
+        headway_m: float | None = None, ttc0_s: float = 4.0, target_brake_at_s: float = 1.0,
+        drive_torque_nm: float | None = None, duration_s: float | None = None,
+        **_ignored) -> tuple[Scenario, Callable]:
+    """Euro NCAP car-to-car rear at 100 % overlap.
+
+    Start gap: ``headway_m`` if given (CCRb), else the gap at time-to-collision ``ttc0_s`` for the speed
+    difference (CCRs/CCRm).  A braking target (``target_decel_m_per_s2`` > 0) keeps its speed until
+    ``target_brake_at_s`` and then brakes to a stop.  The run ends when the ego's speed falls to the target's
+    (the protocol's end of test) after 0.5 s, on contact, or at ``duration_s`` (default: long enough for a
+    stop at 4 m/s^2 after the approach).  ``drive_torque_nm`` replaces the system's driver torque.
+    """
+    v, vt = float(v_vut_kmh) * KMH, float(v_target_kmh) * KMH
+    if not v > 0:
+        raise ModelError(f"ccr: v_vut_kmh must be > 0, got {v_vut_kmh!r}")
+    if headway_m is None:
+        if not v > vt:
+            raise ModelError(f"ccr: v_vut_kmh ({v_vut_kmh}) must exceed v_target_kmh ({v_target_kmh}) "
+                             f"without headway_m")
+        gap0 = (v - vt) * float(ttc0_s)
+    else:
+        gap0 = float(headway_m)
+    if target_decel_m_per_s2 > 0:
+        t_stop = target_brake_at_s + vt / target_decel_m_per_s2
+        profile = _profile([(0.0, vt), (target_brake_at_s, vt), (t_stop, 0.0), (t_stop + 100.0, 0.0)])
+        approach = t_stop
+    else:
+        profile = _profile([(0.0, vt), (1000.0, vt)])
+        approach = gap0 / max(v - vt, 0.1)
+    system.stop_time = float(duration_s if duration_s is not None else math.ceil(approach + v / 4.0 + 1.0))
+    ego_x0 = 0.0
+    set_parameters(system, "lead", speed_profile=profile, x0=ego_x0 + FRONT_OVERHANG_M + gap0)
+    set_parameters(system, "vehicle", v0=v, x0=ego_x0)
+    if drive_torque_nm is not None:
+        set_parameters(system, "vehicle", **{"wheel_front.torque_drive": float(drive_torque_nm)})
+    outputs = ("lead.x", "lead.vx", "vehicle.chassis.x", "vehicle.chassis.vx", "vehicle.chassis.ax",
+               "controller.brake", "controller.aeb_active", "controller.ttc")
+
+    def on_step(t, row):
+        gap = row["lead.x"] - row["vehicle.chassis.x"] - FRONT_OVERHANG_M
+        return not (gap <= 0.0 or (t > 0.5 and row["vehicle.chassis.vx"] <= row["lead.vx"] + 1e-3))
+
+    title = f"CCR: ego {v_vut_kmh:g} km/h, target {v_target_kmh:g} km/h"
+    return Scenario(system, title, order=_order(system), outputs=outputs, output_interval=0.01), on_step
+
+
+def acc(system: System, *, lead_profile: str, time_gap_s: float | None = None, duration_s: float | None = None,
+        road: str | None = None, set_speed_m_per_s: float | None = None, **_ignored) -> tuple[Scenario, None]:
+    """ISO 15622 ACC case: the ego behind a lead driving ``lead_profile`` ('t:v,...' [s:m/s]); the time gap
+    [s], set speed [m/s], road and duration [s] replace the system's when given."""
+    set_parameters(system, "lead", speed_profile=str(lead_profile))
+    if time_gap_s is not None:
+        set_parameters(system, "controller", **{"acc.time_gap": float(time_gap_s)})
+    if set_speed_m_per_s is not None:
+        set_parameters(system, "controller", **{"acc.set_speed": float(set_speed_m_per_s)})
+    if road is not None:
+        set_parameters(system, "vehicle", road=str(road))
+    if duration_s is not None:
+        system.stop_time = float(duration_s)
+    outputs = ("lead.x", "lead.vx", "vehicle.chassis.x", "vehicle.chassis.vx", "vehicle.chassis.ax",
+               "controller.accel_command", "controller.brake", "controller.throttle", "controller.aeb_active",
+               "controller.held")
+    title = f"ACC behind '{lead_profile}'" + (f", time gap {time_gap_s:g} s" if time_gap_s is not None else "")
+    return Scenario(system, title, order=_order(system), outputs=outputs, output_interval=0.01), None
+
+
+def platoon_cars(system: System) -> list[str]:
+    """The platoon's vehicles front to back: components ``vehicle_1``, ``vehicle_2``, ... of ``system``."""
+    names = {c.name for c in system.components}
+    cars = []
+    while f"vehicle_{len(cars) + 1}" in names:
+        cars.append(f"vehicle_{len(cars) + 1}")
+    if not cars:
+        raise ModelError(f"system '{system.name}' has no component 'vehicle_1' (a platoon's vehicles are "
+                         f"vehicle_1, vehicle_2, ...)")
+    return cars
+
+
+def platoon(system: System, *, lead_profile: str, time_gap_s: float | None = None, duration_s: float | None = None,
+            road: str | None = None, **_ignored) -> tuple[Scenario, None]:
+    """Vehicles ``vehicle_k`` with controllers ``controller_k`` behind ``lead``: the lead's profile, every
+    controller's time gap [s] and every vehicle's road replace the system's when given."""
+    cars = platoon_cars(system)
+    set_parameters(system, "lead", speed_profile=str(lead_profile))
+    for k, car in enumerate(cars, 1):
+        if time_gap_s is not None:
+            set_parameters(system, f"controller_{k}", **{"acc.time_gap": float(time_gap_s)})
+        if road is not None:
+            set_parameters(system, car, road=str(road))
+    if duration_s is not None:
+        system.stop_time = float(duration_s)
+    outputs = ("lead.x", "lead.vx") + tuple(f"{car}.chassis.{q}" for car in cars for q in ("x", "vx"))
+    return Scenario(system, f"platoon of {len(cars)} behind '{lead_profile}'", order=_order(system),
+                    outputs=outputs, output_interval=0.01), None
+
+
+def road_file(road_class: str, seed: int, folder: Path) -> Path:
+    """An ISO 8608 road file (1 km, 5 cm grid) of the class in ``folder`` (written once, same content per
+    class and seed); absolute (the vehicle component then needs ``allow_external_files``)."""
+    cls = str(road_class).upper()
+    if cls not in "ABCDEFGH" or len(cls) != 1:
+        raise ModelError(f"ride: road_class must be one of A-H, got {road_class!r}")
+    path = Path(folder) / f"iso8608_{cls.lower()}_seed{int(seed)}.json"
+    if not path.exists():
+        spec = {"type": "iso8608", "description": f"ISO 8608 class {cls} random road, 1 km, seed {int(seed)}",
+                "road_class": cls, "seed": int(seed), "length_m": 1000.0, "dx_m": 0.05,
+                "waveband_cycles_per_m": [0.011, 2.83], "mu": 1.0}
+        atomic_write(path, lambda stream: stream.write(json.dumps(spec, indent=2)))
+    return path.resolve()
+
+
+def ride(system: System, *, road_class: str, speed_kmh: float, duration_s: float | None = None, seed: int = 1,
+         drive_torque_nm: float | None = None, work_dir: Path, **_ignored) -> tuple[Scenario, None]:
+    """The vehicle at ``speed_kmh`` on an ISO 8608 road of ``road_class`` (file in ``work_dir``), 1 kHz record."""
+    set_parameters(system, "vehicle", road=str(road_file(road_class, seed, work_dir)), v0=float(speed_kmh) * KMH)
+    if drive_torque_nm is not None:
+        set_parameters(system, "vehicle", **{"wheel_front.torque_drive": float(drive_torque_nm)})
+    if duration_s is not None:
+        system.stop_time = float(duration_s)
+    outputs = ("vehicle.chassis.x", "vehicle.chassis.vx", "vehicle.chassis.ax", "vehicle.chassis.az",
+               "vehicle.chassis.pitch")
+    return Scenario(system, f"ride: ISO 8608 class {road_class} at {speed_kmh:g} km/h", order=_order(system),
+                    outputs=outputs, output_interval=1e-3), None
+
+
+PROTOCOLS = {"ccr": ccr, "acc": acc, "platoon": platoon, "ride": ride}
+"""Catalogue ``protocol`` name -> protocol(system, **parameters) -> (Scenario, on_step or None)."""
