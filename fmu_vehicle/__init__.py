@@ -56,12 +56,18 @@ CPU target (``fmu_vehicle.fmi.build``)."""
 def shipped_cache_usable(pkg) -> bool:
     """True inside an FMU whose shipped compiled code matches this interpreter (same Python and numba
     versions as at build time; numba refuses its cache files otherwise)."""
+    return (pkg.parent / SHIPPED_CACHE).is_dir() and built_for_this_interpreter(pkg)
+
+
+def built_for_this_interpreter(pkg) -> bool:
+    """True for a package copy inside an FMU built with this interpreter's Python and numba versions (its
+    FMUs' shipped compiled code, if any, is usable here)."""
     import json
     import platform
     from importlib import metadata
 
-    shipped, info = pkg.parent / SHIPPED_CACHE, pkg / "fmi" / "build_info.json"
-    if not (shipped.is_dir() and info.is_file()):
+    info = pkg / "fmi" / "build_info.json"
+    if not info.is_file():
         return False
     try:
         built = json.loads(info.read_text())
@@ -69,6 +75,26 @@ def shipped_cache_usable(pkg) -> bool:
                 built.get("numba") == metadata.version("numba"))
     except (OSError, ValueError, metadata.PackageNotFoundError):
         return False
+
+
+def adopt_fmu_cache(resources) -> None:
+    """Copy the compiled kernels shipped in the FMU whose resources folder is ``resources`` into this
+    package copy's cache folder, once per folder and process.
+
+    The FMUs of one build share one package copy per process, imported from the folder of the first one
+    instantiated: when that FMU ships no kernels (e.g. the Controller), the package found none to adopt at
+    import, and a vehicle or tire FMU instantiated later brings its own here."""
+    from pathlib import Path
+
+    shipped = Path(resources) / SHIPPED_CACHE if resources else None
+    if (shipped is None or CACHE_DIR is None or shipped in _ADOPTED or not shipped.is_dir()
+            or not built_for_this_interpreter(Path(__file__).resolve().parent)):
+        return
+    _ADOPTED.add(shipped)
+    _adopt_shipped_cache(shipped, Path(CACHE_DIR))
+
+
+_ADOPTED: set = set()
 
 
 def _adopt_shipped_cache(shipped, folder) -> None:

@@ -308,29 +308,40 @@ PORTABLE_CPU = "generic"
 
 
 def use_portable_target() -> str | None:
-    """Inside an FMU with usable shipped kernels (``fmu_vehicle.shipped_cache_usable``), compile for and load
-    the portable CPU target, so the kernels compiled at build time are found in the cache; returns a
-    message to log when the code will be compiled here instead (None when the shipped code is used).
+    """Inside an FMU built for this interpreter (``fmu_vehicle.built_for_this_interpreter``; also one that
+    ships no kernels itself: a vehicle FMU of the same build may bring them later, ``adopt_fmu_cache``),
+    compile for and load the portable CPU target, so the kernels compiled at build time are found in the
+    cache; returns a message to log when the code will be compiled here instead (None when the shipped code
+    is used).
 
     numba fixes its CPU target when it first compiles or loads code in a process; a host that already did
     so (natively) gets native code, compiled now and cached per user. ``FMU_VEHICLE_NATIVE=1`` asks for
     native code (faster once compiled; the first instance compiles for about a minute).
     """
-    from numba.core import config, registry
-
-    from . import shipped_cache_usable
-    if not shipped_cache_usable(_PKG):
-        return None if not (_PKG.parent / "numba_cache").is_dir() else (
+    from . import SHIPPED_CACHE, built_for_this_interpreter
+    if not built_for_this_interpreter(_PKG):
+        return None if not (_PKG.parent / SHIPPED_CACHE).is_dir() else (
             "the compiled code shipped in this FMU is for another Python or numba version: compiling the "
             "model for this machine (about a minute, cached for later instances)")
     if os.environ.get("FMU_VEHICLE_NATIVE") == "1":
         return "FMU_VEHICLE_NATIVE=1: compiling the model for this CPU (about a minute once, then cached)"
-    if "_toplevel_target_context" not in registry.cpu_target.__dict__:
-        config.CPU_NAME, config.CPU_FEATURES = PORTABLE_CPU, ""
-    if config.CPU_NAME != PORTABLE_CPU:
+    if not pin_portable_cpu():
         return ("numba in this process already compiles for the native CPU: compiling the model for it "
                 "(about a minute once, then cached)")
     return None
+
+
+def pin_portable_cpu() -> bool:
+    """Make numba compile for and load the portable CPU target in this process, if it has not fixed its
+    target yet (it does so when the first compiled function is defined); True if the target is the portable
+    one.  A host process that will run FMUs of this package calls it before importing compiled code, so
+    that the FMUs load the kernels they ship instead of compiling them natively.  Does nothing when
+    ``FMU_VEHICLE_NATIVE=1`` asks for native code."""
+    from numba.core import config, registry
+
+    if "_toplevel_target_context" not in registry.cpu_target.__dict__ and os.environ.get("FMU_VEHICLE_NATIVE") != "1":
+        config.CPU_NAME, config.CPU_FEATURES = PORTABLE_CPU, ""
+    return config.CPU_NAME == PORTABLE_CPU
 
 
 def njit(*args, allocates: bool = False, **kwargs):

@@ -57,6 +57,7 @@ def test_two_workers_write_what_one_writes(two_and_one):
     two, one = two_and_one
     assert two.csv.read_bytes() == one.csv.read_bytes()
     assert two.ran == one.ran == 3 and two.plot.stat().st_size > 10_000
+    assert two.worker_cpu == one.worker_cpu == "generic"          # the FMUs' shipped code, nothing compiled
     assert not S.journal_path(two.csv).exists()                       # removed once the CSV is complete
 
 
@@ -114,9 +115,9 @@ def test_interrupted_sweep_resumes(small, two_and_one, scenario_fmus, tmp_path):
 def test_shipped_catalogues_load():
     """The catalogues the protocols ask for, with their grids: CCRs 10-50 km/h in 5 km/h steps (9 runs),
     CCRm 30-80 (11), CCRb 2 headways x 2 decelerations (4), ISO 15622 five cases, the platoon three time
-    gaps, ride comfort 4 road classes x 3 speeds."""
+    gaps, ride comfort 4 road classes x 3 speeds; the AEB design sweep 5 trigger thresholds x 15 speeds."""
     expected = {"euroncap-ccrs": 9, "euroncap-ccrm": 11, "euroncap-ccrb": 4, "iso15622-acc": 5,
-                "platoon-string-stability": 3, "ride-comfort-iso8608": 12}
+                "platoon-string-stability": 3, "ride-comfort-iso8608": 12, "aeb-ttc-threshold": 75}
     assert set(expected) <= set(catalogue_names())
     for name, n in expected.items():
         assert len(load_catalogue(name).runs()) == n, name

@@ -42,6 +42,7 @@ from fmu_vehicle.adas.catalogue import Catalogue, Run
 from fmu_vehicle.adas.protocols import KMH, PROTOCOLS, platoon_cars
 from fmu_vehicle.cosim.system import System
 from fmu_vehicle.errors import ModelError, SimulationError
+from fmu_vehicle.jit import pin_portable_cpu
 from fmu_vehicle.plotting import new_figure, save_figure
 from fmu_vehicle.util import atomic_write
 
@@ -176,9 +177,12 @@ def scenario_of(protocol: str, system: System, params: dict):
     return scenario, on_step
 
 
-def warm_up(protocol: str, system: System, params: dict) -> float:
+def warm_up(protocol: str, system: System, params: dict) -> tuple[float, str]:
     """Prepare this worker before the timed runs: extract its FMU copies and run the first variant for ten
-    master steps (imports, shared libraries and the compiled vehicle model loaded).  Returns the time [s]."""
+    master steps (imports, shared libraries and the compiled vehicle model loaded).  Returns the time [s]
+    and the CPU target of the compiled code numba runs in this process ('generic': the FMUs' shipped code)."""
+    from numba.core import config
+
     from fmu_vehicle.cosim.master import run_system
 
     t0 = time.perf_counter()
@@ -187,7 +191,7 @@ def warm_up(protocol: str, system: System, params: dict) -> float:
         run_system(scenario.system, scenario.experiment(stop_time=scenario.system.step_size * 10), progress=False)
     except Exception:                 # the real run reports it
         pass
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, str(config.CPU_NAME or "native")
 
 
 def run_one(protocol: str, system: System, params: dict, settings: dict, scoring: dict) -> dict:
@@ -214,6 +218,7 @@ class SweepResult:
     ran: int            # runs computed now (the others came from the journal)
     wall_s: float       # cluster start, worker warm-up and runs
     runs_s: float       # the runs alone (from the warmed-up workers' first submission to the last result)
+    worker_cpu: str = ""    # CPU target of the workers' compiled code ('generic': the FMUs' shipped code)
 
     @property
     def failed(self) -> int:
@@ -310,10 +315,10 @@ def sweep(cat: Catalogue, out: str | os.PathLike, *, workers: int | None = None,
         journal.parent.mkdir(parents=True, exist_ok=True)
         _append(journal, {"catalogue": cat.name, "digest": digest})
     t0 = time.perf_counter()
-    runs_s = 0.0
+    runs_s, cpus = 0.0, ""
     if todo:
         try:
-            runs_s = _run_on_dask(cat, system, todo, journal, done, workers=workers, scheduler=scheduler,
+            runs_s, cpus = _run_on_dask(cat, system, todo, journal, done, workers=workers, scheduler=scheduler,
                                   progress=progress)
         except BaseException:
             if fresh and not done:          # nothing finished: leave no journal behind
@@ -324,12 +329,13 @@ def sweep(cat: Catalogue, out: str | os.PathLike, *, workers: int | None = None,
     csv = write_csv(out, columns(cat), rows)
     png = summary_plot(cat, rows, out.with_suffix(".png")) if plot and cat.plot else None
     journal.unlink(missing_ok=True)
-    return SweepResult(cat, csv, png, rows, len(todo), wall, runs_s)
+    return SweepResult(cat, csv, png, rows, len(todo), wall, runs_s, cpus)
 
 
 def _run_on_dask(cat: Catalogue, system: System, todo: list[Run], journal: Path, done: dict, *, workers,
-                 scheduler, progress: bool) -> float:
-    """Run ``todo`` on the cluster, journal each row as it arrives; returns the time of the runs [s]."""
+                 scheduler, progress: bool) -> tuple[float, str]:
+    """Run ``todo`` on the cluster, journal each row as it arrives; returns the time of the runs [s] and the
+    workers' CPU targets."""
     from dask.distributed import Client, LocalCluster, as_completed
     from tqdm import tqdm
 
@@ -350,7 +356,10 @@ def _run_on_dask(cat: Catalogue, system: System, todo: list[Run], journal: Path,
         where = f"the dask scheduler at {scheduler!r}" if scheduler else "a local dask cluster"
         raise SimulationError(f"could not connect to {where}: {' '.join(str(e).split())}") from None
     try:
-        client.run(warm_up, cat.protocol, system, todo[0].parameters)
+        # before a worker imports this module (whose imports define compiled functions, which fixes numba's
+        # CPU target): the FMUs then load the kernels they ship instead of compiling them in every worker
+        client.run(pin_portable_cpu)
+        warm = client.run(warm_up, cat.protocol, system, todo[0].parameters)
         t0 = time.perf_counter()
         futures = {client.submit(run_one, cat.protocol, system, run.parameters, cat.kpi, cat.scoring, pure=False,
                                  key=f"{run.run_id}-{os.getpid()}-{time.time_ns()}"): run for run in todo}
@@ -365,7 +374,7 @@ def _run_on_dask(cat: Catalogue, system: System, todo: list[Run], journal: Path,
             _append(journal, {"index": run.index, "row": row})
             bar.update(1)
         bar.close()
-        return time.perf_counter() - t0
+        return time.perf_counter() - t0, ",".join(sorted({cpu for _, cpu in warm.values()}))
     finally:
         client.close()
         if cluster is not None:

@@ -122,7 +122,8 @@ def point_package_at(package_name: str, resources: str | os.PathLike | None) -> 
 
 
 def settle_instance(package_name: str, resources: str | os.PathLike | None, model_identifier: str) -> bool:
-    """Everything above for a new slave instance, when it runs inside its FMU binary (returns True then).
+    """Everything above for a new slave instance, when it runs inside its FMU binary (returns True then),
+    and the compiled kernels its FMU ships adopted into the package's cache (``adopt_fmu_cache``).
 
     A slave instantiated from plain Python (a script, a test, pythonfmu's builder) is left alone.
     """
@@ -130,4 +131,5 @@ def settle_instance(package_name: str, resources: str | os.PathLike | None, mode
         return False
     restore_sys_path(resources)
     point_package_at(package_name, resources)
+    sys.modules[package_name].adopt_fmu_cache(resources)
     return True
