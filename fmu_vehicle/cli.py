@@ -439,6 +439,12 @@ def _one_line(e: Exception) -> str:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["demo"]:
+        # before anything defines a compiled function (the parser imports the integrators): the demo's FMUs
+        # then load the kernels they ship instead of compiling them for this CPU (docs/fmu_hosts.md)
+        from .jit import pin_portable_cpu
+        pin_portable_cpu()
     parser = build_parser()
     try:
         a = parser.parse_args(argv)
