@@ -1,20 +1,25 @@
 """``fmu-vehicle bench``: speed of the compiled model, measured in one run on this machine.
 
 For each vehicle and integrator: wall time of 20 s of the paper's bumpy road (a fixed-step method at 1 ms,
-RK4 being the paper's setting, or the adaptive DOP853 reference), the final-state error against the
-reference (chassis x, z, pitch and their rates), the real-time factor, microseconds per derivative
-evaluation (wall time / number of evaluations),
+RK4 being the paper's setting, or at the step given as ``name@STEPms``; or the adaptive DOP853 reference),
+the final-state error against the reference (chassis x, z, pitch and their rates), the largest step of a
+ladder at which the method stays stable on the first bump (``stable_step_ladder``), the real-time factor,
+microseconds per derivative evaluation (wall time / number of evaluations),
 the ratio to the C/C++ CPU time of Dai, Pan et al. (2022, Tables 3, 5 and 6), and the ratio to the same code
 run uncompiled (NUMBA_DISABLE_JIT=1, measured in a subprocess on a short run and scaled per
 evaluation); the cold compile time (a fresh process with an empty kernel cache: package import and a first
 short run of halfcar7, everything compiled); optionally the vehicle FMU through FMPy at a 1 ms communication
-step. Results go to a
-JSON file for tracking. Timings are wall-clock on a shared machine: compare ratios from one run.
+step. With RK4 at 1 ms in the run, the fastest method whose final-state error is within
+max(2 x RK4's, 1e-6) in every component is named with its wall time over RK4's (``fastest_within``).
+Results go to a JSON file for tracking. Timings are wall-clock on a shared machine: compare ratios from one
+run.
 """
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -73,19 +78,43 @@ DURATION_S = 20.0
 """Simulated time of every timed run [s] (the paper's 20 s; tests lower it)."""
 
 
+DEFAULT_STEP_S = 1e-3
+"""Step of a fixed-step method named without ``@STEPms`` (the paper's 1 ms)."""
+
+
+def parse_integrator(text: str) -> tuple[str, float]:
+    """(method name, step [s]) of an ``--integrators`` entry: a name of ``INTEGRATORS`` (step 1 ms) or
+    ``name@STEPms`` for a fixed-step method, e.g. ``abm4@4ms``; ValueError naming the entry otherwise."""
+    from .integrators import INTEGRATORS, STEPPING_INTEGRATORS
+    name, at, step = text.partition("@")
+    if name not in INTEGRATORS:
+        raise ValueError(f"unknown integrator {name!r} in {text!r}; valid: {', '.join(INTEGRATORS)}")
+    if not at:
+        return name, DEFAULT_STEP_S
+    if name not in STEPPING_INTEGRATORS:
+        raise ValueError(f"{text!r}: {name} is adaptive, its output spacing is not a step (give it without @)")
+    m = re.fullmatch(r"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)ms", step)
+    ms = float(m.group(1)) if m else math.nan
+    if not (math.isfinite(ms) and ms > 0.0):
+        raise ValueError(f"{text!r}: the step must be a positive number of milliseconds, e.g. {name}@4ms")
+    return name, ms * 1e-3
+
+
+def integrator_label(name: str, dt: float) -> str:
+    """``name`` at the default step, else ``name@STEPms`` (the report's and the table's label)."""
+    return name if dt == DEFAULT_STEP_S or name == "reference" else f"{name}@{dt * 1e3:g}ms"
+
+
 def _evaluations(nsteps: int) -> int:
     """Derivative evaluations of ``nsteps`` RK4 steps: four per step plus the final state's."""
     return 4 * nsteps + 1
 
 
-def time_vehicle(name: str, duration: float = 20.0, dt: float = 1e-3, repeats: int = 3,
-                 integrator: str = "rk4") -> dict:
-    """Best-of-``repeats`` wall time of ``duration`` s on the bumpy road (after a warm-up run).
-
-    ``integrator`` is ``rk4`` (fixed step ``dt``) or ``reference`` (adaptive DOP853, rtol 1e-9, outputs
-    every ``dt``; timed once: it runs Python-level steps and takes seconds).
-    """
-    from .integrators import get_integrator, integrate
+def bumpy_road_run(name: str):
+    """(vehicle, system, y0, restore) of the benchmark's bumpy-road run of vehicle ``name``: the paper's
+    manoeuvre (drive torque on the driven wheels, equilibrium at its start speed); ``restore()`` puts back
+    the workspace a run changes (the engine's x origin, which moves along with the car, its warm start and
+    coordinate partition), so that every run starts alike."""
     from .vehicle import Vehicle
     from .vehicle.dynamics import IN_DRIVE
     car = Vehicle.load(name)
@@ -95,15 +124,27 @@ def time_vehicle(name: str, duration: float = 20.0, dt: float = 1e-3, repeats: i
         if w.driven:
             system.data.inputs[car.wheel_index(w.name), IN_DRIVE] = man.drive_torque
     y0 = car.initial_state(system, man.v0)
-    method = get_integrator(integrator)
-    # every run starts from the same workspace: a run moves the engine's x origin along with the car
-    # (VehicleSystem.rebase) and leaves its warm start at the end
-    start = (system.data.origin.copy(), system.data.mech.z.copy())
+    d = system.data.mech
+    start = (system.data.origin.copy(), d.z.copy(), d.indep.copy(), d.dep.copy())
 
     def restore():
-        system.data.origin[:], system.data.mech.z[:] = start
+        system.data.origin[:], d.z[:], d.indep[:], d.dep[:] = start
 
-    integrate(system, y0, 0.01, dt, integrator=method)       # warm-up: loads/compiles the kernels
+    return car, system, y0, restore
+
+
+def time_vehicle(name: str, duration: float = 20.0, dt: float = 1e-3, repeats: int = 3,
+                 integrator: str = "rk4") -> dict:
+    """Best-of-``repeats`` wall time of ``duration`` s on the bumpy road (after a warm-up run).
+
+    ``integrator`` is a fixed-step method (step ``dt``) or ``reference`` (adaptive DOP853, rtol 1e-9,
+    outputs every ``dt``; timed once: it runs Python-level steps and takes seconds).
+    """
+    from .integrators import get_integrator, integrate
+    car, system, y0, restore = bumpy_road_run(name)
+    method = get_integrator(integrator)
+    integrate(system, y0, 0.01 if integrator == "reference" else dt * max(1, round(0.01 / dt)), dt,
+              integrator=method)       # warm-up: loads/compiles the kernels
     best = float("inf")
     for _ in range(1 if integrator == "reference" else repeats):
         restore()
@@ -113,11 +154,71 @@ def time_vehicle(name: str, duration: float = 20.0, dt: float = 1e-3, repeats: i
     # methods that count their evaluations say so (nfev); RK4 takes four per step
     evaluations = method.nfev if hasattr(method, "nfev") else _evaluations(round(duration / dt))
     final = {k: float(rows[-1][car.output_names.index(k)]) for k in FINAL_STATE}
-    return {"vehicle": name, "integrator": integrator, "dt_s": dt, "simulated_s": duration, "wall_s": best,
+    return {"vehicle": name, "integrator": integrator, "label": integrator_label(integrator, dt), "dt_s": dt,
+            "simulated_s": duration, "wall_s": best,
             "final_state": final,
             "real_time_factor": duration / best, "evaluations": evaluations,
             "us_per_evaluation": best / evaluations * 1e6,
             "coordinates": car.mech.model.n, "constraints": car.mech.model.m, "dof": car.mech.n_dof}
+
+
+STABILITY_STEPS_S = (1e-3, 2e-3, 2.5e-3, 4e-3, 5e-3, 10e-3, 12.5e-3, 20e-3, 25e-3, 50e-3)
+"""The ladder of steps [s] of ``stable_step_ladder`` (each divides ``STABILITY_SAMPLE_S``)."""
+STABILITY_DURATION_S = 2.0
+"""Simulated time of each rung [s]: at 20 m/s both axles cross the first bump (x = 20 m), a wheel lifts off
+and lands again."""
+STABILITY_SAMPLE_S = 0.1
+"""Spacing of the samples compared with the reference [s]."""
+STABILITY_TOLERANCE = 0.1
+"""A rung is stable if the chassis speed and every wheel's spin rate stay within this fraction of the
+reference's (of max(|value|, 1)) at every sample."""
+
+
+def stability_reference(name: str) -> tuple[tuple[str, ...], object]:
+    """(compared output names, their reference rows every ``STABILITY_SAMPLE_S``) over
+    ``STABILITY_DURATION_S`` of the bumpy road (adaptive DOP853)."""
+    from .integrators import integrate
+    car, system, y0, _ = bumpy_road_run(name)
+    compared = ("chassis.vx",) + tuple(n for n in car.output_names if n.startswith("wheel_") and n.endswith(".omega"))
+    _, rows, _ = integrate(system, y0, STABILITY_DURATION_S, STABILITY_SAMPLE_S, integrator="reference")
+    return compared, rows[:, [car.output_names.index(n) for n in compared]]
+
+
+def stable_step_ladder(name: str, integrator: str, reference=None) -> dict:
+    """The largest step of ``STABILITY_STEPS_S`` at which the fixed-step method ``integrator`` stays
+    stable on ``STABILITY_DURATION_S`` of the bumpy road, walking up the ladder until a rung is not.
+
+    A rung is stable when the run completes with finite outputs and the chassis speed and every wheel's
+    spin rate stay within ``STABILITY_TOLERANCE`` of the reference (``reference``: ``stability_reference``)
+    at every sample. An explicit method past its stability limit shows it first in the tire's slip and
+    the wheel spin (the fast mode of the stiff tire: slip relaxation at |Vx|/sigma up to 400 1/s, tire
+    vertical stiffness), which leave the reference by far more (tens to hundreds of rad/s) than an
+    accurate-enough stable run (below 3 rad/s on halfcar7). Returns ``largest_stable_step_s`` (None if
+    the first rung is unstable), ``first_unstable_step_s`` (None if every rung is stable) and the rungs
+    tried (step, stable, largest relative deviation or the reason)."""
+    import numpy as np
+    from .errors import SimulationError
+    from .integrators import get_integrator, integrate
+    compared, ref = reference if reference is not None else stability_reference(name)
+    car, system, y0, restore = bumpy_road_run(name)
+    cols = [car.output_names.index(n) for n in compared]
+    scale = np.maximum(np.abs(ref), 1.0)
+    rungs, largest, first_unstable = [], None, None
+    for dt in STABILITY_STEPS_S:
+        restore()
+        try:
+            _, rows, _ = integrate(system, y0, STABILITY_DURATION_S, dt, integrator=get_integrator(integrator),
+                                   record_every=int(round(STABILITY_SAMPLE_S / dt)))
+            dev = float(np.max(np.abs(rows[:, cols] - ref) / scale)) if np.isfinite(rows).all() else math.inf
+            rung = {"dt_s": dt, "stable": dev <= STABILITY_TOLERANCE, "deviation": dev}
+        except SimulationError as e:
+            rung = {"dt_s": dt, "stable": False, "stopped": str(e)}
+        rungs.append(rung)
+        if not rung["stable"]:
+            first_unstable = dt
+            break
+        largest = dt
+    return {"largest_stable_step_s": largest, "first_unstable_step_s": first_unstable, "rungs": rungs}
 
 
 STEP_STEER_SPEED_M_S = 80 / 3.6
@@ -212,30 +313,43 @@ def time_fmu(fmu: Path, duration: float = 20.0) -> dict:
 
 
 def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None = None, repeats: int = 3,
-              duration: float | None = None, integrators=("rk4",), cold_compile: bool = True) -> dict:
+              duration: float | None = None, integrators=("rk4",), cold_compile: bool = True,
+              stability: bool = True) -> dict:
     """Time every vehicle with every integrator (and optionally the FMU) for ``duration`` s (default
-    DURATION_S), compare each method's final state with the adaptive reference's and, unless ``cold_compile``
-    is False, time the cold compile (:func:`time_cold_compile`); write the JSON report to ``out`` and print it
-    as a Markdown table."""
+    DURATION_S), compare each method's final state with the adaptive reference's, find each fixed-step
+    method's largest stable step (unless ``stability`` is False, :func:`stable_step_ladder`) and, unless
+    ``cold_compile`` is False, time the cold compile (:func:`time_cold_compile`); write the JSON report to
+    ``out`` and print it as a Markdown table. ``integrators``: entries of :func:`parse_integrator`."""
     duration = DURATION_S if duration is None else float(duration)
     cpu = paper_results()["cpu_time_20s_simulation_s"]["bumpy_road"]
     from .errors import SimulationError
+    specs = [parse_integrator(i) for i in integrators]
     rows = []
+    fastest = []
     for name in vehicles:
         done = []
-        for integrator in integrators:
+        ladders = {}
+        reference = None
+        for integrator, dt in specs:
+            label = integrator_label(integrator, dt)
             try:
-                r = time_vehicle(name, duration=duration, repeats=repeats, integrator=integrator)
+                r = time_vehicle(name, duration=duration, dt=dt, repeats=repeats, integrator=integrator)
             except SimulationError as e:       # a method that cannot run this road: say so, go on
-                print(f"{name:<18} {integrator:<9} failed: {e}", flush=True)
-                rows.append({"vehicle": name, "integrator": integrator, "failed": str(e)})
+                print(f"{name:<18} {label:<9} failed: {e}", flush=True)
+                rows.append({"vehicle": name, "integrator": integrator, "label": label, "dt_s": dt,
+                             "failed": str(e)})
                 continue
+            if stability and integrator != "reference":
+                if integrator not in ladders:
+                    reference = reference or stability_reference(name)
+                    ladders[integrator] = stable_step_ladder(name, integrator, reference)
+                r["stability"] = ladders[integrator]
             done.append(r)
             paper = cpu.get(load_vehicle_spec(name).paper_model or "")      # the vehicle file's paper model
             r["paper_cpu_s"] = paper
             # the paper's CPU time (RK4) is for 20 s: compare per simulated second
             r["speedup_vs_paper"] = paper / 20.0 / (r["wall_s"] / duration) if paper else None
-            if uncompiled and integrator == "rk4":
+            if uncompiled and integrator == "rk4" and dt == DEFAULT_STEP_S:
                 un = time_uncompiled(name)
                 r["uncompiled_us_per_evaluation"] = un * 1e6
                 r["speedup_vs_uncompiled"] = un * 1e6 / r["us_per_evaluation"]
@@ -247,7 +361,13 @@ def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None 
             ref_final = ref["final_state"] if ref else _reference_final(name, duration)
             for r in done:
                 r["final_error"] = final_errors(r["final_state"], ref_final)
+            f = fastest_within(done)
+            if f is not None:
+                fastest.append(f)
+                print(_fastest_line(f), flush=True)
     report = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}, "results": rows}
+    if fastest:
+        report["fastest_within"] = fastest
     steered = [n for n in vehicles if load_vehicle_spec(n).steering is not None]
     if steered:
         report["step_steer"] = []
@@ -271,6 +391,41 @@ def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None 
     return report
 
 
+ERROR_FLOOR = 1e-6
+"""Smallest error bound of ``fastest_within`` per component [m, rad, m/s, rad/s]."""
+
+
+def fastest_within(results: list[dict]) -> dict | None:
+    """Among one vehicle's timed fixed-step runs, the fastest whose final-state error is at most
+    max(2 x the error of RK4 at 1 ms, ``ERROR_FLOOR``) in every ``FINAL_STATE`` component, with its wall
+    time over RK4's (None without an RK4 run at 1 ms). Every run that meets the bound is listed. A run at a
+    step above its method's largest stable step (where measured, ``stable_step_ladder``) is left out: its
+    final error is small by chance, not by the method (the next bump may blow it up)."""
+    rk4 = next((r for r in results if r["integrator"] == "rk4" and r["dt_s"] == DEFAULT_STEP_S), None)
+    if rk4 is None or "final_error" not in rk4:
+        return None
+    bound = {k: max(2.0 * rk4["final_error"][k], ERROR_FLOOR) for k in FINAL_STATE}
+
+    def stable(r):
+        largest = r.get("stability", {}).get("largest_stable_step_s", math.inf)
+        return largest is not None and r["dt_s"] <= largest * (1 + 1e-9)
+
+    within = [r for r in results if r["integrator"] != "reference" and "final_error" in r and stable(r)
+              and all(r["final_error"][k] <= bound[k] for k in FINAL_STATE)]
+    if not within:          # RK4 at 1 ms itself unstable on the ladder
+        return None
+    best = min(within, key=lambda r: r["wall_s"])
+    return {"vehicle": rk4["vehicle"], "bound": bound, "rk4_wall_s": rk4["wall_s"], "fastest": best["label"],
+            "wall_s": best["wall_s"], "wall_over_rk4": best["wall_s"] / rk4["wall_s"],
+            "within": [r["label"] for r in within]}
+
+
+def _fastest_line(f: dict) -> str:
+    return (f"{f['vehicle']}: fastest within max(2 x rk4's final error, {ERROR_FLOOR:g}): {f['fastest']}, "
+            f"{f['wall_s']:.3f} s = {f['wall_over_rk4']:.2f} x rk4's {f['rk4_wall_s']:.3f} s "
+            f"(within: {', '.join(f['within'])})")
+
+
 def _reference_final(name: str, duration: float) -> dict:
     """Final ``FINAL_STATE`` outputs of the adaptive reference on the bumpy road (untimed)."""
     return time_vehicle(name, duration=duration, repeats=1, integrator="reference")["final_state"]
@@ -284,35 +439,49 @@ def _error_text(r: dict) -> str:
     return ("{:.1e}, {:.1e}, {:.1e} / {:.1e}, {:.1e}, {:.1e}".format(*(e[k] for k in FINAL_STATE)))
 
 
+def _stable_text(r: dict) -> str:
+    """The largest-stable-step column: '10 ms (12.5 ms not)', '>= 50 ms', 'none of 1 ms ...' or '-'."""
+    s = r.get("stability")
+    if not s:
+        return "-"
+    first = s["first_unstable_step_s"]
+    if s["largest_stable_step_s"] is None:
+        return f"none ({first * 1e3:g} ms not)"
+    text = f"{s['largest_stable_step_s'] * 1e3:g} ms"
+    return text + (f" ({first * 1e3:g} ms not)" if first is not None else " (largest tried)")
+
+
 def markdown_table(report: dict) -> str:
     """The report as the Markdown table shown in the README."""
     lines = ["| model | integrator | coords / eqs / DOF | wall for 20 s | real-time factor | us per evaluation "
-             "| vs paper C++ (s) | vs uncompiled (us/eval) | final error vs reference: x, z, pitch / rates |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| vs paper C++ (s) | vs uncompiled (us/eval) | final error vs reference: x, z, pitch / rates "
+             "| largest stable step |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in report["results"]:
+        label = r.get("label", r["integrator"])
         if "failed" in r:
-            lines.append(f"| {r['vehicle']} | {r['integrator']} | failed: {r['failed']} | | | | | | |")
+            lines.append(f"| {r['vehicle']} | {label} | failed: {r['failed']} | | | | | | | |")
             continue
         scale = 20.0 / r["simulated_s"]
         paper = (f"x{r['speedup_vs_paper']:.1f} ({r['paper_cpu_s']:.2f})" if r.get("speedup_vs_paper")
                  else "-")
         unc = (f"x{r['speedup_vs_uncompiled']:.0f} ({r['uncompiled_us_per_evaluation']:.0f})"
                if r.get("speedup_vs_uncompiled") else "-")
-        lines.append(f"| {r['vehicle']} | {r['integrator']} | {r['coordinates']} / {r['constraints']} / {r['dof']} "
+        lines.append(f"| {r['vehicle']} | {label} | {r['coordinates']} / {r['constraints']} / {r['dof']} "
                      f"| {r['wall_s'] * scale:.3f} s | {r['real_time_factor']:.0f} | {r['us_per_evaluation']:.2f} "
-                     f"| {paper} | {unc} | {_error_text(r)} |")
+                     f"| {paper} | {unc} | {_error_text(r)} | {_stable_text(r)} |")
     for r in report.get("step_steer", []):
         lines.append(f"| {r['vehicle']}, {r['manoeuvre']} | rk4 | | {r['wall_s'] * 20.0 / r['simulated_s']:.3f} s "
-                     f"| {r['real_time_factor']:.0f} | | | | |")
+                     f"| {r['real_time_factor']:.0f} | | | | | |")
     f = report.get("fmu")
     if f:
         scale = 20.0 / f["simulated_s"]
         lines.append(f"| {f['fmu']} through FMPy, 1 ms steps (portable code) | rk4 | | {f['wall_s'] * scale:.3f} s "
                      f"| {f['real_time_factor']:.0f} | | | start-up {f['startup_s']:.2f} s, cold start "
-                     f"{f['cold_start_s']:.2f} s | |")
+                     f"{f['cold_start_s']:.2f} s | | |")
         lines.append(f"| {f['fmu']}, native code (FMU_VEHICLE_NATIVE=1) | rk4 | | {f['native_wall_s'] * scale:.3f} s "
                      f"| {f['simulated_s'] / f['native_wall_s']:.0f} | | | portable / native "
-                     f"x{f['portable_over_native']:.2f} | |")
+                     f"x{f['portable_over_native']:.2f} | | |")
     return "\n".join(lines)
 
 
@@ -322,11 +491,13 @@ def _cold_line(c: dict) -> str:
 
 
 def _line(r: dict) -> str:
-    s = (f"{r['vehicle']:<18} {r['integrator']:<9} {r['coordinates']:>3} coords {r['constraints']:>3} eqs "
+    s = (f"{r['vehicle']:<18} {r.get('label', r['integrator']):<9} {r['coordinates']:>3} coords {r['constraints']:>3} eqs "
          f"{r['dof']:>3} DOF: {r['simulated_s']:g} s in {r['wall_s']:.3f} s (RTF {r['real_time_factor']:.1f}), "
          f"{r['us_per_evaluation']:.1f} us/eval")
     if r.get("paper_cpu_s"):
         s += f", paper C++ {r['paper_cpu_s']:.2f} s for 20 s -> x{r['speedup_vs_paper']:.1f}"
     if r.get("speedup_vs_uncompiled"):
         s += f", uncompiled {r['uncompiled_us_per_evaluation']:.0f} us/eval -> x{r['speedup_vs_uncompiled']:.0f}"
+    if r.get("stability"):
+        s += f", largest stable step {_stable_text(r)}"
     return s

@@ -103,6 +103,16 @@ def _count(text: str) -> int:
     return v
 
 
+def _bench_integrator(text: str) -> str:
+    """An ``--integrators`` entry of ``bench``: a method name, or name@STEPms (``bench.parse_integrator``)."""
+    from .bench import parse_integrator
+    try:
+        parse_integrator(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+
 def _positive(text: str) -> float:
     return _number(text, True)
 
@@ -315,8 +325,16 @@ def cmd_bench(a) -> int:
         raise ModelError(f"--repeats: must be at least 1, got {a.repeats}")
     if a.duration is not None and abs(a.duration / 1e-3 - round(a.duration / 1e-3)) > 1e-6:
         raise ModelError(f"--duration: {a.duration} s is not a multiple of the 1 ms step")
+    from .bench import DURATION_S, parse_integrator
+    duration = DURATION_S if a.duration is None else a.duration
+    for entry in a.integrators:
+        dt = parse_integrator(entry)[1]
+        if abs(duration / dt - round(duration / dt)) > 1e-6 or duration < dt:
+            raise ModelError(f"--integrators: {entry}: the duration {duration:g} s is not a multiple of its step "
+                             f"{dt * 1e3:g} ms")
     run_bench(vehicles, Path(a.out), uncompiled=not a.no_uncompiled, fmu=fmu, repeats=a.repeats,
-              duration=a.duration, integrators=a.integrators, cold_compile=not a.no_cold_compile)
+              duration=a.duration, integrators=a.integrators, cold_compile=not a.no_cold_compile,
+              stability=not a.no_stability)
     print(f"wrote {a.out}")
     return 0
 
@@ -349,7 +367,7 @@ def cmd_doctor(a) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .integrators import INTEGRATORS
+    from .integrators import INTEGRATORS, STEPPING_INTEGRATORS
     p = OneLineParser(prog="fmu-vehicle", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("simulate", help="simulate a vehicle on a road with constant wheel torques")
@@ -412,9 +430,14 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--vehicles", nargs="+", metavar="VEHICLE",
                    help="vehicle names (default: every vehicle file in resources/vehicles)")
     b.add_argument("--out", default="dist/bench.json", help="JSON report (default dist/bench.json)")
-    b.add_argument("--integrators", nargs="+", choices=tuple(INTEGRATORS), default=["rk4", "reference"],
-                   help="fixed-step methods (1 ms, best of --repeats) and/or reference (adaptive DOP853, timed "
-                        "once); default rk4 reference")
+    b.add_argument("--integrators", nargs="+", type=_bench_integrator, default=["rk4", "reference"],
+                   metavar="NAME[@STEPms]",
+                   help=f"fixed-step methods ({', '.join(STEPPING_INTEGRATORS)}; 1 ms or the step given as e.g. "
+                        "abm4@4ms; best of --repeats) and/or reference (adaptive DOP853, timed once); default rk4 "
+                        "reference")
+    b.add_argument("--no-stability", action="store_true",
+                   help="skip the largest stable step of each fixed-step method (a ladder of steps on 2 s of the "
+                        "bumpy road, about a second per method)")
     b.add_argument("--repeats", type=_count, default=3, help="best of N runs (default 3)")
     b.add_argument("--duration", type=_positive,
                    help="simulated time of each timed run [s] (default 20, the paper's; a multiple of 1 ms)")

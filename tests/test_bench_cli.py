@@ -39,3 +39,39 @@ def test_bench_writes_a_consistent_report(tmp_path, capsys):
     assert "cold_compile" not in report and "cold compile:" not in printed
 
 # bad options of ``bench`` (and of every other subcommand) are tested in test_cli.py
+
+
+def test_bench_steps_stability_ladder_and_fastest_within(tmp_path, capsys):
+    """``--integrators NAME@STEPms`` times a method at its own step; each fixed-step method gets the largest
+    stable step of the ladder (2 s of the bumpy road: both axles cross the first bump). On halfcar7 RK4 is
+    stable up to 10 ms and its slip mode blows up at 12.5 ms, ABM4 (smaller stability region) up to 2.5 ms,
+    BDF2 (A-stable) at every rung up to 50 ms. ``fastest_within`` names the fastest run within
+    max(2 x RK4's final error, 1e-6) that is not above its method's stable step."""
+    from fmu_vehicle.bench import ERROR_FLOOR, FINAL_STATE, STABILITY_STEPS_S
+    out = tmp_path / "bench.json"
+    assert main(["bench", "--vehicles", "halfcar7", "--repeats", "1", "--duration", "0.02", "--no-cold-compile",
+                 "--no-uncompiled", "--integrators", "rk4", "abm4@2ms", "bdf2@4ms", "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    rk4, abm4, bdf2 = report["results"]
+    assert (abm4["integrator"], abm4["label"], abm4["dt_s"]) == ("abm4", "abm4@2ms", 2e-3)
+    assert (bdf2["integrator"], bdf2["label"], bdf2["dt_s"]) == ("bdf2", "bdf2@4ms", 4e-3)
+    assert rk4["label"] == "rk4" and rk4["evaluations"] == 4 * 20 + 1
+    assert abm4["evaluations"] == 1 + 3 * 4 + 7 * 2         # 10 steps: RK4 start-up, then PECE
+    ladders = {r["integrator"]: r["stability"] for r in (rk4, abm4, bdf2)}
+    assert (ladders["rk4"]["largest_stable_step_s"], ladders["rk4"]["first_unstable_step_s"]) == (10e-3, 12.5e-3)
+    assert (ladders["abm4"]["largest_stable_step_s"], ladders["abm4"]["first_unstable_step_s"]) == (2.5e-3, 4e-3)
+    assert (ladders["bdf2"]["largest_stable_step_s"], ladders["bdf2"]["first_unstable_step_s"]) == (50e-3, None)
+    assert [r["dt_s"] for r in ladders["bdf2"]["rungs"]] == list(STABILITY_STEPS_S)
+    # stable rungs stay well inside the 10 % band, the first unstable one leaves it by far (a blow-up)
+    assert all(r["deviation"] < 0.06 for r in ladders["bdf2"]["rungs"] + ladders["rk4"]["rungs"][:-1])
+    assert ladders["rk4"]["rungs"][-1]["deviation"] > 0.5
+    f, = report["fastest_within"]
+    bound = {k: max(2 * rk4["final_error"][k], ERROR_FLOOR) for k in FINAL_STATE}
+    assert f["bound"] == pytest.approx(bound)
+    within = [r["label"] for r in (rk4, abm4, bdf2) if all(r["final_error"][k] <= bound[k] for k in FINAL_STATE)]
+    assert f["within"] == within and "rk4" in within
+    best = min((r for r in (rk4, abm4, bdf2) if r["label"] in within), key=lambda r: r["wall_s"])
+    assert f["fastest"] == best["label"] and f["wall_over_rk4"] == pytest.approx(best["wall_s"] / rk4["wall_s"])
+    printed = capsys.readouterr().out
+    assert "| halfcar7 | abm4@2ms | 16 / 9 / 7 |" in printed and "| 10 ms (12.5 ms not) |" in printed
+    assert "| 50 ms (largest tried) |" in printed and "halfcar7: fastest within max(2 x rk4's" in printed

@@ -183,3 +183,42 @@ def test_uncompiled_methods_give_the_compiled_results():
         _, rows, y = integrate(MechanismSystem(mech), mech.assemble(), 0.02, 1e-3, integrator=name)
         np.testing.assert_allclose(got[name]["y"], y, rtol=0, atol=1e-12)
         np.testing.assert_allclose(got[name]["rows"], rows, rtol=0, atol=1e-12)
+
+
+def test_bdf2_stays_stable_where_rk4_diverges():
+    """20 ms steps over the first 0.5 s of the bumpy road (flat there; 20 m/s, 300 N m on the front wheel).
+    The tire's transient slip relaxes at |Vx| / sigma (sigma >= |Vx| 2.5 ms: up to 400 1/s, coupled with the
+    wheel spin through the slip stiffness), past RK4's stability limit at this step: its transient slip grows
+    by orders of magnitude per step from the start and the front wheel spins up. BDF2 is A-stable: at the
+    same step it gives RK4's 1 ms result to 1e-6 (chassis speed, front spin, front slip)."""
+    car = Vehicle.load("halfcar7")
+    keys = ("chassis.vx", "wheel_front.omega", "wheel_front.slip")
+
+    def final(integrator, dt):
+        res = car.simulate("bumpy", 0.5, v0=20.0, drive_torque={"front": 300.0}, dt=dt, integrator=integrator)
+        return np.array([res.final(k) for k in keys])
+
+    fine = final("rk4", 1e-3)
+    bdf = final("bdf2", 0.02)
+    np.testing.assert_allclose(bdf[:2], fine[:2], rtol=1e-6)
+    assert abs(bdf[2] - fine[2]) < 1e-6 and 0.005 < fine[2] < 0.006       # a driven wheel's slip, ~0.57 %
+    rk4 = final("rk4", 0.02)            # last: a diverged run leaves the mechanism's warm start far away
+    assert not abs(rk4[2]) < 1e6        # |slip| > 1e6 (or not finite): diverged
+    assert not abs(rk4[1] - fine[1]) < 10.0     # the front wheel spun up by more than 10 rad/s
+
+
+def test_bdf2_crosses_lift_off_and_touch_down():
+    """The bumpy road's first bump throws the front wheel off the road (t ~ 1.013 s at 1 ms: the Newton-chord
+    iteration on a matrix from the start of the step stopped the run there) and the rear wheel lands at the
+    end of a 0.25 ms step (t ~ 1.2435 s), where the tire's damper force and relaxation lengths jump and the
+    BDF equation has no solution: BDF2 runs through both (a Jacobian from the end of the step, Newton from
+    the best iterate, then sub-steps). After both axles crossed the bump it is within 1e-2 m/s of the
+    reference speed (seen: 4.8e-3 at 1 ms, 1.6e-3 at 0.25 ms; RK4 at 1 ms 3.0e-4: the contact events cost
+    every fixed-step method a first-order error), 2e-4 rad in pitch and 0.05 rad/s in front wheel spin."""
+    car = Vehicle.load("halfcar7")
+    ref = car.simulate("bumpy", 1.4, v0=20.0, drive_torque={"front": 300.0}, dt=0.1, integrator="reference")
+    for dt in (1e-3, 2.5e-4):
+        res = car.simulate("bumpy", 1.4, v0=20.0, drive_torque={"front": 300.0}, dt=dt, integrator="bdf2")
+        assert abs(res.final("chassis.vx") - ref.final("chassis.vx")) < 1e-2
+        assert abs(res.final("chassis.pitch") - ref.final("chassis.pitch")) < 2e-4
+        assert abs(res.final("wheel_front.omega") - ref.final("wheel_front.omega")) < 0.05

@@ -12,15 +12,24 @@ or y_n (BDF1),
     (I - h beta J) d(k) = psi + h beta f(t_n+1, y(k)) - y(k),    y(k+1) = y(k) + d(k)
 
 until max_i |d_i| / (atol + rtol |y_i|) <= 1. J = df/dy is a forward difference of f, column by column
-(step sqrt(eps) max(|y_j|, 1)), and both iteration matrices (beta = 1 and 2/3) are LU-factored (partial
-pivoting, hand-written: the kernels run without numba's runtime) at the first step and reused for the
-whole run. They are refreshed only: before the next step when the iteration converged slowly (more than
-``SLOW_ITERATIONS`` iterations or a contraction ratio |d(k)| / |d(k-1)| above ``SLOW_RATIO``); at once,
-the step being retried, when it diverged or did not converge in ``MAX_ITERATIONS``; after a re-partition
-(the independent coordinates changed), a change of h, and ``reset()``. A step that does not converge with
-a fresh matrix stops the run (SimulationError). The history y_n-1 restarts (one BDF1 step) after a
-re-partition, a rebase, an input change and ``reset()``; the stepper's ``get_state``/``set_state`` carry the
-history and the factored matrices.
+(step sqrt(eps) max(|y_j|, 1)), taken at the end of the step (t_n+1 and the predictor, as CVODE does:
+Hindmarsh et al. 2005, "SUNDIALS: Suite of nonlinear and differential/algebraic equation solvers", ACM TOMS
+31(3)), and both iteration matrices (beta = 1 and 2/3) are LU-factored (partial pivoting, hand-written:
+the kernels run without numba's runtime) and reused over many steps. They are refreshed: before the next
+step when the iteration converged slowly (more than ``SLOW_ITERATIONS`` iterations or a contraction ratio
+|d(k)| / |d(k-1)| above ``SLOW_RATIO``); after a re-partition (the independent coordinates changed), a
+change of h, and ``reset()``; and within a step that does not converge. An attempt is abandoned when it
+diverges, or when its contraction ratio theta cannot reach the tolerance in the iterations left
+(|d| theta^left / (1 - theta) > 1, Hairer and Wanner IV.8); the step is then tried again from the best
+iterate so far (the one after the smallest correction) with matrices refreshed there, and last by Newton
+(J at every iterate, ``NEWTON_ITERATIONS``). f is only piecewise smooth on a road with bumps: a wheel that
+lifts off within a step has the contact's Jacobian at y_n and the airborne one at y_n+1 (the chord
+iteration with the former contracts by about 0.6 per iteration); where f jumps (a damped tire touching
+down) the BDF equation may have no solution near the switching surface, and the iterates alternate across
+it. A step that still fails is taken as 2, 4, ... 2^``MAX_SPLITS`` sub-steps (``_bdf_split``), after which
+the history restarts; a step that fails even so stops the run (SimulationError). The history y_n-1
+restarts (one BDF1 step) after a re-partition, a rebase, an input change and ``reset()``; the stepper's
+``get_state``/``set_state`` carry the history and the factored matrices.
 
 See docs/integrators.md §2 and §3.
 """
@@ -35,7 +44,14 @@ from .base import Interrupted, fixed_steps, inputs_key, interrupt_flag, system_r
 from .rk4 import _progress, _recorded_steps, rk4_final
 
 MAX_ITERATIONS = 30
-"""Newton-chord iterations before a step is retried with a fresh matrix."""
+"""Newton-chord iterations of one attempt before the step is retried with a fresh matrix."""
+MAX_ATTEMPTS = 3
+"""Attempts of one step: Newton-chord with the matrices as they are, Newton-chord with matrices refreshed at
+the best iterate, then Newton (the matrices refreshed at every iterate)."""
+NEWTON_ITERATIONS = 8
+"""Iterations of the last attempt (each costs a Jacobian: n + 2 evaluations)."""
+MAX_SPLITS = 4
+"""A step that fails is taken again as 2, 4, ... 2^MAX_SPLITS sub-steps before the run stops."""
 SLOW_ITERATIONS = 4
 """A step that needed more iterations refreshes the matrix before the next step."""
 SLOW_RATIO = 0.5
@@ -45,10 +61,11 @@ DIVERGED_RATIO = 1.0
 STATUS_NEWTON_FAILED = -1000
 """Status of a step whose Newton-chord iteration did not converge even with a fresh matrix."""
 
-# ctl (int64): [y_n-1 held (0/1), matrices valid (0/1), derivative evaluations, factorizations]
-_PREV, _VALID, _NFEV, _NFAC = 0, 1, 2, 3
-# work rows: y(k), f, d, psi, f(t, y) for the Jacobian, perturbed f, y_n-1
-_YK, _F, _D, _PSI, _F0, _FT, _YPREV = 0, 1, 2, 3, 4, 5, 6
+# ctl (int64): [y_n-1 held (0/1), matrices valid (0/1), derivative evaluations, factorizations, split steps]
+_PREV, _VALID, _NFEV, _NFAC, _NSPLIT = 0, 1, 2, 3, 4
+# work rows: y(k), f, d, psi, f at the Jacobian's point, perturbed f, y_n-1, best iterate, perturbed y,
+# y_n kept while a step is split
+_YK, _F, _D, _PSI, _F0, _FT, _YPREV, _YBEST, _YT, _YSAVE = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
 
 
 @njit(inline="always")
@@ -107,9 +124,9 @@ def _lu_solve(a, piv, b):
 def _refresh_matrices(model, data, t, h, y, jac, lu, piv, hmat, ctl, work):
     """J = df/dy at (t, y) by forward differences, then the LU factors of I - h J (lu[0], BDF1) and
     I - 2/3 h J (lu[1], BDF2). Returns the first negative status of f, or 0 (STATUS_NEWTON_FAILED for a
-    singular matrix)."""
+    singular matrix). Uses the work rows _F0, _FT and _YT only."""
     n = y.size
-    f0, ft, yt = work[_F0], work[_FT], work[_YK]
+    f0, ft, yt = work[_F0], work[_FT], work[_YT]
     ctl[_NFEV] += 1 + n
     st = system_rhs(t, y, model, data, f0)
     if st < 0:
@@ -145,27 +162,42 @@ def _refresh_matrices(model, data, t, h, y, jac, lu, piv, hmat, ctl, work):
 def _bdf_step(model, data, t, h, y, jac, lu, piv, hmat, ctl, work, rtol, atol):
     """One BDF2 step (BDF1 while y_n-1 is not held) from (t, y) to t + h, y updated in place. Returns the
     status of the last evaluation of f (1: the system asks for a re-partition; the step is taken) or a
-    negative failure (STATUS_NEWTON_FAILED: no convergence with a fresh matrix)."""
+    negative failure (STATUS_NEWTON_FAILED: no convergence in ``MAX_ATTEMPTS`` attempts).
+
+    Attempts: the matrices as they are (unless invalid); then refreshed at (t + h, y_best), y_best the
+    iterate after the smallest correction so far (at first the predictor), iterating from y_best. A
+    Jacobian from the end of the step, not from its start, matters where f is only piecewise smooth: a
+    wheel that lifts off within the step has the contact's Jacobian at y_n and the airborne one at y_n+1."""
     n = y.size
-    yk, f, d, psi, yprev = work[_YK], work[_F], work[_D], work[_PSI], work[_YPREV]
+    yk, f, d, psi, yprev, ybest = work[_YK], work[_F], work[_D], work[_PSI], work[_YPREV], work[_YBEST]
     k = 1 if ctl[_PREV] == 1 else 0
     hb = 2.0 / 3.0 * h if k == 1 else h
     for i in range(n):
         psi[i] = 4.0 / 3.0 * y[i] - 1.0 / 3.0 * yprev[i] if k == 1 else y[i]
-    for attempt in range(2):
+        ybest[i] = 2.0 * y[i] - yprev[i] if k == 1 else y[i]        # the predictor
+    best = np.inf
+    st = 0
+    for attempt in range(MAX_ATTEMPTS):
         fresh = False
         if ctl[_VALID] == 0 or hmat[0] != h:
-            st = _refresh_matrices(model, data, t, h, y, jac, lu, piv, hmat, ctl, work)
-            if st < 0:
-                return st
+            st = _refresh_matrices(model, data, t + h, h, ybest, jac, lu, piv, hmat, ctl, work)
+            if st < 0:      # f fails at the predicted point: the start of the step is a valid state
+                st = _refresh_matrices(model, data, t, h, y, jac, lu, piv, hmat, ctl, work)
+                if st < 0:
+                    return st
             fresh = True
         for i in range(n):
-            yk[i] = 2.0 * y[i] - yprev[i] if k == 1 else y[i]
+            yk[i] = ybest[i]
+        newton = attempt == MAX_ATTEMPTS - 1
         converged = False
         slow = False
         dn_prev = 0.0
         st = 0
-        for it in range(MAX_ITERATIONS):
+        for it in range(NEWTON_ITERATIONS if newton else MAX_ITERATIONS):
+            if newton and it > 0:       # the last attempt: Newton, J at every iterate
+                st = _refresh_matrices(model, data, t + h, h, yk, jac, lu, piv, hmat, ctl, work)
+                if st < 0:
+                    break
             ctl[_NFEV] += 1
             st = system_rhs(t + h, yk, model, data, f)
             if st < 0:
@@ -181,29 +213,75 @@ def _bdf_step(model, data, t, h, y, jac, lu, piv, hmat, ctl, work, rtol, atol):
                     dn = e
             if dn != dn:
                 break
-            if it > 0:
+            if dn < best:
+                best = dn
+                for i in range(n):
+                    ybest[i] = yk[i]
+            if dn <= 1.0:
+                converged = True
+                if it + 1 > SLOW_ITERATIONS or (it > 0 and dn > SLOW_RATIO * dn_prev):
+                    slow = True
+                break
+            if it > 0 and not newton:
                 ratio = dn / dn_prev if dn_prev > 0.0 else 0.0
                 if ratio > SLOW_RATIO:
                     slow = True
-                if ratio > DIVERGED_RATIO and dn > 1.0:
+                if ratio > DIVERGED_RATIO:
                     break
-            if dn <= 1.0:
-                converged = True
-                if it + 1 > SLOW_ITERATIONS:
-                    slow = True
-                break
+                # the iterations left reach at best dn ratio^left / (1 - ratio) (Hairer and Wanner IV.8)
+                if dn * ratio ** (MAX_ITERATIONS - 1 - it) > 1.0 - ratio:
+                    break
             dn_prev = dn
         if converged:
-            if slow:
+            if slow or newton:
                 ctl[_VALID] = 0
             for i in range(n):
                 yprev[i] = y[i]
                 y[i] = yk[i]
             ctl[_PREV] = 1
             return st
-        if fresh:
+        if fresh and attempt == MAX_ATTEMPTS - 1:
             return st if st < 0 else STATUS_NEWTON_FAILED
-        ctl[_VALID] = 0         # retry the step with a matrix at (t, y)
+        ctl[_VALID] = 0         # retry the step with a matrix at (t + h, y_best)
+    return STATUS_NEWTON_FAILED
+
+
+@njit(inline="always")
+def _bdf_split(model, data, t, h, y, jac, lu, piv, hmat, ctl, work, rtol, atol):
+    """The step from (t, y) to t + h as m = 2, 4, ..., 2^MAX_SPLITS steps of h/m (BDF1, then BDF2), the
+    first m whose steps all converge; y updated in place, the history restarts after it (y_n-1 is not
+    at t + h - h) and the matrices are refreshed for h at the next step. Where f jumps across a switching
+    surface (a tire touching down with a damper force, a relaxation rate that changes as the wheel leaves
+    the road) the BDF equation may have no solution when the step ends near that surface: the iterates
+    alternate between its sides; shorter steps end elsewhere. Returns the last status (1 if any sub-step
+    asked for a re-partition) or STATUS_NEWTON_FAILED."""
+    n = y.size
+    save = work[_YSAVE]
+    for i in range(n):
+        save[i] = y[i]
+    m = 1
+    for level in range(MAX_SPLITS):
+        m *= 2
+        hs = h / m
+        for i in range(n):
+            y[i] = save[i]
+        ctl[_PREV] = 0
+        req = 0
+        st = 0
+        for j in range(m):
+            st = _bdf_step(model, data, t + j * hs, hs, y, jac, lu, piv, hmat, ctl, work, rtol, atol)
+            if st < 0:
+                break
+            if st == 1:
+                req = 1
+        if st >= 0:
+            ctl[_PREV] = 0
+            ctl[_VALID] = 0
+            return req
+    for i in range(n):
+        y[i] = save[i]
+    ctl[_PREV] = 0
+    ctl[_VALID] = 0
     return STATUS_NEWTON_FAILED
 
 
@@ -229,7 +307,11 @@ def bdf_chunk(model, data, t0, h, y, nsteps, record_every, step0, out, nrec, jac
             nrec += 1
         st = _bdf_step(model, data, t, h, y, jac, lu, piv, hmat, ctl, work, rtol, atol)
         if st < 0:
-            return s, st, nrec
+            st_split = _bdf_split(model, data, t, h, y, jac, lu, piv, hmat, ctl, work, rtol, atol)
+            if st_split < 0:
+                return s, st, nrec
+            ctl[_NSPLIT] += 1
+            st = st_split
         if st == 1:
             ctl[_PREV] = 0
             ctl[_VALID] = 0
@@ -257,7 +339,8 @@ def bdf_advance(model, data, t0, h, y, nsteps, out_row, jac, lu, piv, hmat, ctl,
 class BDF2:
     """Fixed-step BDF2 (BDF1 start-up) with a Newton-chord iteration on a reused LU-factored matrix.
     ``rtol``, ``atol``: the iteration's convergence test max |d_i| / (atol + rtol |y_i|) <= 1.
-    ``nfev``, ``nfactor``: derivative evaluations and matrix refreshes of the last run."""
+    ``nfev``, ``nfactor``, ``nsplit``: derivative evaluations, matrix refreshes and steps taken as sub-steps
+    (``_bdf_split``) in the last run."""
 
     name = "bdf2"
 
@@ -265,7 +348,7 @@ class BDF2:
         if not (rtol > 0 and atol > 0):
             raise ValueError(f"bdf2: rtol and atol must be positive, got rtol={rtol}, atol={atol}")
         self.chunk, self.rtol, self.atol = int(chunk), float(rtol), float(atol)
-        self.nfev = self.nfactor = 0
+        self.nfev = self.nfactor = self.nsplit = 0
 
     def run(self, system, y0, t0, t_end, h, *, record_every=1, progress=False):
         nsteps = fixed_steps(t0, t_end, h)
@@ -298,7 +381,7 @@ class BDF2:
         finally:
             if bar is not None:
                 bar.close()
-            self.nfev, self.nfactor = int(ctl[_NFEV]), int(ctl[_NFAC])
+            self.nfev, self.nfactor, self.nsplit = int(ctl[_NFEV]), int(ctl[_NFAC]), int(ctl[_NSPLIT])
         st = rk4_final(model, data, t0 + step * h, y, out[nrec], work[_F])
         self.nfev += 1
         if step < nsteps:       # interrupted: the rows so far and the state after the last step
@@ -369,15 +452,15 @@ class BDF2Stepper:
 
 
 def _bdf_arrays(n):
-    """(J (n, n), LU factors (2, n, n), pivots (2, n), h of the factors, control integers, work (7, n))."""
+    """(J (n, n), LU factors (2, n, n), pivots (2, n), h of the factors, control integers, work (10, n))."""
     return (np.zeros((n, n)), np.zeros((2, n, n)), np.zeros((2, n), dtype=np.int64), np.zeros(1),
-            np.zeros(4, dtype=np.int64), np.zeros((7, n)))
+            np.zeros(5, dtype=np.int64), np.zeros((10, n)))
 
 
 def _failure(system, code, t):
     """The exception for a failed step: the Newton-chord iteration's own, or the system's."""
     if code == STATUS_NEWTON_FAILED:
         name = getattr(getattr(system, "vehicle", None), "name", type(system).__name__)
-        return SimulationError(f"{name}: simulation stopped at t = {t:.6g} s: the BDF2 Newton-chord iteration "
-                               f"did not converge with a fresh iteration matrix (step too large?)")
+        return SimulationError(f"{name}: simulation stopped at t = {t:.6g} s: the BDF2 Newton iteration did not "
+                               f"converge, not even in {2 ** MAX_SPLITS} sub-steps (step too large?)")
     return system.failure(code, t)
