@@ -407,7 +407,7 @@ class Tire(VehicleSlaveBase):
         """The base class's refusals, then the chrono inputs' own checks (refused like an input out of its
         range: the step is refused, the model untouched, and the next step with valid inputs runs)."""
         refusal = super()._step_refusal(current_time, step_size)
-        if refusal is None and self._chrono():
+        if refusal is None and self._inputs_pending and self._chrono():     # unchanged inputs passed already
             problem = self._chrono_input_problem()
             if problem is not None:
                 return f"input '{problem[0]}' at t={current_time!r}: {problem[1]}"
@@ -416,11 +416,23 @@ class Tire(VehicleSlaveBase):
     def _set_value(self, var, value):
         """The base class's setter; with the chrono interface, query_point follows wheel_state.pos at once."""
         super()._set_value(var, value)
-        query = _QUERY.get(var.name)
-        if query is not None and self._chrono():
-            new = self.values[var.name]
-            if isinstance(new, float) and var.check(new) is None:        # finite and within its range
-                self.values[query] = new
+        if var.name in _QUERY:
+            self._follow_query((var.name,))
+
+    def _input_hook(self, names):
+        """After the base class's fast ``set_real``: query_point follows the wheel_state.pos inputs set."""
+        followed = tuple(name for name in names if name in _QUERY)
+        return (lambda: self._follow_query(followed)) if followed else None
+
+    def _follow_query(self, names):
+        """With the chrono interface, query_point.* = the wheel_state.pos.* inputs ``names`` that are valid
+        (finite and within their range)."""
+        if self._chrono():
+            v = self.values
+            for name in names:
+                new = v[name]
+                if isinstance(new, float) and self.var_by_name[name].check(new) is None:
+                    v[_QUERY[name]] = new
 
     def _advance(self, t, h):
         v = self.values
