@@ -273,8 +273,8 @@ class VehicleSlaveBase(Fmi2Slave):
             self._row = None
             self.values.update(zip(self._real_outputs, row))
 
-    def _output_value(self, name: str) -> Any:
-        """The current value of output ``name`` (published or in ``self.values``)."""
+    def _value(self, name: str) -> Any:
+        """The current value of variable ``name`` (a published output or from ``self.values``)."""
         row = self._row
         if row is not None and name in self._row_index:
             return row[self._row_index[name]]
@@ -293,7 +293,7 @@ class VehicleSlaveBase(Fmi2Slave):
         variability = getattr(Fmi2Variability, var.variability)
         return _PYTHONFMU_TYPES[var.type](
             var.name, causality=causality, variability=variability, description=var.description or None,
-            getter=lambda name=var.name: self.values[name],
+            getter=lambda name=var.name: self._value(name),
             setter=lambda value, v=var: self._set_value(v, value))
 
     def _set_value(self, var: Var, value: Any) -> None:
@@ -486,7 +486,7 @@ class VehicleSlaveBase(Fmi2Slave):
             bad = self._non_finite_output()
             if bad:
                 self._fail(f"initialization of {self.MODEL_NAME}: initial output '{bad}' = "
-                           f"{self._output_value(bad)!r} is not finite (check the parameters)")
+                           f"{self._value(bad)!r} is not finite (check the parameters)")
                 return
             self._phase = "stepping"
         except Exception as exc:
@@ -569,7 +569,7 @@ class VehicleSlaveBase(Fmi2Slave):
             self._advance(current_time, step_size)
             bad = self._non_finite_output()
             if bad:
-                value = self._output_value(bad)
+                value = self._value(bad)
                 self._restore_outputs(saved)
                 return self._fail(f"doStep(t={current_time!r}, h={step_size!r}): output '{bad}' became {value!r}; "
                                   f"the model state is invalid, outputs are those at t={current_time!r}, and the "
