@@ -50,13 +50,16 @@ def _numba_cache_dir() -> str | None:
 
 SHIPPED_CACHE = "numba_cache"
 """Folder next to the package copy inside an FMU that holds the kernels compiled at build time for a portable
-CPU target (``fmu_vehicle.fmi.build``)."""
+CPU target (``fmu_vehicle.fmi.build``): the files of a cache folder in one archive, SHIPPED_KERNELS."""
+
+SHIPPED_KERNELS = "kernels.zip"
+"""The archive in SHIPPED_CACHE (one file: a host extracts the whole FMU at every run)."""
 
 
 def shipped_cache_usable(pkg) -> bool:
     """True inside an FMU whose shipped compiled code matches this interpreter (same Python and numba
     versions as at build time; numba refuses its cache files otherwise)."""
-    return (pkg.parent / SHIPPED_CACHE).is_dir() and built_for_this_interpreter(pkg)
+    return (pkg.parent / SHIPPED_CACHE / SHIPPED_KERNELS).is_file() and built_for_this_interpreter(pkg)
 
 
 def built_for_this_interpreter(pkg) -> bool:
@@ -87,7 +90,7 @@ def adopt_fmu_cache(resources) -> None:
     from pathlib import Path
 
     shipped = Path(resources) / SHIPPED_CACHE if resources else None
-    if (shipped is None or CACHE_DIR is None or shipped in _ADOPTED or not shipped.is_dir()
+    if (shipped is None or CACHE_DIR is None or shipped in _ADOPTED or not (shipped / SHIPPED_KERNELS).is_file()
             or not built_for_this_interpreter(Path(__file__).resolve().parent)):
         return
     _ADOPTED.add(shipped)
@@ -98,20 +101,24 @@ _ADOPTED: set = set()
 
 
 def _adopt_shipped_cache(shipped, folder) -> None:
-    """Copy the FMU's precompiled kernels into the per-user cache folder (files already there are kept)."""
-    import shutil
+    """Copy the FMU's precompiled kernels (the archive SHIPPED_KERNELS in the folder ``shipped``) into the
+    per-user cache folder (files already there are kept)."""
+    import zipfile
+    from pathlib import PurePosixPath
 
     from .util import atomic_write
 
     try:
-        for src in shipped.rglob("*"):
-            dst = folder / src.relative_to(shipped)
-            if src.is_dir():
-                dst.mkdir(parents=True, exist_ok=True)
-            elif not dst.exists():
-                # atomically: another process may be adopting the same files
-                atomic_write(dst, lambda tmp, src=src: shutil.copyfile(src, tmp), mode=None)
-    except OSError:
+        with zipfile.ZipFile(shipped / SHIPPED_KERNELS) as archive:
+            for name in archive.namelist():
+                rel = PurePosixPath(name)
+                if name.endswith("/") or rel.is_absolute() or ".." in rel.parts:
+                    continue
+                dst = folder.joinpath(*rel.parts)
+                if not dst.exists():
+                    # atomically: another process may be adopting the same files
+                    atomic_write(dst, lambda stream, name=name: stream.write(archive.read(name)), mode="wb")
+    except (OSError, zipfile.BadZipFile):
         pass
 
 

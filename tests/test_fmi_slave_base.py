@@ -157,3 +157,90 @@ def test_get_real_refuses_a_reference_that_is_not_real():
     assert a == 1.0 and math.isnan(mode)
     assert f"value reference {vr['mode']} is 'mode', a String variable, not a Real" in errors(s)[-1]
     assert math.isnan(s.get_real([99])[0]) and "value reference 99 is not a variable" in errors(s)[-1]
+
+
+class Row(VehicleSlaveBase):
+    """Two Real outputs published as one list (``_publish_outputs``): p = sum of the inputs over the steps,
+    q = the last step's size; an output becomes NaN when input ``a`` is 13. Counts how often it saw new
+    inputs (``_inputs_pending``)."""
+
+    MODEL_NAME = "Row"
+    VARIABLES = (
+        Var("a", "input", None, "m", "input a", 1.0, min=-100.0, max=100.0),
+        Var("b", "input", None, "m", "input b", 2.0),
+        Var("p", "output", None, "m", "sum", 0.0),
+        Var("n", "output", "discrete", None, "steps", 0, type="Integer"),
+        Var("q", "output", None, "s", "step size", 0.0),
+    )
+
+    def _setup(self):
+        self.p, self.seen = 0.0, 0
+        self._publish_outputs([self.p, 0.0])
+
+    def _advance(self, t, h):
+        if self._inputs_pending:
+            self.seen += 1
+        a, b = self.values["a"], self.values["b"]
+        self.p += a + b
+        self._publish_outputs([math.nan if a == 13.0 else self.p, h])
+
+    def _state(self):
+        return {"p": self.p}
+
+    def _restore(self, state):
+        self.p = state["p"]
+
+
+def make_row():
+    s = Row(instance_name="row", resources=".")
+    vr = {v.name: v.value_reference for v in s.vars.values()}
+    s.setup_experiment(0.0)
+    s.enter_initialization_mode()
+    s.exit_initialization_mode()
+    return s, vr
+
+
+def test_published_outputs_are_read_in_any_order_and_reach_the_value_store_when_read_there():
+    s, vr = make_row()
+    assert s.do_step(0.0, 0.5) and s.do_step(0.5, 0.25)
+    assert s.get_real([vr["p"], vr["q"]]) == [6.0, 0.25]                 # the whole row in its order
+    assert s.get_real([vr["q"], vr["p"], vr["q"]]) == [0.25, 6.0, 0.25]    # any selection
+    assert s.get_real([vr["a"], vr["p"]]) == [1.0, 6.0]                  # an input with it: from the store
+    assert s.values["p"] == 6.0 and s.values["q"] == 0.25
+    row = s.get_real([vr["p"], vr["q"]])
+    row[0] = -1.0                                                        # the caller's copy, not the row
+    assert s.get_real([vr["p"], vr["q"]]) == [6.0, 0.25]
+    assert s.do_step(0.75, 0.25) and s.get_integer([vr["n"]]) == [0] and s.values["p"] == 9.0
+
+
+def test_published_outputs_roll_back_on_nan_and_round_trip_through_the_state():
+    s, vr = make_row()
+    assert s.do_step(0.0, 0.5)
+    state = s._fmu_state_from_bytes(s._fmu_state_to_bytes(s._get_fmu_state()))
+    assert s.do_step(0.5, 0.5) and s.get_real([vr["p"]]) == [6.0]
+    s.set_real([vr["a"]], [13.0])
+    assert not s.do_step(1.0, 0.5)
+    assert s.get_real([vr["p"], vr["q"]]) == [6.0, 0.5]                  # the outputs at the step start
+    assert "output 'p' became nan" in errors(s)[-1]
+    s._set_fmu_state(state)
+    assert s.get_real([vr["p"], vr["q"]]) == [3.0, 0.5] and s.values["a"] == 1.0
+    assert s.do_step(0.5, 0.5) and s.get_real([vr["p"]]) == [6.0]
+
+
+def test_fast_set_real_stores_floats_and_the_next_step_still_refuses_bad_inputs():
+    s, vr = make_row()
+    assert s.do_step(0.0, 0.1) and s.seen == 1                          # the start values count as new
+    assert s.do_step(0.1, 0.1) and s.seen == 1                          # nothing set since
+    s.set_real([vr["b"], vr["a"]], [4.0, 5.0])
+    assert s.do_step(0.2, 0.1) and s.seen == 2 and s.values["a"] == 5.0 and s.values["b"] == 4.0
+    s.set_real([vr["b"], vr["a"]], [4.0, 500.0])
+    assert not s.do_step(0.3, 0.1) and "input 'a' at t=0.3: 500.0 is above max 100.0" in errors(s)[-1]
+    s.set_real([vr["b"], vr["a"]], [math.nan, 5.0])
+    assert not s.do_step(0.3, 0.1) and "input 'b' at t=0.3: nan is not finite" in errors(s)[-1]
+    s.set_real([vr["b"]], [1])                                          # an int: the checked path, stored as float
+    assert type(s.values["b"]) is float and s.do_step(0.3, 0.1)
+    s.set_real([vr["b"]], [True])                                       # a bool is not a Real
+    assert "wrong type" in errors(s)[-1] and s.values["b"] == 1.0
+    s.set_real([vr["p"], vr["a"]], [1.0, 2.0])                          # an output among them: refused alone
+    assert "'p' is an output" in errors(s)[-1] and s.values["a"] == 2.0
+    assert s.get_real([vr["p"]]) == [pythonfmu_get_real(s, vr["p"])]

@@ -401,3 +401,31 @@ def test_bad_chrono_inputs_are_refused_with_a_message_naming_the_variable(chrono
     refused (fmi2Discard) with a logged error naming the input; a zero quaternion at initialization fails the
     instance like any invalid start value; after a refused step with bad inputs corrected, the next step runs."""
     assert_refused(chrono_child["bad"][case], statuses, words)
+
+
+def test_query_point_follows_only_valid_positions_set_together():
+    """setReal of all inputs at once (the slave's batched path, as a host calls it): query_point takes the
+    valid wheel_state.pos components at once, a NaN or out-of-range one is left out (and the next doStep is
+    refused naming it); the planar interface leaves query_point to the step."""
+    from fmu_vehicle.fmi.slaves.fmu_vehicle_tire import Tire
+    from fmu_vehicle.paths import resources_dir
+
+    for interface in ("chrono", "planar"):
+        s = Tire(instance_name="q", resources=str(resources_dir()))
+        vr = {v.name: v.value_reference for v in s.vars.values()}
+        s.setup_experiment(0.0)
+        s.set_string([vr["wheel_interface"]], [interface])
+        s.enter_initialization_mode()
+        s.exit_initialization_mode()
+        inputs = [n for n in s.var_by_name if s.var_by_name[n].causality == "input"]
+        values = {n: s.values[n] for n in inputs}
+        before = s.get_real([vr[f"query_point.{a}"] for a in "xyz"])
+        values.update({"wheel_state.pos.x": math.nan, "wheel_state.pos.y": 0.25, "wheel_state.pos.z": 1e9})
+        s.set_real([vr[n] for n in inputs], [values[n] for n in inputs])
+        query = s.get_real([vr[f"query_point.{a}"] for a in "xyz"])
+        if interface == "chrono":
+            assert query == [before[0], 0.25, before[2]]
+        else:
+            assert query == before
+        assert not s.do_step(0.0, H)
+        assert "input 'wheel_state.pos" in [m.msg for m in s.log_queue][-1]

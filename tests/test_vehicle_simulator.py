@@ -70,3 +70,28 @@ def test_reusing_the_last_evaluation_is_exact():
         b.advance(1e-3)
         assert np.array_equal(a.y, b.y) and np.array_equal(a.row, b.row), k
     assert a.t == pytest.approx(0.1, abs=1e-12)
+
+
+def test_set_inputs_of_the_full_car_and_a_changed_internal_step():
+    """set_inputs writes the kernel's input matrix at this vehicle's columns (all of them for the full car);
+    after ``dt`` changes, advance takes max(1, round(h/dt)) sub-steps of the new dt (as a simulator made
+    with that dt from the same state: bit-identical)."""
+    full = Vehicle.load("fullcar14")
+    names = full.signals.input_names
+    a, b = full.simulator("flat", v0=10.0), full.simulator("flat", v0=10.0)
+    values = np.arange(1.0, 1.0 + len(full.wheel_names) * len(names)) * 0.01
+    a.set_inputs(values)
+    for w, wheel in enumerate(full.wheel_names):
+        b.set_input(wheel, **dict(zip(names, values[w * len(names):(w + 1) * len(names)])))
+    assert np.array_equal(a.inputs, b.inputs) and np.count_nonzero(a.inputs) == values.size
+
+    car = Vehicle.load("halfcar7")
+    a = car.simulator("bumpy", v0=20.0, dt=1e-3)
+    a.set_input("front", torque_drive=300.0)
+    a.advance(2e-3)
+    a.dt = 2e-3
+    b = Vehicle.load("halfcar7").simulator("bumpy", v0=20.0, dt=2e-3)
+    b.set_state(a.get_state())
+    a.advance(2e-3)
+    b.advance(2e-3)
+    assert np.array_equal(a.y, b.y) and np.array_equal(a.row, b.row)

@@ -18,7 +18,17 @@ for a 40-line example)::
         def _on_tunable_change(self, names):   # optional: tunable parameters changed (already validated)
 
 All values live in ``self.values`` (name -> float/int/bool/str); every variable is registered with an
-explicit getter/setter on that store (no attribute paths).  Data files are read through
+explicit getter/setter on that store (no attribute paths).  The per-step calls have fast paths, since a
+host makes them every communication step (the model's own step may cost less than their Python work):
+
+* ``set_real`` of Real inputs with float values (what the wrapper passes) stores them without the per-value
+  checks of ``_set_value`` (none can fail for a float input: range and finiteness are checked at the next
+  ``doStep``); a slave that reacts to an input in ``_set_value`` gives the same reaction in ``_input_hook``.
+* ``_inputs_pending`` is True when an input was set or restored since the last step: only then are the
+  inputs checked again, and a slave may skip handing unchanged inputs to its model.
+* ``get_real`` keeps a reader for the value references of its last call (hosts read the same list each
+  step).  A slave may give all its Real outputs as one list (``_publish_outputs``) instead of writing them
+  into ``self.values``: getReal serves them from that list, ``self.values`` gets them when read there.  Data files are read through
 ``Path(self.resources)`` (``fmi.resource_files``), never ``importlib.resources`` (a package copy cached by
 an earlier instance may point at a deleted extraction folder).
 
@@ -76,6 +86,7 @@ from __future__ import annotations
 import ctypes
 import math
 import sys
+from operator import itemgetter
 from abc import abstractmethod
 from typing import Any, ClassVar
 
@@ -196,13 +207,28 @@ class VehicleSlaveBase(Fmi2Slave):
                                 if isinstance(v, _PYTHONFMU_TYPES[kind])} for kind in _PYTHONFMU_TYPES}
         self._real_names = {vr: v.name for vr, v in self._by_type["Real"].items()}
         # per-step fast paths: the Real inputs (stored as float by _set_value), the bounds of those that
-        # have any, the Real outputs (checked finite after every step)
+        # have any, the Real outputs (checked finite after every step), every output (saved over a step)
         self._real_inputs = tuple(v.name for v in self._inputs if v.type == "Real")
+        self._read_real_inputs = _reader(self._real_inputs)
         self._bounded_inputs = tuple((v.name, -math.inf if v.min is None else v.min,
                                       math.inf if v.max is None else v.max)
                                      for v in self._inputs if v.type == "Real" and (v.min, v.max) != (None, None))
         self._fast_inputs = len(self._real_inputs) == len(self._inputs)
         self._real_outputs = tuple(v.name for v in cls.VARIABLES if v.causality == "output" and v.type == "Real")
+        self._read_real_outputs = _reader(self._real_outputs)
+        self._outputs = tuple(v.name for v in cls.VARIABLES if v.causality == "output")
+        self._read_outputs = _reader(self._outputs)
+        self._real_input_refs = {vr: name for vr, name in self._real_names.items()
+                                 if self.var_by_name[name].causality == "input"}
+        self._row_index = {name: i for i, name in enumerate(self._real_outputs)}
+        self._row: list | None = None   # the Real outputs as published by _publish_outputs (see there)
+        # the value references of the last getReal/setReal call and what serves them (``_real_plan``)
+        self._get_plan: tuple = (None, None, None)
+        self._set_plan: tuple = (None, None)
+        # a subclass that reacts to inputs in _set_value and not in _input_hook keeps the value-by-value path
+        self._fast_set = cls._set_value is VehicleSlaveBase._set_value \
+            or cls._input_hook is not VehicleSlaveBase._input_hook
+        self._inputs_pending = True     # inputs set (or restored) since the last step: check and apply them
 
     # ------------------------------------------------------------------ hooks for subclasses
     @abstractmethod
@@ -231,6 +257,29 @@ class VehicleSlaveBase(Fmi2Slave):
         return cls._state is not VehicleSlaveBase._state and cls._restore is not VehicleSlaveBase._restore
 
     # ------------------------------------------------------------------ helpers for subclasses
+    def _publish_outputs(self, row: list) -> None:
+        """Set every Real output at once: ``row`` is a list of floats in the order of the Real outputs in
+        ``VARIABLES`` (``self._real_outputs``), which this instance keeps and never changes (pass a new list
+        each time). Instead of writing ``self.values`` entry by entry: getReal serves these values from the
+        list, and ``self.values`` gets them only when something reads them there (``_flush_outputs``: the
+        other getters, getFMUstate). A slave that publishes its outputs this way writes no other value in
+        ``_advance``."""
+        self._row = row
+
+    def _flush_outputs(self) -> None:
+        """Copy the published Real outputs (``_publish_outputs``) into ``self.values``."""
+        row = self._row
+        if row is not None:
+            self._row = None
+            self.values.update(zip(self._real_outputs, row))
+
+    def _value(self, name: str) -> Any:
+        """The current value of variable ``name`` (a published output or from ``self.values``)."""
+        row = self._row
+        if row is not None and name in self._row_index:
+            return row[self._row_index[name]]
+        return self.values[name]
+
     def log_message(self, message: str, status: Fmi2Status = Fmi2Status.ok) -> None:
         """Log through the FMI logger: cut to ``MESSAGE_LIMIT``, valid UTF-8 (the wrapper crashes on
         anything else), '%' escaped because hosts treat the text as a printf format."""
@@ -244,7 +293,7 @@ class VehicleSlaveBase(Fmi2Slave):
         variability = getattr(Fmi2Variability, var.variability)
         return _PYTHONFMU_TYPES[var.type](
             var.name, causality=causality, variability=variability, description=var.description or None,
-            getter=lambda name=var.name: self.values[name],
+            getter=lambda name=var.name: self._value(name),
             setter=lambda value, v=var: self._set_value(v, value))
 
     def _set_value(self, var: Var, value: Any) -> None:
@@ -260,7 +309,9 @@ class VehicleSlaveBase(Fmi2Slave):
                 self._refuse(f"setting {var.type} variable '{var.name}' to {short(value)}: wrong type, ignored")
                 return
             self.values[var.name] = var.coerce(value)
-            if var.variability == "tunable" and self._phase == "stepping":
+            if var.causality == "input":
+                self._inputs_pending = True
+            elif var.variability == "tunable" and self._phase == "stepping":
                 self._dirty.add(var.name)
         except Exception as exc:    # never let an exception reach the C++ wrapper
             self._refuse(f"setting '{var.name}' to {short(value)} failed: {describe_exception(exc)}")
@@ -279,6 +330,7 @@ class VehicleSlaveBase(Fmi2Slave):
 
     def _get(self, kind: str, vrs) -> list:
         """Values of ``vrs`` (all of FMI type ``kind``); bad references give placeholders (class doc)."""
+        self._flush_outputs()
         table, out, bad = self._by_type[kind], [], []
         for vr in vrs:
             var = table.get(vr) if type(vr) is int else None
@@ -307,14 +359,38 @@ class VehicleSlaveBase(Fmi2Slave):
                          + ", ignored")
 
     def get_real(self, vrs):
-        """fmi2GetReal: a fast path through the name table, else ``_get`` (never raises)."""
+        """fmi2GetReal (never raises). Fast path: the references of the last call again (a host reads the
+        same list every step) are read with one ``itemgetter`` built for them; other valid Real references
+        build that reader; anything else goes through ``_get`` (placeholders and a logged reason)."""
         if self._phase == "initialization":
             self._guard(self._initial_outputs, None, "initial outputs")
         try:
-            values, names = self.values, self._real_names
-            return [float(values[names[vr]]) for vr in vrs]
+            plan = self._get_plan
+            if vrs != plan[0]:
+                plan = self._get_plan = self._real_plan(vrs)
+            row = self._row
+            if row is not None:
+                if plan[2] is not None:
+                    return plan[2](row)
+                self._flush_outputs()
+            return plan[1](self.values)
         except Exception:
+            self._get_plan = (None, None, None)
             return self._guard(lambda: self._get("Real", vrs), [math.nan] * len(vrs), "getReal")
+
+    def _real_plan(self, vrs) -> tuple:
+        """(references, reader of ``self.values``, reader of the published row or None) for getReal of
+        ``vrs``; raises (KeyError, TypeError) if one is not a Real variable's reference."""
+        names = [self._real_names[vr] for vr in vrs]
+        index = self._row_index
+        rows = [index[n] for n in names if n in index]
+        if len(rows) < len(names):
+            from_row = None                     # not all Real outputs: read self.values
+        elif rows == list(range(len(index))):
+            from_row = list.copy                # all of them in their order (a copy: the row stays ours)
+        else:
+            from_row = _reader(rows)
+        return list(vrs), _reader(names), from_row
 
     def get_integer(self, vrs):
         if self._phase == "initialization":
@@ -330,7 +406,31 @@ class VehicleSlaveBase(Fmi2Slave):
         return self._guard(lambda: self._get("String", vrs), [""] * len(vrs), "getString")
 
     def set_real(self, vrs, values):
+        """fmi2SetReal. Fast path: every reference a Real input and every value a Python float (what the
+        wrapper passes) -- nothing to refuse, the values are stored as they are; the references of the last
+        call are recognized without a lookup. Anything else goes through ``_set`` value by value."""
+        try:
+            plan = self._set_plan
+            if vrs != plan[0]:
+                refs = self._real_input_refs
+                names = [refs.get(vr) if type(vr) is int else None for vr in vrs]
+                plan = self._set_plan = (list(vrs), None if None in names or not names else
+                                         (tuple(names), self._input_hook(names)))
+            fast = plan[1]
+            if fast is not None and self._fast_set and len(values) == len(fast[0]) and {*map(type, values)} == _FLOAT_TYPE:
+                self.values.update(zip(fast[0], values))
+                self._inputs_pending = True
+                if fast[1] is not None:
+                    fast[1]()
+                return
+        except Exception:
+            self._set_plan = (None, None)
         self._guard(lambda: self._set("Real", vrs, values), None, "setReal")
+
+    def _input_hook(self, names: list[str]):
+        """A callable run after the fast path of ``set_real`` stored the Real inputs ``names`` (None: nothing
+        to do). A subclass that reacts to inputs in ``_set_value`` gives the same reaction here."""
+        return None
 
     def set_integer(self, vrs, values):
         self._guard(lambda: self._set("Integer", vrs, values), None, "setInteger")
@@ -386,7 +486,7 @@ class VehicleSlaveBase(Fmi2Slave):
             bad = self._non_finite_output()
             if bad:
                 self._fail(f"initialization of {self.MODEL_NAME}: initial output '{bad}' = "
-                           f"{self.values[bad]!r} is not finite (check the parameters)")
+                           f"{self._value(bad)!r} is not finite (check the parameters)")
                 return
             self._phase = "stepping"
         except Exception as exc:
@@ -399,7 +499,17 @@ class VehicleSlaveBase(Fmi2Slave):
         return False
 
     def _step_refusal(self, current_time: float, step_size: float) -> str | None:
-        """Why this doStep must be refused without touching the model (None: it may run)."""
+        """Why this doStep must be refused without touching the model (None: it may run).
+
+        The usual step (stepping, nothing pending, the step following the last one, inputs unchanged or
+        passing the quick test) is recognized in one expression; everything else takes the checks below,
+        which find the reason (the expression is true only where they all pass: a NaN or infinite time or
+        step fails its comparisons)."""
+        if self._phase == "stepping" and self._error is None and not self._dirty \
+                and 0.0 < step_size <= self._max_step() \
+                and abs(current_time - self.time) <= self.TIME_TOLERANCE * max(1.0, abs(self.time)) \
+                and (not self._inputs_pending or self._inputs_ok()):
+            return None
         if self._phase == "terminated":
             return f"doStep(t={current_time!r}) after terminate"
         if self._phase == "failed":
@@ -422,7 +532,7 @@ class VehicleSlaveBase(Fmi2Slave):
                 return (f"communication step h={step_size!r} s needs {step_size / internal:.3g} internal steps of "
                         f"{self.INTERNAL_STEP} = {internal!r} s, more than {self.MAX_SUBSTEPS} per doStep; "
                         f"use communication steps <= {self.MAX_SUBSTEPS * internal:g} s")
-        if not self._inputs_ok():
+        if self._inputs_pending and not self._inputs_ok():
             for var in self._inputs:
                 problem = _check(var, self.values[var.name])
                 if problem:
@@ -433,6 +543,13 @@ class VehicleSlaveBase(Fmi2Slave):
                 if problem:
                     return f"tunable parameter '{name}': {problem}"
         return None
+
+    def _max_step(self) -> float:
+        """The largest communication step a doStep takes (``MAX_SUBSTEPS`` internal steps; else the largest
+        finite float, so that an infinite step is refused)."""
+        if self.INTERNAL_STEP is None:
+            return sys.float_info.max
+        return self.MAX_SUBSTEPS * self.values[self.INTERNAL_STEP]
 
     def do_step(self, current_time: float, step_size: float) -> bool:
         saved = None
@@ -445,21 +562,32 @@ class VehicleSlaveBase(Fmi2Slave):
                 names = sorted(self._dirty)
                 self._dirty.clear()
                 self._on_tunable_change(names)
-            saved = self.values.copy()
+            # only outputs change in a step: keep the published row (a slave that publishes writes nothing
+            # else) or the outputs in self.values
+            row = self._row
+            saved = (row, None if row is not None else self._read_outputs(self.values))
             self._advance(current_time, step_size)
             bad = self._non_finite_output()
             if bad:
-                value = self.values[bad]
-                self.values = saved
+                value = self._value(bad)
+                self._restore_outputs(saved)
                 return self._fail(f"doStep(t={current_time!r}, h={step_size!r}): output '{bad}' became {value!r}; "
                                   f"the model state is invalid, outputs are those at t={current_time!r}, and the "
                                   f"instance refuses to step until a state is restored")
             self.time = current_time + step_size
+            self._inputs_pending = False
             return True
         except Exception as exc:
             if saved is not None:
-                self.values = saved
+                self._restore_outputs(saved)
             return self._fail(f"doStep(t={current_time!r}, h={step_size!r}) failed: {_model_error_text(exc)}")
+
+    def _restore_outputs(self, saved: tuple) -> None:
+        """Put the outputs back to ``saved`` (made in ``do_step`` before the step)."""
+        row, outputs = saved
+        self._row = row
+        if outputs is not None:
+            self.values.update(zip(self._outputs, outputs))
 
     def _inputs_ok(self) -> bool:
         """Quick test that every input passes ``Var.check`` (False: run the checks for the message).
@@ -470,7 +598,7 @@ class VehicleSlaveBase(Fmi2Slave):
         if not self._fast_inputs:
             return False
         values = self.values
-        if not math.isfinite(sum([values[name] for name in self._real_inputs])):
+        if not math.isfinite(sum(self._read_real_inputs(values))):
             return False
         for name, lo, hi in self._bounded_inputs:
             if not lo <= values[name] <= hi:
@@ -511,9 +639,20 @@ class VehicleSlaveBase(Fmi2Slave):
 
     def _non_finite_output(self) -> str | None:
         """The first Real output that is NaN/inf, else None (a sum first: one pass in the usual case)."""
+        row = self._row
+        if row is not None:
+            try:
+                if math.isfinite(sum(row)):
+                    return None
+            except (TypeError, OverflowError):
+                pass
+            for name, value in zip(self._real_outputs, row):
+                if not (isinstance(value, (int, float)) and math.isfinite(value)):
+                    return name
+            return None
         values = self.values
         try:
-            if math.isfinite(sum([values[name] for name in self._real_outputs])):
+            if math.isfinite(sum(self._read_real_outputs(values))):
                 return None
         except (TypeError, OverflowError):
             pass
@@ -530,6 +669,7 @@ class VehicleSlaveBase(Fmi2Slave):
     # ------------------------------------------------------------------ FMU state
     def _get_fmu_state(self):
         try:
+            self._flush_outputs()
             arrays: list = []
             tree = sf.to_tree(self._state(), arrays) if self._model_ready else None
             header = {"model_name": self.MODEL_NAME, "guid": str(self.guid), "version": self.version,
@@ -607,7 +747,9 @@ class VehicleSlaveBase(Fmi2Slave):
                 return f"its model snapshot does not fit this model ({problem})"
             model = sf.from_tree(state.tree, state.arrays)
         self.values = {name: self.var_by_name[name].coerce(v) for name, v in h["values"].items()}
+        self._row = None
         self._dirty.clear()
+        self._inputs_pending = True
         self._phase, self._error = h["phase"], h["error"]
         self.time, self.start_time = h["time"], h["start_time"]
         if model is not None:
@@ -627,6 +769,21 @@ class VehicleSlaveBase(Fmi2Slave):
             return sf.load(data)
         except Exception as exc:
             return sf.RejectedState(clip(str(exc)) if isinstance(exc, sf.StateFormatError) else type(exc).__name__)
+
+
+_FLOAT_TYPE = {float}
+
+
+def _reader(keys) -> Any:
+    """``store -> [store[k] for k in keys]`` as one ``operator.itemgetter`` call (a list, as the wrapper needs)."""
+    keys = tuple(keys)
+    if not keys:
+        return lambda store: []
+    if len(keys) == 1:
+        key = keys[0]
+        return lambda store: [store[key]]
+    get = itemgetter(*keys)
+    return lambda store: list(get(store))
 
 
 def _accepts(var: Var, value) -> bool:

@@ -34,6 +34,7 @@ See docs/fmus.md.
 """
 from __future__ import annotations
 
+from operator import itemgetter
 from pathlib import Path
 
 from fmu_vehicle.errors import FmuVehicleError, ModelError
@@ -137,8 +138,12 @@ class VehicleFmu(VehicleSlaveBase):
             car.tire_p[car.wheel_index(w), P_R0] = v[name]
         road = self._road(res)
         self.car = car
-        self._output_names = list(car.output_names)
+        if tuple(car.output_names) != self._real_outputs:       # the row is published as it is
+            raise ModelError(f"{self.MODEL_NAME}: the vehicle's outputs {car.output_names[:3]}... are not the "
+                             f"FMU's Real outputs {self._real_outputs[:3]}... in the same order")
         self._input_names = [f"wheel_{w}.{name}" for w in car.wheel_names for name in car.signals.input_names]
+        names = self._input_names
+        self._read_wheel_inputs = itemgetter(*names) if len(names) > 1 else lambda v: [v[names[0]]]
         self._steering = v.get("steering_input")
         try:
             self.sim = sim = car.simulator(road, v0=v["v0"], x0=v["x0"], dt=v["dt"], integrator=v["integrator"],
@@ -157,7 +162,7 @@ class VehicleFmu(VehicleSlaveBase):
 
     def _apply_inputs(self):
         v, sim = self.values, self.sim
-        sim.set_inputs([v[name] for name in self._input_names])
+        sim.set_inputs(self._read_wheel_inputs(v))
         if self._steering == "steering_wheel_angle":
             sim.set_steering(v["steering_wheel_angle"])
         elif self._steering == "rack_travel":
@@ -165,14 +170,15 @@ class VehicleFmu(VehicleSlaveBase):
 
     def _advance(self, t, h):
         try:
-            self._apply_inputs()
+            if self._inputs_pending:        # else the simulator holds them since the last step
+                self._apply_inputs()
             self.sim.advance(h)
         except FmuVehicleError as exc:
             raise ModelError(str(exc)) from None
         self._write_outputs()
 
     def _write_outputs(self):
-        self.values.update(zip(self._output_names, self.sim.row.tolist()))
+        self._publish_outputs(self.sim.row.tolist())
 
     def _state(self):
         return self.sim.get_state()

@@ -28,6 +28,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from ..errors import ModelError
+from ..jit import entry_point
 from .contact import (OUT_ALPHA, OUT_ALPHA_SS, OUT_DEFLECTION, OUT_FORCE, OUT_FX, OUT_FY, OUT_FZ, OUT_GAMMA,
                       OUT_KAPPA_SS, OUT_MY, OUT_MZ, OUT_NORMAL, OUT_POINT, OUT_RE, OUT_SIGMA, OUT_SIGMA_Y,
                       OUT_VSX)
@@ -111,6 +112,7 @@ class TireModel3d:
         self.last_input: tuple | None = None      # (t, vx, vy, vz, wx, wy, wz) of the previous step
         self._y = np.zeros(N_STATES)
         self._y_out = np.zeros(N_STATES)
+        self._advance = None                      # advance3d's compiled entry point (first step)
 
     def input_rates(self, t: float, state: WheelState, extrapolate: bool) -> tuple[tuple, tuple]:
         """((a [m/s^2] x3, α [rad/s^2] x3) from the previous step's inputs, these inputs to remember)."""
@@ -146,12 +148,15 @@ class TireModel3d:
 
     def _outputs(self, state: WheelState, y: np.ndarray) -> dict:
         """The outputs of the stepper's last evaluation, made with the slip states y (units as in the Tire FMU)."""
-        out, work, m = self.wheel.contact, self.wheel.work, self.wheel.motion
+        # as Python floats (the same doubles: one conversion each instead of a NumPy scalar per element)
+        out, work, m, y = (self.wheel.contact.tolist(), self.wheel.work.tolist(), self.wheel.motion.tolist(),
+                           y.tolist())
         c, v = work[WK_CENTER:WK_CENTER + 3], work[WK_VEL:WK_VEL + 3]
         n = out[OUT_NORMAL:OUT_NORMAL + 3]
-        r = out[OUT_POINT:OUT_POINT + 3] - c
+        p = out[OUT_POINT:OUT_POINT + 3]
+        r = (p[0] - c[0], p[1] - c[1], p[2] - c[2])
         force, moment = out[OUT_FORCE:OUT_FORCE + 3], work[WK_MOMENT:WK_MOMENT + 3]
-        pos = state.pos
+        pos = [float(e) for e in state.pos]
         values = {
             "fx": out[OUT_FX], "fy": out[OUT_FY], "fz": out[OUT_FZ], "my": out[OUT_MY], "mz": out[OUT_MZ],
             "wheel_load.point.x": pos[0], "wheel_load.point.y": pos[1], "wheel_load.point.z": pos[2],
@@ -169,7 +174,7 @@ class TireModel3d:
             "road.height_used": work[WK_ROAD], "road.slope_used": work[WK_ROAD + 1],
             "road.slope_y_used": work[WK_ROAD + 3], "road.mu_used": work[WK_ROAD + 2],
         }
-        return {name: float(value) for name, value in values.items()}
+        return values
 
     def outputs(self, state: WheelState, rates, terrain: Terrain, tau: float, kappa: float, q: float) -> dict:
         """The outputs tau [s] into a step from ``state`` (extrapolated with ``rates``, six numbers: a, α) with
@@ -191,7 +196,9 @@ class TireModel3d:
         tau_out = 0.5 * h if output_time == "midpoint" else h
         y = self._y
         y[S_KAPPA], y[S_Q] = self.kappa, self.q
-        advance3d(h, n, tau_out, y, self.wheel, self._y_out)
+        if self._advance is None:       # resolved once: later calls skip numba's typing of the arguments
+            self._advance = entry_point(advance3d, float(h), n, float(tau_out), y, self.wheel, self._y_out)
+        self._advance(float(h), n, float(tau_out), y, self.wheel, self._y_out)
         k, q = float(y[S_KAPPA]), float(y[S_Q])
         if not all(math.isfinite(v) for v in (k, q, self._y_out[S_KAPPA], self._y_out[S_Q])):
             raise ModelError(f"slip states became (kappa' {k!r}, q {q!r}) (wheel state {tuple(map(tuple, state))}, "

@@ -364,6 +364,7 @@ class VehicleSystem:
         self.data = data
         self.output_names = vehicle.output_names
         self._x_slot = None
+        self._x_coordinate = int(vehicle.chassis_coords[0])
 
     def rebase(self, y) -> bool:
         """Keep the engine near its origin: if the chassis is more than ``REBASE_DISTANCE`` from it, move
@@ -372,7 +373,7 @@ class VehicleSystem:
         lookups (at engine x + origin) see the origin; the engine's numbers stay those of a run near
         x = 0 at any distance. Returns True if the origin moved (``y`` changed in place)."""
         d = self.data.mech
-        cx = int(self.vehicle.chassis_coords[0])
+        cx = self._x_coordinate
         if self._x_slot is None or d.indep[self._x_slot] != cx:
             slots = np.flatnonzero(d.indep == cx)
             if slots.size == 0:
@@ -417,6 +418,15 @@ class VehicleSimulator:
         self.t = 0.0
         self.row = np.zeros(len(vehicle.output_names))
         self._input_names = vehicle.signals.input_names
+        # set_inputs writes the flat view of the input matrix at these positions (wheel by wheel)
+        inputs = self.system.data.inputs
+        if not inputs.flags.c_contiguous:
+            raise ModelError("the kernel's input matrix must be C-contiguous (set_inputs writes a flat view of it)")
+        self._inputs_flat = inputs.reshape(-1)
+        self._input_positions = (np.arange(vehicle.n_wheels)[:, None] * inputs.shape[1]
+                                 + vehicle.input_columns[None, :]).reshape(-1)
+        self._steered = vehicle.steer_drv >= 0
+        self._substeps = (None, None, 1, 0.0)     # (h, dt, n, h/n) of the last advance
         self._rack_target = 0.0          # rack travel [m] to reach at the end of the next advance
         self._lever = _LoadLevers(vehicle)
         self.refresh()
@@ -505,18 +515,21 @@ class VehicleSimulator:
     def set_inputs(self, values):
         """Every input of every wheel at once: ``values`` has ``n_wheels * n_inputs`` numbers, wheel by wheel
         in the order of ``wheel_names``, each wheel's in the signal table's input order (``input_names``)."""
-        nw, n = self.vehicle.n_wheels, len(self._input_names)
-        if len(values) != nw * n:
+        if len(values) != self._input_positions.size:
+            nw, n = self.vehicle.n_wheels, len(self._input_names)
             raise ModelError(f"set_inputs: {nw * n} values expected ({nw} wheels x {n} inputs), got {len(values)}")
-        self.inputs[:, self.vehicle.input_columns] = np.asarray(values, dtype=float).reshape(nw, n)
+        self._inputs_flat[self._input_positions] = np.asarray(values, dtype=float)
 
     def advance(self, h: float):
         """Advance by h [s] in n = max(1, round(h / dt)) equal sub-steps of h / n, then evaluate the outputs
         at the new state (one compiled call unless the coordinate partition must change)."""
-        n = max(1, int(round(h / self.dt)))
-        step = h / n
+        last_h, last_dt, n, step = self._substeps
+        if h != last_h or self.dt != last_dt:
+            n = max(1, int(round(h / self.dt)))
+            step = h / n
+            self._substeps = (h, self.dt, n, step)
         st = self.stepper
-        if self.vehicle.steer_drv >= 0:
+        if self._steered:
             self._ramp_steering(h)
         self._set_levers()
         if self.system.rebase(st.y):

@@ -69,6 +69,7 @@ FMU state = κ' (chrono: and q) and the previous step's inputs (plus the variabl
 class); rollback continues bit-identically.
 """
 import math
+from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
@@ -78,6 +79,7 @@ from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER, load_file
 from fmu_vehicle.fmi.roads import road_parameter
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
 from fmu_vehicle.fmi.variables import Var
+from fmu_vehicle.jit import entry_point
 from fmu_vehicle.road import plane_arrays, set_plane
 from fmu_vehicle.tire.contact import (OUT_DEFLECTION, OUT_FORCE, OUT_FX, OUT_FZ, OUT_KAPPA_SS, OUT_MY,
                                       OUT_NORMAL, OUT_POINT, OUT_RE, OUT_SIGMA, OUT_VSX)
@@ -172,6 +174,7 @@ class TireModel:
         self.last_input: tuple | None = None       # (t, vx, vz, omega) of the previous step
         self._y = np.zeros(N_STATES)
         self._y_out = np.zeros(N_STATES)
+        self._advance = None                       # wheel_advance's compiled entry point (first step)
 
     def input_rates(self, t: float, kin, extrapolate: bool) -> tuple[float, float, float]:
         """(ax [m/s^2], az [m/s^2], alpha [rad/s^2]) from the previous step's inputs; remembers these."""
@@ -199,7 +202,9 @@ class TireModel:
     def _outputs(self, y: np.ndarray, kin) -> dict:
         """The FMU outputs of the stepper's last evaluation, made at the wheel state y (units as in ``OUTPUTS``);
         kin = the inputs at the step start (the wheel centre there is ``wheel_load.point``)."""
-        out, work = self.wheel.contact, self.wheel.work
+        # as Python floats (the same doubles: one conversion each instead of a NumPy scalar per element)
+        out, work, y = self.wheel.contact.tolist(), self.wheel.work.tolist(), y.tolist()
+        px, pz = float(kin[0]), float(kin[1])
         x, z, vx, vz = y[S_X], y[S_Z], y[S_VX], y[S_VZ]
         rx, rz = out[OUT_POINT] - x, out[OUT_POINT + 2] - z
         nx, nz = out[OUT_NORMAL], out[OUT_NORMAL + 2]
@@ -213,13 +218,13 @@ class TireModel:
             "relaxation_length": out[OUT_SIGMA], "contact.x": out[OUT_POINT], "contact.z": out[OUT_POINT + 2],
             "road.height_used": work[WK_ROAD], "road.slope_used": work[WK_ROAD + 1],
             # the same load as vectors (the chrono interface's outputs): point = the centre at the step start
-            "wheel_load.point.x": kin[0], "wheel_load.point.y": 0.0, "wheel_load.point.z": kin[1],
+            "wheel_load.point.x": px, "wheel_load.point.y": 0.0, "wheel_load.point.z": pz,
             "wheel_load.force.x": out[OUT_FORCE], "wheel_load.force.y": 0.0, "wheel_load.force.z": out[OUT_FORCE + 2],
             "wheel_load.moment.x": 0.0, "wheel_load.moment.y": work[WK_MOMENT], "wheel_load.moment.z": 0.0,
-            "query_point.x": kin[0], "query_point.y": 0.0, "query_point.z": kin[1],
+            "query_point.x": px, "query_point.y": 0.0, "query_point.z": pz,
             "contact.y": 0.0, "road.mu_used": work[WK_ROAD + 2], **_PLANAR_ZEROS,
         }
-        return {name: float(value) for name, value in values.items()}
+        return values
 
     def outputs(self, kin, rates, road_in, tau: float, kappa: float) -> dict:
         """The FMU outputs tau [s] into the step (wheel state extrapolated as in the class doc), with slip kappa."""
@@ -242,7 +247,10 @@ class TireModel:
         n = max(1, int(round(h / dt)))
         tau_out = 0.5 * h if output_time == "midpoint" else h
         y = self._load(kin, rates, road_in, self.kappa)
-        wheel_advance(t, h, n, tau_out, y, self.wheel, self._y_out)
+        if self._advance is None:       # resolved once: later calls skip numba's typing of the arguments
+            self._advance = entry_point(wheel_advance, float(t), float(h), n, float(tau_out), y, self.wheel,
+                                        self._y_out)
+        self._advance(float(t), float(h), n, float(tau_out), y, self.wheel, self._y_out)
         k, k_out = float(y[S_KAPPA]), float(self._y_out[S_KAPPA])
         if not (math.isfinite(k) and math.isfinite(k_out)):
             raise ModelError(f"transient slip became {k!r} (wheel state {tuple(kin)}, road inputs {tuple(road_in)})")
@@ -269,6 +277,8 @@ _ROT = ("wheel_state.rot.e0", "wheel_state.rot.e1", "wheel_state.rot.e2", "wheel
 _LIN_VEL = ("wheel_state.lin_vel.x", "wheel_state.lin_vel.y", "wheel_state.lin_vel.z")
 _ANG_VEL = ("wheel_state.ang_vel.x", "wheel_state.ang_vel.y", "wheel_state.ang_vel.z")
 _NORMAL = ("terrain_normal.x", "terrain_normal.y", "terrain_normal.z")
+_get_pos, _get_rot, _get_lin_vel, _get_ang_vel, _get_normal = (itemgetter(*names) for names in (
+    _POS, _ROT, _LIN_VEL, _ANG_VEL, _NORMAL))     # each: the tuple of these values of a value store
 #: query_point output <- the input it repeats (direct feedthrough: a host reads the query point after setting
 #: the wheel state, as Chrono's co-simulation loop does, and evaluates the terrain there)
 _QUERY = {"wheel_state.pos.x": "query_point.x", "wheel_state.pos.y": "query_point.y",
@@ -375,12 +385,11 @@ class Tire(VehicleSlaveBase):
 
     def _wheel_state(self) -> WheelState:
         v = self.values
-        return WheelState(tuple(v[n] for n in _POS), tuple(v[n] for n in _ROT), tuple(v[n] for n in _LIN_VEL),
-                          tuple(v[n] for n in _ANG_VEL))
+        return WheelState(_get_pos(v), _get_rot(v), _get_lin_vel(v), _get_ang_vel(v))
 
     def _terrain(self) -> Terrain:
         v = self.values
-        return Terrain(v["terrain_height"], tuple(v[n] for n in _NORMAL), v["terrain_mu"])
+        return Terrain(v["terrain_height"], _get_normal(v), v["terrain_mu"])
 
     def _road(self, res: Path):
         return road_parameter(self.values["road"], res, self.values[ALLOW_PARAMETER])
@@ -407,7 +416,7 @@ class Tire(VehicleSlaveBase):
         """The base class's refusals, then the chrono inputs' own checks (refused like an input out of its
         range: the step is refused, the model untouched, and the next step with valid inputs runs)."""
         refusal = super()._step_refusal(current_time, step_size)
-        if refusal is None and self._chrono():
+        if refusal is None and self._inputs_pending and self._chrono():     # unchanged inputs passed already
             problem = self._chrono_input_problem()
             if problem is not None:
                 return f"input '{problem[0]}' at t={current_time!r}: {problem[1]}"
@@ -416,11 +425,23 @@ class Tire(VehicleSlaveBase):
     def _set_value(self, var, value):
         """The base class's setter; with the chrono interface, query_point follows wheel_state.pos at once."""
         super()._set_value(var, value)
-        query = _QUERY.get(var.name)
-        if query is not None and self._chrono():
-            new = self.values[var.name]
-            if isinstance(new, float) and var.check(new) is None:        # finite and within its range
-                self.values[query] = new
+        if var.name in _QUERY:
+            self._follow_query((var.name,))
+
+    def _input_hook(self, names):
+        """After the base class's fast ``set_real``: query_point follows the wheel_state.pos inputs set."""
+        followed = tuple(name for name in names if name in _QUERY)
+        return (lambda: self._follow_query(followed)) if followed else None
+
+    def _follow_query(self, names):
+        """With the chrono interface, query_point.* = the wheel_state.pos.* inputs ``names`` that are valid
+        (finite and within their range)."""
+        if self._chrono():
+            v = self.values
+            for name in names:
+                new = v[name]
+                if isinstance(new, float) and self.var_by_name[name].check(new) is None:
+                    v[_QUERY[name]] = new
 
     def _advance(self, t, h):
         v = self.values
