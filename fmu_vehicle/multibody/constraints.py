@@ -191,11 +191,10 @@ def solve_positions(model, data, tol, maxit):
 def _transform_column(model, data, R, j, col, rows):
     """Column ``col`` of a velocity transformation for the coordinate j (independent or driven):
     R[j, col] = 1, R|_d = -(Phi_z^d)^-1 Phi_z[:, j] (block of j's loop group only), other rows left as
-    they are (zero); adds R|_d zd_j to the dependent velocities. Lists the non-zero rows in ``rows``
-    (j first, then the dependent rows in LU order) and returns their count."""
+    they are; adds R|_d zd_j to the dependent velocities. Lists the non-zero rows in ``rows``
+    (j first, then the dependent rows in LU order) and returns their count. The caller has zeroed the
+    rows this column listed before (the column's only non-zero entries, whatever the partition)."""
     x = data.wm
-    for c in range(model.m):
-        R[data.dep[c], col] = 0.0
     R[j, col] = 1.0
     rows[0] = j
     cnt = 1
@@ -223,6 +222,15 @@ def _transform_column(model, data, R, j, col, rows):
 
 
 @njit(inline="always")
+def _clear_column(R, col, rows, nrows):
+    """Zero the entries rows[:nrows] of column ``col`` of R: the rows the last :func:`_transform_column` of
+    this column listed, its only non-zero entries (R starts zero). Clearing these instead of every
+    independent and dependent row keeps R whole under a new partition at a fraction of the stores."""
+    for t in range(nrows):
+        R[rows[t], col] = 0.0
+
+
+@njit(inline="always")
 def velocity_transform(model, data):
     """R_z (eq. 8) from the current Phi_z and the dependent velocities
     zd^d = R_z|_d zd^i + R_drv|_d zd_drv (docs/formulation.md §13; data.zd of the independent and driven
@@ -242,12 +250,10 @@ def velocity_transform(model, data):
     for c in range(m):
         data.zd[dep[c]] = 0.0
     for j in range(ni):
-        for l in range(ni):
-            Rz[indep[l], j] = 0.0
+        _clear_column(Rz, j, data.rz_rows[j], data.rz_nrows[j])
         data.rz_nrows[j] = _transform_column(model, data, Rz, indep[j], j, data.rz_rows[j])
     for k in range(model.ndrv):
-        for l in range(ni):
-            data.Rdrv[indep[l], k] = 0.0
+        _clear_column(data.Rdrv, k, data.rdrv_rows[k], data.rdrv_nrows[k])
         data.rdrv_nrows[k] = _transform_column(model, data, data.Rdrv, model.drv[k], k, data.rdrv_rows[k])
     return True
 

@@ -254,19 +254,10 @@ def add_rods(model, data):
         K[5, 3] -= c * bz * ax
         K[5, 4] -= c * bz * ay
         K[5, 5] += c * (d - bz * az)
-    for p in range(model.npair):    # entries off one path were written by the last call only: reset them
-        A, B = model.pair_a[p], model.pair_b[p]
-        if model.on_path[A, B] or model.on_path[B, A]:
-            continue                # one body is an ancestor of the other: all its entries are on one path
-        pa, na = model.path[A], model.depth[A]
-        pb, nb = model.path[B], model.depth[B]
-        for cj in range(nb):
-            j = pb[cj]
-            for ci in range(na):
-                i = pa[ci]
-                if not (model.on_path[i, j] or model.on_path[j, i]):
-                    data.M[i, j] = 0.0
-                    data.M[j, i] = 0.0
+    for e in range(model.nrod_reset):   # entries off one path were written by the last call only: reset them
+        i, j = model.rod_reset[e, 0], model.rod_reset[e, 1]
+        data.M[i, j] = 0.0
+        data.M[j, i] = 0.0
     v = data.tmp[8]
     v2 = data.tmp[9]
     for p in range(model.npair):
@@ -297,23 +288,25 @@ def add_rods(model, data):
 def solve_accelerations(model, data):
     """Reduced equations (eq. 10) -> zdd^i, zdd and the body accelerations dZ/dt. False if singular.
 
-    Needs S (:func:`constraints.acceleration_bias`). Exploits the structure of R_z and S: S is zero on
-    the independent coordinates, R_z|_i = I and R_z|_d is sparse (data.rz_rows), so only non-zero
-    entries enter the products.
+    Needs S (:func:`constraints.acceleration_bias`). Exploits the structure of R_z, S and M: S is zero on
+    the independent coordinates, R_z|_i = I and R_z|_d is sparse (data.rz_rows), and a column of M is
+    zero off its possibly non-zero rows (model.mcol_rows), so only non-zero entries enter the products
+    (each sum still takes its terms in the order of the dense loops).
     """
     n, m, ni = model.n, model.m, model.ni
     Rz, M, S, dep = data.Rz, data.M, data.S, data.dep
+    mrows, mnrows = model.mcol_rows, model.mcol_nrows
     # w = f - M S  (stored in zdd as scratch); S^i = 0, S^drv = zdd_drv
     w = data.zdd
     for i in range(n):
-        s = data.f[i]
-        for c in range(m):
-            j = dep[c]
-            s -= M[i, j] * S[j]
-        for c in range(model.ndrv):
-            j = model.drv[c]
-            s -= M[i, j] * S[j]
-        w[i] = s
+        w[i] = data.f[i]
+    for c in range(m + model.ndrv):
+        j = dep[c] if c < m else model.drv[c - m]
+        sj = S[j]
+        cr = mrows[j]
+        for t in range(mnrows[j]):
+            i = cr[t]
+            w[i] -= M[i, j] * sj
     rows, nrows = data.rz_rows, data.rz_nrows
     for a in range(ni):
         s = 0.0
@@ -339,7 +332,9 @@ def solve_accelerations(model, data):
         for t in range(nrows[bcol]):
             j = rows[bcol, t]
             r = Rz[j, bcol]
-            for i in range(n):
+            cr = mrows[j]
+            for u in range(mnrows[j]):
+                i = cr[u]
                 w[i] += M[i, j] * r
         for a in range(bcol, ni):
             s = 0.0
@@ -375,16 +370,17 @@ def drive_forces(model, data):
         M zdd - f = Phi_z^T mu + E_drv lambda   =>   lambda = R_drv^T (M zdd - f)
 
     (R_drv^T annihilates Phi_z^T mu because Phi_z R_drv = 0, and R_drv|_drv = I). Only the non-zero rows
-    of R_drv (data.rdrv_rows) enter.
+    of R_drv (data.rdrv_rows) and the possibly non-zero entries of M's rows (model.mcol_rows) enter.
     """
-    n = model.n
     for k in range(model.ndrv):
         rows = data.rdrv_rows[k]
         lam = 0.0
         for t in range(data.rdrv_nrows[k]):
             i = rows[t]
             r = -data.f[i]
-            for j in range(n):
+            cr = model.mcol_rows[i]
+            for u in range(model.mcol_nrows[i]):
+                j = cr[u]
                 r += data.M[i, j] * data.zdd[j]
             lam += data.Rdrv[i, k] * r
         data.drv_force[k] = lam

@@ -59,6 +59,11 @@ MODEL_FIELDS = (
     "rod_w",        # (nrod,2) share of the rod weight carried by end a and end b [-]
     "rod_pair",     # (nrod,) int64 index of the rod's (body a, body b) pair, -1 if massless or on the ground
     "npair", "pair_a", "pair_b",   # distinct body pairs joined by massive rods (their coupling terms)
+    "mcol_rows", "mcol_nrows",     # (n,n), (n,) int64: rows of the entries of column j of M that can be
+                                   # non-zero, increasing (mcol_rows[j, :mcol_nrows[j]]; M is symmetric, so
+                                   # also the columns of row j): on one path, or coupled by a rod pair
+    "nrod_reset", "rod_reset",     # (nrod_reset, 2) int64: entries (i, j), i < j, of M that only the rods'
+                                   # coupling writes (neither body on the other's path)
     "nsd", "sd_a", "sd_b", "sd_pa", "sd_pb",         # translational spring-damper elements
     "sd_L0",        # (nsd,) design length [m] (reference for the deflection x = L0 - L)
     "sd_k",         # (nsd,) stiffness [N/m] (used when no spring table)

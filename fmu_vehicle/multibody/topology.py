@@ -93,6 +93,33 @@ def _choose_tree(spec: MechanismSpec):
     return tree, cuts
 
 
+def _mass_pattern(on_path, pairs):
+    """The entries of the open-loop mass matrix M that can be non-zero, and those of them only the rods write.
+
+    M_ij = b_i^T M^S_max(i,j) b_j is written for i and j on one path (one an ancestor of the other, or
+    i = j); a pair (A, B) of bodies joined by massive rods adds b (G_a,i . G_b,j + G_a,j . G_b,i) for i on
+    the path of A and j on the path of B (``dynamics.add_rods``). Every other entry stays zero.
+    Returns (mcol_rows (n, n): the rows of column j's possibly non-zero entries, increasing, in
+    mcol_rows[j, :mcol_nrows[j]]; mcol_nrows (n,); rod_reset (k, 2): the entries (i, j), i < j, that
+    only the rods write, which ``add_rods`` zeroes before adding)."""
+    n = on_path.shape[0]
+    nz = on_path | on_path.T
+    reset = set()
+    for a, b in pairs:
+        for i in np.flatnonzero(on_path[a]):
+            for j in np.flatnonzero(on_path[b]):
+                if not nz[i, j]:
+                    reset.add((min(i, j), max(i, j)))
+    for i, j in reset:
+        nz[i, j] = nz[j, i] = True
+    mcol_rows = np.zeros((n, n), dtype=np.int64)
+    mcol_nrows = nz.sum(axis=0).astype(np.int64)
+    for j in range(n):
+        mcol_rows[j, :mcol_nrows[j]] = np.flatnonzero(nz[:, j])
+    rod_reset = np.array(sorted(reset), dtype=np.int64).reshape(len(reset), 2)
+    return mcol_rows, mcol_nrows, rod_reset
+
+
 def _loop_groups(loop_cols, loop_ncols, nsph: int, n: int, driven=()):
     """Loop groups: the connected sets of loops (cut joints and rods) that share a coordinate column of
     Phi_z. Phi_z is block-diagonal over them, and so is Phi_z^d for every regular partition: a group's
@@ -249,6 +276,8 @@ def compile_mechanism(spec: MechanismSpec) -> tuple[MultibodyModel, TreeInfo]:
     for i in range(n):
         path[i, :depth[i]] = np.flatnonzero(on_path[i])
 
+    mcol_rows, mcol_nrows, rod_reset = _mass_pattern(on_path, pairs)
+
     cut_coords = {c: j.name for j in cuts for c in j.coordinate_names}
     for c in spec.driven:
         if c in cut_coords:
@@ -272,6 +301,7 @@ def compile_mechanism(spec: MechanismSpec) -> tuple[MultibodyModel, TreeInfo]:
         rod_M=arr(rod_M, (len(rods), 3)), rod_w=arr(rod_w, (len(rods), 2)),
         rod_pair=np.array(rod_pair, dtype=np.int64), npair=len(pairs),
         pair_a=np.array([p[0] for p in pairs], dtype=np.int64), pair_b=np.array([p[1] for p in pairs], dtype=np.int64),
+        mcol_rows=mcol_rows, mcol_nrows=mcol_nrows, nrod_reset=len(rod_reset), rod_reset=rod_reset,
         nsd=len(sds), sd_a=np.array([bidx(s.body_a) for s in sds], dtype=np.int64),
         sd_b=np.array([bidx(s.body_b) for s in sds], dtype=np.int64),
         sd_pa=arr([s.point_a_m for s in sds], (len(sds), 3)), sd_pb=arr([s.point_b_m for s in sds], (len(sds), 3)),

@@ -32,9 +32,9 @@ import math
 from ..jit import njit
 
 from .pacejka import (RELAXATION_TIME_MIN, effective_rolling_radius, low_speed_damping, mf_fx0, nominal_load,
-                      relaxation_length, rolling_resistance_moment, slip_relaxation_length, slip_stiffness,
+                      relaxation_length, rolling_resistance_moment, slip_relaxation_length_kx, slip_stiffness,
                       vertical_force)
-from .pacejka_combined import cornering_stiffness, lateral_relaxation_length, mf_combined
+from .pacejka_combined import cornering_stiffness, lateral_relaxation_length, mf_combined_given
 from .tir import P_KPUMAX, P_KPUMIN, P_R0, P_VXLOW
 
 OUT_FORCE = 0         # [0:3] total force on the wheel Fx t + Fz n [N], global frame
@@ -134,16 +134,22 @@ def longitudinal_slip(p, fz, vx, vsx, road_mu, slip_state):
 
     κ = clip(κ', KPUMIN, KPUMAX) - k_low(Vx) Vsx / Kx,  σc = slip_relaxation_length(κ clipped),
     dκ'/dt = (-Vsx - |Vx| κ') / σc, zero outward at the clip limits (anti-windup)."""
+    return longitudinal_slip_kx(p, fz, slip_stiffness(p, fz), vx, vsx, road_mu, slip_state)
+
+
+@njit(inline="always")
+def longitudinal_slip_kx(p, fz, kx, vx, vsx, road_mu, slip_state):
+    """``longitudinal_slip`` with the slip stiffness Kx = ``pacejka.slip_stiffness(p, fz)`` [N] given (its exp
+    computed once per contact)."""
     kappa = slip_state
     if kappa > p[P_KPUMAX]:
         kappa = p[P_KPUMAX]
     elif kappa < p[P_KPUMIN]:
         kappa = p[P_KPUMIN]
-    sigma = slip_relaxation_length(p, fz, kappa, road_mu, vx)
+    sigma = slip_relaxation_length_kx(p, fz, kx, kappa, road_mu, vx)
     dkappa = (-vsx - abs(vx) * slip_state) / sigma
     if (slip_state >= p[P_KPUMAX] and dkappa > 0.0) or (slip_state <= p[P_KPUMIN] and dkappa < 0.0):
         dkappa = 0.0
-    kx = slip_stiffness(p, fz)
     if kx > 0.0:
         kappa -= low_speed_damping(p, vx) * vsx / kx
     return kappa, dkappa, sigma
@@ -284,7 +290,8 @@ def tire_contact_3d(p, mirror, center, center_vel, wheel_omega, spin_axis, road_
     fz = vertical_force(p, delta, delta_rate)
     re = effective_rolling_radius(p, delta)
     vsx = vx - omega * re
-    kappa, dkappa, sigma = longitudinal_slip(p, fz, vx, vsx, road_mu, slip_state)
+    kx = slip_stiffness(p, fz)          # Kx and Ky enter the slip and the Magic Formula: evaluated once
+    kappa, dkappa, sigma = longitudinal_slip_kx(p, fz, kx, vx, vsx, road_mu, slip_state)
 
     gamma_t = mirror * gamma
     sigma_y = lateral_relaxation_length(p, fz, gamma_t)
@@ -303,7 +310,8 @@ def tire_contact_3d(p, mirror, center, center_vel, wheel_omega, spin_axis, road_
         q -= low_speed_damping(p, vx) * vy / ky
     alpha = math.atan(q)
 
-    fx, fy_t, mz_t = mf_combined(p, fz, kappa, mirror * alpha, gamma_t, road_mu)
+    alpha_t = mirror * alpha
+    fx, fy_t, mz_t = mf_combined_given(p, fz, kappa, alpha_t, math.tan(alpha_t), gamma_t, road_mu, kx, ky)
     fy = mirror * fy_t
     mz = mirror * mz_t * aligning_fade(p, vx)
     my = rolling_resistance_moment(p, fz, vx, omega)

@@ -57,6 +57,13 @@ def mf_fx0_eval(p, fz, kappa, mu_road, with_slope):
     """Fx0 [N] and, if with_slope, dFx0/dκ [N] (0 otherwise); the formula of ``mf_fx0``."""
     if fz <= 0.0:
         return 0.0, 0.0
+    return mf_fx0_eval_kx(p, fz, slip_stiffness(p, fz), kappa, mu_road, with_slope)
+
+
+@njit
+def mf_fx0_eval_kx(p, fz, kx_stiffness, kappa, mu_road, with_slope):
+    """``mf_fx0_eval`` for Fz > 0 with the slip stiffness Kx = ``slip_stiffness(p, fz)`` [N] given (a caller
+    that needs Kx itself computes its exp once)."""
     fz0 = nominal_load(p)
     dfz = (fz - fz0) / fz0
     mu_scale = mu_road / MU_ROAD_NOMINAL
@@ -74,7 +81,7 @@ def mf_fx0_eval(p, fz, kappa, mu_road, with_slope):
     ex = (p[P_PEX1] + p[P_PEX2] * dfz + p[P_PEX3] * dfz * dfz) * (1.0 - p[P_PEX4] * sgn) * p[P_LEX]
     if ex > 1.0:
         ex = 1.0
-    bx = slip_stiffness(p, fz) / (cx * dx + EPS_X)
+    bx = kx_stiffness / (cx * dx + EPS_X)
     svx = fz * (p[P_PVX1] + p[P_PVX2] * dfz) * p[P_LVX] * p[P_LMUX] * mu_scale
     bk = bx * kx
     phi = bk - ex * (bk - math.atan(bk))
@@ -178,14 +185,19 @@ def slip_relaxation_length(p, fz, kappa, mu_road, vx):
     spring back with. Equals σκ0 at kx = 0. σmin = max(SIGMA_KAPPA_MIN, |Vx| RELAXATION_TIME_MIN) bounds
     the relaxation rate |Vx|/σc for explicit integration (vx in m/s).
     """
+    return slip_relaxation_length_kx(p, fz, slip_stiffness(p, fz), kappa, mu_road, vx)
+
+
+@njit
+def slip_relaxation_length_kx(p, fz, kx, kappa, mu_road, vx):
+    """``slip_relaxation_length`` with Kx = ``slip_stiffness(p, fz)`` [N] given."""
     sigma0 = relaxation_length(p, fz)
     sigma_min = abs(vx) * RELAXATION_TIME_MIN
     if sigma_min < SIGMA_KAPPA_MIN:
         sigma_min = SIGMA_KAPPA_MIN
-    kx = slip_stiffness(p, fz)
     if kx <= 0.0:
         return sigma0 if sigma0 > sigma_min else sigma_min
-    slope = mf_fx0_slope(p, fz, kappa, mu_road)
+    _fx, slope = mf_fx0_eval_kx(p, fz, kx, kappa, mu_road, True)
     if slope < 0.0:
         slope = 0.0
     sigma = sigma0 * slope / kx

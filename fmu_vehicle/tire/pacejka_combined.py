@@ -94,6 +94,12 @@ def mf_fx0_camber(p, fz, kappa, gamma, mu_road):
     """
     if fz <= 0.0:
         return 0.0
+    return _fx0_camber(p, fz, slip_stiffness(p, fz), kappa, gamma, mu_road)
+
+
+@njit
+def _fx0_camber(p, fz, kx_stiffness, kappa, gamma, mu_road):
+    """``mf_fx0_camber`` for Fz > 0 with Kx = ``slip_stiffness(p, fz)`` given."""
     fz0 = nominal_load(p)
     dfz = (fz - fz0) / fz0
     lmux = p[P_LMUX] * mu_road / MU_ROAD_NOMINAL
@@ -107,7 +113,7 @@ def mf_fx0_camber(p, fz, kappa, gamma, mu_road):
     ex = (p[P_PEX1] + p[P_PEX2] * dfz + p[P_PEX3] * dfz * dfz) * (1.0 - p[P_PEX4] * _sgn(kx)) * p[P_LEX]
     if ex > 1.0:
         ex = 1.0
-    bx = slip_stiffness(p, fz) / (cx * dx + EPS_X)
+    bx = kx_stiffness / (cx * dx + EPS_X)
     svx = fz * (p[P_PVX1] + p[P_PVX2] * dfz) * p[P_LVX] * lmux
     return _mf_sin(bx, cx, dx, ex, kx) + svx
 
@@ -153,11 +159,16 @@ def mf_fy0_terms(p, fz, alpha, gamma, mu_road):
     """
     if fz <= 0.0:
         return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    return _fy0_terms(p, fz, math.tan(alpha), gamma, mu_road, cornering_stiffness(p, fz, gamma))
+
+
+@njit
+def _fy0_terms(p, fz, a_star, gamma, mu_road, ky):
+    """``mf_fy0_terms`` for Fz > 0 with alpha* = tan(alpha) and Ky = ``cornering_stiffness(p, fz, gamma)`` given."""
     fz0 = nominal_load(p)
     dfz = (fz - fz0) / fz0
     lmuy = p[P_LMUY] * mu_road / MU_ROAD_NOMINAL
     gy = gamma * p[P_LGAY]
-    a_star = math.tan(alpha)
     shy = (p[P_PHY1] + p[P_PHY2] * dfz) * p[P_LHY] + p[P_PHY3] * gy
     ay = a_star + shy
     cy = p[P_PCY1] * p[P_LCY]
@@ -166,7 +177,6 @@ def mf_fy0_terms(p, fz, alpha, gamma, mu_road):
     ey = (p[P_PEY1] + p[P_PEY2] * dfz) * (1.0 - (p[P_PEY3] + p[P_PEY4] * gy) * _sgn(ay)) * p[P_LEY]
     if ey > 1.0:
         ey = 1.0
-    ky = cornering_stiffness(p, fz, gamma)
     by = ky / _guard(cy * dy)
     svy = fz * ((p[P_PVY1] + p[P_PVY2] * dfz) * p[P_LVY] + (p[P_PVY3] + p[P_PVY4] * dfz) * gy) * lmuy
     fy0 = _mf_sin(by, cy, dy, ey, ay) + svy
@@ -193,6 +203,12 @@ def mz_trail_terms(p, fz, alpha, gamma, mu_road, by, cy):
     Br = QBZ9 LKY / LMUY* + QBZ10 By Cy,  Dr = Fz ((QDZ6 + QDZ7 dfz) LRES + (QDZ8 + QDZ9 dfz) gamma_z) R0 LMUY*.
     Et depends on alpha_t = alpha* + SHt (pure slip) and is evaluated there by the callers.
     """
+    return _mz_trail_terms(p, fz, math.tan(alpha), gamma, mu_road, by, cy)
+
+
+@njit
+def _mz_trail_terms(p, fz, a_star, gamma, mu_road, by, cy):
+    """``mz_trail_terms`` with alpha* = tan(alpha) given."""
     fz0 = nominal_load(p)
     dfz = (fz - fz0) / fz0
     lmuy = p[P_LMUY] * mu_road / MU_ROAD_NOMINAL
@@ -203,7 +219,7 @@ def mz_trail_terms(p, fz, alpha, gamma, mu_road, by, cy):
           * (1.0 + p[P_QBZ4] * gz + p[P_QBZ5] * abs(gz)) * p[P_LKY] / lmuy_div)
     ct = p[P_QCZ1]
     dt = fz * (p[P_QDZ1] + p[P_QDZ2] * dfz) * (1.0 + p[P_QDZ3] * gz + p[P_QDZ4] * gz * gz) * (p[P_R0] / fz0) * p[P_LTR]
-    at = math.tan(alpha) + sht
+    at = a_star + sht
     et = ((p[P_QEZ1] + p[P_QEZ2] * dfz + p[P_QEZ3] * dfz * dfz)
           * (1.0 + (p[P_QEZ4] + p[P_QEZ5] * gz) * (2.0 / math.pi) * math.atan(bt * ct * at)))
     if et > 1.0:
@@ -256,15 +272,25 @@ def mf_combined(p, fz, kappa, alpha, gamma, mu_road):
     """
     if fz <= 0.0:
         return 0.0, 0.0, 0.0
+    return mf_combined_given(p, fz, kappa, alpha, math.tan(alpha), gamma, mu_road, slip_stiffness(p, fz),
+                             cornering_stiffness(p, fz, gamma))
+
+
+@njit
+def mf_combined_given(p, fz, kappa, alpha, a_star, gamma, mu_road, kx, ky):
+    """``mf_combined`` with alpha* = tan(alpha) [-], Kx = ``pacejka.slip_stiffness(p, fz)`` [N] and
+    Ky = ``cornering_stiffness(p, fz, gamma)`` [N/rad] given: a caller that needs them too (the contact's
+    slip relaxation and low-speed damping) evaluates each once. Same result as ``mf_combined``."""
+    if fz <= 0.0:
+        return 0.0, 0.0, 0.0
     fz0 = nominal_load(p)
     dfz = (fz - fz0) / fz0
-    a_star = math.tan(alpha)
     cos_a = math.cos(alpha)
     gy = gamma * p[P_LGAY]
     gz = gamma * p[P_LGAZ]
 
-    fx0 = mf_fx0_camber(p, fz, kappa, gamma, mu_road)
-    fy0, muy, ky, by, cy, shy, svy = mf_fy0_terms(p, fz, alpha, gamma, mu_road)
+    fx0 = _fx0_camber(p, fz, kx, kappa, gamma, mu_road)
+    fy0, muy, ky, by, cy, shy, svy = _fy0_terms(p, fz, a_star, gamma, mu_road, ky)
 
     # longitudinal force, combined slip
     shxa = p[P_RHX1]
@@ -289,10 +315,10 @@ def mf_combined(p, fz, kappa, alpha, gamma, mu_road):
     fy = gyk * fy0 + svyk
 
     # aligning moment, combined slip
-    bt, ct, dt, et, sht, br, dr = mz_trail_terms(p, fz, alpha, gamma, mu_road, by, cy)
+    bt, ct, dt, et, sht, br, dr = _mz_trail_terms(p, fz, a_star, gamma, mu_road, by, cy)
     at = a_star + sht
     ar = a_star + shy + svy / _guard(ky)
-    kk = slip_stiffness(p, fz) / _guard(ky) * kappa
+    kk = kx / _guard(ky) * kappa
     at_eq = math.sqrt(at * at + kk * kk) * _sgn(at)
     ar_eq = math.sqrt(ar * ar + kk * kk) * _sgn(ar)
     t = dt * _mf_cos(bt, ct, et, at_eq) * cos_a
