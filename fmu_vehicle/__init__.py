@@ -44,6 +44,7 @@ def _numba_cache_dir() -> str | None:
         return None
     _prune_numba_caches(root, folder)
     if shipped_cache_usable(pkg):
+        _ADOPTED.add((pkg.parent / SHIPPED_CACHE).resolve())     # adopt_fmu_cache need not do it again
         _adopt_shipped_cache(pkg.parent / SHIPPED_CACHE, folder)
     return str(folder)
 
@@ -89,7 +90,7 @@ def adopt_fmu_cache(resources) -> None:
     import, and a vehicle or tire FMU instantiated later brings its own here."""
     from pathlib import Path
 
-    shipped = Path(resources) / SHIPPED_CACHE if resources else None
+    shipped = (Path(resources) / SHIPPED_CACHE).resolve() if resources else None
     if (shipped is None or CACHE_DIR is None or shipped in _ADOPTED or not (shipped / SHIPPED_KERNELS).is_file()
             or not built_for_this_interpreter(Path(__file__).resolve().parent)):
         return

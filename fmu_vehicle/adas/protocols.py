@@ -38,7 +38,7 @@ def set_parameters(system: System, component: str, **values) -> None:
     """Set parameters of one component of ``system``; ModelError if the system has no such component."""
     try:
         comp = system.component(component)
-    except (KeyError, ModelError):
+    except ModelError:
         raise ModelError(f"system '{system.name}' has no component '{component}' (the protocol sets "
                          f"{', '.join(f'{component}.{k}' for k in values)})") from None
     comp.parameters.update(values)

@@ -40,7 +40,7 @@ import numpy as np
 from fmu_vehicle.adas import kpis as K
 from fmu_vehicle.adas.catalogue import Catalogue, Run
 from fmu_vehicle.adas.protocols import KMH, PROTOCOLS, platoon_cars
-from fmu_vehicle.cosim.system import System
+from fmu_vehicle.cosim.system import System, split_component_variable
 from fmu_vehicle.errors import ModelError, SimulationError
 from fmu_vehicle.jit import pin_portable_cpu
 from fmu_vehicle.plotting import new_figure, save_figure
@@ -154,11 +154,8 @@ def run_kpis(protocol: str, scenario, result, settings: dict, scoring: dict) -> 
 
 
 def component_parameter(system: System, name: str) -> tuple[str, str] | None:
-    """``(component, variable)`` when ``name`` is 'component.variable' for a component of ``system`` (the
-    longest matching component name), else None."""
-    comps = sorted((c.name for c in system.components), key=len, reverse=True)
-    comp = next((c for c in comps if name.startswith(c + ".") and len(name) > len(c) + 1), None)
-    return None if comp is None else (comp, name[len(comp) + 1:])
+    """``(component, variable)`` when ``name`` is 'component.variable' for a component of ``system``, else None."""
+    return split_component_variable((c.name for c in system.components), name)
 
 
 def scenario_of(protocol: str, system: System, params: dict):

@@ -38,7 +38,7 @@ from urllib.parse import unquote, urlparse
 from lxml import etree
 
 from fmu_vehicle.cosim.system import (CONNECTOR_TYPES, Component, Connection, Connector, ParameterValue,
-                                      System, parameter_type)
+                                      System, parameter_type, split_component_variable)
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.util import atomic_write
 
@@ -139,12 +139,11 @@ def _read_ssd(ssd_file: Path, fmu_dir: Path | None = None) -> System:
     bindings_el = system_el.find(_q(SSD_NS, "ParameterBindings"))
     for bel in ([] if bindings_el is None else bindings_el.iterchildren(_q(SSD_NS, "ParameterBinding"))):
         for name, value in _read_binding(ssd_file, bel).items():
-            comp = next((c for c in sorted(components.values(), key=lambda c: -len(c.name))
-                         if name.startswith(c.name + ".")), None)
-            if comp is None:
+            target = split_component_variable(components, name)
+            if target is None:
                 raise _error(ssd_file, bel, f"system-level parameter '{name}' does not start with a component "
                                             f"name (expected 'component.variable')")
-            comp.parameters[name[len(comp.name) + 1:]] = value
+            components[target[0]].parameters[target[1]] = value
 
     connections = []
     connections_el = system_el.find(_q(SSD_NS, "Connections"))

@@ -162,6 +162,15 @@ class Experiment:
         return cls(**kwargs)
 
 
+def split_component_variable(component_names, name: str) -> tuple[str, str] | None:
+    """``(component, variable)`` of a ``component.variable`` name: the longest of ``component_names`` that,
+    followed by a dot, begins ``name`` and leaves a variable name after it; None if there is none."""
+    for comp in sorted(component_names, key=len, reverse=True):
+        if name.startswith(comp + ".") and len(name) > len(comp) + 1:
+            return comp, name[len(comp) + 1:]
+    return None
+
+
 def parameter_type(value: ParameterValue) -> str:
     """SSV type name of a Python parameter value ('Real', 'Integer', 'Boolean' or 'String')."""
     if isinstance(value, bool):
