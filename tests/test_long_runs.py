@@ -138,3 +138,24 @@ def test_200_instantiate_run_free_cycles_do_not_grow_memory(all_fmus, tmp_path):
         RESULT = {'growth_mb': rss_mb() - before}
         """, tmp_path / "cycles", fmu=str(all_fmus["Powertrain"]))
     assert r["growth_mb"] < 5.0, r
+
+
+def test_a_vehicle_starts_afresh_after_a_run_that_diverged():
+    """RK4 at 50 ms blows up on the bumpy road (the position problem stops converging at 0.3 s) and leaves
+    the shared mechanism workspace at a configuration assembly cannot start from; a normal run leaves the
+    wheels turned and may leave another partition. The next initial_state on the same vehicle is the first
+    one, bit for bit, and a run from it is a fresh vehicle's run."""
+    from fmu_vehicle.errors import SimulationError
+    from fmu_vehicle.integrators import integrate
+    car = Vehicle.load("halfcar7")
+    system = car.system("bumpy")
+    y0 = car.initial_state(system, 20.0)
+    with pytest.raises(SimulationError, match="position problem"):
+        integrate(system, y0, 2.0, 50e-3)
+    assert np.array_equal(car.initial_state(system, 20.0), y0)
+    _, _, y_end = integrate(system, car.initial_state(system, 20.0), 0.3, 1e-3)
+    assert np.array_equal(car.initial_state(system, 20.0), y0)
+    fresh = Vehicle.load("halfcar7")
+    fresh_system = fresh.system("bumpy")
+    _, _, fresh_end = integrate(fresh_system, fresh.initial_state(fresh_system, 20.0), 0.3, 1e-3)
+    assert np.array_equal(y_end, fresh_end) and abs(y_end[0] - 6.0) < 0.1     # 20 m/s for 0.3 s

@@ -171,7 +171,9 @@ def solve_positions(model, data, tol, maxit):
         eval_constraints(model, data, False)
         err = 0.0
         for r in range(m):
-            err = max(err, abs(data.phi[r]))
+            a = abs(data.phi[r])
+            if a > err or a != a:       # a NaN stays (max(0.0, nan) would drop it: a blown-up state "converged")
+                err = a
         data.stats[0], data.stats[1] = it, err
         if err <= tol or err <= POSITION_ULPS * EPS * position_scale(model, data):
             return it

@@ -107,7 +107,8 @@ class Mechanism:
         if err > 1e-6:
             raise ModelError(f"{spec.source}: the design configuration violates the loop closures by {err:.3g} "
                              "(m or m^2): joint points of cut joints and rod end points must be consistent")
-        self._set_partition(self._choose(spec.source))
+        self._design_partition = self._choose(spec.source)
+        self._set_partition(self._design_partition)
         self.coordinate_names = names
 
     @classmethod
@@ -163,6 +164,18 @@ class Mechanism:
                                     dtype=np.int64)
         if self.model.m > 0:
             self.data.stats[3] = factor_dependent(self.model, self.data)
+
+    def reset(self) -> None:
+        """Put the workspace back where construction left it: every coordinate at its design value (z = 0),
+        at rest, with the partition chosen there, whatever a previous run left (a run that diverged leaves
+        NaN or a configuration the position problem cannot start from; a run that re-partitioned leaves
+        other independent coordinates). :meth:`assemble` continues from the configuration it finds."""
+        d = self.data
+        for a in (d.z, d.zd, d.drv_z, d.drv_zd, d.drv_zdd):
+            a[:] = 0.0
+        forward_positions(self.model, d)
+        eval_constraints(self.model, d, False)
+        self._set_partition(self._design_partition)
 
     def repartition(self, y: np.ndarray) -> np.ndarray:
         """Choose new independent coordinates at the state y; return y in the new coordinates."""

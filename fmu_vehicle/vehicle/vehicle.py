@@ -141,6 +141,7 @@ class Vehicle:
         with free-rolling wheels (spin = v0 / effective rolling radius, zero transient slip, brakes relaxed)."""
         model, data = system.model, system.data
         m = self.mech
+        m.reset()                              # the same answer after any earlier run, even one that diverged
         d = m.data
         nw = self.n_wheels
         cx = self.chassis_coords[0]
