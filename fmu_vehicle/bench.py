@@ -426,8 +426,8 @@ def _fmu_line(f: dict) -> str:
               f"{f['over_direct_us_per_step']:.1f} us/step, of which fixed cost per run "
               f"{f['fixed_us_per_step']:.1f} us/step ({f['fixed_s'] * 1e3:.0f} ms)")
         if "ours_us_per_step" in f:
-            s += (f", FMPy+pythonfmu {f['bare_us_per_step']:.1f} us/step (bare FMU), the slave and model's "
-                  f"call per step {f['ours_us_per_step']:.1f} us/step")
+            s += (f", FMPy+pythonfmu {f['bare_us_per_step']:.1f} us/step (bare FMU), ours (slave, simulator, "
+                  f"compiled call per step, portable code) {f['ours_us_per_step']:.1f} us/step")
     elif "bare_us_per_step" in f:
         s += f"\nFMPy+pythonfmu {f['bare_us_per_step']:.1f} us/step (bare FMU with the same inputs/outputs)"
     return s
@@ -602,7 +602,7 @@ def markdown_table(report: dict) -> str:
                      f"x{f['portable_over_native']:.2f} | | |")
         if "over_direct_us_per_step" in f:
             split = (f"fixed {f['fixed_us_per_step']:.1f}" + (f", FMPy+pythonfmu {f['bare_us_per_step']:.1f} "
-                     f"(bare FMU), slave and call {f['ours_us_per_step']:.1f}" if "ours_us_per_step" in f else ""))
+                     f"(bare FMU), ours {f['ours_us_per_step']:.1f}" if "ours_us_per_step" in f else ""))
             lines.append(f"| {f['fmu']} over {f['model']} rk4 direct | rk4 | | +{f['over_direct_us_per_step']:.1f} "
                          f"us/step | | | | {split} us/step | | |")
     return "\n".join(lines)
