@@ -538,17 +538,14 @@ class VehicleSimulator:
         if system.rebase(st.y):
             st.reset()
         t = self.t
-        more, status = st.advance(t, step, n, self.row)
-        if status == 1 and more < n:        # a new coordinate partition: re-parameterize, go on
-            done = more
-            while status == 1 and done < n:
-                st.y = system.reparameterize(st.y)
-                st.reset()
-                more, status = st.advance(t + done * step, step, n - done, self.row)
-                done += more
-            more = done
+        done, status = st.advance(t, step, n, self.row)
+        while status == 1 and done < n:     # a new coordinate partition: re-parameterize, go on
+            st.y = system.reparameterize(st.y)
+            st.reset()
+            more, status = st.advance(t + done * step, step, n - done, self.row)
+            done += more
         if status < 0:
-            raise system.failure(status, t + more * step)
+            raise system.failure(status, t + done * step)
         self.t = t + h
 
     def outputs(self) -> dict:
