@@ -61,14 +61,49 @@ print(json.dumps({"seconds": time.perf_counter() - t0}))
 """
 
 _FMU_RUN = """
-import json, sys, time
+import json, os, sys, time
 from fmpy import simulate_fmu
 start = json.loads(sys.argv[2])
 simulate_fmu(sys.argv[1], stop_time=0.01, output_interval=1e-3, start_values=start)      # warm-up
+fixed = float("inf")
+for _ in range(3):          # the fixed cost of a run: extraction, instantiation, initialization, one step
+    t0 = time.perf_counter()
+    simulate_fmu(sys.argv[1], stop_time=1e-3, output_interval=1e-3, start_values=start)
+    fixed = min(fixed, time.perf_counter() - t0)
 t0 = time.perf_counter()
 simulate_fmu(sys.argv[1], stop_time=float(sys.argv[3]), output_interval=1e-3, start_values=start)
-print(json.dumps({"seconds": time.perf_counter() - t0}))
+print(json.dumps({"seconds": time.perf_counter() - t0, "fixed_seconds": fixed}), flush=True)
+if sys.argv[4:] == ["--skip-exit"]:
+    os._exit(0)             # a bare pythonfmu FMU may abort the interpreter's exit (docs/fmu_hosts.md)
 """
+
+_BARE_SLAVE = '''"""A pythonfmu slave with the Real inputs and outputs of {fmu} that computes nothing: the cost of
+pythonfmu's wrapper and of the host's calls alone (fmu_vehicle.bench.time_fmu)."""
+from pythonfmu import Fmi2Causality, Fmi2Slave, Real
+
+INPUTS = {inputs!r}
+OUTPUTS = {outputs!r}
+
+
+class {name}(Fmi2Slave):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.u = [0.0] * len(INPUTS)
+        self.row = [0.0] * len(OUTPUTS)
+        for i, name in enumerate(INPUTS):
+            self.register_variable(Real(name, causality=Fmi2Causality.input, getter=lambda i=i: self.u[i],
+                                        setter=lambda v, i=i: self.u.__setitem__(i, v)))
+        for i, name in enumerate(OUTPUTS):
+            self.register_variable(Real(name, causality=Fmi2Causality.output, getter=lambda i=i: self.row[i]))
+        self.all_outputs = [vr for vr, v in self.vars.items() if v.causality == Fmi2Causality.output]
+
+    def get_real(self, vrs):
+        # the least a slave can do: its whole output row as it is (as VehicleSlaveBase serves a published row)
+        return self.row.copy() if vrs == self.all_outputs else super().get_real(vrs)
+
+    def do_step(self, current_time, step_size):
+        return True
+'''
 
 
 COLD_COMPILE_VEHICLE = "halfcar7"
@@ -286,35 +321,121 @@ def time_cold_compile(name: str = COLD_COMPILE_VEHICLE) -> dict:
     return {"vehicle": name, "simulated_s": 0.01, "seconds": seconds}
 
 
-def time_fmu(fmu: Path, duration: float = 20.0) -> dict:
+def build_bare_fmu(fmu: Path, dest: Path) -> Path:
+    """A pythonfmu FMU with the Real inputs and outputs of ``fmu`` that computes nothing (``_BARE_SLAVE``),
+    built into ``dest``: the host's and pythonfmu's own cost per step, for :func:`time_fmu`."""
+    from fmpy import read_model_description
+    md = read_model_description(str(fmu))
+    reals = [v for v in md.modelVariables if v.type == "Real"]
+    name = "Bare" + md.coSimulation.modelIdentifier
+    script = Path(dest) / f"bench_{name.lower()}.py"
+    script.write_text(_BARE_SLAVE.format(fmu=fmu.name, name=name,
+                                         inputs=[v.name for v in reals if v.causality == "input"],
+                                         outputs=[v.name for v in reals if v.causality == "output"]))
+    code = ("import sys; from pythonfmu import FmuBuilder; "
+            "print(FmuBuilder.build_FMU(sys.argv[1], dest=sys.argv[2]))")
+    out = subprocess.run([sys.executable, "-c", code, str(script), str(dest)], cwd=dest, capture_output=True,
+                         text=True, timeout=300)
+    if out.returncode != 0:
+        raise RuntimeError(f"bare FMU build failed: {out.stderr.strip().splitlines()[-1:]}")
+    return Path(dest) / f"{name}.fmu"
+
+
+def _fmu_model(fmu: Path) -> str | None:
+    """The vehicle file an FMU runs by default (start value of its ``model`` parameter), if it has one."""
+    from fmpy import read_model_description
+    return next((v.start for v in read_model_description(str(fmu)).modelVariables if v.name == "model"), None)
+
+
+def time_fmu(fmu: Path, duration: float = 20.0, baseline: bool = True) -> dict:
     """The vehicle FMU through fmpy.simulate_fmu at a 1 ms communication step (bumpy road), each timing in
     a fresh process (so that the FMU, not this process, decides which compiled code it runs).
 
     ``wall_s``         the run with the code the FMU ships (compiled for a portable CPU target)
+    ``fixed_s``        the part of a run that does not depend on its length: a 1 ms run in the same process
+                       after a warm-up (extraction, instantiation, initialization, one step, clean-up)
     ``native_wall_s``  the same with ``FMU_VEHICLE_NATIVE=1`` (compiled for this CPU; compile not timed)
     ``startup_s``      a 1 ms run in a fresh process (extraction, instantiation, the package import,
                        initialization, one step; not the interpreter start or ``import fmpy``) on a warm machine
     ``cold_start_s``   the same with an empty user cache (a fresh machine with the same Python and numba)
+    ``bare_wall_s``    (``baseline``) the same run of a pythonfmu FMU with the same Real inputs and outputs
+                       that computes nothing (:func:`build_bare_fmu`, built into a temporary folder): what
+                       FMPy and pythonfmu cost per step whatever the model
     """
     import tempfile
     man = MANEUVERS["bumpy_road"]
     start = json.dumps({"v0": man.v0, "road": man.road, "wheel_front.torque_drive": man.drive_torque})
     base = {k: v for k, v in os.environ.items() if k not in ("FMU_VEHICLE_CACHE_DIR", "FMU_VEHICLE_NATIVE")}
-    wall = _timed_child("FMU run", _FMU_RUN, str(fmu), start, repr(duration), env=base)
+    run = _fmu_run(fmu, start, duration, base)
     native = _timed_child("FMU run (native code)", _FMU_RUN, str(fmu), start, repr(duration),
                           env=dict(base, FMU_VEHICLE_NATIVE="1"))
     startup = _timed_child("FMU start-up run", _FMU_STARTUP, str(fmu), start, env=base, timeout=600)
     with tempfile.TemporaryDirectory(prefix="fmu_vehicle_cold_") as empty:
         cold = _timed_child("FMU cold start", _FMU_STARTUP, str(fmu), start, env=dict(base, XDG_CACHE_HOME=empty),
                             timeout=600)
-    return {"fmu": fmu.name, "simulated_s": duration, "communication_step_s": 1e-3, "wall_s": wall,
-            "real_time_factor": duration / wall, "native_wall_s": native, "portable_over_native": wall / native,
-            "startup_s": startup, "cold_start_s": cold}
+    wall = run["seconds"]
+    result = {"fmu": fmu.name, "model": _fmu_model(fmu), "simulated_s": duration, "communication_step_s": 1e-3,
+              "steps": round(duration / 1e-3), "wall_s": wall, "fixed_s": run["fixed_seconds"],
+              "real_time_factor": duration / wall, "native_wall_s": native, "portable_over_native": wall / native,
+              "startup_s": startup, "cold_start_s": cold}
+    if baseline:
+        with tempfile.TemporaryDirectory(prefix="fmu_vehicle_bare_") as work:
+            bare = build_bare_fmu(fmu, Path(work))
+            result["bare_wall_s"] = _fmu_run(bare, "{}", duration, base, skip_exit=True)["seconds"]
+        result["bare_us_per_step"] = result["bare_wall_s"] / result["steps"] * 1e6
+    return result
+
+
+def _fmu_run(fmu: Path, start: str, duration: float, env: dict, skip_exit: bool = False) -> dict:
+    """``_FMU_RUN`` in a fresh process: {"seconds": the timed run, "fixed_seconds": a 1 ms run}."""
+    out = subprocess.run([sys.executable, "-c", _FMU_RUN, str(fmu), start, repr(duration),
+                          *(["--skip-exit"] if skip_exit else [])], env=env, capture_output=True, text=True,
+                         timeout=1800)
+    if out.returncode != 0:
+        raise RuntimeError(f"FMU run of {fmu.name} failed: {out.stderr.strip().splitlines()[-1:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def fmu_over_direct(f: dict, rows: list[dict]) -> None:
+    """Add to the FMU report ``f`` its cost per step over the direct run of the same vehicle and integrator
+    (RK4 at 1 ms, same duration) in ``rows``, if the bench ran it: ``over_direct_us_per_step``
+    = (wall - direct wall) / steps, and, split, ``fixed_us_per_step`` (the fixed cost of a run spread over
+    its steps), ``bare_us_per_step`` (FMPy and pythonfmu, measured on the bare FMU, if timed) and
+    ``ours_us_per_step`` (the rest: the slave, the simulator's Python, the compiled call per step and the
+    portable code)."""
+    direct = next((r for r in rows if r.get("vehicle") == f.get("model") and r.get("integrator") == "rk4"
+                   and r.get("dt_s") == DEFAULT_STEP_S and r.get("simulated_s") == f["simulated_s"]
+                   and "wall_s" in r), None)
+    if direct is None:
+        return
+    n = f["steps"]
+    f["direct_wall_s"] = direct["wall_s"]
+    f["over_direct_us_per_step"] = (f["wall_s"] - direct["wall_s"]) / n * 1e6
+    f["fixed_us_per_step"] = f["fixed_s"] / n * 1e6
+    if "bare_us_per_step" in f:
+        f["ours_us_per_step"] = f["over_direct_us_per_step"] - f["fixed_us_per_step"] - f["bare_us_per_step"]
+
+
+def _fmu_line(f: dict) -> str:
+    s = (f"{f['fmu']}: {f['simulated_s']:g} s bumpy road through FMPy at 1 ms: {f['wall_s']:.2f} s wall "
+         f"(portable code; native {f['native_wall_s']:.2f} s, x{f['portable_over_native']:.2f}), "
+         f"real-time factor {f['real_time_factor']:.1f}, start-up {f['startup_s']:.2f} s, "
+         f"cold start {f['cold_start_s']:.2f} s")
+    if "over_direct_us_per_step" in f:
+        s += (f"\n{f['fmu']} over direct ({f['model']} rk4, {f['direct_wall_s']:.3f} s): "
+              f"{f['over_direct_us_per_step']:.1f} us/step, of which fixed cost per run "
+              f"{f['fixed_us_per_step']:.1f} us/step ({f['fixed_s'] * 1e3:.0f} ms)")
+        if "ours_us_per_step" in f:
+            s += (f", FMPy+pythonfmu {f['bare_us_per_step']:.1f} us/step (bare FMU), ours (slave, simulator, "
+                  f"compiled call per step, portable code) {f['ours_us_per_step']:.1f} us/step")
+    elif "bare_us_per_step" in f:
+        s += f"\nFMPy+pythonfmu {f['bare_us_per_step']:.1f} us/step (bare FMU with the same inputs/outputs)"
+    return s
 
 
 def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None = None, repeats: int = 3,
               duration: float | None = None, integrators=("rk4",), cold_compile: bool = True,
-              stability: bool = True) -> dict:
+              stability: bool = True, fmu_baseline: bool = True) -> dict:
     """Time every vehicle with every integrator (and optionally the FMU) for ``duration`` s (default
     DURATION_S), compare each method's final state with the adaptive reference's, find each fixed-step
     method's largest stable step (unless ``stability`` is False, :func:`stable_step_ladder`) and, unless
@@ -380,12 +501,9 @@ def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None 
         report["cold_compile"] = c = time_cold_compile()
         print(_cold_line(c), flush=True)
     if fmu is not None:
-        report["fmu"] = time_fmu(fmu, duration=duration)
-        f = report["fmu"]
-        print(f"{f['fmu']}: {duration:g} s bumpy road through FMPy at 1 ms: {f['wall_s']:.2f} s wall "
-              f"(portable code; native {f['native_wall_s']:.2f} s, x{f['portable_over_native']:.2f}), "
-              f"real-time factor {f['real_time_factor']:.1f}, start-up {f['startup_s']:.2f} s, "
-              f"cold start {f['cold_start_s']:.2f} s", flush=True)
+        report["fmu"] = f = time_fmu(fmu, duration=duration, baseline=fmu_baseline)
+        fmu_over_direct(f, rows)
+        print(_fmu_line(f), flush=True)
     atomic_write(out, lambda stream: stream.write(json.dumps(report, indent=2) + "\n"))
     print(markdown_table(report), flush=True)
     return report
@@ -482,6 +600,11 @@ def markdown_table(report: dict) -> str:
         lines.append(f"| {f['fmu']}, native code (FMU_VEHICLE_NATIVE=1) | rk4 | | {f['native_wall_s'] * scale:.3f} s "
                      f"| {f['simulated_s'] / f['native_wall_s']:.0f} | | | portable / native "
                      f"x{f['portable_over_native']:.2f} | | |")
+        if "over_direct_us_per_step" in f:
+            split = (f"fixed {f['fixed_us_per_step']:.1f}" + (f", FMPy+pythonfmu {f['bare_us_per_step']:.1f} "
+                     f"(bare FMU), ours {f['ours_us_per_step']:.1f}" if "ours_us_per_step" in f else ""))
+            lines.append(f"| {f['fmu']} over {f['model']} rk4 direct | rk4 | | +{f['over_direct_us_per_step']:.1f} "
+                         f"us/step | | | | {split} us/step | | |")
     return "\n".join(lines)
 
 

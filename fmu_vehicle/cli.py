@@ -334,7 +334,7 @@ def cmd_bench(a) -> int:
                              f"{dt * 1e3:g} ms")
     run_bench(vehicles, Path(a.out), uncompiled=not a.no_uncompiled, fmu=fmu, repeats=a.repeats,
               duration=a.duration, integrators=a.integrators, cold_compile=not a.no_cold_compile,
-              stability=not a.no_stability)
+              stability=not a.no_stability, fmu_baseline=not a.no_fmu_baseline)
     print(f"wrote {a.out}")
     return 0
 
@@ -445,6 +445,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--no-cold-compile", action="store_true",
                    help="skip the cold compile time (a fresh process with an empty kernel cache, about a minute)")
     b.add_argument("--fmu", help="also time this vehicle FMU through FMPy (e.g. dist/fmus/VehicleLV.fmu)")
+    b.add_argument("--no-fmu-baseline", action="store_true",
+                   help="with --fmu, skip the bare pythonfmu FMU with the same inputs/outputs (built into a temporary "
+                        "folder, a second or two) that splits the FMU's cost per step into FMPy+pythonfmu and ours")
     b.set_defaults(func=cmd_bench)
     c = sub.add_parser("doctor", help="check that FMUs run on this machine: in a C host (as Simulink, Dymola or "
                        "OMSimulator load them) and in FMPy; exit code 1 if a problem was found")

@@ -244,3 +244,35 @@ def test_fast_set_real_stores_floats_and_the_next_step_still_refuses_bad_inputs(
     s.set_real([vr["p"], vr["a"]], [1.0, 2.0])                          # an output among them: refused alone
     assert "'p' is an output" in errors(s)[-1] and s.values["a"] == 2.0
     assert s.get_real([vr["p"]]) == [pythonfmu_get_real(s, vr["p"])]
+
+
+class Substepped(Integrator):
+    """The integrator with a tunable internal step (at most MAX_SUBSTEPS of them per doStep)."""
+
+    MODEL_NAME = "Substepped"
+    INTERNAL_STEP = "dt"
+    MAX_SUBSTEPS = 100
+    VARIABLES = Integrator.VARIABLES + (Var("dt", "parameter", "tunable", "s", "internal step", 0.1, min=1e-6,
+                                            max=1.0),)
+
+
+def test_largest_step_follows_a_tunable_internal_step_and_a_restored_state():
+    """doStep takes at most MAX_SUBSTEPS x dt: 10 s with dt = 0.1 s, 1 s once dt = 0.01 s was set (the usual
+    step's quick test must not keep the old limit), 10 s again after restoring a state made with 0.1 s."""
+    s = Substepped(instance_name="sub", resources=".")
+    vr = {v.name: v.value_reference for v in s.vars.values()}
+    s.setup_experiment(0.0)
+    s.enter_initialization_mode()
+    s.set_real([vr["u"]], [1.0])
+    s.exit_initialization_mode()
+    assert s.do_step(0.0, 5.0) and s.do_step(5.0, 10.0)
+    state = s._get_fmu_state()
+    assert not s.do_step(15.0, 10.5) and "more than 100 per doStep" in errors(s)[-1]
+    s.set_real([vr["dt"]], [0.01])
+    assert s.do_step(15.0, 0.5)            # the first step with dt = 0.01 s (checked in full)
+    n = len(errors(s))
+    assert not s.do_step(15.5, 5.0) and "more than 100 per doStep" in errors(s)[n]
+    assert s.do_step(15.5, 1.0)
+    s._set_fmu_state(state)
+    assert s.values["dt"] == 0.1 and s.do_step(15.0, 10.0) and s.time == 25.0
+    assert s.get_real([vr["y"]]) == [pytest.approx(2.0 * 25.0)]

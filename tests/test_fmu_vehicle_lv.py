@@ -432,7 +432,34 @@ def test_bench_times_the_fmu(fmu, tmp_path):
     # is not what this test is about (tests/test_numba_cache_keys.py compiles cold)
     assert main(["bench", "--vehicles", "halfcar7", "--repeats", "1", "--duration", "0.02", "--no-uncompiled",
                  "--no-cold-compile", "--fmu", str(fmu), "--out", str(out)]) == 0
-    f = json.loads(out.read_text())["fmu"]
+    report = json.loads(out.read_text())
+    f = report["fmu"]
     assert (f["fmu"], f["simulated_s"], f["communication_step_s"]) == ("VehicleLV.fmu", 0.02, 1e-3)
     assert f["wall_s"] > 0.0 and f["real_time_factor"] == pytest.approx(0.02 / f["wall_s"])
     assert 0.0 < f["startup_s"] < 300.0
+    # the split per step: over the direct RK4 run of the FMU's vehicle (halfcar7) in the same bench, the fixed
+    # cost of a run (a 1 ms run) spread over the 20 steps, the bare FMU's cost per step and the rest
+    direct = next(r for r in report["results"] if r["vehicle"] == "halfcar7" and r["integrator"] == "rk4")
+    assert (f["model"], f["steps"], f["direct_wall_s"]) == ("halfcar7", 20, direct["wall_s"])
+    assert 0.0 < f["fixed_s"] and 0.0 < f["bare_wall_s"]        # (over 20 steps, fixed_s may exceed wall_s)
+    assert f["over_direct_us_per_step"] == pytest.approx((f["wall_s"] - direct["wall_s"]) / 20 * 1e6)
+    assert f["fixed_us_per_step"] == pytest.approx(f["fixed_s"] / 20 * 1e6)
+    assert f["bare_us_per_step"] == pytest.approx(f["bare_wall_s"] / 20 * 1e6)
+    assert f["ours_us_per_step"] == pytest.approx(f["over_direct_us_per_step"] - f["fixed_us_per_step"]
+                                                  - f["bare_us_per_step"])
+
+
+def test_bare_fmu_has_the_fmus_real_inputs_and_outputs(fmu, tmp_path):
+    """The bench's baseline (``bench.build_bare_fmu``): a pythonfmu FMU with the Real inputs and outputs of the
+    vehicle FMU, in its order (the bench test above runs it)."""
+    from fmpy import read_model_description
+    from fmu_vehicle.bench import build_bare_fmu
+    bare = build_bare_fmu(fmu, tmp_path)
+
+    def reals(path, causality):
+        return [v.name for v in read_model_description(str(path)).modelVariables
+                if v.type == "Real" and v.causality == causality]
+
+    assert bare.name == "BareVehicleLV.fmu"
+    assert reals(bare, "input") == reals(fmu, "input") and len(reals(fmu, "input")) == 16
+    assert reals(bare, "output") == reals(fmu, "output") and len(reals(fmu, "output")) == 36

@@ -95,3 +95,43 @@ def test_set_inputs_of_the_full_car_and_a_changed_internal_step():
     a.advance(2e-3)
     b.advance(2e-3)
     assert np.array_equal(a.y, b.y) and np.array_equal(a.row, b.row)
+
+
+def test_advance_repartitions_and_continues_with_the_steps_left():
+    """A compiled call that stops with status 1 (a new coordinate partition) after 2 of 5 sub-steps: advance
+    re-parameterizes y once and runs the 3 steps left from t + 2 h/5; the result follows the uninterrupted run
+    (the same motion, a re-evaluated first stage), and the time is the step's end."""
+    a = Vehicle.load("halfcar7").simulator("bumpy", v0=20.0)
+    b = Vehicle.load("halfcar7").simulator("bumpy", v0=20.0)
+    calls, reparameterized = [], []
+    st, reparameterize = b.stepper, b.system.reparameterize
+
+    class Interrupting:
+        def __getattr__(self, name):
+            return getattr(st, name)
+
+        @property
+        def y(self):
+            return st.y
+
+        @y.setter
+        def y(self, value):
+            st.y = value
+
+        def advance(self, t, h, n, row):
+            calls.append((t, h, n))
+            if len(calls) == 1:
+                done, status = st.advance(t, h, 2, row)
+                return done, 1 if status == 0 else status
+            return st.advance(t, h, n, row)
+
+    b.stepper = Interrupting()
+    b.system.reparameterize = lambda y: reparameterized.append(y.copy()) or reparameterize(y)
+    for s in (a, b):
+        s.set_input("front", torque_drive=300.0)
+    a.advance(0.005)
+    b.advance(0.005)
+    assert calls == [(0.0, 0.001, 5), (pytest.approx(0.002), 0.001, 3)] and len(reparameterized) == 1
+    assert b.t == a.t == 0.005
+    np.testing.assert_allclose(b.y, a.y, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(b.row, a.row, rtol=1e-9, atol=1e-9)

@@ -229,6 +229,9 @@ class VehicleSlaveBase(Fmi2Slave):
         self._fast_set = cls._set_value is VehicleSlaveBase._set_value \
             or cls._input_hook is not VehicleSlaveBase._input_hook
         self._inputs_pending = True     # inputs set (or restored) since the last step: check and apply them
+        # _max_step() while stepping (kept by exit_initialization_mode, a tunable change and a restored state;
+        # 0 until then, so that the usual-step test of _step_refusal fails and the full checks run)
+        self._max_h = 0.0
 
     # ------------------------------------------------------------------ hooks for subclasses
     @abstractmethod
@@ -489,6 +492,7 @@ class VehicleSlaveBase(Fmi2Slave):
                            f"{self._value(bad)!r} is not finite (check the parameters)")
                 return
             self._phase = "stepping"
+            self._max_h = self._max_step()
         except Exception as exc:
             self._fail(f"initialization of {self.MODEL_NAME} failed: {_model_error_text(exc)}")
 
@@ -505,9 +509,10 @@ class VehicleSlaveBase(Fmi2Slave):
         passing the quick test) is recognized in one expression; everything else takes the checks below,
         which find the reason (the expression is true only where they all pass: a NaN or infinite time or
         step fails its comparisons)."""
+        now = abs(self.time)
         if self._phase == "stepping" and self._error is None and not self._dirty \
-                and 0.0 < step_size <= self._max_step() \
-                and abs(current_time - self.time) <= self.TIME_TOLERANCE * max(1.0, abs(self.time)) \
+                and 0.0 < step_size <= self._max_h \
+                and abs(current_time - self.time) <= self.TIME_TOLERANCE * (now if now > 1.0 else 1.0) \
                 and (not self._inputs_pending or self._inputs_ok()):
             return None
         if self._phase == "terminated":
@@ -562,12 +567,15 @@ class VehicleSlaveBase(Fmi2Slave):
                 names = sorted(self._dirty)
                 self._dirty.clear()
                 self._on_tunable_change(names)
+                self._max_h = self._max_step()
             # only outputs change in a step: keep the published row (a slave that publishes writes nothing
             # else) or the outputs in self.values
             row = self._row
             saved = (row, None if row is not None else self._read_outputs(self.values))
             self._advance(current_time, step_size)
-            bad = self._non_finite_output()
+            row = self._row
+            # a published row whose sum is finite has only finite numbers (else find the culprit)
+            bad = None if row is not None and type(row) is list and _finite_sum(row) else self._non_finite_output()
             if bad:
                 value = self._value(bad)
                 self._restore_outputs(saved)
@@ -752,6 +760,7 @@ class VehicleSlaveBase(Fmi2Slave):
         self._inputs_pending = True
         self._phase, self._error = h["phase"], h["error"]
         self.time, self.start_time = h["time"], h["start_time"]
+        self._max_h = self._max_step()
         if model is not None:
             self._restore(model)
         return None
@@ -772,6 +781,14 @@ class VehicleSlaveBase(Fmi2Slave):
 
 
 _FLOAT_TYPE = {float}
+
+
+def _finite_sum(values: list) -> bool:
+    """True if the sum of ``values`` is finite (False also for non-numbers and an overflowing sum)."""
+    try:
+        return math.isfinite(sum(values))
+    except (TypeError, OverflowError):
+        return False
 
 
 def _reader(keys) -> Any:

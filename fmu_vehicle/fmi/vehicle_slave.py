@@ -169,13 +169,14 @@ class VehicleFmu(VehicleSlaveBase):
             sim.set_rack_travel(v["rack_travel_command"])
 
     def _advance(self, t, h):
+        sim = self.sim
         try:
             if self._inputs_pending:        # else the simulator holds them since the last step
                 self._apply_inputs()
-            self.sim.advance(h)
+            sim.advance(h)
         except FmuVehicleError as exc:
             raise ModelError(str(exc)) from None
-        self._write_outputs()
+        self._row = sim.row.tolist()        # _publish_outputs, without the call (once per step)
 
     def _write_outputs(self):
         self._publish_outputs(self.sim.row.tolist())

@@ -452,6 +452,7 @@ class VehicleSimulator:
             raise ModelError(f"tire_source must be 'internal' or 'external', got {tire_source!r}")
         self.system.data.modes[0] = int(road_source == "inputs")
         self.system.data.modes[1] = int(tire_source == "external")
+        self._external_tire = tire_source == "external"       # modes[1] for advance (no array read per step)
         self.stepper.reset()
 
     def refresh(self):
@@ -530,22 +531,23 @@ class VehicleSimulator:
             step = h / n
             self._substeps = (h, self.dt, n, step)
         st = self.stepper
+        system = self.system
         if self._steered:
             self._ramp_steering(h)
-        self._set_levers()
-        if self.system.rebase(st.y):
+        if self._external_tire:
+            self._set_levers()
+        if system.rebase(st.y):
             st.reset()
-        done = 0
-        while True:
-            more, status = st.advance(self.t + done * step, step, n - done, self.row)
+        t = self.t
+        done, status = st.advance(t, step, n, self.row)
+        while status == 1 and done < n:     # a new coordinate partition: re-parameterize, go on
+            st.y = system.reparameterize(st.y)
+            st.reset()
+            more, status = st.advance(t + done * step, step, n - done, self.row)
             done += more
-            if status != 1 or done == n:
-                break
-            st.y = self.system.reparameterize(st.y)
-            st.reset()
         if status < 0:
-            raise self.system.failure(status, self.t + done * step)
-        self.t += h
+            raise system.failure(status, t + done * step)
+        self.t = t + h
 
     def outputs(self) -> dict:
         return dict(zip(self.vehicle.output_names, self.row.tolist()))
