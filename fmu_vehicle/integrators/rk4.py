@@ -69,14 +69,19 @@ def rk4_chunk(model, data, t0, h, y, nsteps, record_every, step0, out, nrec, wor
     return nsteps, 0, nrec
 
 
-@njit
-def rk4_final(model, data, t, y, out_row, ydot):
-    """Evaluate and record the state y at t (the final state of a run, or a stepper's output without a
-    step; used by every method); returns the status."""
+@njit(inline="always")
+def _evaluate_and_record(model, data, t, y, out_row, ydot):
     st = system_rhs(t, y, model, data, ydot)
     if st >= 0:
         system_record(t, y, model, data, out_row)
     return st
+
+
+@njit
+def rk4_final(model, data, t, y, out_row, ydot):
+    """Evaluate and record the state y at t (the final state of a run, or a stepper's output without a
+    step; used by every method); returns the status."""
+    return _evaluate_and_record(model, data, t, y, out_row, ydot)
 
 
 @njit
@@ -102,11 +107,12 @@ def rk4_advance(model, data, t0, h, y, nsteps, out_row, work, key, saved):
         if st < 0:
             return 0, st
         done = 1
-    more, st, _ = rk4_chunk(model, data, t0, h, y, nsteps - done, 0, done, work, 0, work)    # records nothing
-    done += more
-    if st != 0:
-        return done, st
-    st = rk4_final(model, data, t0 + nsteps * h, y, out_row, work[0])
+    if done < nsteps:   # (the usual communication step of one reused step makes no call: ~1 us each)
+        more, st, _ = rk4_chunk(model, data, t0, h, y, nsteps - done, 0, done, work, 0, work)  # records nothing
+        done += more
+        if st != 0:
+            return done, st
+    st = _evaluate_and_record(model, data, t0 + nsteps * h, y, out_row, work[0])
     if st == 0:
         saved[0] = 1.0
         for i in range(key.size):
