@@ -197,3 +197,33 @@ def road_normal_xy(slope_x, slope_y, out):
     out[0] = -slope_x * inv
     out[1] = -slope_y * inv
     out[2] = inv
+
+
+@njit
+def break_switch(breaks, x):
+    """Switching function of the slope breaks b_0 < ... < b_m-1 [m] (``RoadArrays.x_breaks``) at x [m]: with
+    k = #{b_i <= x} (binary search),
+
+        g(x) = (-1)^k min(x - b_k-1, b_k - x)      (a missing neighbour b_-1 or b_m is left out)
+
+    g is continuous, changes sign at every break and nowhere else, and is the signed distance [m] to the
+    nearest break (a secant on it is exact while x moves linearly). 1.0 without breaks. Two breaks passed
+    within one step leave the sign unchanged: the step is not split there."""
+    m = breaks.shape[0]
+    if m == 0:
+        return 1.0
+    lo, hi = 0, m                     # k = first index with breaks[k] > x
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if breaks[mid] <= x:
+            lo = mid + 1
+        else:
+            hi = mid
+    k = lo
+    if k == 0:
+        d = breaks[0] - x
+    elif k == m:
+        d = x - breaks[m - 1]
+    else:
+        d = min(x - breaks[k - 1], breaks[k] - x)
+    return d if k % 2 == 0 else -d
