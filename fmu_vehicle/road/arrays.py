@@ -42,10 +42,13 @@ last cells extend to -inf and +inf), likewise along y; a split-friction road has
 along y with the boundary at mu_y0 + mu_dy.
 
 Slope breaks. A table resolves a jump of the slope to one cell: its slope, interpolated linearly between
-the nodes, changes by the whole jump across that cell (the edge of a speed bump in its 2 mm table). A
-cell whose slope changes by more than the threshold is a break at its midpoint; so are a table's end
-nodes where the slope jumps to the zero slope held outside, and the start of a slope road that is level
-before it. For a 2-D table a cell counts when any of its y rows jumps (the positions are along x only).
+the nodes, changes by the whole jump across that cell (the edge of a speed bump in its 2 mm table), and
+the interpolated height kinks at a node next to it. The derivative of a vehicle on the road is smooth
+between nodes, so the breaks are nodes: those where the tabulated slope changes by more than the
+threshold across a neighbouring cell (both ends of a jump cell), or where the slope of the interpolated
+height changes by more than it, and a table's end nodes where either jumps to the zero slope held
+outside; and the start of a slope road that is level before it. For a 2-D table a node counts when any of
+its y rows does (the positions are along x only).
 
 See docs/road.md §1.
 """
@@ -135,7 +138,7 @@ def table_arrays(mu: float, x0: float, dx: float, h_table, s_table) -> RoadArray
     h = np.ascontiguousarray(h_table, dtype=np.float64).copy()
     s = np.ascontiguousarray(s_table, dtype=np.float64).copy()
     return RoadArrays(KIND_TABLE, np.array([mu], dtype=np.float64), float(x0), float(dx), h, s,
-                      0.0, 1.0, 1, _empty(), _empty(), _empty(), table_breaks(s, 1, x0, dx))
+                      0.0, 1.0, 1, _empty(), _empty(), _empty(), table_breaks(s, 1, x0, dx, h_table=h))
 
 
 def grid_arrays(mu: float, x0: float, dx: float, y0: float, dy: float, h_grid, s_grid, t_grid) -> RoadArrays:
@@ -159,30 +162,36 @@ def grid_arrays(mu: float, x0: float, dx: float, y0: float, dy: float, h_grid, s
     s = _vector(s_grid)
     return RoadArrays(KIND_TABLE, np.array([mu], dtype=np.float64), float(x0), float(dx), _vector(h),
                       s, float(y0), float(dy), int(h.shape[1]), _vector(t_grid), _empty(), _empty(),
-                      table_breaks(s, int(h.shape[1]), x0, dx))
+                      table_breaks(s, int(h.shape[1]), x0, dx, h_table=h))
 
 
-def table_breaks(s_table, ny: int, x0: float, dx: float, threshold: float = SLOPE_BREAK_MIN) -> np.ndarray:
-    """Sorted x [m] of the slope breaks of a table (module docstring): the midpoint x0 + (i + 1/2) dx of every
-    cell i where |s[i+1, j] - s[i, j]| > threshold for some row j, and the end node x0 (x0 + (nx-1) dx) where
-    |s[0, j]| (|s[nx-1, j]|) > threshold for some j (outside the table the slope is 0).
+def table_breaks(s_table, ny: int, x0: float, dx: float, threshold: float = SLOPE_BREAK_MIN,
+                 h_table=None) -> np.ndarray:
+    """Sorted x [m] of the slope breaks of a table (module docstring): the nodes x0 + i dx at which the
+    tabulated slope s or the slope of the interpolated height, (h[i+1] - h[i]) / dx, changes by more than
+    ``threshold`` from one cell to the next in some row j (outside the table both slopes are 0).
 
     Parameters:
         s_table    slopes dh/dx [-] at the nodes, row-major (node (i, j) at i*ny + j)
         ny         nodes along y (1 for a 1-D table)
         x0, dx     first node and spacing [m]
         threshold  slope change [-] (> 0)
+        h_table    heights [m] at the nodes (same layout), or None to look at s only
     """
     s = np.asarray(s_table, dtype=np.float64).reshape(-1, int(ny))
-    if s.shape[0] == 0:
+    nx = s.shape[0]
+    if nx == 0:
         return _empty()
-    cells = np.flatnonzero(np.any(np.abs(np.diff(s, axis=0)) > threshold, axis=1))
-    x = [float(x0) + (cells + 0.5) * float(dx)]
-    if np.any(np.abs(s[0]) > threshold):
-        x.insert(0, np.array([float(x0)]))
-    if np.any(np.abs(s[-1]) > threshold):
-        x.append(np.array([float(x0) + (s.shape[0] - 1) * float(dx)]))
-    return np.ascontiguousarray(np.concatenate(x), dtype=np.float64)
+    zero = np.zeros((1, s.shape[1]))
+    # the tabulated slope changes by the most across the cells next to a node
+    ds = np.abs(np.diff(np.vstack([zero, s, zero]), axis=0))          # (nx + 1) cells, outside included
+    at_node = np.maximum(ds[:-1], ds[1:]) > threshold                  # node i ends cell i - 1, starts cell i
+    if h_table is not None and nx >= 2:
+        h = np.asarray(h_table, dtype=np.float64).reshape(nx, -1)
+        q = np.vstack([zero, np.diff(h, axis=0) / float(dx), zero])    # slope of each cell, 0 outside
+        at_node |= np.abs(np.diff(q, axis=0)) > threshold
+    nodes = np.flatnonzero(np.any(at_node, axis=1))
+    return np.ascontiguousarray(float(x0) + nodes * float(dx), dtype=np.float64)
 
 
 def slope_breaks(road: RoadArrays, threshold: float = SLOPE_BREAK_MIN) -> np.ndarray:
@@ -193,7 +202,7 @@ def slope_breaks(road: RoadArrays, threshold: float = SLOPE_BREAK_MIN) -> np.nda
     if not threshold > 0.0:
         raise ValueError(f"slope_breaks: threshold must be > 0, got {threshold!r}")
     if road.kind == KIND_TABLE:
-        return table_breaks(road.s_table, road.ny, road.x0, road.dx, threshold)
+        return table_breaks(road.s_table, road.ny, road.x0, road.dx, threshold, road.h_table)
     if road.kind == KIND_SLOPE and road.params[3] != 0.0 and abs(road.params[0]) > threshold:
         return np.array([road.params[1]])
     return _empty()
