@@ -24,7 +24,7 @@ through a lift-off after the force has clipped, so it marks the clip alone. With
 with an external tire the other two are the constant 1.0 (the vehicle does not see where those switch).
 
 ``vehicle_switch`` reads what the derivative evaluation left in the workspace (wheel centres, contact
-outputs): it costs a few operations per wheel, no evaluation.
+outputs): it costs a few operations per wheel, no evaluation. See docs/integrators.md §2.
 """
 from __future__ import annotations
 
