@@ -19,7 +19,7 @@ from .base import Interrupted, OdeSystem, Stepper
 from .rk4 import RK4
 from .rk4e import RK4E
 
-INTEGRATORS = {RK4.name: RK4, RK4E.name: RK4E, ABM4.name: ABM4, BDF2.name: BDF2, ScipyReference.name: ScipyReference}
+INTEGRATORS = {RK4.name: RK4, ABM4.name: ABM4, BDF2.name: BDF2, RK4E.name: RK4E, ScipyReference.name: ScipyReference}
 """Integration method classes by name."""
 
 STEPPING_INTEGRATORS = tuple(name for name, cls in INTEGRATORS.items() if hasattr(cls, "stepper"))
