@@ -17,8 +17,9 @@ from .adaptive import ScipyReference
 from .bdf import BDF2
 from .base import Interrupted, OdeSystem, Stepper
 from .rk4 import RK4
+from .rk4e import RK4E
 
-INTEGRATORS = {RK4.name: RK4, ABM4.name: ABM4, BDF2.name: BDF2, ScipyReference.name: ScipyReference}
+INTEGRATORS = {RK4.name: RK4, ABM4.name: ABM4, BDF2.name: BDF2, RK4E.name: RK4E, ScipyReference.name: ScipyReference}
 """Integration method classes by name."""
 
 STEPPING_INTEGRATORS = tuple(name for name, cls in INTEGRATORS.items() if hasattr(cls, "stepper"))
@@ -52,5 +53,5 @@ def make_stepper(system, y0, integrator: str = "rk4") -> Stepper:
     return INTEGRATORS[integrator]().stepper(system, np.array(y0, dtype=float))
 
 
-__all__ = ["OdeSystem", "Stepper", "Interrupted", "RK4", "ABM4", "BDF2", "ScipyReference", "INTEGRATORS", "STEPPING_INTEGRATORS",
+__all__ = ["OdeSystem", "Stepper", "Interrupted", "RK4", "RK4E", "ABM4", "BDF2", "ScipyReference", "INTEGRATORS", "STEPPING_INTEGRATORS",
            "get_integrator", "integrate", "make_stepper"]

@@ -7,6 +7,12 @@ model type names the system's two compiled passes as class attributes:
   system asks to be re-parameterized, e.g. a new coordinate partition) or a negative failure code;
 * ``record(t, y, model, data, row)``: writes the output row of the state just evaluated by ``rhs``;
 
+and optionally a third, for methods that locate events (``rk4e``):
+
+* ``switch(t, y, model, data, g)``: writes the switching functions of the state just evaluated by ``rhs``
+  (a by-product of that evaluation): values whose change of sign marks a point where the derivative is
+  not smooth; ``n_switch(model) -> int`` (a Python function on the same type) gives their number;
+
 plus ``output_names`` and the Python hooks ``reparameterize(y) -> y``, ``failure(code, t) -> Exception``
 and optionally ``rebase(y) -> bool`` (the system shifted its own coordinates, e.g. the vehicle's x
 origin; y changed in place).
@@ -122,6 +128,20 @@ def system_record(t, y, model, data, row):
     type(model).record(t, y, model, data, row)
 
 
+def system_switch(t, y, model, data, g):
+    """``type(model).switch(t, y, model, data, g)``: the switching functions of the state just evaluated by
+    ``system_rhs`` (nothing for a system without a switching pass)."""
+    fn = getattr(type(model), "switch", None)
+    if fn is not None:
+        fn(t, y, model, data, g)
+
+
+def switch_count(model) -> int:
+    """Number of switching functions of the system ``model`` belongs to (0 without a switching pass)."""
+    n = getattr(type(model), "n_switch", None)
+    return 0 if n is None or getattr(type(model), "switch", None) is None else int(n(model))
+
+
 @overload(system_rhs, jit_options={"_nrt": False})
 def _system_rhs(t, y, model, data, ydot):
     fn = model.instance_class.rhs
@@ -137,6 +157,18 @@ def _system_record(t, y, model, data, row):
 
     def impl(t, y, model, data, row):
         fn(t, y, model, data, row)
+    return impl
+
+
+@overload(system_switch, jit_options={"_nrt": False})
+def _system_switch(t, y, model, data, g):
+    fn = getattr(model.instance_class, "switch", None)
+    if fn is None:
+        def impl(t, y, model, data, g):
+            pass
+    else:
+        def impl(t, y, model, data, g):
+            fn(t, y, model, data, g)
     return impl
 
 

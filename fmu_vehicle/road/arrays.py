@@ -19,6 +19,9 @@ road is loaded):
     mu_grid   float64[:]   friction cells [mu_x0, mu_dx, mu_nx, mu_y0, mu_dy, mu_ny] (empty: the road has
                            the one friction coefficient of its params)
     mu_table  float64[:]   friction mu [-] of cell (i, j) at index i*mu_ny + j (empty without cells)
+    x_breaks  float64[:]   sorted x [m] where the slope dh/dx jumps by more than ``SLOPE_BREAK_MIN``
+                           (``slope_breaks``): where the vehicle's derivative is not smooth, for an
+                           integrator that locates such events (``vehicle.events``)
 
 params by kind:
 
@@ -38,6 +41,15 @@ Friction cells are piecewise constant: cell i covers [mu_x0 + i*mu_dx, mu_x0 + (
 last cells extend to -inf and +inf), likewise along y; a split-friction road has one cell along x and two
 along y with the boundary at mu_y0 + mu_dy.
 
+Slope breaks. A table resolves a jump of the slope to one cell: its slope, interpolated linearly between
+the nodes, changes by the whole jump across that cell (the edge of a speed bump in its 2 mm table), and
+the interpolated height kinks at a node next to it. The derivative of a vehicle on the road is smooth
+between nodes, so the breaks are nodes: those where the tabulated slope changes by more than the
+threshold across a neighbouring cell (both ends of a jump cell), or where the slope of the interpolated
+height changes by more than it, and a table's end nodes where either jumps to the zero slope held
+outside; and the start of a slope road that is level before it. For a 2-D table a node counts when any of
+its y rows does (the positions are along x only).
+
 See docs/road.md §1.
 """
 from __future__ import annotations
@@ -52,6 +64,10 @@ KIND_TABLE = 2
 
 ANALYTIC_PARAMS = {KIND_FLAT: 2, KIND_SLOPE: 5}
 """Length of params of each analytic kind."""
+
+SLOPE_BREAK_MIN = 0.1
+"""Slope change [-] above which ``slope_breaks`` reports a break: a bump edge of the paper's road jumps by
+0.51, while its arc changes the slope by at most 0.005 per 2 mm cell."""
 
 MAX_TABLE_POINTS = 5_000_000
 """Largest table a road may build (two float64 arrays of this length are 80 MB)."""
@@ -74,6 +90,7 @@ class RoadArrays(NamedTuple):
     t_table: np.ndarray
     mu_grid: np.ndarray
     mu_table: np.ndarray
+    x_breaks: np.ndarray
 
 
 def _empty() -> np.ndarray:
@@ -94,7 +111,11 @@ def analytic_arrays(kind: int, params) -> RoadArrays:
     expected = ANALYTIC_PARAMS.get(int(kind))
     if expected is not None and values.shape != (expected,):
         raise ValueError(f"analytic_arrays: kind {int(kind)} takes {expected} params, got shape {values.shape}")
-    return RoadArrays(int(kind), values, 0.0, 1.0, _empty(), _empty(), 0.0, 1.0, 1, _empty(), _empty(), _empty())
+    breaks = _empty()
+    if int(kind) == KIND_SLOPE and values[3] != 0.0 and abs(values[0]) > SLOPE_BREAK_MIN:
+        breaks = np.array([values[1]])
+    return RoadArrays(int(kind), values, 0.0, 1.0, _empty(), _empty(), 0.0, 1.0, 1, _empty(), _empty(), _empty(),
+                      breaks)
 
 
 def plane_arrays(x_m: float = 0.0, height_m: float = 0.0, slope: float = 0.0, mu: float = 1.0) -> RoadArrays:
@@ -117,7 +138,7 @@ def table_arrays(mu: float, x0: float, dx: float, h_table, s_table) -> RoadArray
     h = np.ascontiguousarray(h_table, dtype=np.float64).copy()
     s = np.ascontiguousarray(s_table, dtype=np.float64).copy()
     return RoadArrays(KIND_TABLE, np.array([mu], dtype=np.float64), float(x0), float(dx), h, s,
-                      0.0, 1.0, 1, _empty(), _empty(), _empty())
+                      0.0, 1.0, 1, _empty(), _empty(), _empty(), table_breaks(s, 1, x0, dx, h_table=h))
 
 
 def grid_arrays(mu: float, x0: float, dx: float, y0: float, dy: float, h_grid, s_grid, t_grid) -> RoadArrays:
@@ -138,8 +159,53 @@ def grid_arrays(mu: float, x0: float, dx: float, y0: float, dy: float, h_grid, s
     for name, table in (("s_grid", s_grid), ("t_grid", t_grid)):
         if np.shape(table) != h.shape:
             raise ValueError(f"grid_arrays: {name} has shape {np.shape(table)}, h_grid {h.shape}")
+    s = _vector(s_grid)
     return RoadArrays(KIND_TABLE, np.array([mu], dtype=np.float64), float(x0), float(dx), _vector(h),
-                      _vector(s_grid), float(y0), float(dy), int(h.shape[1]), _vector(t_grid), _empty(), _empty())
+                      s, float(y0), float(dy), int(h.shape[1]), _vector(t_grid), _empty(), _empty(),
+                      table_breaks(s, int(h.shape[1]), x0, dx, h_table=h))
+
+
+def table_breaks(s_table, ny: int, x0: float, dx: float, threshold: float = SLOPE_BREAK_MIN,
+                 h_table=None) -> np.ndarray:
+    """Sorted x [m] of the slope breaks of a table (module docstring): the nodes x0 + i dx at which the
+    tabulated slope s or the slope of the interpolated height, (h[i+1] - h[i]) / dx, changes by more than
+    ``threshold`` from one cell to the next in some row j (outside the table both slopes are 0).
+
+    Parameters:
+        s_table    slopes dh/dx [-] at the nodes, row-major (node (i, j) at i*ny + j)
+        ny         nodes along y (1 for a 1-D table)
+        x0, dx     first node and spacing [m]
+        threshold  slope change [-] (> 0)
+        h_table    heights [m] at the nodes (same layout), or None to look at s only
+    """
+    s = np.asarray(s_table, dtype=np.float64).reshape(-1, int(ny))
+    nx = s.shape[0]
+    if nx == 0:
+        return _empty()
+    zero = np.zeros((1, s.shape[1]))
+    # the tabulated slope changes by the most across the cells next to a node
+    ds = np.abs(np.diff(np.vstack([zero, s, zero]), axis=0))          # (nx + 1) cells, outside included
+    at_node = np.maximum(ds[:-1], ds[1:]) > threshold                  # node i ends cell i - 1, starts cell i
+    if h_table is not None and nx >= 2:
+        h = np.asarray(h_table, dtype=np.float64).reshape(nx, -1)
+        q = np.vstack([zero, np.diff(h, axis=0) / float(dx), zero])    # slope of each cell, 0 outside
+        at_node |= np.abs(np.diff(q, axis=0)) > threshold
+    nodes = np.flatnonzero(np.any(at_node, axis=1))
+    return np.ascontiguousarray(float(x0) + nodes * float(dx), dtype=np.float64)
+
+
+def slope_breaks(road: RoadArrays, threshold: float = SLOPE_BREAK_MIN) -> np.ndarray:
+    """Sorted x [m] where the slope dh/dx of ``road`` jumps by more than ``threshold`` [-] (module docstring):
+    a table's breaks (``table_breaks``), the start of a slope road that is level before it, none otherwise.
+    ``road.x_breaks`` holds them for ``SLOPE_BREAK_MIN``; ``road._replace(x_breaks=slope_breaks(road, t))``
+    gives a road with another threshold."""
+    if not threshold > 0.0:
+        raise ValueError(f"slope_breaks: threshold must be > 0, got {threshold!r}")
+    if road.kind == KIND_TABLE:
+        return table_breaks(road.s_table, road.ny, road.x0, road.dx, threshold, road.h_table)
+    if road.kind == KIND_SLOPE and road.params[3] != 0.0 and abs(road.params[0]) > threshold:
+        return np.array([road.params[1]])
+    return _empty()
 
 
 def with_friction_cells(road: RoadArrays, x0: float, dx: float, y0: float, dy: float, mu_cells) -> RoadArrays:

@@ -197,3 +197,37 @@ def road_normal_xy(slope_x, slope_y, out):
     out[0] = -slope_x * inv
     out[1] = -slope_y * inv
     out[2] = inv
+
+
+@njit
+def break_switch(breaks, x, family, families):
+    """Switching function at x [m] of one family of the slope breaks b_0 < ... < b_m-1 [m]
+    (``RoadArrays.x_breaks``): the breaks b_i with i mod ``families`` == ``family``. With k the number of
+    them <= x (binary search) and p, q the last of them <= x and the first > x,
+
+        g(x) = (-1)^k min(x - p, q - x)      (a missing p or q is left out; 1.0 without any)
+
+    g is continuous, changes sign at every break of the family and nowhere else, and is the signed
+    distance [m] to the family's nearest break (a secant on it is exact while x moves linearly). Two breaks
+    of one family passed within one step leave its sign unchanged; the families interleave so that
+    the two ends of a jump cell (consecutive breaks) fall in different families."""
+    m = breaks.shape[0]
+    lo, hi = 0, m                     # lo = #{b_i <= x}
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if breaks[mid] <= x:
+            lo = mid + 1
+        else:
+            hi = mid
+    k = (lo - family + families - 1) // families if lo > family else 0
+    prev = family + (k - 1) * families
+    nxt = family + k * families
+    if k == 0 and nxt >= m:
+        return 1.0
+    if k == 0:
+        d = breaks[nxt] - x
+    elif nxt >= m:
+        d = x - breaks[prev]
+    else:
+        d = min(x - breaks[prev], breaks[nxt] - x)
+    return d if k % 2 == 0 else -d

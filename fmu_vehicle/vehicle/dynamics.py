@@ -28,6 +28,7 @@ from ..road.kernel import road_eval_xy
 from ..tire.brake import brake_torque
 from ..tire.contact import (OUT_ALPHA, OUT_DALPHA, OUT_DKAPPA, OUT_FX, OUT_FY, OUT_FZ, OUT_GAMMA, OUT_MOMENT,
                             OUT_MZ, OUT_POINT, tire_contact_3d)
+from .events import n_switch, vehicle_switch
 from .model import (MODE_ROAD, MODE_TIRE, W_AXIS, W_CENTER, W_FORCE, W_LEVER, W_MOMENT, W_OMEGA, W_POINT, W_ROAD,
                     W_VEL, VehicleModel)
 from .signals import FULL_VEHICLE as _FULL
@@ -321,3 +322,4 @@ def vehicle_record(t, y, model, data, row):
 # the model's type when an integrator loop is compiled).
 VehicleModel.rhs = staticmethod(vehicle_rhs)
 VehicleModel.record = staticmethod(vehicle_record)
+VehicleModel.switch, VehicleModel.n_switch = staticmethod(vehicle_switch), staticmethod(n_switch)  # vehicle.events
