@@ -103,10 +103,11 @@ def car():
     return Vehicle.load("halfcar7")
 
 
-@pytest.mark.parametrize("name", ["abm4", "bdf2"])
+@pytest.mark.parametrize("name", ["abm4", "bdf2", "rk4e"])
 def test_a_restored_state_continues_bitwise(car, name):
-    """Save mid-run (inside the ABM4 history / after BDF2's first steps) and during the start-up, take two
-    steps with another torque, restore: the rest equals the uninterrupted run bit for bit."""
+    """Save mid-run (inside the ABM4 history / after BDF2's first steps; RK4E's reused evaluation and
+    switching values) and during the start-up, take two steps with another torque, restore: the rest equals
+    the uninterrupted run bit for bit."""
     sim, start = fresh(car, name)
     a = drive_run(sim, start, 40, torque_step_at=10)
     assert np.array_equal(a, drive_run(sim, start, 40, torque_step_at=10))     # the runs are reproducible

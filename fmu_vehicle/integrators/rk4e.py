@@ -241,6 +241,11 @@ class RK4E:
         self.tol, self.max_iter, self.max_sub, self.chunk = float(tol), int(max_iter), int(max_sub), int(chunk)
         self.stats = {}
 
+    @property
+    def nfev(self) -> int:
+        """Derivative evaluations of the last run (grid steps, sub-steps and location iterates)."""
+        return self.stats.get("evaluations", 0)
+
     def run(self, system, y0, t0, t_end, h, *, record_every=1, progress=False):
         nsteps = fixed_steps(t0, t_end, h)
         model, data = system.model, system.data
