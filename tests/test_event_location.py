@@ -26,10 +26,11 @@ def test_bumpy_road_breaks_are_the_nodes_around_each_bump_edge():
     for s in (20.0, 35.0, 50.0, 65.0, 80.0):       # table from 20 m: the first rise jumps at its first node
         edges += [s - 0.002, s, s + 0.5, s + 0.502]
     expected = np.array(edges[1:-1])                # beyond the last node (80.5 m) the level road is held
-    np.testing.assert_allclose(road.x_breaks, expected, atol=1e-9)
-    np.testing.assert_array_equal(slope_breaks(road), road.x_breaks)
+    np.testing.assert_allclose(slope_breaks(road), expected, atol=1e-9)
     assert slope_breaks(road, threshold=1.0).size == 0                 # the edges jump by 0.51
-    assert load_road({"type": "flat"}).to_arrays().x_breaks.size == 0
+    assert slope_breaks(load_road({"type": "flat"}).to_arrays()).size == 0
+    car = Vehicle.load("halfcar7")
+    np.testing.assert_array_equal(car.system("bumpy").switch_params, slope_breaks(road))   # the switching pass's
 
 
 def test_break_switch_changes_sign_at_each_break_of_its_family():

@@ -9,9 +9,11 @@ model type names the system's two compiled passes as class attributes:
 
 and optionally a third, for methods that locate events (``rk4e``):
 
-* ``switch(t, y, model, data, g)``: writes the switching functions of the state just evaluated by ``rhs``
-  (a by-product of that evaluation): values whose change of sign marks a point where the derivative is
-  not smooth; ``n_switch(model) -> int`` (a Python function on the same type) gives their number;
+* ``switch(t, y, model, data, params, g)``: writes the switching functions of the state just evaluated by
+  ``rhs`` (a by-product of that evaluation): values whose change of sign marks a point where the derivative
+  is not smooth; ``params`` is the system object's ``switch_params`` (a float64 array the pass alone reads,
+  kept out of ``model``: see ``road.arrays.slope_breaks``); ``n_switch(model) -> int`` (a Python function on
+  the same type) gives their number;
 
 plus ``output_names`` and the Python hooks ``reparameterize(y) -> y``, ``failure(code, t) -> Exception``
 and optionally ``rebase(y) -> bool`` (the system shifted its own coordinates, e.g. the vehicle's x
@@ -128,18 +130,24 @@ def system_record(t, y, model, data, row):
     type(model).record(t, y, model, data, row)
 
 
-def system_switch(t, y, model, data, g):
-    """``type(model).switch(t, y, model, data, g)``: the switching functions of the state just evaluated by
-    ``system_rhs`` (nothing for a system without a switching pass)."""
+def system_switch(t, y, model, data, params, g):
+    """``type(model).switch(t, y, model, data, params, g)``: the switching functions of the state just
+    evaluated by ``system_rhs`` (nothing for a system without a switching pass)."""
     fn = getattr(type(model), "switch", None)
     if fn is not None:
-        fn(t, y, model, data, g)
+        fn(t, y, model, data, params, g)
 
 
 def switch_count(model) -> int:
     """Number of switching functions of the system ``model`` belongs to (0 without a switching pass)."""
     n = getattr(type(model), "n_switch", None)
     return 0 if n is None or getattr(type(model), "switch", None) is None else int(n(model))
+
+
+def switch_params(system) -> np.ndarray:
+    """The array a system hands to its switching pass (``system.switch_params``; empty without)."""
+    params = getattr(system, "switch_params", None)
+    return np.zeros(0) if params is None else np.ascontiguousarray(params, dtype=np.float64)
 
 
 @overload(system_rhs, jit_options={"_nrt": False})
@@ -161,14 +169,14 @@ def _system_record(t, y, model, data, row):
 
 
 @overload(system_switch, jit_options={"_nrt": False})
-def _system_switch(t, y, model, data, g):
+def _system_switch(t, y, model, data, params, g):
     fn = getattr(model.instance_class, "switch", None)
     if fn is None:
-        def impl(t, y, model, data, g):
+        def impl(t, y, model, data, params, g):
             pass
     else:
-        def impl(t, y, model, data, g):
-            fn(t, y, model, data, g)
+        def impl(t, y, model, data, params, g):
+            fn(t, y, model, data, params, g)
     return impl
 
 

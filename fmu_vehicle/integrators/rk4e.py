@@ -30,8 +30,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..jit import entry_point, njit
-from .base import Interrupted, fixed_steps, inputs_key, interrupt_flag, switch_count, system_record, system_rhs, \
-    system_switch
+from .base import Interrupted, fixed_steps, inputs_key, interrupt_flag, switch_count, switch_params, system_record, \
+    system_rhs, system_switch
 from .rk4 import _progress, _recorded_steps, _rk4_rest, rk4_final
 
 # rows of the (N_WORK, n) state workspace
@@ -67,7 +67,7 @@ def _earliest(ga, gb, a, b):
 
 
 @njit(inline="always")
-def _locate(model, data, ta, hh, work, gw, tol, max_iter, stats):
+def _locate(model, data, ta, hh, work, gw, sw, tol, max_iter, stats):
     """Steps 3-4 of the module docstring for the trial from (ta, work[YA]) of hh [s] whose end state, f and g
     are in work[YB], work[FB], gw[GB]; leaves the bracket end's state, f and g there and returns (b, status)."""
     ya, yt = work[YA], work[YT]
@@ -93,7 +93,7 @@ def _locate(model, data, ta, hh, work, gw, tol, max_iter, stats):
         st = system_rhs(ta + th * hh, yt, model, data, work[FT])
         if st < 0:
             return b, st
-        system_switch(ta + th * hh, yt, model, data, gt)
+        system_switch(ta + th * hh, yt, model, data, sw, gt)
         stats[S_EVALS] += 4.0
         stats[S_ITERS] += 1.0
         if _changed(ga, gt):            # a root in (a, th]: th is the new b
@@ -123,13 +123,13 @@ def _locate(model, data, ta, hh, work, gw, tol, max_iter, stats):
 
 
 @njit
-def rk4e_chunk(model, data, t0, h, y, nsteps, record_every, step0, out, nrec, work, gw, fresh, tol, max_iter,
+def rk4e_chunk(model, data, t0, h, y, nsteps, record_every, step0, out, nrec, work, gw, sw, fresh, tol, max_iter,
                max_sub, stats):
     """Advance y in place by up to ``nsteps`` grid steps of RK4 with event location (module docstring) from
     step index ``step0`` (the state after ``s`` steps is at t0 + (step0 + s) h).
 
     ``fresh``: evaluate f and g at the start (else work[K1] and gw[G0] hold them, from the last step of the
-    previous call). Rows are recorded into ``out`` for every step index that is a multiple of
+    previous call); ``sw``: the system's ``switch_params``. Rows are recorded into ``out`` for every step index that is a multiple of
     ``record_every`` (none if <= 0), from the evaluation at that state. ``stats`` accumulates
     [events located, evaluations, location iterates, grid steps that hit ``max_sub``].
     Returns (steps done, status, rows recorded so far); a status 1 of the evaluation that ends a step
@@ -141,7 +141,7 @@ def rk4e_chunk(model, data, t0, h, y, nsteps, record_every, step0, out, nrec, wo
         stats[S_EVALS] += 1.0
         if st != 0:
             return 0, st, nrec
-        system_switch(t, y, model, data, gw[G0])
+        system_switch(t, y, model, data, sw, gw[G0])
     for s in range(nsteps):
         step = step0 + s
         t = t0 + step * h
@@ -161,7 +161,7 @@ def rk4e_chunk(model, data, t0, h, y, nsteps, record_every, step0, out, nrec, wo
             st = system_rhs(t_end, y, model, data, work[FB])
             if st < 0:
                 return s, st, nrec
-            system_switch(t_end, y, model, data, gw[GB])
+            system_switch(t_end, y, model, data, sw, gw[GB])
             stats[S_EVALS] += 4.0
             if not _changed(gw[G0], gw[GB]):
                 break
@@ -170,7 +170,7 @@ def rk4e_chunk(model, data, t0, h, y, nsteps, record_every, step0, out, nrec, wo
                 break
             for i in range(n):
                 work[YB, i] = y[i]
-            b, st = _locate(model, data, ta, hh, work, gw, tol, max_iter, stats)
+            b, st = _locate(model, data, ta, hh, work, gw, sw, tol, max_iter, stats)
             if st < 0:
                 return s, st, nrec
             stats[S_EVENTS] += 1.0
@@ -201,7 +201,7 @@ def rk4e_record(t, y, model, data, row):
 
 
 @njit
-def rk4e_advance(model, data, t0, h, y, nsteps, out_row, work, gw, tol, max_iter, max_sub, stats, key, saved):
+def rk4e_advance(model, data, t0, h, y, nsteps, out_row, work, gw, sw, tol, max_iter, max_sub, stats, key, saved):
     """``nsteps`` grid steps from t0 without recording, then record the final state (one compiled call per
     communication step). Returns (steps done, status) as ``rk4.rk4_advance``. ``saved`` holds [1, key] when
     work[K1], gw[G0] hold f and g of y at t0 with the inputs ``key`` (the previous call's last evaluation);
@@ -211,7 +211,7 @@ def rk4e_advance(model, data, t0, h, y, nsteps, out_row, work, gw, tol, max_iter
         if saved[1 + i] != key[i]:
             fresh = True
     saved[0] = 0.0
-    done, st, _ = rk4e_chunk(model, data, t0, h, y, nsteps, 0, 0, work, 0, work, gw, fresh, tol, max_iter,
+    done, st, _ = rk4e_chunk(model, data, t0, h, y, nsteps, 0, 0, work, 0, work, gw, sw, fresh, tol, max_iter,
                              max_sub, stats)
     if st < 0 or done < nsteps:
         return done, st
@@ -256,6 +256,7 @@ class RK4E:
         times = np.zeros(nrows)
         work = np.zeros((N_WORK, y.size))
         gw = np.zeros((N_G, switch_count(model)))
+        sw = switch_params(system)
         stats = np.zeros(4)
         bar = _progress(progress, nsteps)
         step, nrec, fresh = 0, 0, True
@@ -266,7 +267,7 @@ class RK4E:
                     todo = min(self.chunk, nsteps - step)
                     first = nrec
                     done, status, nrec = rk4e_chunk(model, data, t0, h, y, todo, record_every, step, out, nrec,
-                                                    work, gw, fresh, self.tol, self.max_iter, self.max_sub, stats)
+                                                    work, gw, sw, fresh, self.tol, self.max_iter, self.max_sub, stats)
                     times[first:nrec] = t0 + h * _recorded_steps(step, nrec - first, record_every)
                     step += done
                     fresh = False
@@ -312,6 +313,7 @@ class RK4EStepper:
         self.method = method if method is not None else RK4E()
         self._work = np.zeros((N_WORK, y.size))
         self._gw = np.zeros((N_G, switch_count(system.model)))
+        self._sw = switch_params(system)
         self._stats = np.zeros(4)
         self._key = inputs_key(system)
         self._saved = np.zeros(1 + self._key.size)      # [work[K1], gw[G0] valid, inputs of that evaluation]
@@ -331,7 +333,7 @@ class RK4EStepper:
     def advance(self, t, h, n, row):
         m = self.method
         args = (self.system.model, self.system.data, float(t), float(h), self.y, int(n), row, self._work,
-                self._gw, m.tol, m.max_iter, m.max_sub, self._stats, self._key, self._saved)
+                self._gw, self._sw, m.tol, m.max_iter, m.max_sub, self._stats, self._key, self._saved)
         if self._advance is None:       # resolved once: later calls skip numba's argument typing
             self._advance = entry_point(rk4e_advance, *args)
         return self._advance(*args)

@@ -19,9 +19,6 @@ road is loaded):
     mu_grid   float64[:]   friction cells [mu_x0, mu_dx, mu_nx, mu_y0, mu_dy, mu_ny] (empty: the road has
                            the one friction coefficient of its params)
     mu_table  float64[:]   friction mu [-] of cell (i, j) at index i*mu_ny + j (empty without cells)
-    x_breaks  float64[:]   sorted x [m] where the slope dh/dx jumps by more than ``SLOPE_BREAK_MIN``
-                           (``slope_breaks``): where the vehicle's derivative is not smooth, for an
-                           integrator that locates such events (``vehicle.events``)
 
 params by kind:
 
@@ -90,7 +87,6 @@ class RoadArrays(NamedTuple):
     t_table: np.ndarray
     mu_grid: np.ndarray
     mu_table: np.ndarray
-    x_breaks: np.ndarray
 
 
 def _empty() -> np.ndarray:
@@ -111,11 +107,7 @@ def analytic_arrays(kind: int, params) -> RoadArrays:
     expected = ANALYTIC_PARAMS.get(int(kind))
     if expected is not None and values.shape != (expected,):
         raise ValueError(f"analytic_arrays: kind {int(kind)} takes {expected} params, got shape {values.shape}")
-    breaks = _empty()
-    if int(kind) == KIND_SLOPE and values[3] != 0.0 and abs(values[0]) > SLOPE_BREAK_MIN:
-        breaks = np.array([values[1]])
-    return RoadArrays(int(kind), values, 0.0, 1.0, _empty(), _empty(), 0.0, 1.0, 1, _empty(), _empty(), _empty(),
-                      breaks)
+    return RoadArrays(int(kind), values, 0.0, 1.0, _empty(), _empty(), 0.0, 1.0, 1, _empty(), _empty(), _empty())
 
 
 def plane_arrays(x_m: float = 0.0, height_m: float = 0.0, slope: float = 0.0, mu: float = 1.0) -> RoadArrays:
@@ -138,7 +130,7 @@ def table_arrays(mu: float, x0: float, dx: float, h_table, s_table) -> RoadArray
     h = np.ascontiguousarray(h_table, dtype=np.float64).copy()
     s = np.ascontiguousarray(s_table, dtype=np.float64).copy()
     return RoadArrays(KIND_TABLE, np.array([mu], dtype=np.float64), float(x0), float(dx), h, s,
-                      0.0, 1.0, 1, _empty(), _empty(), _empty(), table_breaks(s, 1, x0, dx, h_table=h))
+                      0.0, 1.0, 1, _empty(), _empty(), _empty())
 
 
 def grid_arrays(mu: float, x0: float, dx: float, y0: float, dy: float, h_grid, s_grid, t_grid) -> RoadArrays:
@@ -159,10 +151,8 @@ def grid_arrays(mu: float, x0: float, dx: float, y0: float, dy: float, h_grid, s
     for name, table in (("s_grid", s_grid), ("t_grid", t_grid)):
         if np.shape(table) != h.shape:
             raise ValueError(f"grid_arrays: {name} has shape {np.shape(table)}, h_grid {h.shape}")
-    s = _vector(s_grid)
     return RoadArrays(KIND_TABLE, np.array([mu], dtype=np.float64), float(x0), float(dx), _vector(h),
-                      s, float(y0), float(dy), int(h.shape[1]), _vector(t_grid), _empty(), _empty(),
-                      table_breaks(s, int(h.shape[1]), x0, dx, h_table=h))
+                      _vector(s_grid), float(y0), float(dy), int(h.shape[1]), _vector(t_grid), _empty(), _empty())
 
 
 def table_breaks(s_table, ny: int, x0: float, dx: float, threshold: float = SLOPE_BREAK_MIN,
@@ -197,8 +187,11 @@ def table_breaks(s_table, ny: int, x0: float, dx: float, threshold: float = SLOP
 def slope_breaks(road: RoadArrays, threshold: float = SLOPE_BREAK_MIN) -> np.ndarray:
     """Sorted x [m] where the slope dh/dx of ``road`` jumps by more than ``threshold`` [-] (module docstring):
     a table's breaks (``table_breaks``), the start of a slope road that is level before it, none otherwise.
-    ``road.x_breaks`` holds them for ``SLOPE_BREAK_MIN``; ``road._replace(x_breaks=slope_breaks(road, t))``
-    gives a road with another threshold."""
+
+    They are not a field of ``RoadArrays``: every kernel that takes the road (the vehicle's derivative among
+    them) is compiled for its type, and one more array in it made the compiled RK4 loop of the vehicle 40 %
+    slower (measured: 0.10 -> 0.15 s for 5 s of halfcar7; the same with the array in ``VehicleModel``), while
+    only the switching pass needs them: a vehicle system hands them over as its ``switch_params``."""
     if not threshold > 0.0:
         raise ValueError(f"slope_breaks: threshold must be > 0, got {threshold!r}")
     if road.kind == KIND_TABLE:

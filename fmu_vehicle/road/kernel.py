@@ -202,7 +202,7 @@ def road_normal_xy(slope_x, slope_y, out):
 @njit
 def break_switch(breaks, x, family, families):
     """Switching function at x [m] of one family of the slope breaks b_0 < ... < b_m-1 [m]
-    (``RoadArrays.x_breaks``): the breaks b_i with i mod ``families`` == ``family``. With k the number of
+    (``road.arrays.slope_breaks``): the breaks b_i with i mod ``families`` == ``family``. With k the number of
     them <= x (binary search) and p, q the last of them <= x and the first > x,
 
         g(x) = (-1)^k min(x - p, q - x)      (a missing p or q is left out; 1.0 without any)

@@ -4,7 +4,7 @@ events (``integrators.rk4e``).
 On a road with bumps the derivative f(t, y) of ``dynamics.vehicle_rhs`` is only piecewise smooth. Per wheel
 (internal road and tire) four values change sign where it jumps or kinks:
 
-    g[4w + k] = break_switch(road.x_breaks, x_w, k, 2), k = 0, 1
+    g[4w + k] = break_switch(breaks, x_w, k, 2), k = 0, 1
                                                        x_w the wheel centre's road x [m]: the road's slope
                                                        or height kinks at a break (the nodes around a bump
                                                        edge), so do the contact normal, the deflection and
@@ -48,9 +48,10 @@ def n_switch(model) -> int:
 
 
 @njit(cache=True)
-def vehicle_switch(t, y, model, data, g):
+def vehicle_switch(t, y, model, data, breaks, g):
     """The switching functions (module docstring) of the state just evaluated by ``vehicle_rhs`` into
-    g[0:4 nw]."""
+    g[0:4 nw]; ``breaks``: the internal road's slope breaks [m] (``road.arrays.slope_breaks``, the vehicle
+    system's ``switch_params``)."""
     nw = model.w_body.shape[0]
     for w in range(nw):
         wk = data.work[w]
@@ -58,7 +59,7 @@ def vehicle_switch(t, y, model, data, g):
         b = SWITCH_PER_WHEEL * w
         for k in range(ROAD_FAMILIES):
             if data.modes[MODE_ROAD] == 0:
-                g[b + k] = break_switch(model.road.x_breaks, wk[W_CENTER] + data.origin[0], k, ROAD_FAMILIES)
+                g[b + k] = break_switch(breaks, wk[W_CENTER] + data.origin[0], k, ROAD_FAMILIES)
             else:
                 g[b + k] = 1.0
         if data.modes[MODE_TIRE] == 0:

@@ -24,6 +24,7 @@ from ..plotting import Panel
 from ..results import Result as SimResult
 from ..multibody.mechanism import POSITION_MAXIT, POSITION_TOL, Mechanism, failure
 from ..road import load_road
+from ..road.arrays import slope_breaks
 from ..road.kernel import road_eval_xy
 from ..tire.contact import CONTACT_OUT_N, OUT_FY, OUT_FZ, OUT_RE, tire_contact_3d
 from ..tire import tir as _tir
@@ -364,6 +365,7 @@ class VehicleSystem:
         self.model = model
         self.data = data
         self.output_names = vehicle.output_names
+        self.switch_params = slope_breaks(model.road)    # for the switching pass (vehicle.events)
         self._x_slot = None
         self._x_coordinate = int(vehicle.chassis_coords[0])
 
