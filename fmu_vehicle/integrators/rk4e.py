@@ -32,7 +32,7 @@ import numpy as np
 from ..jit import entry_point, njit
 from .base import Interrupted, fixed_steps, inputs_key, interrupt_flag, switch_count, switch_params, system_record, \
     system_rhs, system_switch
-from .rk4 import _progress, _recorded_steps, _rk4_rest, rk4_final
+from .rk4 import RK4Stepper, _progress, _recorded_steps, _rk4_rest, rk4_final
 
 # rows of the (N_WORK, n) state workspace
 K1, YA, FB, YB, FT, YT = 0, 5, 6, 7, 8, 9
@@ -303,9 +303,10 @@ class RK4E:
         return RK4EStepper(system, y, self)
 
 
-class RK4EStepper:
+class RK4EStepper(RK4Stepper):
     """RK4 with event location for a stepping interface: ``advance`` is one compiled call per communication
-    step (``rk4e_advance``), which reuses the last evaluation (f and g) while the inputs are unchanged."""
+    step (``rk4e_advance``), which reuses the last evaluation (f and g) while the inputs are unchanged
+    (``reset`` and ``evaluate`` as RK4's: f is in work[K1] = work[0] too)."""
 
     def __init__(self, system, y, method: RK4E | None = None):
         self.system = system
@@ -318,17 +319,6 @@ class RK4EStepper:
         self._key = inputs_key(system)
         self._saved = np.zeros(1 + self._key.size)      # [work[K1], gw[G0] valid, inputs of that evaluation]
         self._advance = self._final = None
-
-    def reset(self):
-        self._saved[0] = 0.0
-
-    def evaluate(self, t, row):
-        """Evaluate and record the state y at t into ``row``; returns the status."""
-        self.reset()
-        if self._final is None:
-            self._final = entry_point(rk4_final, self.system.model, self.system.data,
-                                      float(t), self.y, row, self._work[K1])
-        return self._final(self.system.model, self.system.data, float(t), self.y, row, self._work[K1])
 
     def advance(self, t, h, n, row):
         m = self.method
