@@ -24,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..jit import entry_point, njit
-from .base import Interrupted, fixed_steps, inputs_key, interrupt_flag, system_record, system_rhs
-from .rk4 import _progress, _recorded_steps, _rk4_rest, rk4_final
+from .base import fixed_steps, inputs_key, system_record, system_rhs
+from .rk4 import _rk4_rest, finish_run, rk4_final, run_chunks
 
 # ctl (int64): [derivatives in the history (0..4), ring index of f_n, derivative evaluations so far]
 _COUNT, _HEAD, _NFEV = 0, 1, 2
@@ -146,48 +146,23 @@ class ABM4:
     def run(self, system, y0, t0, t_end, h, *, record_every=1, progress=False):
         nsteps = fixed_steps(t0, t_end, h)
         model, data = system.model, system.data
-        y = np.array(y0, dtype=float)
-        nrows = nsteps // record_every + 2
-        out = np.zeros((nrows, len(system.output_names)))
-        times = np.zeros(nrows)
-        hist, ctl, work = _abm_arrays(y.size)
-        bar = _progress(progress, nsteps)
-        step, nrec = 0, 0
-        rebase = getattr(system, "rebase", None)
+        hist, ctl, work = _abm_arrays(len(y0))
+
+        def step_chunk(y, step, todo, out, nrec):
+            return abm_chunk(model, data, t0, h, y, todo, record_every, step, out, nrec, hist, ctl, work)
+
+        def restart():         # y shifted or re-partitioned: restart the history
+            ctl[_COUNT] = 0
+
         try:
-            with interrupt_flag() as stop:
-                while step < nsteps and not stop["set"]:
-                    todo = min(self.chunk, nsteps - step)
-                    first = nrec
-                    done, status, nrec = abm_chunk(model, data, t0, h, y, todo, record_every, step, out, nrec,
-                                                   hist, ctl, work)
-                    times[first:nrec] = t0 + h * _recorded_steps(step, nrec - first, record_every)
-                    step += done
-                    if bar is not None:
-                        bar.update(done)
-                    if rebase is not None and status >= 0 and rebase(y):
-                        ctl[_COUNT] = 0         # y shifted: restart
-                    if status == 1:
-                        y = system.reparameterize(y)
-                        ctl[_COUNT] = 0
-                    elif status < 0:
-                        raise system.failure(status, t0 + step * h)
+            y, step, times, out, nrec = run_chunks(system, np.array(y0, dtype=float), t0, h, nsteps, record_every,
+                                                   progress, self.chunk, step_chunk, on_shift=restart,
+                                                   on_repartition=restart)
         finally:
-            if bar is not None:
-                bar.close()
             self.nfev = int(ctl[_NFEV])
         st = abm_final(model, data, t0 + step * h, y, out[nrec], hist, ctl)
         self.nfev = int(ctl[_NFEV])
-        if step < nsteps:       # interrupted: the rows so far and the state after the last step
-            if st >= 0:
-                times[nrec] = t0 + step * h
-                nrec += 1
-            raise Interrupted(times[:nrec].copy(), out[:nrec].copy(), y)
-        if st < 0:
-            raise system.failure(st, t0 + nsteps * h)
-        times[nrec] = t0 + nsteps * h
-        nrec += 1
-        return times[:nrec].copy(), out[:nrec].copy(), y
+        return finish_run(times, out, nrec, y, t0 + step * h, st, step < nsteps, system.failure)
 
     def stepper(self, system, y) -> "ABM4Stepper":
         return ABM4Stepper(system, y)

@@ -40,8 +40,8 @@ import numpy as np
 
 from ..errors import SimulationError
 from ..jit import entry_point, njit
-from .base import Interrupted, fixed_steps, inputs_key, interrupt_flag, system_record, system_rhs
-from .rk4 import _progress, _recorded_steps, rk4_final
+from .base import fixed_steps, inputs_key, system_record, system_rhs
+from .rk4 import finish_run, rk4_final, run_chunks
 
 MAX_ITERATIONS = 30
 """Newton-chord iterations of one attempt before the step is retried with a fresh matrix."""
@@ -353,47 +353,27 @@ class BDF2:
     def run(self, system, y0, t0, t_end, h, *, record_every=1, progress=False):
         nsteps = fixed_steps(t0, t_end, h)
         model, data = system.model, system.data
-        y = np.array(y0, dtype=float)
-        nrows = nsteps // record_every + 2
-        out = np.zeros((nrows, len(system.output_names)))
-        times = np.zeros(nrows)
-        jac, lu, piv, hmat, ctl, work = _bdf_arrays(y.size)
-        bar = _progress(progress, nsteps)
-        step, nrec = 0, 0
-        rebase = getattr(system, "rebase", None)
+        jac, lu, piv, hmat, ctl, work = _bdf_arrays(len(y0))
+
+        def step_chunk(y, step, todo, out, nrec):
+            return bdf_chunk(model, data, t0, h, y, todo, record_every, step, out, nrec, jac, lu, piv, hmat, ctl,
+                             work, self.rtol, self.atol)
+
+        def restart():         # y shifted: restart the history (J does not change)
+            ctl[_PREV] = 0
+
+        def failure(code, t):
+            return _failure(system, code, t)
+
         try:
-            with interrupt_flag() as stop:
-                while step < nsteps and not stop["set"]:
-                    todo = min(self.chunk, nsteps - step)
-                    first = nrec
-                    done, status, nrec = bdf_chunk(model, data, t0, h, y, todo, record_every, step, out, nrec,
-                                                   jac, lu, piv, hmat, ctl, work, self.rtol, self.atol)
-                    times[first:nrec] = t0 + h * _recorded_steps(step, nrec - first, record_every)
-                    step += done
-                    if bar is not None:
-                        bar.update(done)
-                    if rebase is not None and status >= 0 and rebase(y):
-                        ctl[_PREV] = 0          # y shifted: restart the history (J does not change)
-                    if status == 1:
-                        y = system.reparameterize(y)
-                    elif status < 0:
-                        raise _failure(system, status, t0 + step * h)
+            y, step, times, out, nrec = run_chunks(system, np.array(y0, dtype=float), t0, h, nsteps, record_every,
+                                                   progress, self.chunk, step_chunk, on_shift=restart,
+                                                   failure=failure)
         finally:
-            if bar is not None:
-                bar.close()
             self.nfev, self.nfactor, self.nsplit = int(ctl[_NFEV]), int(ctl[_NFAC]), int(ctl[_NSPLIT])
         st = rk4_final(model, data, t0 + step * h, y, out[nrec], work[_F])
         self.nfev += 1
-        if step < nsteps:       # interrupted: the rows so far and the state after the last step
-            if st >= 0:
-                times[nrec] = t0 + step * h
-                nrec += 1
-            raise Interrupted(times[:nrec].copy(), out[:nrec].copy(), y)
-        if st < 0:
-            raise _failure(system, st, t0 + nsteps * h)
-        times[nrec] = t0 + nsteps * h
-        nrec += 1
-        return times[:nrec].copy(), out[:nrec].copy(), y
+        return finish_run(times, out, nrec, y, t0 + step * h, st, step < nsteps, failure)
 
     def stepper(self, system, y) -> "BDF2Stepper":
         return BDF2Stepper(system, y, self.rtol, self.atol)

@@ -131,48 +131,16 @@ class RK4:
     def run(self, system, y0, t0, t_end, h, *, record_every=1, progress=False):
         nsteps = fixed_steps(t0, t_end, h)
         model, data = system.model, system.data
-        y = np.array(y0, dtype=float)
-        nout = len(system.output_names)
-        nrows = nsteps // record_every + 2
-        out = np.zeros((nrows, nout))
-        times = np.zeros(nrows)
-        work = np.zeros((5, y.size))
-        bar = _progress(progress, nsteps)
-        step, nrec = 0, 0
-        rebase = getattr(system, "rebase", None)
-        try:
-            with interrupt_flag() as stop:
-                while step < nsteps and not stop["set"]:
-                    todo = min(self.chunk, nsteps - step)
-                    first = nrec
-                    done, status, nrec = rk4_chunk(model, data, t0, h, y, todo, record_every, step,
-                                                   out, nrec, work)
-                    times[first:nrec] = t0 + h * _recorded_steps(step, nrec - first, record_every)
-                    step += done
-                    if bar is not None:
-                        bar.update(done)
-                    if rebase is not None and status >= 0:
-                        rebase(y)
-                    if status == 1:
-                        y = system.reparameterize(y)
-                    elif status < 0:
-                        raise system.failure(status, t0 + step * h)
-        finally:
-            if bar is not None:
-                bar.close()
-        if step < nsteps:       # interrupted: the rows so far and the state after the last step
-            st = rk4_final(model, data, t0 + step * h, y, out[nrec], work[0])
-            if st >= 0:
-                times[nrec] = t0 + step * h
-                nrec += 1
-            raise Interrupted(times[:nrec].copy(), out[:nrec].copy(), y)
-        # the state after the last step is recorded too
-        st = rk4_final(model, data, t0 + nsteps * h, y, out[nrec], work[0])
-        if st < 0:
-            raise system.failure(st, t0 + nsteps * h)
-        times[nrec] = t0 + nsteps * h
-        nrec += 1
-        return times[:nrec].copy(), out[:nrec].copy(), y
+        work = np.zeros((5, len(y0)))
+
+        def step_chunk(y, step, todo, out, nrec):
+            return rk4_chunk(model, data, t0, h, y, todo, record_every, step, out, nrec, work)
+
+        y, step, times, out, nrec = run_chunks(system, np.array(y0, dtype=float), t0, h, nsteps, record_every,
+                                               progress, self.chunk, step_chunk)
+        # the state after the last step is recorded too (after an interruption: the state reached)
+        st = rk4_final(model, data, t0 + step * h, y, out[nrec], work[0])
+        return finish_run(times, out, nrec, y, t0 + step * h, st, step < nsteps, system.failure)
 
     def stepper(self, system, y) -> "RK4Stepper":
         return RK4Stepper(system, y)
@@ -225,6 +193,64 @@ def _recorded_steps(step0, nrec, every):
     """Step indices of the ``nrec`` rows recorded by a chunk that started at step index ``step0``."""
     first = -(-step0 // every) * every
     return first + every * np.arange(nrec)
+
+
+def run_chunks(system, y, t0, h, nsteps, record_every, progress, chunk, step_chunk, *, on_shift=None,
+               on_repartition=None, failure=None):
+    """The Python loop every fixed-step method's ``run`` shares: ``nsteps`` steps of ``h`` [s] from
+    (t0, y) in compiled calls of up to ``chunk`` steps, ``step_chunk(y, step, todo, out, nrec) -> (steps done,
+    status, rows recorded so far)``, recording every ``record_every``-th step into a fresh output table.
+
+    Between calls: the progress bar advances; the system may move its coordinates (``system.rebase(y)``;
+    ``on_shift()`` when it did) or ask for a new partition (status 1: ``y = system.reparameterize(y)``,
+    then ``on_repartition()``), so that a method can restart what it keeps of the past; a negative status
+    raises ``failure(status, t)`` (default ``system.failure``); Ctrl-C stops the loop after the call.
+    Returns (y, steps done, times [s], output table, rows recorded); the caller records the final state
+    (:func:`finish_run`)."""
+    nrows = nsteps // record_every + 2
+    out = np.zeros((nrows, len(system.output_names)))
+    times = np.zeros(nrows)
+    bar = _progress(progress, nsteps)
+    step, nrec = 0, 0
+    rebase = getattr(system, "rebase", None)
+    failure = system.failure if failure is None else failure
+    try:
+        with interrupt_flag() as stop:
+            while step < nsteps and not stop["set"]:
+                todo = min(chunk, nsteps - step)
+                first = nrec
+                done, status, nrec = step_chunk(y, step, todo, out, nrec)
+                times[first:nrec] = t0 + h * _recorded_steps(step, nrec - first, record_every)
+                step += done
+                if bar is not None:
+                    bar.update(done)
+                if rebase is not None and status >= 0 and rebase(y) and on_shift is not None:
+                    on_shift()
+                if status == 1:
+                    y = system.reparameterize(y)
+                    if on_repartition is not None:
+                        on_repartition()
+                elif status < 0:
+                    raise failure(status, t0 + step * h)
+    finally:
+        if bar is not None:
+            bar.close()
+    return y, step, times, out, nrec
+
+
+def finish_run(times, out, nrec, y, t, st, interrupted, failure):
+    """The end of a fixed-step run whose final state ``y`` at ``t`` [s] was evaluated and recorded into
+    out[nrec] with status ``st``: its row is kept if ``st`` >= 0; an interrupted run raises
+    :class:`Interrupted` with the rows so far, a completed one ``failure(st, t)`` if ``st`` < 0, else
+    returns (times, rows, y)."""
+    if st >= 0:
+        times[nrec] = t
+        nrec += 1
+    if interrupted:
+        raise Interrupted(times[:nrec].copy(), out[:nrec].copy(), y)
+    if st < 0:
+        raise failure(st, t)
+    return times[:nrec].copy(), out[:nrec].copy(), y
 
 
 def _progress(progress, total):

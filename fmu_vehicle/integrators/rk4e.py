@@ -30,9 +30,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..jit import entry_point, njit
-from .base import Interrupted, fixed_steps, inputs_key, interrupt_flag, switch_count, switch_params, system_record, \
-    system_rhs, system_switch
-from .rk4 import RK4Stepper, _progress, _recorded_steps, _rk4_rest, rk4_final
+from .base import fixed_steps, inputs_key, switch_count, switch_params, system_record, system_rhs, system_switch
+from .rk4 import RK4Stepper, _rk4_rest, finish_run, rk4_final, run_chunks
 
 # rows of the (N_WORK, n) state workspace
 K1, YA, FB, YB, FT, YT = 0, 5, 6, 7, 8, 9
@@ -249,55 +248,34 @@ class RK4E:
     def run(self, system, y0, t0, t_end, h, *, record_every=1, progress=False):
         nsteps = fixed_steps(t0, t_end, h)
         model, data = system.model, system.data
-        y = np.array(y0, dtype=float)
-        nout = len(system.output_names)
-        nrows = nsteps // record_every + 2
-        out = np.zeros((nrows, nout))
-        times = np.zeros(nrows)
-        work = np.zeros((N_WORK, y.size))
+        work = np.zeros((N_WORK, len(y0)))
         gw = np.zeros((N_G, switch_count(model)))
         sw = switch_params(system)
         stats = np.zeros(4)
-        bar = _progress(progress, nsteps)
-        step, nrec, fresh = 0, 0, True
-        rebase = getattr(system, "rebase", None)
+        fresh = [True]          # evaluate f and g at the start of the next call (y changed since)
+
+        def step_chunk(y, step, todo, out, nrec):
+            r = rk4e_chunk(model, data, t0, h, y, todo, record_every, step, out, nrec, work, gw, sw, fresh[0],
+                           self.tol, self.max_iter, self.max_sub, stats)
+            fresh[0] = False
+            return r
+
+        def changed():
+            fresh[0] = True
+
         try:
-            with interrupt_flag() as stop:
-                while step < nsteps and not stop["set"]:
-                    todo = min(self.chunk, nsteps - step)
-                    first = nrec
-                    done, status, nrec = rk4e_chunk(model, data, t0, h, y, todo, record_every, step, out, nrec,
-                                                    work, gw, sw, fresh, self.tol, self.max_iter, self.max_sub, stats)
-                    times[first:nrec] = t0 + h * _recorded_steps(step, nrec - first, record_every)
-                    step += done
-                    fresh = False
-                    if bar is not None:
-                        bar.update(done)
-                    if rebase is not None and status >= 0 and rebase(y):
-                        fresh = True
-                    if status == 1:
-                        y = system.reparameterize(y)
-                        fresh = True
-                    elif status < 0:
-                        raise system.failure(status, t0 + step * h)
+            y, step, times, out, nrec = run_chunks(system, np.array(y0, dtype=float), t0, h, nsteps, record_every,
+                                                   progress, self.chunk, step_chunk, on_shift=changed,
+                                                   on_repartition=changed)
         finally:
-            if bar is not None:
-                bar.close()
             self.stats = dict(zip(("events", "evaluations", "iterations", "capped"), stats.astype(int).tolist()))
         t_last = t0 + step * h
-        if step < nsteps or fresh:      # interrupted, or y changed since its evaluation: evaluate it again
+        if step < nsteps or fresh[0]:   # interrupted, or y changed since its evaluation: evaluate it again
             st = rk4_final(model, data, t_last, y, out[nrec], work[K1])
-            if st < 0 and step == nsteps:
-                raise system.failure(st, t_last)
         else:
             st = 0
             rk4e_record(t_last, y, model, data, out[nrec])
-        if st >= 0:
-            times[nrec] = t_last
-            nrec += 1
-        if step < nsteps:
-            raise Interrupted(times[:nrec].copy(), out[:nrec].copy(), y)
-        return times[:nrec].copy(), out[:nrec].copy(), y
+        return finish_run(times, out, nrec, y, t_last, st, step < nsteps, system.failure)
 
     def stepper(self, system, y) -> "RK4EStepper":
         return RK4EStepper(system, y, self)
