@@ -84,6 +84,24 @@ def rk4_final(model, data, t, y, out_row, ydot):
     return _evaluate_and_record(model, data, t, y, out_row, ydot)
 
 
+@njit(inline="always")
+def _saved_for(saved, key):
+    """True if ``saved`` = [1, key]: the last evaluation a stepper kept was made with the inputs ``key``."""
+    same = saved[0] == 1.0
+    for i in range(key.size):
+        if saved[1 + i] != key[i]:
+            same = False
+    return same
+
+
+@njit(inline="always")
+def _save_for(saved, key):
+    """Mark the stepper's kept evaluation valid for the inputs ``key``: saved = [1, key]."""
+    saved[0] = 1.0
+    for i in range(key.size):
+        saved[1 + i] = key[i]
+
+
 @njit
 def rk4_advance(model, data, t0, h, y, nsteps, out_row, work, key, saved):
     """``nsteps`` RK4 steps from t0 without recording, then evaluate and record the final state
@@ -96,10 +114,7 @@ def rk4_advance(model, data, t0, h, y, nsteps, out_row, work, key, saved):
     derivative depends on (the system's inputs, flattened); the next call reuses work[0] as k1 when
     its ``key`` is equal. The caller sets saved[0] = 0 whenever it changes y, t or the system otherwise.
     """
-    reuse = saved[0] == 1.0 and nsteps > 0
-    for i in range(key.size):
-        if saved[1 + i] != key[i]:
-            reuse = False
+    reuse = _saved_for(saved, key) and nsteps > 0
     saved[0] = 0.0
     done = 0
     if reuse:
@@ -114,9 +129,7 @@ def rk4_advance(model, data, t0, h, y, nsteps, out_row, work, key, saved):
             return done, st
     st = _evaluate_and_record(model, data, t0 + nsteps * h, y, out_row, work[0])
     if st == 0:
-        saved[0] = 1.0
-        for i in range(key.size):
-            saved[1 + i] = key[i]
+        _save_for(saved, key)
     return done, st
 
 

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..jit import entry_point, njit
 from .base import fixed_steps, inputs_key, switch_count, switch_params, system_record, system_rhs, system_switch
-from .rk4 import RK4Stepper, _rk4_rest, finish_run, rk4_final, run_chunks
+from .rk4 import RK4Stepper, _rk4_rest, _save_for, _saved_for, finish_run, rk4_final, run_chunks
 
 # rows of the (N_WORK, n) state workspace
 K1, YA, FB, YB, FT, YT = 0, 5, 6, 7, 8, 9
@@ -205,10 +205,7 @@ def rk4e_advance(model, data, t0, h, y, nsteps, out_row, work, gw, sw, tol, max_
     communication step). Returns (steps done, status) as ``rk4.rk4_advance``. ``saved`` holds [1, key] when
     work[K1], gw[G0] hold f and g of y at t0 with the inputs ``key`` (the previous call's last evaluation);
     the caller sets saved[0] = 0 whenever it changes y, t or the system otherwise."""
-    fresh = not (saved[0] == 1.0)
-    for i in range(key.size):
-        if saved[1 + i] != key[i]:
-            fresh = True
+    fresh = not _saved_for(saved, key)
     saved[0] = 0.0
     done, st, _ = rk4e_chunk(model, data, t0, h, y, nsteps, 0, 0, work, 0, work, gw, sw, fresh, tol, max_iter,
                              max_sub, stats)
@@ -216,9 +213,7 @@ def rk4e_advance(model, data, t0, h, y, nsteps, out_row, work, gw, sw, tol, max_
         return done, st
     system_record(t0 + nsteps * h, y, model, data, out_row)
     if st == 0:
-        saved[0] = 1.0
-        for i in range(key.size):
-            saved[1 + i] = key[i]
+        _save_for(saved, key)
     return done, st
 
 
