@@ -10,7 +10,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "fmu_vehicle"
 #: subpackage -> the package modules/subpackages it may import (besides itself)
 ALLOWED = {
     "multibody": {"jit", "errors", "paths"},
-    "integrators": {"jit", "errors"},
+    "integrators": {"jit", "packing", "errors"},
     "road": {"jit", "errors", "paths", "util"},
     "tire": {"jit", "errors", "paths", "road", "util"},
     "vehicle": {"jit", "errors", "paths", "util", "multibody", "integrators", "road", "tire", "results",

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..jit import entry_point, njit
+from ..packing import PackedCall, packed_value
 from .base import fixed_steps, inputs_key, system_record, system_rhs
 from .rk4 import _rk4_rest, finish_run, rk4_final, run_chunks
 
@@ -168,6 +169,13 @@ class ABM4:
         return ABM4Stepper(system, y)
 
 
+@njit
+def abm_advance_packed(mbuf, mty, dbuf, dty, t0, h, y, nsteps, out_row, hist, ctl, work, key, saved):
+    """:func:`abm_advance` for the (model, data) of ``packing.packed`` (what a stepper calls per step)."""
+    return abm_advance(packed_value(mbuf, mty), packed_value(dbuf, dty), t0, h, y, nsteps, out_row, hist, ctl,
+                       work, key, saved)
+
+
 class ABM4Stepper:
     """ABM4 for a stepping interface: ``advance`` is one compiled call per communication step
     (``abm_advance``); the history carries over from one call to the next while the inputs
@@ -179,7 +187,8 @@ class ABM4Stepper:
         self._hist, self._ctl, self._work = _abm_arrays(y.size)
         self._key = inputs_key(system)
         self._saved = self._key.copy()
-        self._advance = self._evaluate = None
+        self._advance = PackedCall(abm_advance_packed)
+        self._evaluate = None
 
     def reset(self):
         self._ctl[_COUNT] = 0
@@ -193,11 +202,8 @@ class ABM4Stepper:
         return self._evaluate(*args)
 
     def advance(self, t, h, n, row):
-        args = (self.system.model, self.system.data, float(t), float(h), self.y, int(n), row, self._hist,
-                self._ctl, self._work, self._key, self._saved)
-        if self._advance is None:       # resolved once: later calls skip numba's argument typing
-            self._advance = entry_point(abm_advance, *args)
-        return self._advance(*args)
+        return self._advance(self.system, float(t), float(h), self.y, int(n), row, self._hist, self._ctl,
+                             self._work, self._key, self._saved)
 
     def get_state(self):
         return (self.y.copy(), self._hist.copy(), self._ctl.copy(), self._saved.copy())

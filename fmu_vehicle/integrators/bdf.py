@@ -40,6 +40,7 @@ import numpy as np
 
 from ..errors import SimulationError
 from ..jit import entry_point, njit
+from ..packing import PackedCall, packed_value
 from .base import fixed_steps, inputs_key, system_record, system_rhs
 from .rk4 import finish_run, rk4_final, run_chunks
 
@@ -379,6 +380,14 @@ class BDF2:
         return BDF2Stepper(system, y, self.rtol, self.atol)
 
 
+@njit
+def bdf_advance_packed(mbuf, mty, dbuf, dty, t0, h, y, nsteps, out_row, jac, lu, piv, hmat, ctl, work, rtol, atol,
+                       key, saved):
+    """:func:`bdf_advance` for the (model, data) of ``packing.packed`` (what a stepper calls per step)."""
+    return bdf_advance(packed_value(mbuf, mty), packed_value(dbuf, dty), t0, h, y, nsteps, out_row, jac, lu, piv,
+                       hmat, ctl, work, rtol, atol, key, saved)
+
+
 class BDF2Stepper:
     """BDF2 for a stepping interface: ``advance`` is one compiled call per communication step
     (``bdf_advance``). The history y_n-1 carries over while the inputs are unchanged; the factored
@@ -391,7 +400,8 @@ class BDF2Stepper:
         self._jac, self._lu, self._piv, self._hmat, self._ctl, self._work = _bdf_arrays(y.size)
         self._key = inputs_key(system)
         self._saved = self._key.copy()
-        self._advance = self._final = None
+        self._advance = PackedCall(bdf_advance_packed)
+        self._final = None
 
     def reset(self):
         self._ctl[_PREV] = 0
@@ -410,11 +420,9 @@ class BDF2Stepper:
         return self._final(*args)
 
     def advance(self, t, h, n, row):
-        args = (self.system.model, self.system.data, float(t), float(h), self.y, int(n), row, self._jac, self._lu,
-                self._piv, self._hmat, self._ctl, self._work, self.rtol, self.atol, self._key, self._saved)
-        if self._advance is None:       # resolved once: later calls skip numba's argument typing
-            self._advance = entry_point(bdf_advance, *args)
-        done, st = self._advance(*args)
+        done, st = self._advance(self.system, float(t), float(h), self.y, int(n), row, self._jac, self._lu,
+                                 self._piv, self._hmat, self._ctl, self._work, self.rtol, self.atol, self._key,
+                                 self._saved)
         if st == STATUS_NEWTON_FAILED:
             raise _failure(self.system, st, t + done * h)
         return done, st

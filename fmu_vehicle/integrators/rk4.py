@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 from ..jit import entry_point, njit
+from ..packing import PackedCall, packed_value
 from .base import Interrupted, fixed_steps, inputs_key, interrupt_flag, system_record, system_rhs
 
 
@@ -133,6 +134,13 @@ def rk4_advance(model, data, t0, h, y, nsteps, out_row, work, key, saved):
     return done, st
 
 
+@njit
+def rk4_advance_packed(mbuf, mty, dbuf, dty, t0, h, y, nsteps, out_row, work, key, saved):
+    """:func:`rk4_advance` for the (model, data) of ``packing.packed`` (what a stepper calls per step)."""
+    return rk4_advance(packed_value(mbuf, mty), packed_value(dbuf, dty), t0, h, y, nsteps, out_row, work, key,
+                       saved)
+
+
 class RK4:
     """Classical fixed-step RK4. ``chunk`` steps run per compiled call (progress granularity)."""
 
@@ -170,7 +178,8 @@ class RK4Stepper:
         self._work = np.zeros((5, y.size))
         self._key = inputs_key(system)
         self._saved = np.zeros(1 + self._key.size)      # [k1 in work[0] valid, inputs of that evaluation]
-        self._advance = self._final = None
+        self._advance = PackedCall(rk4_advance_packed)
+        self._final = None
 
     def reset(self):
         self._saved[0] = 0.0
@@ -185,12 +194,8 @@ class RK4Stepper:
                            self._work[0])
 
     def advance(self, t, h, n, row):
-        if self._advance is None:       # resolved once: later calls skip numba's argument typing
-            self._advance = entry_point(rk4_advance, self.system.model,
-                                        self.system.data, float(t), float(h), self.y, int(n), row, self._work,
-                                        self._key, self._saved)
-        return self._advance(self.system.model, self.system.data, t, h, self.y, n, row,
-                             self._work, self._key, self._saved)
+        return self._advance(self.system, float(t), float(h), self.y, int(n), row, self._work, self._key,
+                             self._saved)
 
     def get_state(self):
         return (self.y.copy(), self._work[0].copy(), self._saved.copy())

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import entry_point, njit
+from ..jit import njit
+from ..packing import PackedCall, packed_value
 from .base import fixed_steps, inputs_key, switch_count, switch_params, system_record, system_rhs, system_switch
 from .rk4 import RK4Stepper, _rk4_rest, _save_for, _saved_for, finish_run, rk4_final, run_chunks
 
@@ -276,6 +277,14 @@ class RK4E:
         return RK4EStepper(system, y, self)
 
 
+@njit
+def rk4e_advance_packed(mbuf, mty, dbuf, dty, t0, h, y, nsteps, out_row, work, gw, sw, tol, max_iter, max_sub, stats,
+                        key, saved):
+    """:func:`rk4e_advance` for the (model, data) of ``packing.packed`` (what a stepper calls per step)."""
+    return rk4e_advance(packed_value(mbuf, mty), packed_value(dbuf, dty), t0, h, y, nsteps, out_row, work, gw, sw,
+                        tol, max_iter, max_sub, stats, key, saved)
+
+
 class RK4EStepper(RK4Stepper):
     """RK4 with event location for a stepping interface: ``advance`` is one compiled call per communication
     step (``rk4e_advance``), which reuses the last evaluation (f and g) while the inputs are unchanged
@@ -291,15 +300,13 @@ class RK4EStepper(RK4Stepper):
         self._stats = np.zeros(4)
         self._key = inputs_key(system)
         self._saved = np.zeros(1 + self._key.size)      # [work[K1], gw[G0] valid, inputs of that evaluation]
-        self._advance = self._final = None
+        self._advance = PackedCall(rk4e_advance_packed)
+        self._final = None
 
     def advance(self, t, h, n, row):
         m = self.method
-        args = (self.system.model, self.system.data, float(t), float(h), self.y, int(n), row, self._work,
-                self._gw, self._sw, m.tol, m.max_iter, m.max_sub, self._stats, self._key, self._saved)
-        if self._advance is None:       # resolved once: later calls skip numba's argument typing
-            self._advance = entry_point(rk4e_advance, *args)
-        return self._advance(*args)
+        return self._advance(self.system, float(t), float(h), self.y, int(n), row, self._work, self._gw,
+                             self._sw, m.tol, m.max_iter, m.max_sub, self._stats, self._key, self._saved)
 
     def get_state(self):
         return (self.y.copy(), self._work[K1].copy(), self._gw[G0].copy(), self._saved.copy())
