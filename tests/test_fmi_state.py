@@ -85,3 +85,26 @@ def test_state_restored_into_an_instance_with_other_fixed_parameters_is_refused(
     r = results["other_profile"]
     assert r["status"] == 2                                     # fmi2Discard
     assert any("speed_profile = '0:10,1:14,2:6,3:6' in the state" in m for m in r["errors"]), r["errors"]
+
+
+def test_instances_after_the_first_extraction_is_deleted_keep_the_guid(companion_fmus, tmp_path):
+    """FMPy deletes an FMU's extraction folder after ``simulate_fmu``; instances of the same FMU made later
+    in the process reuse the imported package. Their serialized states still carry the FMU's GUID (the
+    build information is read when the package is imported, not from the deleted folder), so a state
+    saved by one instance is accepted by another."""
+    result = run_child("""
+        import shutil
+        from fmu_vehicle.fmi.state_format import load
+        path = INPUTS["fmu"]
+        simulate_fmu(path, stop_time=2e-3, output_interval=1e-3)     # extracts, imports, deletes the folder
+        fmu = Fmu(path)
+        a, b = fmu.new("a"), fmu.new("b")
+        a.doStep(0.0, 1e-3)
+        blob = bytes(a.serializeFMUstate(a.getFMUstate()))
+        b.setFMUstate(b.deSerializeFMUstate(blob))
+        RESULT = {"guid": fmu.md.guid, "header": load(blob).header["guid"]}
+        for f in (a, b):
+            f.terminate(); f.freeInstance()
+        shutil.rmtree(fmu.dir, ignore_errors=True)
+        """, tmp_path, fmu=str(companion_fmus["Powertrain"]))
+    assert result["header"] == result["guid"]

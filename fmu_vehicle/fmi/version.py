@@ -21,17 +21,21 @@ PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 GUID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://fmu-vehicle.invalid/fmu")
 
 
+_BUILD_INFO: dict = json.loads(BUILD_INFO.read_text()) if BUILD_INFO.is_file() else {}
+"""``build_info.json`` as it was when this module was imported: a host may delete an FMU's extraction folder
+after a run while the imported package goes on serving the next instances of the same build (read now, a
+later instance would have found no file and taken another version and GUID)."""
+
+
 def build_info() -> dict:
     """The shipped ``build_info.json`` (inside an FMU), else {}."""
-    if BUILD_INFO.is_file():
-        return json.loads(BUILD_INFO.read_text())
-    return {}
+    return dict(_BUILD_INFO)
 
 
 def package_version() -> str:
     """Version of ``fmu_vehicle``: shipped build_info.json, installed metadata, or pyproject.toml."""
-    if BUILD_INFO.is_file():
-        return build_info()["version"]
+    if _BUILD_INFO:
+        return _BUILD_INFO["version"]
     try:
         return metadata.version("fmu_vehicle")
     except metadata.PackageNotFoundError:
