@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import entry_point, njit
+from ..jit import njit
 from ..packing import PackedCall, packed_value
 from .base import fixed_steps, inputs_key, system_record, system_rhs
-from .rk4 import _rk4_rest, finish_run, rk4_final, run_chunks
+from .rk4 import _rk4_rest, finish_run, rk4_final_packed, run_chunks
 
 # ctl (int64): [derivatives in the history (0..4), ring index of f_n, derivative evaluations so far]
 _COUNT, _HEAD, _NFEV = 0, 1, 2
@@ -188,7 +188,7 @@ class ABM4Stepper:
         self._key = inputs_key(system)
         self._saved = self._key.copy()
         self._advance = PackedCall(abm_advance_packed)
-        self._evaluate = None
+        self._evaluate = PackedCall(rk4_final_packed)
 
     def reset(self):
         self._ctl[_COUNT] = 0
@@ -196,10 +196,7 @@ class ABM4Stepper:
     def evaluate(self, t, row):
         """Evaluate and record the state y at t into ``row``; returns the status (restarts the history)."""
         self.reset()
-        args = (self.system.model, self.system.data, float(t), self.y, row, self._work[0])
-        if self._evaluate is None:
-            self._evaluate = entry_point(rk4_final, *args)
-        return self._evaluate(*args)
+        return self._evaluate(self.system, float(t), self.y, row, self._work[0])
 
     def advance(self, t, h, n, row):
         return self._advance(self.system, float(t), float(h), self.y, int(n), row, self._hist, self._ctl,

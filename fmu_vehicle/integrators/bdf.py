@@ -39,10 +39,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import SimulationError
-from ..jit import entry_point, njit
+from ..jit import njit
 from ..packing import PackedCall, packed_value
 from .base import fixed_steps, inputs_key, system_record, system_rhs
-from .rk4 import finish_run, rk4_final, run_chunks
+from .rk4 import finish_run, rk4_final, rk4_final_packed, run_chunks
 
 MAX_ITERATIONS = 30
 """Newton-chord iterations of one attempt before the step is retried with a fresh matrix."""
@@ -401,7 +401,7 @@ class BDF2Stepper:
         self._key = inputs_key(system)
         self._saved = self._key.copy()
         self._advance = PackedCall(bdf_advance_packed)
-        self._final = None
+        self._final = PackedCall(rk4_final_packed)
 
     def reset(self):
         self._ctl[_PREV] = 0
@@ -414,10 +414,7 @@ class BDF2Stepper:
     def evaluate(self, t, row):
         """Evaluate and record the state y at t into ``row``; returns the status (a ``reset()``)."""
         self.reset()
-        args = (self.system.model, self.system.data, float(t), self.y, row, self._work[_F])
-        if self._final is None:
-            self._final = entry_point(rk4_final, *args)
-        return self._final(*args)
+        return self._final(self.system, float(t), self.y, row, self._work[_F])
 
     def advance(self, t, h, n, row):
         done, st = self._advance(self.system, float(t), float(h), self.y, int(n), row, self._jac, self._lu,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 
 import numpy as np
-from ..jit import entry_point, njit
+from ..jit import njit
 from ..packing import PackedCall, packed_value
 from .base import Interrupted, fixed_steps, inputs_key, interrupt_flag, system_record, system_rhs
 
@@ -83,6 +83,12 @@ def rk4_final(model, data, t, y, out_row, ydot):
     """Evaluate and record the state y at t (the final state of a run, or a stepper's output without a
     step; used by every method); returns the status."""
     return _evaluate_and_record(model, data, t, y, out_row, ydot)
+
+
+@njit
+def rk4_final_packed(mbuf, mty, dbuf, dty, t, y, out_row, ydot):
+    """:func:`rk4_final` for the (model, data) of ``packing.packed`` (a stepper's output without a step)."""
+    return _evaluate_and_record(packed_value(mbuf, mty), packed_value(dbuf, dty), t, y, out_row, ydot)
 
 
 @njit(inline="always")
@@ -179,7 +185,7 @@ class RK4Stepper:
         self._key = inputs_key(system)
         self._saved = np.zeros(1 + self._key.size)      # [k1 in work[0] valid, inputs of that evaluation]
         self._advance = PackedCall(rk4_advance_packed)
-        self._final = None
+        self._final = PackedCall(rk4_final_packed)
 
     def reset(self):
         self._saved[0] = 0.0
@@ -187,11 +193,7 @@ class RK4Stepper:
     def evaluate(self, t, row):
         """Evaluate and record the state y at t into ``row``; returns the status."""
         self.reset()
-        if self._final is None:
-            self._final = entry_point(rk4_final, self.system.model, self.system.data,
-                                      float(t), self.y, row, self._work[0])
-        return self._final(self.system.model, self.system.data, float(t), self.y, row,
-                           self._work[0])
+        return self._final(self.system, float(t), self.y, row, self._work[0])
 
     def advance(self, t, h, n, row):
         return self._advance(self.system, float(t), float(h), self.y, int(n), row, self._work, self._key,

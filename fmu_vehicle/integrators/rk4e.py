@@ -32,7 +32,8 @@ import numpy as np
 from ..jit import njit
 from ..packing import PackedCall, packed_value
 from .base import fixed_steps, inputs_key, switch_count, switch_params, system_record, system_rhs, system_switch
-from .rk4 import RK4Stepper, _rk4_rest, _save_for, _saved_for, finish_run, rk4_final, run_chunks
+from .rk4 import (RK4Stepper, _rk4_rest, _save_for, _saved_for, finish_run, rk4_final, rk4_final_packed,
+                  run_chunks)
 
 # rows of the (N_WORK, n) state workspace
 K1, YA, FB, YB, FT, YT = 0, 5, 6, 7, 8, 9
@@ -301,7 +302,7 @@ class RK4EStepper(RK4Stepper):
         self._key = inputs_key(system)
         self._saved = np.zeros(1 + self._key.size)      # [work[K1], gw[G0] valid, inputs of that evaluation]
         self._advance = PackedCall(rk4e_advance_packed)
-        self._final = None
+        self._final = PackedCall(rk4_final_packed)
 
     def advance(self, t, h, n, row):
         m = self.method
