@@ -43,11 +43,21 @@ def _numba_cache_dir() -> str | None:
     except OSError:
         return None
     _prune_numba_caches(root, folder)
+    if pkg.parent.parent == root / PACKAGES:       # unpacked from an FMU's package archive: mark it used
+        try:
+            os.utime(pkg.parent)
+        except OSError:
+            pass
+    _prune_numba_caches(root / PACKAGES, pkg.parent, "*")
     if shipped_cache_usable(pkg):
         _ADOPTED.add((pkg.parent / SHIPPED_CACHE).resolve())     # adopt_fmu_cache need not do it again
         _adopt_shipped_cache(pkg.parent / SHIPPED_CACHE, folder)
     return str(folder)
 
+
+PACKAGES = "packages"
+"""Folder below the per-user cache root where an FMU's slave script unpacks the package archive the FMU ships,
+once per machine (``fmu_vehicle.fmi.build.PROLOGUE``), one folder per archive."""
 
 SHIPPED_CACHE = "numba_cache"
 """Folder next to the package copy inside an FMU that holds the kernels compiled at build time for a portable
@@ -129,17 +139,18 @@ MAX_IDLE_S = 86400.0
 """Other cache folders unused for longer than this [s] are deleted (each holds 20-30 MB of machine code)."""
 
 
-def _prune_numba_caches(root, current) -> None:
+def _prune_numba_caches(root, current, pattern: str = "numba-*") -> None:
     """Delete the numba cache folders of other package copies (FMUs of other sources, other Python or
     numba versions, folders keyed by all sources in earlier versions of this package) that are unused for
-    a day, except the KEEP_OTHER_CACHES most recently used. Errors are ignored: the cache is an
-    optimization, and another process may be pruning too."""
+    a day, except the KEEP_OTHER_CACHES most recently used (``pattern="*"`` in PACKAGES: the unpacked
+    package copies of other FMU builds, the same way). Errors are ignored: the cache is an optimization,
+    and another process may be pruning too."""
     import shutil
     import time
 
     try:
         stamped = []
-        for d in root.glob("numba-*"):
+        for d in root.glob(pattern):
             if d != current and d.is_dir():
                 stamped.append((d.stat().st_mtime, d))
     except OSError:

@@ -318,9 +318,9 @@ def use_portable_target() -> str | None:
     so (natively) gets native code, compiled now and cached per user. ``FMU_VEHICLE_NATIVE=1`` asks for
     native code (faster once compiled; the first instance compiles for about a minute).
     """
-    from . import SHIPPED_CACHE, built_for_this_interpreter
+    from . import built_for_this_interpreter
     if not built_for_this_interpreter(_PKG):
-        return None if not (_PKG.parent / SHIPPED_CACHE).is_dir() else (
+        return None if not (_PKG / "fmi" / "build_info.json").is_file() else (
             "the compiled code shipped in this FMU is for another Python or numba version: compiling the "
             "model for this machine (about a minute, cached for later instances)")
     if os.environ.get("FMU_VEHICLE_NATIVE") == "1":

@@ -3,6 +3,7 @@ plot, and start where the physics says; ensure_fmus rebuilds exactly the missing
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import math
 import shutil
@@ -79,6 +80,18 @@ def test_example_4_platoon_starts_at_standstill_gaps(scenario_fmus, tmp_path):
     assert len(run.scenario.system.components) == 1 + 3 * 3
 
 
+def _with_sources(archive: bytes, digest: str) -> bytes:
+    """A package archive (bytes) whose fmi/build_info.json records the source digest ``digest``."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(archive)) as src, zipfile.ZipFile(out, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item)
+            if item.filename.endswith("/fmi/build_info.json"):
+                data = json.dumps(dict(json.loads(data), sources=digest)).encode()
+            dst.writestr(item, data)
+    return out.getvalue()
+
+
 def test_ensure_fmus_rebuilds_only_missing_or_stale(scenario_fmus, tmp_path):
     tire = Path(scenario_fmus["Tire"])
     assert fmu_is_current(tire, slave_script("Tire"))
@@ -91,10 +104,8 @@ def test_ensure_fmus_rebuilds_only_missing_or_stale(scenario_fmus, tmp_path):
     with zipfile.ZipFile(tire) as src, zipfile.ZipFile(stale, "w") as dst:
         for item in src.infolist():
             data = src.read(item)
-            if item.filename.endswith("/fmi/build_info.json"):
-                info = json.loads(data)
-                info["sources"] = "0" * 40
-                data = json.dumps(info).encode()
+            if item.filename.startswith("resources/_fmu_vehicle_") and item.filename.endswith(".zip"):
+                data = _with_sources(data, "0" * 40)          # the package archive's build_info.json
             dst.writestr(item, data)
     assert not fmu_is_current(stale, slave_script("Tire"))
     assert not fmu_is_current(tmp_path / "missing" / "Tire.fmu", slave_script("Tire"))

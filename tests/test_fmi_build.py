@@ -1,5 +1,7 @@
 """Built FMUs: FMPy validation, units/min/max/InitialUnknowns in the modelDescription, deterministic
 GUIDs, shipped files, the build script's error path (exit 2, nothing half-written)."""
+import io
+import json
 import subprocess
 import sys
 import zipfile
@@ -9,7 +11,8 @@ import pytest
 from fmpy.validation import validate_fmu
 from lxml import etree
 
-from fmu_vehicle.fmi.build import DIGEST_CHARS, PACKAGE_PREFIX, BuildError, build_fmu, source_digest
+from fmu_vehicle.fmi.build import (DIGEST_CHARS, PACKAGE_PREFIX, BuildError, build_fmu, shipped_package_file,
+                                   source_digest)
 from fmu_vehicle.fmi.post_process import ROOT_ORDER
 from fmu_vehicle.fmi.registry import FMUS, slave_script
 from fmu_vehicle.fmi.variables import UNITS
@@ -77,10 +80,18 @@ def test_archive_contents(companion_fmus):
         requirements = z.read("resources/requirements.txt").decode()
     assert "resources/powertrain/suv_diesel_6at.json" in names
     digest = source_digest()[:DIGEST_CHARS]                                # the package copy of this build
-    assert f"resources/{PACKAGE_PREFIX}{digest}/fmi/slave_base.py" in names
-    assert f"resources/{PACKAGE_PREFIX}{digest}/fmi/build_info.json" in names
+    # the package copy travels as one archive (members <alias>/...), not as files of the FMU
+    assert f"resources/{PACKAGE_PREFIX}{digest}.zip" in names
+    assert not [n for n in names if n.startswith(("resources/fmu_vehicle/", f"resources/{PACKAGE_PREFIX}{digest}/"))]
+    assert b"class VehicleSlaveBase" in shipped_package_file(companion_fmus["Powertrain"], "fmi/slave_base.py")
+    info = json.loads(shipped_package_file(companion_fmus["Powertrain"], "fmi/build_info.json"))
+    assert info["sources"] == source_digest()
+    with zipfile.ZipFile(companion_fmus["Powertrain"]) as z, \
+            zipfile.ZipFile(io.BytesIO(z.read(f"resources/{PACKAGE_PREFIX}{digest}.zip"))) as inner:
+        members = inner.namelist()
+    assert all(n.startswith(f"{PACKAGE_PREFIX}{digest}/") for n in members)
+    assert not [n for n in members if n.startswith(f"{PACKAGE_PREFIX}{digest}/resources/")]
     assert f"resources/fmu_vehicle_powertrain_{digest}.py" in names
-    assert not [n for n in names if n.startswith(("resources/fmu_vehicle/", f"resources/{PACKAGE_PREFIX}{digest}/resources"))]
     assert "binaries/linux64/Powertrain.so" in names
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc") or "/tests/" in n]
     lines = requirements.splitlines()

@@ -111,6 +111,46 @@ print(json.dumps({"ends": ends, "packages": packages}))
 """
 
 
+UNPACK = """
+import json, sys
+from fmpy import simulate_fmu
+rows = simulate_fmu(sys.argv[1], stop_time=0.01, output_interval=1e-3)
+package = [m.__file__ for n, m in sys.modules.items() if n.startswith("_fmu_vehicle_") and "." not in n]
+print(json.dumps({"package": package, "rows": len(rows), "path": sys.path}))
+"""
+
+
+def test_package_archive_is_unpacked_once_per_machine(scenario_fmus, tmp_path):
+    """The package copy an FMU ships as one archive is unpacked into the per-user cache by the first process
+    and imported from there, as is, by the next one; with no writable cache it is unpacked next to the
+    slave script, inside the host's extraction folder, and the FMU runs all the same. Neither leaves an
+    entry on sys.path."""
+    from fmu_vehicle.fmi.build import PACKAGE_PREFIX
+
+    def run(cache):
+        env = dict(os.environ, XDG_CACHE_HOME=str(cache))
+        out = subprocess.run([sys.executable, "-c", UNPACK, str(scenario_fmus["Powertrain"])], env=env,
+                             cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr[-3000:]
+        result = json.loads(out.stdout.strip().splitlines()[-1])
+        assert result["rows"] == 11 and not [p for p in result["path"] if "fmu_vehicle/packages" in p]
+        return result
+
+    cache = tmp_path / "cache"
+    first = run(cache)
+    folders = sorted((cache / "fmu_vehicle" / "packages").iterdir())
+    assert [f.name.split("-")[0] for f in folders] == [Path(first["package"][0]).parent.name]
+    assert folders[0].name.startswith(PACKAGE_PREFIX)                     # no unpacking leftovers either
+    init = folders[0] / folders[0].name.split("-")[0] / "__init__.py"
+    assert first["package"] == [str(init)]
+    stamp = init.stat().st_mtime_ns
+    assert run(cache)["package"] == [str(init)] and init.stat().st_mtime_ns == stamp     # not unpacked again
+    blocked = tmp_path / "not_a_folder"
+    blocked.write_text("")
+    fallback = run(blocked)["package"][0]
+    assert f"/resources/{Path(fallback).parent.name}/__init__.py" in fallback and not fallback.startswith(str(cache))
+
+
 @pytest.mark.slow
 def test_fmpy_processes_running_every_fmu_in_turn_exit_0(scenario_fmus, tmp_path):
     """LeadVehicle first (its extraction folder is deleted when its run ends), then the FMUs that import

@@ -29,7 +29,7 @@ import pytest
 from fmpy.validation import validate_fmu
 from lxml import etree
 
-from fmu_vehicle.fmi.build import DIGEST_CHARS, PACKAGE_PREFIX, source_digest
+from fmu_vehicle.fmi.build import DIGEST_CHARS, PACKAGE_PREFIX, shipped_package_file, source_digest
 from fmu_vehicle.fmi.version import fmu_guid, package_version
 from fmu_vehicle.paths import resources_dir
 from fmu_vehicle.road import load_road
@@ -317,9 +317,10 @@ def test_archive_ships_code_data_and_requirements(fmu):
         req = z.read("resources/requirements.txt").decode().splitlines()
     for f in ("resources/vehicles/halfcar7.json", "resources/vehicles/halfcar7_forkarm.json",
               "resources/vehicles/suspensions/macpherson_front.json", "resources/tires/dai2022_sedan.tir",
-              "resources/roads/bumpy.json", f"resources/{ALIAS}/vehicle/vehicle.py",
+              "resources/roads/bumpy.json", f"resources/{ALIAS}.zip",
               f"resources/fmu_vehicle_vehicle_lv_{ALIAS[len(PACKAGE_PREFIX):]}.py", "binaries/linux64/VehicleLV.so"):
         assert f in names, f
+    assert b"def rk4_advance_packed" in shipped_package_file(fmu, "integrators/rk4.py")
     assert {r.split(">")[0] for r in req} >= {"numpy", "numba", "scipy"}
     assert not [r for r in req if r.startswith(("matplotlib", "tqdm"))]     # plots and progress bars only
 
@@ -329,7 +330,7 @@ def test_fmu_runs_without_an_importable_fmu_vehicle(runs, tmp_path_factory):
     r = runs["fmu"]
     assert r["hidden"] is True                               # find_spec('fmu_vehicle') was None before instantiating
     assert len(r["package_file"]) == 1                       # ... and the FMU used the copy it ships
-    assert f"/resources/{ALIAS}/" in r["package_file"][0]
+    assert f"/fmu_vehicle/packages/{ALIAS}-" in r["package_file"][0]      # unpacked from its archive
     assert not r["package_file"][0].startswith(str(REPO))
     assert r["survived"]
 

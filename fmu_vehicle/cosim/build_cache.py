@@ -25,14 +25,10 @@ def default_fmu_dir() -> Path:
 
 def fmu_build_info(fmu: Path) -> dict:
     """The ``build_info.json`` an FMU of this package ships, plus ``slave_module`` (its slavemodule.txt)."""
-    from fmu_vehicle.fmi.build import PACKAGE_PREFIX
+    from fmu_vehicle.fmi.build import shipped_package_file
 
+    info = json.loads(shipped_package_file(fmu, "fmi/build_info.json"))
     with zipfile.ZipFile(fmu) as archive:
-        names = [n for n in archive.namelist()
-                 if n.startswith(f"resources/{PACKAGE_PREFIX}") and n.endswith("/fmi/build_info.json")]
-        if len(names) != 1:
-            raise KeyError("build_info.json")
-        info = json.loads(archive.read(names[0]))
         info["slave_module"] = archive.read("resources/slavemodule.txt").decode().strip()
     return info
 

@@ -158,13 +158,48 @@ def _rename_imports(text: str, package: str) -> str:
 
 
 PROLOGUE = """\
-# Added by the build (fmu_vehicle/fmi/embedding.py): if an earlier FMU of this build, whose folder is gone,
-# imported the package, point it at this FMU's copy before importing from it; then keep one reference to
-# this script's namespace per execution (the FMU binary releases one it does not own at each instantiation).
+# Added by the build (fmu_vehicle/fmi/embedding.py, fmu_vehicle/fmi/build.py): the package's code travels as
+# one archive next to this script; it is unpacked once per machine into a per-user folder keyed by the
+# archive's members (next to this script when no such folder can be written) and imported from there. If an
+# earlier FMU of this build imported the package from a folder that is gone, the package is pointed at this
+# copy. Then one reference to this script's namespace is kept per execution (the FMU binary releases one it
+# does not own at each instantiation).
 import os as _os, sys as _sys
-if "{alias}" in _sys.modules and not _os.path.isdir(_sys.modules["{alias}"].__path__[0]):
+def _package_folder(here, name):
+    import hashlib, shutil, tempfile, zipfile
+    if _os.path.isdir(_os.path.join(here, name)):
+        return here
+    with zipfile.ZipFile(_os.path.join(here, name + ".zip")) as archive:
+        members = sorted((i.filename, i.CRC, i.file_size) for i in archive.infolist())
+        key = hashlib.sha1(repr(members).encode()).hexdigest()[:12]
+        cache = _os.environ.get("XDG_CACHE_HOME") or _os.path.join(_os.path.expanduser("~"), ".cache")
+        root = _os.path.join(cache, "fmu_vehicle", "packages")
+        folder = _os.path.join(root, name + "-" + key)
+        try:
+            if not _os.path.isdir(_os.path.join(folder, name)):
+                _os.makedirs(root, exist_ok=True)
+                tmp = tempfile.mkdtemp(prefix=".unpacking-", dir=root)
+                archive.extractall(tmp)
+                try:
+                    _os.rename(tmp, folder)
+                except OSError:         # another process unpacked it first
+                    shutil.rmtree(tmp, ignore_errors=True)
+            if _os.path.isfile(_os.path.join(folder, name, "__init__.py")):
+                return folder
+        except OSError:
+            pass
+        archive.extractall(here)
+        return here
+if "{alias}" not in _sys.modules:      # imported from the folder, which then leaves sys.path again
+    _folder = _package_folder(_os.path.dirname(_os.path.abspath(__file__)), "{alias}")
+    _sys.path.insert(0, _folder)
+    try:
+        import {alias}
+    finally:
+        _sys.path.remove(_folder)
+elif not _os.path.isdir(_sys.modules["{alias}"].__path__[0]):
     from {alias}.fmi.embedding import point_package_at as _point_package_at
-    _point_package_at("{alias}", _os.path.dirname(_os.path.abspath(__file__)))
+    _point_package_at("{alias}", _package_folder(_os.path.dirname(_os.path.abspath(__file__)), "{alias}"))
 from {alias}.fmi.embedding import keep_namespace as _keep_namespace
 _keep_namespace(globals())
 """
@@ -226,7 +261,7 @@ def _build_here(script: Path, work: Path, extra: list[Path]) -> Path:
     requirements.write_text("".join(f"{line}\n" for line in _requirements(_imports(staged_script, stage),
                                                                             alias)))
 
-    project_files = [package, requirements, *sorted(probe_resources.iterdir())]
+    project_files = [_package_archive(package), requirements, *sorted(probe_resources.iterdir())]
     options = {}
     if slave_cls.supports_state():
         options = {"canGetAndSetFMUstate": True, "canSerializeFMUstate": True}
@@ -241,6 +276,27 @@ def _build_here(script: Path, work: Path, extra: list[Path]) -> Path:
         "description": slave_cls.DESCRIPTION,
     })
     return fmu
+
+
+ARCHIVE_TIME = (2020, 1, 1, 0, 0, 0)
+"""Time stamp of every member of a package archive (the same sources give the same bytes)."""
+
+
+def _package_archive(package: Path) -> Path:
+    """``package`` (the staged copy) as one archive ``<alias>.zip`` beside it, members ``<alias>/...``.
+
+    A host extracts the whole FMU at every run (FMPy's ``simulate_fmu`` does), and writing the ~120 files of
+    the package cost 20-50 ms per run on this project's machine; the slave script's prologue (PROLOGUE)
+    unpacks the archive once per machine instead."""
+    archive = package.with_suffix(".zip")
+    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        for path in sorted(package.rglob("*")):
+            if path.is_file():
+                info = zipfile.ZipInfo(path.relative_to(package.parent).as_posix(), ARCHIVE_TIME)
+                info.compress_type = zipfile.ZIP_DEFLATED
+                info.external_attr = 0o644 << 16
+                z.writestr(info, path.read_bytes())
+    return archive
 
 
 def _load_slave_class(script: Path, package: str):
@@ -330,6 +386,19 @@ def _requirements(imported: set[str], alias: str) -> list[str]:
 
 def _normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def shipped_package_file(fmu: Path, rel: str) -> bytes:
+    """The bytes of ``rel`` (a path inside the package copy, e.g. ``fmi/build_info.json``) in the package
+    archive the FMU ``fmu`` ships (``resources/<alias>.zip``, see :func:`_package_archive`); KeyError if absent."""
+    import io
+    with zipfile.ZipFile(fmu) as outer:
+        names = [n for n in outer.namelist() if re.fullmatch(rf"resources/{PACKAGE_PREFIX}[0-9a-f]+\.zip", n)]
+        if len(names) != 1:
+            raise KeyError(f"{Path(fmu).name}: no package archive resources/{PACKAGE_PREFIX}*.zip")
+        alias = names[0][len("resources/"):-len(".zip")]
+        with zipfile.ZipFile(io.BytesIO(outer.read(names[0]))) as inner:
+            return inner.read(f"{alias}/{rel}")
 
 
 def shipped_requirements(fmu: Path) -> dict[str, str]:
