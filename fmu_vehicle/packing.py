@@ -10,7 +10,9 @@ that makes one call per 500 steps, an eighth of the cost for a stepping FMU that
 pointer, shape, strides, ...; no reference counting: the arrays' meminfo is null), into an ``int64``
 buffer, and returns it with the value's numba type. A kernel takes (buffer, type) instead of the value and
 reads it back with :func:`packed_value`, which is a load from the buffer: the call then unboxes one small
-array. The buffer holds the addresses of the arrays' memory, not references: whoever keeps a buffer keeps
+array. A packed kernel only unpacks and calls the kernel that takes the namedtuples: the same RK4 loop
+reading the fields out of the unpacked value inside its own body measured ~2 us per step slower than when
+it receives them as arguments. The buffer holds the addresses of the arrays' memory, not references: whoever keeps a buffer keeps
 the value it was made from (:class:`PackedCall` does), and a value is packed again when it is replaced.
 Values are namedtuples, so the arrays in them are never replaced, only written in place.
 

@@ -88,7 +88,7 @@ def rk4_final(model, data, t, y, out_row, ydot):
 @njit
 def rk4_final_packed(mbuf, mty, dbuf, dty, t, y, out_row, ydot):
     """:func:`rk4_final` for the (model, data) of ``packing.packed`` (a stepper's output without a step)."""
-    return _evaluate_and_record(packed_value(mbuf, mty), packed_value(dbuf, dty), t, y, out_row, ydot)
+    return rk4_final(packed_value(mbuf, mty), packed_value(dbuf, dty), t, y, out_row, ydot)
 
 
 @njit(inline="always")
