@@ -12,9 +12,10 @@ buffer, and returns it with the value's numba type. A kernel takes (buffer, type
 reads it back with :func:`packed_value`, which is a load from the buffer: the call then unboxes one small
 array. A packed kernel only unpacks and calls the kernel that takes the namedtuples: the same RK4 loop
 reading the fields out of the unpacked value inside its own body measured ~2 us per step slower than when
-it receives them as arguments. The buffer holds the addresses of the arrays' memory, not references: whoever keeps a buffer keeps
-the value it was made from (:class:`PackedCall` does), and a value is packed again when it is replaced.
-Values are namedtuples, so the arrays in them are never replaced, only written in place.
+it receives them as arguments. The buffer holds the addresses of the arrays' memory, not references:
+whoever keeps a buffer keeps the value it was made from (:class:`PackedCall` does), and a value is packed
+again when it is replaced. Values are namedtuples, so the arrays in them are never replaced, only written
+in place.
 
 With numba disabled (``NUMBA_DISABLE_JIT=1``), :func:`packed` returns the value itself and
 :func:`packed_value` hands it back: the same kernels run as plain Python.

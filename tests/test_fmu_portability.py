@@ -148,7 +148,8 @@ def test_package_archive_is_unpacked_once_per_machine(scenario_fmus, tmp_path):
     blocked = tmp_path / "not_a_folder"
     blocked.write_text("")
     fallback = run(blocked)["package"][0]
-    assert f"/resources/{Path(fallback).parent.name}/__init__.py" in fallback and not fallback.startswith(str(cache))
+    assert f"/resources/{Path(fallback).parent.name}/__init__.py" in fallback
+    assert not fallback.startswith(str(cache))
 
 
 @pytest.mark.slow

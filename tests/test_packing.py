@@ -45,6 +45,11 @@ def test_packed_step_is_bit_identical_to_the_namedtuple_step(halfcar):
             mbuf, mty = packed(system.model)
             dbuf, dty = packed(system.data)
             assert mty == typeof(system.model) and dty == typeof(system.data)
+            # numba's layout: the engine model's three counts, then its first array's fields (meminfo: none,
+            # parent: the ndarray object, items, item size, data pointer, ...)
+            mech = system.model.mech
+            assert mbuf[:3].tolist() == list(mech[:3]) and type(mech[3]) is np.ndarray
+            assert mbuf[3:8].tolist() == [0, id(mech[3]), mech[3].size, 8, mech[3].ctypes.data]
             done, status = rk4_advance_packed(mbuf, mty, dbuf, dty, sim.t, 1e-3, *_stepper_args(sim))
         assert (done, status) == (5, 0)
         assert not np.array_equal(system.data.mech.z, before)      # the engine's warm start moved
@@ -67,7 +72,8 @@ def test_packed_call_packs_again_when_the_data_object_is_replaced(halfcar):
     system = base.system
     call = PackedCall(rk4_advance_packed)
     other = system.data._replace(inputs=system.data.inputs.copy())
-    other.inputs[halfcar.wheel_index("front"), halfcar.input_columns[halfcar.signals.input_column("torque_drive")]] = 300.0
+    column = halfcar.input_columns[halfcar.signals.input_column("torque_drive")]
+    other.inputs[halfcar.wheel_index("front"), column] = 300.0
     rows = {}
     for name, data in (("first", system.data), ("other", other), ("first again", system.data)):
         y = base.stepper.y.copy()
