@@ -39,16 +39,16 @@ def _numba_cache_dir() -> str | None:
     folder = root / f"numba-{hashlib.sha1(key.encode()).hexdigest()[:16]}"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        os.utime(folder)                   # last use, for _prune_numba_caches
+        os.utime(folder)                   # last use, for _prune_caches
     except OSError:
         return None
-    _prune_numba_caches(root, folder)
+    _prune_caches(root, folder)
     if pkg.parent.parent == root / PACKAGES:       # unpacked from an FMU's package archive: mark it used
         try:
             os.utime(pkg.parent)
         except OSError:
             pass
-    _prune_numba_caches(root / PACKAGES, pkg.parent, "*")
+    _prune_caches(root / PACKAGES, pkg.parent, "*")
     if shipped_cache_usable(pkg):
         _ADOPTED.add((pkg.parent / SHIPPED_CACHE).resolve())     # adopt_fmu_cache need not do it again
         _adopt_shipped_cache(pkg.parent / SHIPPED_CACHE, folder)
@@ -139,11 +139,11 @@ MAX_IDLE_S = 86400.0
 """Other cache folders unused for longer than this [s] are deleted (each holds 20-30 MB of machine code)."""
 
 
-def _prune_numba_caches(root, current, pattern: str = "numba-*") -> None:
-    """Delete the numba cache folders of other package copies (FMUs of other sources, other Python or
-    numba versions, folders keyed by all sources in earlier versions of this package) that are unused for
-    a day, except the KEEP_OTHER_CACHES most recently used (``pattern="*"`` in PACKAGES: the unpacked
-    package copies of other FMU builds, the same way). Errors are ignored: the cache is an optimization,
+def _prune_caches(root, current, pattern: str = "numba-*") -> None:
+    """Delete the folders in ``root`` matching ``pattern`` other than ``current`` that are unused for a day,
+    except the KEEP_OTHER_CACHES most recently used: the numba cache folders of other package copies (FMUs of
+    other sources, other Python or numba versions, folders keyed by all sources in earlier versions of this
+    package), and with ``pattern="*"`` in PACKAGES the unpacked package copies of other FMU builds. Errors are ignored: the cache is an optimization,
     and another process may be pruning too."""
     import shutil
     import time

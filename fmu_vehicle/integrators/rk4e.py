@@ -130,8 +130,8 @@ def rk4e_chunk(model, data, t0, h, y, nsteps, record_every, step0, out, nrec, wo
     step index ``step0`` (the state after ``s`` steps is at t0 + (step0 + s) h).
 
     ``fresh``: evaluate f and g at the start (else work[K1] and gw[G0] hold them, from the last step of the
-    previous call); ``sw``: the system's ``switch_params``. Rows are recorded into ``out`` for every step index that is a multiple of
-    ``record_every`` (none if <= 0), from the evaluation at that state. ``stats`` accumulates
+    previous call); ``sw``: the system's ``switch_params``. Rows are recorded into ``out`` for every step index
+    that is a multiple of ``record_every`` (none if <= 0), from the evaluation at that state. ``stats`` accumulates
     [events located, evaluations, location iterates, grid steps that hit ``max_sub``].
     Returns (steps done, status, rows recorded so far); a status 1 of the evaluation that ends a step
     returns after that step (the caller re-parameterizes y and calls again with ``fresh``)."""
