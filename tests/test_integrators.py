@@ -236,3 +236,29 @@ def test_a_run_that_blows_up_stops_with_an_error_naming_the_time():
         car.simulate("bumpy", 14.0, v0=20.0, drive_torque={"front": 300.0}, dt=5e-3, integrator="abm4")
     res = car.simulate("bumpy", 0.1, v0=20.0, drive_torque={"front": 300.0}, dt=5e-3, integrator="abm4")
     assert np.isfinite(res.final("chassis.vx")) and abs(res.final("chassis.vx") - 20.0) < 0.1
+
+
+def test_a_nan_loop_residual_is_reported_as_nan():
+    """The records' residual outputs keep a NaN entry of Phi (a maximum with max() would drop it and report
+    the largest finite entry): the vehicle's constraint_residual and a mechanism's position residual."""
+    car = Vehicle.load("halfcar7")
+    system = car.system("bumpy")
+    y = car.initial_state(system, 20.0)
+    system.rhs(0.0, y, system.model, system.data, np.zeros_like(y))
+    row = np.zeros(len(car.output_names))
+    k = list(car.output_names).index("constraint_residual")
+    system.record(0.0, y, system.model, system.data, row)
+    assert 0.0 <= row[k] < 1e-9
+    system.data.mech.phi[0] = 1e-3
+    system.data.mech.phi[1] = np.nan
+    system.record(0.0, y, system.model, system.data, row)
+    assert np.isnan(row[k])
+
+    mech = load("slider_crank")
+    msys = MechanismSystem(mech)
+    y = mech.assemble()
+    msys.rhs(0.0, y, msys.model, msys.data, np.zeros_like(y))
+    mrow = np.zeros(len(msys.output_names))
+    mech.data.phi[0] = np.nan
+    msys.record(0.0, y, msys.model, msys.data, mrow)
+    assert np.isnan(mrow[msys.output_names.index("residual.position")])

@@ -28,7 +28,7 @@ import math
 from ..jit import njit
 
 from .kinematics import end_points, forward_positions, point_accel0, point_jacobian_cols, point_position
-from .linalg import lu_factor, lu_solve
+from .linalg import lu_factor, lu_solve, max_abs
 from .model import COORD_ALL_GROUPS
 
 
@@ -171,9 +171,7 @@ def solve_positions(model, data, tol, maxit):
         eval_constraints(model, data, False)
         err = 0.0
         for r in range(m):
-            a = abs(data.phi[r])
-            if a > err or a != a:       # a NaN stays (max(0.0, nan) would drop it: a blown-up state "converged")
-                err = a
+            err = max_abs(err, data.phi[r])
         data.stats[0], data.stats[1] = it, err
         if err <= tol or err <= POSITION_ULPS * EPS * position_scale(model, data):
             return it

@@ -11,6 +11,14 @@ import math
 from ..jit import njit
 
 
+@njit(inline="always")
+def max_abs(err, a):
+    """max(err, |a|) that keeps a NaN: a running maximum of residuals that a NaN entry makes NaN for good
+    (Python's and numba's ``max(0.0, nan)`` return 0.0, so a blown-up state would look converged)."""
+    a = abs(a)
+    return a if a > err or a != a else err
+
+
 @njit(cache=True)
 def lu_factor(a, piv, beg, end):
     """In-place LU with partial pivoting of the block-diagonal square matrix ``a``.

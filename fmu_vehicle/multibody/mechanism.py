@@ -30,6 +30,7 @@ from .constraints import eval_constraints, factor_dependent, solve_positions, ve
 from .dynamics import forward_dynamics
 from .energy import drive_power, mechanical_energy, nonconservative_power
 from .kinematics import forward_positions, forward_velocities
+from .linalg import max_abs
 from .model import make_data
 from .spec import MechanismSpec, load_mechanism_file, parse_mechanism
 from .state import (STATUS_MASS_NOT_PD, STATUS_POSITION_FAILED, STATUS_SINGULAR, clear_loads, set_state)
@@ -382,11 +383,11 @@ def mechanism_record(t, y, loaded, data, row):
     perr = 0.0
     verr = 0.0
     for r in range(model.m):
-        perr = max(perr, abs(data.phi[r]))
+        perr = max_abs(perr, data.phi[r])
         s = 0.0
         for j in range(n):
             s += data.phiz[r, j] * data.zd[j]
-        verr = max(verr, abs(s))
+        verr = max_abs(verr, s)
     row[3 * n + 2] = perr
     row[3 * n + 3] = verr
     for k in range(model.ndrv):

@@ -23,6 +23,7 @@ from ..jit import njit
 from ..multibody.dynamics import forward_dynamics
 from ..multibody.force_elements import add_point_force
 from ..multibody.kinematics import point_position, point_velocity
+from ..multibody.linalg import max_abs
 from ..multibody.state import STATUS_MASS_NOT_PD, clear_loads, set_state
 from ..road.kernel import road_eval_xy
 from ..tire.brake import brake_torque
@@ -311,7 +312,7 @@ def vehicle_record(t, y, model, data, row):
     q[b + QV_RACK_FORCE] = d.drv_force[model.steer_drv] if model.steer_drv >= 0 else 0.0
     err = 0.0
     for r in range(mech.m):
-        err = max(err, abs(d.phi[r]))
+        err = max_abs(err, d.phi[r])
     q[b + QV_RESIDUAL] = err
     m = model.out_map
     for k in range(m.shape[0]):
