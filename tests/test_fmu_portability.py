@@ -331,6 +331,31 @@ def test_first_instance_with_an_empty_cache_compiles_nothing(name, scenario_fmus
     assert found == shipped
 
 
+def test_a_build_ships_no_lock_or_half_written_kernel_file(scenario_fmus, tmp_path):
+    """Builds of the same sources share one portable kernel folder and take turns under its lock file; what
+    they archive leaves out the lock and numba's files in writing (``<file>.tmp.<id>``, renamed when done):
+    here a stray one planted in the folder, as another process writing at that moment would leave it."""
+    from filelock import FileLock
+
+    from fmu_vehicle.fmi.build import BUILD_LOCK, build_fmu, portable_cache_dir
+    from fmu_vehicle.fmi.registry import slave_script
+    folder = portable_cache_dir(Path(scenario_fmus["Tire"]))
+    stray = folder / "fmu_vehicle.tire.contact.tire_contact_3d-1.py311.nbi.tmp.0123456789abcdef"
+    stray.write_bytes(b"half written")
+    try:
+        fmu = build_fmu(slave_script("Tire"), tmp_path)
+    finally:
+        stray.unlink()
+    with zipfile.ZipFile(fmu) as archive, \
+            zipfile.ZipFile(io.BytesIO(archive.read("resources/numba_cache/kernels.zip"))) as kernels:
+        shipped = kernels.namelist()
+    assert any(n.endswith(".nbc") for n in shipped)
+    assert not [n for n in shipped if ".tmp" in n or n.endswith(BUILD_LOCK)]
+    assert (folder / BUILD_LOCK).is_file()
+    with FileLock(folder / BUILD_LOCK, timeout=0):          # released when the build is done
+        pass
+
+
 @pytest.mark.slow
 def test_wheel_install_runs_from_another_directory(tmp_path):
     """``pip install`` of the built wheel (not editable) into a fresh environment: ``info`` lists the shipped

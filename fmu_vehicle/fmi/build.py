@@ -419,6 +419,11 @@ def portable_cache_dir(fmu: Path) -> Path:
     return root / f"portable-{key}"
 
 
+BUILD_LOCK = "build.lock"
+"""Lock file in a portable kernel folder (:func:`portable_cache_dir`) that builds hold while they fill and
+archive it."""
+
+
 def _add_compiled_code(fmu: Path) -> None:
     """Compile the FMU's kernels for the portable CPU target and ship them in ``resources/numba_cache/``
     (one archive, ``kernels.zip``).
@@ -432,17 +437,24 @@ def _add_compiled_code(fmu: Path) -> None:
     ``simulate_fmu`` does), and writing those files cost about 70 ms per run, while the package reads them
     only once per machine (it copies them into the per-user cache). The archive is stored uncompressed in the
     FMU (its members are compressed).
+
+    Builds that share the folder (the same sources built by two processes at once, e.g. test workers) take
+    turns under a lock file in it (``filelock``): the second finds the kernels the first compiled, and no
+    build archives a folder another one is writing (numba writes ``<file>.tmp.<id>`` and renames it).
     """
+    from filelock import FileLock
+
     from fmu_vehicle import SHIPPED_CACHE, SHIPPED_KERNELS
     from fmu_vehicle.jit import PORTABLE_CPU
 
     cache = portable_cache_dir(fmu)
-    warm_up_fmu(fmu, env={"FMU_VEHICLE_CACHE_DIR": str(cache), "NUMBA_CPU_NAME": PORTABLE_CPU})
-    with tempfile.TemporaryDirectory(prefix="fmu_vehicle_cache_") as work:
+    cache.mkdir(parents=True, exist_ok=True)
+    with FileLock(cache / BUILD_LOCK), tempfile.TemporaryDirectory(prefix="fmu_vehicle_cache_") as work:
+        warm_up_fmu(fmu, env={"FMU_VEHICLE_CACHE_DIR": str(cache), "NUMBA_CPU_NAME": PORTABLE_CPU})
         packed = Path(work) / SHIPPED_KERNELS
         with zipfile.ZipFile(packed, "w", compression=zipfile.ZIP_DEFLATED) as inner:
             for path in sorted(cache.rglob("*")):
-                if path.is_file() and not path.name.endswith(".tmp"):
+                if path.is_file() and path.name != BUILD_LOCK and ".tmp" not in path.name:
                     inner.write(path, path.relative_to(cache).as_posix())
         with zipfile.ZipFile(fmu, "a", compression=zipfile.ZIP_STORED) as archive:
             archive.write(packed, f"resources/{SHIPPED_CACHE}/{SHIPPED_KERNELS}")
