@@ -263,6 +263,37 @@ STEP_STEER_SPEED_M_S = 80 / 3.6
 """Speed of the benchmark's step steer (ISO 7401 at 80 km/h, 4 m/s^2 in the single-track estimate)."""
 
 
+PASS_STATE_S = 3.0
+"""Time into the bumpy road [s] at which ``time_passes`` times the evaluation's passes."""
+
+
+def time_passes(name: str, calls: int = 2000, repeats: int = 30) -> dict:
+    """Nanoseconds per call of each pass of one evaluation of vehicle ``name`` (``vehicle.pass_timing.PASSES``)
+    at its state ``PASS_STATE_S`` s into the bumpy road (RK4 at 1 ms): each pass alone in a compiled loop of
+    ``calls`` calls, best of ``repeats`` loops. Leaves the system evaluated at that state."""
+    import numpy as np
+
+    from .integrators import integrate
+    from .vehicle.pass_timing import PASSES, pass_loop
+    _, system, y0, _ = bumpy_road_run(name)
+    _, _, y = integrate(system, y0, PASS_STATE_S, DEFAULT_STEP_S, integrator="rk4")
+    model, data = system.model, system.data
+    ydot = np.zeros_like(y)
+    t = PASS_STATE_S
+    result = {}
+    for which, pass_name in enumerate(PASSES):
+        system.rhs(t, y, model, data, ydot)                 # every pass starts from the evaluated state
+        pass_loop(which, 10, t, y, model, data, ydot)       # loads or compiles the loop
+        best = math.inf
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            pass_loop(which, calls, t, y, model, data, ydot)
+            best = min(best, time.perf_counter() - t0)
+        result[pass_name] = best / calls * 1e9
+    system.rhs(t, y, model, data, ydot)
+    return result
+
+
 def time_step_steer(name: str, duration: float = 20.0, repeats: int = 3) -> dict:
     """Best-of-``repeats`` wall time of ``duration`` s of an ISO 7401 step steer (RK4, 1 ms, flat road) of
     a vehicle with steering: the handling counterpart of the bumpy-road run."""
@@ -441,12 +472,13 @@ def _fmu_line(f: dict) -> str:
 
 def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None = None, repeats: int = 3,
               duration: float | None = None, integrators=("rk4",), cold_compile: bool = True,
-              stability: bool = True, fmu_baseline: bool = True) -> dict:
+              stability: bool = True, fmu_baseline: bool = True, passes: bool = False) -> dict:
     """Time every vehicle with every integrator (and optionally the FMU) for ``duration`` s (default
     DURATION_S), compare each method's final state with the adaptive reference's, find each fixed-step
     method's largest stable step (unless ``stability`` is False, :func:`stable_step_ladder`) and, unless
-    ``cold_compile`` is False, time the cold compile (:func:`time_cold_compile`); write the JSON report to
-    ``out`` and print it as a Markdown table. ``integrators``: entries of :func:`parse_integrator`."""
+    ``cold_compile`` is False, time the cold compile (:func:`time_cold_compile`), with ``passes`` time each
+    vehicle's evaluation pass by pass (:func:`time_passes`); write the JSON report to ``out`` and print it as
+    Markdown tables. ``integrators``: entries of :func:`parse_integrator`."""
     duration = DURATION_S if duration is None else float(duration)
     cpu = paper_results()["cpu_time_20s_simulation_s"]["bumpy_road"]
     from .errors import SimulationError
@@ -503,6 +535,8 @@ def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None 
             report["step_steer"].append(r)
             print(f"{name:<18} step steer {r['simulated_s']:g} s in {r['wall_s']:.3f} s "
                   f"(RTF {r['real_time_factor']:.1f}), steady yaw rate {r['final_yaw_rate_rad_s']:.3f} rad/s", flush=True)
+    if passes:
+        report["passes_ns"] = {name: time_passes(name) for name in vehicles}
     if cold_compile:
         report["cold_compile"] = c = time_cold_compile()
         print(_cold_line(c), flush=True)
@@ -611,6 +645,23 @@ def markdown_table(report: dict) -> str:
                      f"(bare FMU), ours {f['ours_us_per_step']:.1f}" if "ours_us_per_step" in f else ""))
             lines.append(f"| {f['fmu']} over {f['model']} rk4 direct | rk4 | | +{f['over_direct_us_per_step']:.1f} "
                          f"us/step | | | | {split} us/step | | |")
+    if report.get("passes_ns"):
+        lines += ["", passes_table(report["passes_ns"])]
+    return "\n".join(lines)
+
+
+def passes_table(passes_ns: dict) -> str:
+    """``time_passes`` of several vehicles as a Markdown table: ns per call, and the ratio to the first
+    vehicle's (a part of a pass is named "pass: part")."""
+    from .vehicle.pass_timing import PARTS_OF
+    names = list(passes_ns)
+    first = passes_ns[names[0]]
+    lines = ["| pass | " + " | ".join(f"{n} [ns] | ratio" for n in names) + " |",
+             "|---|" + "---|---|" * len(names)]
+    for p in first:
+        label = f"{PARTS_OF[p]}: {p}" if p in PARTS_OF else p
+        cells = " | ".join(f"{passes_ns[n][p]:.0f} | {passes_ns[n][p] / first[p]:.2f}" for n in names)
+        lines.append(f"| {label} | {cells} |")
     return "\n".join(lines)
 
 

@@ -334,7 +334,7 @@ def cmd_bench(a) -> int:
                              f"{dt * 1e3:g} ms")
     run_bench(vehicles, Path(a.out), uncompiled=not a.no_uncompiled, fmu=fmu, repeats=a.repeats,
               duration=a.duration, integrators=a.integrators, cold_compile=not a.no_cold_compile,
-              stability=not a.no_stability, fmu_baseline=not a.no_fmu_baseline)
+              stability=not a.no_stability, fmu_baseline=not a.no_fmu_baseline, passes=a.passes)
     print(f"wrote {a.out}")
     return 0
 
@@ -448,6 +448,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--no-fmu-baseline", action="store_true",
                    help="with --fmu, skip the bare pythonfmu FMU with the same inputs/outputs (built into a temporary "
                         "folder, a second or two) that splits the FMU's cost per step into FMPy+pythonfmu and ours")
+    b.add_argument("--passes", action="store_true",
+                   help="also time each vehicle's derivative evaluation pass by pass (3 s into the bumpy road; the "
+                        "first run compiles a timing loop, about a minute): ns per call, ratio to the first vehicle")
     b.set_defaults(func=cmd_bench)
     c = sub.add_parser("doctor", help="check that FMUs run on this machine: in a C host (as Simulink, Dymola or "
                        "OMSimulator load them) and in FMPy; exit code 1 if a problem was found")

@@ -24,7 +24,7 @@ def test_bench_writes_a_consistent_report(tmp_path):
     # real bench runs, to keep the suite under its time budget; tests/test_numba_cache_keys.py compiles cold.
     # --no-stability: the ladder has its own test below
     run = subprocess.run([sys.executable, "-m", "fmu_vehicle", "bench", "--vehicles", "halfcar7", "--repeats", "1",
-                          "--duration", "0.02", "--no-cold-compile", "--no-stability", "--out", str(out)],
+                          "--duration", "0.02", "--no-cold-compile", "--no-stability", "--passes", "--out", str(out)],
                          capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stderr
     report = json.loads(out.read_text())
@@ -46,6 +46,11 @@ def test_bench_writes_a_consistent_report(tmp_path):
     assert "| halfcar7 | rk4 | 16 / 9 / 7 |" in printed and "| halfcar7 | reference | 16 / 9 / 7 |" in printed
     assert f"wrote {out}" in printed
     assert "cold_compile" not in report and "cold compile:" not in printed
+    # --passes: every pass of one evaluation, ns per call, in the report and as a table
+    from fmu_vehicle.vehicle.pass_timing import PASSES
+    passes = report["passes_ns"]["halfcar7"]
+    assert list(passes) == list(PASSES) and all(0.0 < ns < 1e6 for ns in passes.values())
+    assert "| pass | halfcar7 [ns] | ratio |" in printed and "| forward_dynamics: add_rods | " in printed
 
 # bad options of ``bench`` (and of every other subcommand) are tested in test_cli.py
 
