@@ -143,8 +143,8 @@ def _prune_caches(root, current, pattern: str = "numba-*") -> None:
     """Delete the folders in ``root`` matching ``pattern`` other than ``current`` that are unused for a day,
     except the KEEP_OTHER_CACHES most recently used: the numba cache folders of other package copies (FMUs of
     other sources, other Python or numba versions, folders keyed by all sources in earlier versions of this
-    package), and with ``pattern="*"`` in PACKAGES the unpacked package copies of other FMU builds. Errors are ignored: the cache is an optimization,
-    and another process may be pruning too."""
+    package), and with ``pattern="*"`` in PACKAGES the unpacked package copies of other FMU builds. Errors
+    are ignored: the cache is an optimization, and another process may be pruning too."""
     import shutil
     import time
 

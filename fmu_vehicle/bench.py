@@ -324,13 +324,18 @@ def final_errors(final: dict, reference: dict) -> dict:
     return {k: abs(final[k] - reference[k]) for k in FINAL_STATE}
 
 
-def _timed_child(what: str, script: str, *args: str, env=None, timeout: float = 1800) -> float:
-    """Run ``script`` in a fresh interpreter; it prints {"seconds": ...} as its last line."""
+def _child_report(what: str, script: str, *args: str, env=None, timeout: float = 1800) -> dict:
+    """Run ``script`` in a fresh interpreter; it prints a JSON object as its last line, returned here."""
     out = subprocess.run([sys.executable, "-c", script, *args], env=env, capture_output=True, text=True,
                          timeout=timeout)
     if out.returncode != 0:
         raise RuntimeError(f"{what} failed: {out.stderr.strip().splitlines()[-1:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])["seconds"]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _timed_child(what: str, script: str, *args: str, env=None, timeout: float = 1800) -> float:
+    """Run ``script`` in a fresh interpreter; it prints {"seconds": ...} as its last line."""
+    return _child_report(what, script, *args, env=env, timeout=timeout)["seconds"]
 
 
 def time_uncompiled(name: str, duration: float = 0.02) -> float:
@@ -402,8 +407,7 @@ def time_fmu(fmu: Path, duration: float = 20.0, baseline: bool = True, repeats: 
     start = json.dumps({"v0": man.v0, "road": man.road, "wheel_front.torque_drive": man.drive_torque})
     base = {k: v for k, v in os.environ.items() if k not in ("FMU_VEHICLE_CACHE_DIR", "FMU_VEHICLE_NATIVE")}
     run = _fmu_run(fmu, start, duration, base, repeats)
-    native = _timed_child("FMU run (native code)", _FMU_RUN, str(fmu), start, repr(duration), str(repeats),
-                          env=dict(base, FMU_VEHICLE_NATIVE="1"))
+    native = _fmu_run(fmu, start, duration, dict(base, FMU_VEHICLE_NATIVE="1"), repeats)["seconds"]
     startup = _timed_child("FMU start-up run", _FMU_STARTUP, str(fmu), start, env=base, timeout=600)
     with tempfile.TemporaryDirectory(prefix="fmu_vehicle_cold_") as empty:
         cold = _timed_child("FMU cold start", _FMU_STARTUP, str(fmu), start, env=dict(base, XDG_CACHE_HOME=empty),
@@ -425,12 +429,8 @@ def _fmu_run(fmu: Path, start: str, duration: float, env: dict, repeats: int = 1
              skip_exit: bool = False) -> dict:
     """``_FMU_RUN`` in a fresh process: {"seconds": the best of ``repeats`` timed runs, "fixed_seconds": a 1 ms
     run}."""
-    out = subprocess.run([sys.executable, "-c", _FMU_RUN, str(fmu), start, repr(duration), str(repeats),
-                          *(["--skip-exit"] if skip_exit else [])], env=env, capture_output=True, text=True,
-                         timeout=1800)
-    if out.returncode != 0:
-        raise RuntimeError(f"FMU run of {fmu.name} failed: {out.stderr.strip().splitlines()[-1:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return _child_report(f"FMU run of {fmu.name}", _FMU_RUN, str(fmu), start, repr(duration), str(repeats),
+                         *(["--skip-exit"] if skip_exit else []), env=env)
 
 
 def fmu_over_direct(f: dict, rows: list[dict]) -> None:
