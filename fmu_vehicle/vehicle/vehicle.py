@@ -265,9 +265,11 @@ class Vehicle:
 
         ``steer``: a steering-wheel angle against time with ``angle(t)`` [rad], ``rate(t)`` [rad/s] and
         ``breakpoints`` [s], linear between breakpoints (``fmu_vehicle.driver.SteeringProfile``); the run is
-        integrated segment by segment between the breakpoints moved to the nearest multiple of ``dt``, the
-        rack moving linearly between the profile's values at the segment ends (the profile itself when its
-        breakpoints lie on the dt grid)."""
+        integrated segment by segment between the exact breakpoint times, the rack following the profile's
+        line in each, s(t) = g (angle(t_i) + rate_i (t - t_i)), so the applied angle is the profile's at every
+        instant. A breakpoint off the dt grid gets a shorter step to it and one from it to the next grid time
+        (``_steering_segments``); the result rows stay on the grid t = k dt, k a multiple of
+        ``record_every``, and the run's end."""
         if not (isinstance(dt, (int, float)) and dt > 0 and math.isfinite(dt)):
             raise ModelError(f"dt must be a positive number of seconds, got {dt!r}")
         if not (isinstance(duration, (int, float)) and duration > 0 and math.isfinite(duration)):
@@ -279,22 +281,23 @@ class Vehicle:
                 if not math.isfinite(T):
                     raise ModelError(f"torque for wheel '{w}' must be finite, got {T}")
                 system.data.inputs[self.wheel_index(w), col] = float(T)
-        segments = [(0.0, duration)] if steer is None else self._steering_segments(steer, duration, dt)
+        pieces = [(0.0, duration, dt, record_every, True, None)] if steer is None else \
+            self._steering_segments(steer, duration, dt, record_every)
         interrupted = False
         ts, outs = [], []
-        for a, b in segments:
-            if steer is not None:
+        for a, b, h, every, keep_end, ramp in pieces:
+            if ramp is not None:                 # the profile's line in this segment, as rack travel [m]
                 g = self.rack_gain
-                da = float(steer.angle(a))
-                system.data.steer[:] = (a, g * da, g * (float(steer.angle(b)) - da) / (b - a), g)
+                system.data.steer[:] = (ramp[0], g * ramp[1], g * ramp[2], g)
             try:
-                t, out, y = integrate(system, y, b, dt, integrator=integrator, t0=a, record_every=record_every,
-                                      progress=progress)
+                t, out, y = integrate(system, y, b, h, integrator=integrator, t0=a, record_every=every,
+                                      progress=progress and h == dt)
             except Interrupted as stop:          # Ctrl-C between two chunks: the rows so far
                 t, out, y, interrupted = stop.times, stop.outputs, stop.y, True
-            k = 1 if ts else 0                   # a segment's first row is the previous one's last
-            ts.append(t[k:])
-            outs.append(out[k:])
+            k = 1 if ts else 0                   # a piece's first row is the previous one's last
+            j = t.size if keep_end or interrupted else t.size - 1    # a row off the result grid is not kept
+            ts.append(t[k:j])
+            outs.append(out[k:j])
             if interrupted:
                 break
         t, out, y_end = np.concatenate(ts), np.concatenate(outs), y
@@ -303,8 +306,18 @@ class Vehicle:
                                        "y_end": y_end, "x_origin": float(system.data.origin[0]),
                                        "interrupted": interrupted}, panels=CHASSIS_PANELS)
 
-    def _steering_segments(self, steer, duration: float, dt: float) -> list[tuple[float, float]]:
-        """[(t_start, t_end)] between the profile's breakpoints inside (0, duration), on the dt grid [s]."""
+    def _steering_segments(self, steer, duration: float, dt: float, record_every: int = 1) -> list[tuple]:
+        """The pieces a steered run is integrated in: [(t0, t1, h, every, keep_end, ramp)], times [s].
+
+        The run [0, duration] (duration a multiple of dt) is cut at the profile's breakpoints inside it, at
+        their exact times (one within 1e-9 dt of a grid time k dt is that grid time). Each segment between
+        two cuts is integrated on the grid: one step from a cut off the grid to the next grid time, steps of
+        dt between grid times, one step from the last grid time to a cut off the grid. ``every`` (the
+        integrator's record_every) puts the recorded rows on the steps k that are multiples of
+        ``record_every``; ``keep_end`` says whether the row at t1 is a result row (such a grid time, or the
+        end of the run); ``ramp`` = (t_i, angle_i [rad], rate_i [rad/s]) is the profile's line in the
+        segment, angle(t) = angle_i + rate_i (t - t_i)."""
+        from ..integrators.base import fixed_steps
         if self.steer_drv < 0:
             raise ModelError(f"vehicle '{self.name}' has no steering (its file has no 'steering' entry)")
         lo, hi = self._steering_limits()
@@ -312,8 +325,40 @@ class Vehicle:
             a = float(steer.angle(t))
             if not lo <= a <= hi:
                 raise ModelError(f"steering-wheel angle {a:g} rad at t = {t:g} s is outside [{lo:g}, {hi:g}] rad")
-        grid = sorted({0.0, duration} | {round(b / dt) * dt for b in steer.breakpoints if 0.0 < b < duration})
-        return [(a, b) for a, b in zip(grid[:-1], grid[1:]) if b - a > 0.5 * dt]
+        n, r = fixed_steps(0.0, duration, dt), int(record_every)
+
+        def on_grid(t):
+            k = round(t / dt)
+            return k if abs(t - k * dt) <= 1e-9 * dt else None
+
+        cuts = [0.0]
+        for c in sorted(float(b) for b in steer.breakpoints if 0.0 < b < duration):
+            k = on_grid(c)
+            c = c if k is None else k * dt
+            if 0.0 < c < n * dt and c > cuts[-1]:
+                cuts.append(c)
+        cuts.append(n * dt)
+        pieces = []
+        for a, b in zip(cuts[:-1], cuts[1:]):
+            ramp = (a, float(steer.angle(a)), float(steer.rate(0.5 * (a + b))))
+            ka, kb = on_grid(a), on_grid(b)
+            first = ka if ka is not None else math.floor(a / dt) + 1      # grid times first .. last inside [a, b]
+            last = kb if kb is not None else math.ceil(b / dt) - 1
+            if first > last:                     # a and b off the grid in one step: a single step
+                pieces.append((a, b, b - a, 1, False, ramp))
+                continue
+            if ka is None:
+                pieces.append((a, first * dt, first * dt - a, 1, first % r == 0, ramp))
+            if first % r:                        # up to the next multiple of record_every: no row inside
+                k = min(last, first + r - first % r)
+                if k > first:
+                    pieces.append((first * dt, k * dt, dt, k - first, k % r == 0 or k == n, ramp))
+                first = k
+            if last > first:
+                pieces.append((first * dt, last * dt, dt, r, last % r == 0 or last == n, ramp))
+            if kb is None:
+                pieces.append((last * dt, b, b - last * dt, 1, False, ramp))
+        return pieces
 
     def _steering_limits(self) -> tuple[float, float]:
         row = next(r for r in self.signals.vehicle_inputs if r.name == "steering_wheel_angle")
