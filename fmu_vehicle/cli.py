@@ -209,7 +209,8 @@ def _warn_past_road_end(road, res) -> None:
     check = getattr(road, "past_end_warning", None)
     if check is None:
         return
-    xs = [n for n in res.names if n.endswith(".pos.x")] or ["chassis.x"]
+    import re
+    xs = [n for n in res.names if re.fullmatch(r"wheel_[^.]+\.(pos\.)?x", n)] or ["chassis.x"]   # wheel centres
     message = check(max(float(res[n].max()) for n in xs))
     if message:
         print(f"fmu-vehicle: warning: {message}", file=sys.stderr)
