@@ -432,6 +432,6 @@ def test_driving_past_the_end_of_a_csv_road_warns_once(tmp_path, capsys):
     assert len(err) == 1 and err[0].startswith("fmu-vehicle: warning: road CSV ") and "short.csv" in err[0], err
     from fmu_vehicle.results import read_csv
     x_front = read_csv(out)["wheel_front.x"].max()
-    assert x_front > 30.0 + 15.0 * 2.5 and "ends at x = 30 m" in err[0] and f"x = {x_front:.3f} m" in err[0]
+    assert x_front > 40.0 and "ends at x = 30 m" in err[0] and f"x = {x_front:.3f} m" in err[0]
     assert main(["simulate", "--road", str(road), "--v0", "5", "--duration", "1", "-q", "-o", out]) == 0
     assert capsys.readouterr().err == ""
