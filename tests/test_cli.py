@@ -435,3 +435,15 @@ def test_driving_past_the_end_of_a_csv_road_warns_once(tmp_path, capsys):
     assert x_front > 40.0 and "ends at x = 30 m" in err[0] and f"x = {x_front:.3f} m" in err[0]
     assert main(["simulate", "--road", str(road), "--v0", "5", "--duration", "1", "-q", "-o", out]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_the_build_notice_names_a_compile_only_for_fmus_that_compile_one():
+    """demo's line for an FMU it builds says "compiles the vehicle model once: 1-2 minutes" only for the
+    vehicle FMUs (it was on every FMU, also those that compile nothing)."""
+    from fmu_vehicle.cli import _build_notice
+    from fmu_vehicle.fmi.registry import FMUS
+    notices = {name: _build_notice(name) for name in FMUS}
+    assert notices == {"Powertrain": "", "Controller": "", "LeadVehicle": "", "Driver": "",
+                       "VehicleLV": " (compiles the vehicle model once: 1-2 minutes)",
+                       "Vehicle": " (compiles the vehicle model once: 1-2 minutes)",
+                       "Tire": " (compiles the tire model once)"}
