@@ -375,7 +375,14 @@ def _run_on_dask(cat: Catalogue, system: System, todo: list[Run], journal: Path,
         return time.perf_counter() - t0, ",".join(sorted({cpu for _, cpu in warm.values()}))
     except KeyboardInterrupt:
         # Ctrl-C: the cluster goes down with its runs cut short; what distributed logs about them is noise
-        logging.getLogger("distributed").setLevel(logging.CRITICAL + 1)
+        quiet = logging.getLogger("distributed")
+        level, quiet.level = quiet.level, logging.CRITICAL + 1
+        try:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+        finally:
+            quiet.setLevel(level)
         raise
     finally:
         client.close()
