@@ -586,8 +586,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="integration method (default rk4; reference: adaptive DOP853, --dt is then the output spacing)")
     s.add_argument("--record-every", type=_count, default=1, help="record every N-th step (default 1)")
     s.add_argument("--output", "-o", default="simulation.csv", help="output CSV (default simulation.csv)")
-    s.add_argument("--plot", help="also write a plot of the chassis states (x, vx, z, vz, pitch, pitch rate; "
-                                  "format from the suffix, e.g. .png)")
+    s.add_argument("--plot", help="also write a plot of the chassis states (half car: x, vx, z, vz, pitch, pitch "
+                                  "rate; full car: x, vx, y, vy, yaw, yaw rate, ay, steering-wheel angle, roll, "
+                                  "pitch; format from the suffix, e.g. .png)")
     s.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     s.add_argument("--steer", metavar="T:DEG,...", help="steering-wheel angle profile of a full vehicle: "
                    "time [s]:angle [deg] pairs, linear between them, held after the last, + = left "
