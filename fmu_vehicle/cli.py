@@ -10,6 +10,7 @@ import argparse
 import math
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 from .errors import FmuVehicleError, ModelError
@@ -121,6 +122,37 @@ def _finite(text: str) -> float:
     return _number(text, False)
 
 
+def _fixed_step_duration(duration: float, dt: float, integrator: str) -> None:
+    """A fixed-step method runs a whole number of steps: ``duration`` [s] must be a multiple of ``dt`` [s]
+    (the check the integrators make, ``integrators.base.fixed_steps``, made before anything is built)."""
+    from .integrators import STEPPING_INTEGRATORS
+    from .integrators.base import fixed_steps
+    if integrator not in STEPPING_INTEGRATORS:
+        return                                  # adaptive: dt is the output spacing, any duration works
+    try:
+        fixed_steps(0.0, duration, dt)
+    except ValueError:
+        n = duration / dt
+        raise ModelError(f"--duration: {duration:g} s is not a whole number of --dt steps of {dt:g} s "
+                         f"({n:.6g} steps; the {integrator} integrator takes fixed steps): use e.g. "
+                         f"--duration {max(1, round(n)) * dt:.10g}") from None
+
+
+def full_vehicle_panels(units: dict) -> tuple:
+    """Plot panels of a full vehicle's run (lateral and vertical chassis quantities, the steering): one panel
+    per signal, labelled with its short name and its unit as the signal table gives it (``units``: name ->
+    unit, e.g. ``Result.units``)."""
+    from .plotting import Panel
+    names = ("chassis.x", "chassis.vx", "chassis.y", "chassis.vy", "chassis.yaw", "chassis.yaw_rate",
+             "chassis.ay", "steering_wheel_angle_applied", "chassis.roll", "chassis.pitch")
+    panels = []
+    for name in names:
+        if name in units:
+            short = name.split(".", 1)[-1].replace("_applied", "").replace("_", " ")
+            panels.append(Panel(f"{short} [{units[name]}]" if units[name] else short, ((short, name),)))
+    return tuple(panels)
+
+
 def cmd_simulate(a) -> int:
     from .road import load_road
     from .vehicle import Vehicle
@@ -128,6 +160,7 @@ def cmd_simulate(a) -> int:
     plot = _plot_file(a.plot, "--plot") if a.plot else None
     if plot is not None and plot.absolute() == output.absolute():
         raise ModelError(f"--plot: {plot} is also the --output file")
+    _fixed_step_duration(a.duration, a.dt, a.integrator)
     road = load_road(a.road)
     drive, brake = _torques(a.drive_torque, "drive-torque"), _torques(a.brake_torque, "brake-torque")
     car = Vehicle.load(a.vehicle)
@@ -137,10 +170,15 @@ def cmd_simulate(a) -> int:
     if a.steer is not None:
         from .driver.profile import SteeringProfile
         steer = SteeringProfile.parse(a.steer, name="--steer")
+        if car.spec.steering is None:
+            raise ModelError(f"--steer: vehicle '{car.name}' has no steering (its file has no 'steering' entry); "
+                             f"steer a full vehicle, e.g. --vehicle fullcar14")
     nsteps = a.duration / a.dt
-    res = car.simulate(road, a.duration, dt=a.dt, v0=a.v0, x0=a.x0, drive_torque=drive, brake_torque=brake,
-                       integrator=a.integrator, record_every=a.record_every,
-                       progress=not a.quiet and nsteps > PROGRESS_MIN_STEPS, steer=steer)
+    with compile_progress(quiet=a.quiet):
+        res = car.simulate(road, a.duration, dt=a.dt, v0=a.v0, x0=a.x0, drive_torque=drive, brake_torque=brake,
+                           integrator=a.integrator, record_every=a.record_every,
+                           progress=not a.quiet and nsteps > PROGRESS_MIN_STEPS, steer=steer)
+    _warn_past_road_end(road, res)
     write_csv = (output, lambda tmp: res.to_csv(tmp, units="header"))
     if res.meta.get("interrupted"):
         atomic_write_all([write_csv], mode=None)
@@ -148,13 +186,105 @@ def cmd_simulate(a) -> int:
               file=sys.stderr)
         return 130
     title = f"{car.name} on {road.describe()}"
-    atomic_write_all([write_csv] + ([(plot, lambda tmp: res.plot(tmp, title=title))] if plot else []), mode=None)
-    lateral = (f"y = {res.final('chassis.y'):.3f} m, yaw = {res.final('chassis.yaw'):.4f} rad, "
+    panels = full_vehicle_panels(res.units) if "chassis.y" in res.names else None
+    atomic_write_all([write_csv] + ([(plot, lambda tmp: res.plot(tmp, title=title, panels=panels))] if plot else []),
+                     mode=None)
+    lateral = (f"y = {_fixed(res.final('chassis.y'), 3)} m, yaw = {_fixed(res.final('chassis.yaw'), 4)} rad, "
                if "chassis.y" in res.names else "")
-    print(f"{car.name}: {a.duration:g} s on {road.describe()}: x = {res.final('chassis.x'):.3f} m, {lateral}"
-          f"vx = {res.final('chassis.vx'):.3f} m/s, pitch = {res.final('chassis.pitch'):.4f} rad -> {a.output}"
-          + (f", {a.plot}" if a.plot else ""))
+    print(f"{car.name}: {a.duration:g} s on {road.describe()}: x = {_fixed(res.final('chassis.x'), 3)} m, {lateral}"
+          f"vx = {_fixed(res.final('chassis.vx'), 3)} m/s, pitch = {_fixed(res.final('chassis.pitch'), 4)} rad "
+          f"-> {a.output}" + (f", {a.plot}" if a.plot else ""))
     return 0
+
+
+def _fixed(value: float, digits: int) -> str:
+    """``value`` with ``digits`` decimals, never "-0.000" (a value that rounds to zero prints as 0)."""
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0.0 else text
+
+
+def _warn_past_road_end(road, res) -> None:
+    """One warning line on stderr if a wheel (or the chassis reference point) of the run ``res`` went past the
+    last distance of a profile road (``ProfileRoad.past_end_warning``)."""
+    check = getattr(road, "past_end_warning", None)
+    if check is None:
+        return
+    import re
+    xs = [n for n in res.names if re.fullmatch(r"wheel_[^.]+\.(pos\.)?x", n)] or ["chassis.x"]   # wheel centres
+    message = check(max(float(res[n].max()) for n in xs))
+    if message:
+        print(f"fmu-vehicle: warning: {message}", file=sys.stderr)
+
+
+class compile_progress:
+    """Context: while numba compiles functions in this process (a first run, or after a source change;
+    nothing when every kernel is in the cache), say so once on stderr and show a tqdm bar there: the
+    functions compiled so far, the one being compiled, the time elapsed (refreshed every second; a kernel
+    with its inlined engine takes minutes). ``quiet``: the notice line only, no bar."""
+
+    NOTICE = ("fmu-vehicle: compiling the model's kernels for this machine (first run after an install or an "
+              "update; a few minutes, then cached in {cache})")
+
+    def __init__(self, quiet: bool = False, stream=None):
+        self.quiet, self.stream, self.bar, self.count, self.active = quiet, stream, None, 0, []
+
+    def __enter__(self):
+        from numba.core import event
+
+        outer = self
+
+        class Listener(event.Listener):
+            def on_start(self, ev):
+                if outer.bar is None:
+                    outer._start()
+                outer.active.append(_function_name(ev))
+                outer._show()
+
+            def on_end(self, ev):
+                outer.count += 1
+                if outer.active:
+                    outer.active.pop()
+                if outer.bar is not None:
+                    outer.bar.update(1)
+                    outer._show()
+
+        self._listener = Listener()
+        event.register("numba:compile", self._listener)
+        return self
+
+    def _show(self):
+        if self.bar is not None and self.active:
+            self.bar.set_postfix_str(f"compiling {self.active[0]}", refresh=True)
+
+    def _start(self):
+        import threading
+
+        from tqdm import tqdm
+
+        from . import CACHE_DIR
+        stream = self.stream or sys.stderr
+        print(self.NOTICE.format(cache=CACHE_DIR or "memory only"), file=stream, flush=True)
+        self.bar = tqdm(desc="compiled", unit=" functions", file=stream, disable=self.quiet)
+        self._stop = threading.Event()
+
+        def tick():                      # the elapsed time moves while one long compile runs
+            while not self._stop.wait(1.0):
+                self.bar.refresh()
+
+        threading.Thread(target=tick, daemon=True).start()
+
+    def __exit__(self, *exc):
+        from numba.core import event
+        event.unregister("numba:compile", self._listener)
+        if self.bar is not None:
+            self._stop.set()
+            self.bar.close()
+        return False
+
+
+def _function_name(ev) -> str:
+    """The name of the function a numba compile event is about."""
+    return getattr(getattr(ev.data.get("dispatcher"), "py_func", None), "__name__", "a function")
 
 
 def cmd_manoeuvre(a) -> int:
@@ -164,12 +294,22 @@ def cmd_manoeuvre(a) -> int:
     out = _output_dir(a.out, "--out")
     car = Vehicle.load(a.vehicle)
     runs.require_steering(car)
+    with compile_progress():
+        return _manoeuvre(a, car, out, json, plots, runs)
+
+
+def _manoeuvre(a, car, out: Path, json, plots, runs) -> int:
     name = a.name
+    stem = name.replace('-', '_')
     files, summary = [], {"manoeuvre": name, "vehicle": car.name}
     if name == "step-steer":
         speed = (a.speed_kmh or 80.0) / 3.6
-        res, metrics = runs.step_steer(car, speed, a.ay or 4.0)
+        res, metrics = runs.step_steer_to_target(car, speed, a.ay or 4.0)
         summary.update(speed_m_s=speed, metrics=metrics)
+        if abs(metrics["ay_miss_pct"]) > runs.STEP_STEER_AY_TOLERANCE_PCT:
+            print(f"fmu-vehicle: warning: step steer: steady lateral acceleration "
+                  f"{metrics['ay']['steady_state']:.3f} m/s^2 misses the {metrics['ay_target_m_s2']:g} m/s^2 target "
+                  f"by {metrics['ay_miss_pct']:+.1f} % after {metrics['runs']} runs", file=sys.stderr)
         files.append((out / "step_steer.png", lambda tmp: plots.plot_step_steer(
             tmp, res.t, res["steering_wheel_angle_applied"], res["chassis.yaw_rate"], res["chassis.ay"], metrics,
             title=f"{car.name}: ISO 7401 step steer at {speed * 3.6:.0f} km/h")))
@@ -200,20 +340,30 @@ def cmd_manoeuvre(a) -> int:
             tmp, table, title=f"{car.name}: suspension kinematics, {corner}")))
         files.append((out / "kinematics.csv", lambda tmp: _write_rows(tmp, table.rows())))
     if res is not None:
-        files.append((out / f"{name.replace('-', '_')}.csv", lambda tmp: res.to_csv(tmp, units="header")))
-    files.append((out / "summary.json", lambda tmp: Path(tmp).write_text(json.dumps(summary, indent=2, default=_jsonable))))
+        files.append((out / f"{stem}.csv", lambda tmp: res.to_csv(tmp, units="header")))
+    summary = _plain(summary)
+    # one summary per manoeuvre (<name>_summary.json): runs of different manoeuvres into one folder keep theirs
+    files.append((out / f"{stem}_summary.json", lambda tmp: Path(tmp).write_text(json.dumps(summary, indent=2))))
     atomic_write_all(files, mode=None)
-    print(f"{car.name}: {name}: " + json.dumps({k: v for k, v in summary.items() if k not in ("manoeuvre", "vehicle")},
-                                              default=_jsonable) + f" -> {out}")
+    print(f"{car.name}: {name}: " + json.dumps({k: v for k, v in summary.items() if k not in ("manoeuvre", "vehicle")})
+          + f" -> {out}")
     return 0
 
 
-def _jsonable(v):
+def _plain(v):
+    """``v`` (nested dicts, lists, NumPy values) as plain JSON values, with -0.0 written as 0.0 (a quantity that
+    is zero has no sign)."""
     import numpy as np
-    if isinstance(v, np.ndarray):
-        return v.tolist()
-    if isinstance(v, (np.floating, np.integer)):
-        return v.item()
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return [_plain(x) for x in (v.tolist() if isinstance(v, np.ndarray) else v)]
+    if isinstance(v, (np.floating, np.integer, np.bool_)):
+        v = v.item()
+    if isinstance(v, float):
+        return 0.0 if v == 0.0 else v
+    if v is None or isinstance(v, (bool, int, str)):
+        return v
     return str(v)
 
 
@@ -276,16 +426,42 @@ def cmd_demo(a) -> int:
                                   run_scenario, stop_check)
     say = (lambda message: None) if a.quiet else print
     _output_dir(a.out, "--out")
-    fmus = ensure_fmus(FMU_NAMES, log=lambda line: say(f"{line} (compiles the vehicle model once: 1-2 minutes)"))
+    fmus = {}
+    for name in FMU_NAMES:
+        fmus.update(ensure_fmus([name], log=lambda line, name=name: say(line + _build_notice(name))))
     scenario = acc_stop_and_go(fmus)
     say(f"{scenario.title}: {scenario.system.stop_time:g} s at {scenario.system.step_size * 1e3:g} ms")
-    run = run_scenario(scenario, Path(a.out), progress=not a.quiet)
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    # the run writes into a folder of its own inside --out; its files (SSP, CSV, plot) are moved into --out
+    # only when it finished, so an interrupted or failed run leaves nothing behind (nor a half set of files)
+    with tempfile.TemporaryDirectory(prefix=".demo-", dir=out) as staging:
+        run = run_scenario(scenario, Path(staging), progress=not a.quiet)
+        written = []
+        for path in (run.ssp, run.csv, run.plot):
+            os.replace(path, out / Path(path).name)
+            written.append(out / Path(path).name)
     print(f"{scenario.name}, {len(scenario.system.components)} FMUs, {run.result.time[-1]:g} s:")
     print(format_following(following_metrics(run.result)))
     check = stop_check(run.result)
     print(format_stop(check))
-    print(f"wrote {run.plot}, {run.csv} and {run.ssp}")
+    print(f"wrote {written[2]}, {written[1]} and {written[0]}")
     return 0 if check["stopped_behind"] else 1
+
+
+def _build_notice(fmu_name: str) -> str:
+    """What the build of the registered FMU ``fmu_name`` compiles, for the line that says it is built: the
+    kernels of the models it imports (``jit.dependencies`` of its slave script), compiled once per source
+    version at build time; '' for an FMU that compiles nothing (it builds in seconds)."""
+    from .fmi.registry import slave_script
+    from .jit import dependencies
+    package = Path(__file__).resolve().parent
+    modules = {path.relative_to(package).as_posix() for path in dependencies(slave_script(fmu_name))}
+    if "vehicle/dynamics.py" in modules:
+        return " (compiles the vehicle model once: 1-2 minutes)"
+    if "tire/stepper.py" in modules:
+        return " (compiles the tire model once)"
+    return ""
 
 
 def cmd_sweep(a) -> int:
@@ -302,8 +478,17 @@ def cmd_sweep(a) -> int:
     n = len(cat.runs())
     where = f"scheduler {a.scheduler}" if a.scheduler else f"{a.workers or 'one per core,'} local worker process(es)"
     say(f"{cat.name}: {n} runs of the {cat.protocol} protocol on the system {cat.system.name}, on {where}")
-    res = sweep(cat, out, workers=a.workers, scheduler=a.scheduler, fmu_dir=a.fmu_dir, progress=not a.quiet,
-                log=say)
+    try:
+        res = sweep(cat, out, workers=a.workers, scheduler=a.scheduler, fmu_dir=a.fmu_dir, progress=not a.quiet,
+                    log=say)
+    except KeyboardInterrupt:
+        from .adas.sweep import journal_path
+        journal = journal_path(out)
+        kept = max(0, len(journal.read_text().splitlines()) - 1) if journal.exists() else 0
+        print(f"fmu-vehicle: interrupted: no {out.name} written" + (
+            f"; {kept} finished run(s) kept in {journal}: the same command resumes from them" if kept else ""),
+            file=sys.stderr)
+        return 130
     print(f"{cat.name}: {len(res.rows)} runs ({res.ran} now, {len(res.rows) - res.ran} from the journal), "
           f"{res.failed} failed, {res.wall_s:.1f} s wall ({res.runs_s:.1f} s of runs after the workers started) -> "
           f"{res.csv}" + (f", {res.plot}" if res.plot else ""))
@@ -339,30 +524,48 @@ def cmd_bench(a) -> int:
     return 0
 
 
+def _fmu_file(path) -> Path:
+    """An FMU file that can be checked: a zip archive with a modelDescription.xml and the requirements.txt
+    this package's FMUs ship (``fmi.build.shipped_requirements``)."""
+    import zipfile
+    p = Path(path)
+    if not p.is_file():
+        raise ModelError(f"FMU: no such file {p}")
+    try:
+        with zipfile.ZipFile(p) as archive:
+            names = set(archive.namelist())
+    except (zipfile.BadZipFile, OSError) as e:
+        raise ModelError(f"FMU: {p} is not an FMU (not a zip archive: {e})") from None
+    for member in ("modelDescription.xml", "resources/requirements.txt"):
+        if member not in names:
+            raise ModelError(f"FMU: {p} is not an FMU of this package (it has no {member})")
+    return p
+
+
 def cmd_doctor(a) -> int:
     """Check that a host machine can run FMUs: what a host needs, then each FMU in the C host and in FMPy."""
     import importlib.metadata
+    import tempfile
     from .fmi.build import shipped_requirements
     from .fmi.hosts import build_host, check_fmu, libpython
-    for fmu in a.fmus:
-        if not Path(fmu).is_file():
-            raise ModelError(f"FMU: no such file {fmu}")
+    fmus = [_fmu_file(fmu) for fmu in a.fmus]
     print(f"Python {sys.version.split()[0]} at {sys.executable}")
     print(f"shared libpython for non-Python hosts: {libpython()} (LD_PRELOAD it in such hosts on Linux)")
-    host = build_host()
     ok = True
-    for fmu in map(Path, a.fmus):
-        for name, req in shipped_requirements(fmu).items():
-            try:
-                found = importlib.metadata.version(name)
-            except importlib.metadata.PackageNotFoundError:
-                found = None
-            ok &= found is not None
-            print(f"{fmu.name}: requires {req}: " + (f"installed {found}" if found else "MISSING (pip install it)"))
-        report = check_fmu(fmu, runs=a.runs, host=host, n_steps=a.steps)
-        for line in report.lines():
-            print(line)
-        ok &= report.ok
+    with tempfile.TemporaryDirectory(prefix="fmu_vehicle_host_") as work:
+        host = build_host(Path(work) / "fmi2_host")
+        for fmu in fmus:
+            for name, req in shipped_requirements(fmu).items():
+                try:
+                    found = importlib.metadata.version(name)
+                except importlib.metadata.PackageNotFoundError:
+                    found = None
+                ok &= found is not None
+                print(f"{fmu.name}: requires {req}: " + (f"installed {found}" if found else "MISSING (pip install it)"))
+            report = check_fmu(fmu, runs=a.runs, host=host, n_steps=a.steps)
+            for line in report.lines():
+                print(line)
+            ok &= report.ok
     return 0 if ok else 1
 
 
@@ -383,8 +586,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="integration method (default rk4; reference: adaptive DOP853, --dt is then the output spacing)")
     s.add_argument("--record-every", type=_count, default=1, help="record every N-th step (default 1)")
     s.add_argument("--output", "-o", default="simulation.csv", help="output CSV (default simulation.csv)")
-    s.add_argument("--plot", help="also write a plot of the chassis states (x, vx, z, vz, pitch, pitch rate; "
-                                  "format from the suffix, e.g. .png)")
+    s.add_argument("--plot", help="also write a plot of the chassis states (half car: x, vx, z, vz, pitch, pitch "
+                                  "rate; full car: x, vx, y, vy, yaw, yaw rate, ay, steering-wheel angle, roll, "
+                                  "pitch; format from the suffix, e.g. .png)")
     s.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     s.add_argument("--steer", metavar="T:DEG,...", help="steering-wheel angle profile of a full vehicle: "
                    "time [s]:angle [deg] pairs, linear between them, held after the last, + = left "
@@ -395,8 +599,8 @@ def build_parser() -> argparse.ArgumentParser:
     mn.add_argument("name", choices=("step-steer", "constant-radius", "double-lane-change", "kinematics"))
     mn.add_argument("--vehicle", default="fullcar14", help="full vehicle name or .json file (default fullcar14)")
     mn.add_argument("--speed-kmh", type=_positive, help="speed [km/h] (step steer 80, lane change 60)")
-    mn.add_argument("--ay", type=_positive, help="lateral acceleration [m/s2] (step-steer target 4; "
-                    "constant-radius end 6)")
+    mn.add_argument("--ay", type=_positive, help="lateral acceleration [m/s^2] (step steer: the steady-state "
+                    "target, 4, reached by adjusting the steering amplitude; constant radius: the end, 6)")
     mn.add_argument("--radius", type=_positive, default=100.0, help="constant-radius circle [m] (default 100)")
     mn.add_argument("--corner", help="kinematics: the corner (default the first)")
     mn.add_argument("--out", default="dist/manoeuvres", help="output folder (default dist/manoeuvres)")
@@ -455,8 +659,8 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("doctor", help="check that FMUs run on this machine: in a C host (as Simulink, Dymola or "
                        "OMSimulator load them) and in FMPy; exit code 1 if a problem was found")
     c.add_argument("fmus", nargs="+", metavar="FMU", help="FMU files (e.g. dist/fmus/*.fmu)")
-    c.add_argument("--runs", type=int, default=3, help="C host runs per FMU (default 3); each must exit 0")
-    c.add_argument("--steps", type=int, default=1000, help="1 ms steps per run (default 1000)")
+    c.add_argument("--runs", type=_count, default=3, help="C host runs per FMU (default 3); each must exit 0")
+    c.add_argument("--steps", type=_count, default=1000, help="1 ms steps per run (default 1000)")
     c.set_defaults(func=cmd_doctor)
     i = sub.add_parser("info", help="list the shipped vehicles and roads")
     i.set_defaults(func=cmd_info)

@@ -8,6 +8,8 @@ global matplotlib state; matplotlib itself is imported only when a figure is dra
 from __future__ import annotations
 
 import os
+import re
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -23,6 +25,31 @@ class Panel:
     ylabel: str
     lines: tuple[tuple[str, str], ...]
     ylim: tuple[float, float] | None = None
+
+
+UNIT_TEXT = {"m/s2": "m/s^2", "rad/s2": "rad/s^2", "m/s3": "m/s^3", "N.m": "N m", "-": "1", "": "1"}
+"""Unit spellings of a plot label: the signal tables' FMI spelling (``m/s2``, ``N.m``) as text reads it
+(``m/s^2``, ``N m``, the spelling of the docs and docstrings) and one spelling, ``1``, of a dimensionless
+quantity (the tables' spelling; ``-`` is written ``1``)."""
+_BRACKETS = re.compile(r"\[([^\[\]]*)\]")
+
+
+def unit_text(unit: str) -> str:
+    """The plot spelling of ``unit`` (:data:`UNIT_TEXT`; other units unchanged; each part of a list such
+    as ``N m, N`` in turn)."""
+    return ", ".join(UNIT_TEXT.get(part.strip(), part.strip()) for part in unit.split(","))
+
+
+def axis_label(label: str) -> str:
+    """``label`` with every unit in square brackets in its plot spelling (:func:`unit_text`)."""
+    return _BRACKETS.sub(lambda m: f"[{unit_text(m.group(1))}]", label)
+
+
+def fit_title(title: str, width_in: float, fontsize: float) -> str:
+    """``title`` broken into lines that fit a figure ``width_in`` [in] wide at ``fontsize`` [pt] (an average
+    character of the default sans-serif font is taken as 0.6 of the font size, a little wider than it is)."""
+    chars = max(20, int(width_in * 72.0 / (0.6 * fontsize)))
+    return "\n".join(textwrap.wrap(title, chars)) or title
 
 
 def new_figure(width_in: float, height_in: float):
@@ -69,7 +96,7 @@ def plot_panels(path: str | os.PathLike, runs: Sequence[tuple[str, object]], pan
                                                    (line_label if len(panel.lines) > 1 else "")) if text)
                 ax.plot(t, y, label=label or None, linewidth=1.0)
                 labelled += bool(label)
-        ax.set_ylabel(panel.ylabel)
+        ax.set_ylabel(axis_label(panel.ylabel))
         if panel.ylim is not None:
             ax.set_ylim(*panel.ylim)
         ax.grid(True, alpha=0.3)
@@ -80,5 +107,5 @@ def plot_panels(path: str | os.PathLike, runs: Sequence[tuple[str, object]], pan
     for ax in axes[-1]:
         ax.set_xlabel("time [s]")
     if title:
-        fig.suptitle(title, fontsize=10)
+        fig.suptitle(fit_title(title, fig.get_figwidth(), 10), fontsize=10)
     return save_figure(fig, path, dpi)

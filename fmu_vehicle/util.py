@@ -14,7 +14,8 @@ def atomic_write(path, write: Callable, mode: str | None = "w") -> Path:
     stream when ``mode`` is "w" (text, newlines as given) or "wb" (binary), or the temporary path itself
     when ``mode`` is None (for writers that open the file themselves, e.g. ``zipfile`` or ``shutil``).
     The file is renamed onto ``path`` only when ``write`` returned; on any exception it is removed and
-    the exception propagates. The folder of ``path`` is created. Returns ``path``."""
+    the exception propagates. The folder of ``path`` is created. The file gets the permissions of a file
+    made by ``open``: 0666 minus the process's umask (0644 under umask 022). Returns ``path``."""
     return atomic_write_all([(path, write)], mode)[0]
 
 
@@ -23,6 +24,7 @@ def atomic_write_all(writers: Iterable[tuple], mode: str | None = "w") -> list[P
     temporary file beside its target; only when all succeeded are they renamed into place, otherwise no
     target is touched and every temporary file is removed."""
     done: list[tuple[Path, str]] = []
+    permissions = 0o666 & ~_umask()
     try:
         for path, write in writers:
             path = Path(path)
@@ -37,9 +39,17 @@ def atomic_write_all(writers: Iterable[tuple], mode: str | None = "w") -> list[P
                 with os.fdopen(fd, mode, **({} if "b" in mode else {"newline": ""})) as stream:
                     write(stream)
         for path, tmp in done:
+            os.chmod(tmp, permissions)          # mkstemp made it 0600 whatever the umask
             os.replace(tmp, path)
     finally:
         for _, tmp in done:
             if os.path.exists(tmp):
                 os.unlink(tmp)
     return [path for path, _ in done]
+
+
+def _umask() -> int:
+    """The process's file-mode creation mask (read by setting it and putting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

@@ -5,8 +5,10 @@ progress bar."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import zipfile
 
 import numpy as np
 import pytest
@@ -15,8 +17,10 @@ from fmu_vehicle.cli import main
 from fmu_vehicle.paths import resource_path
 
 try:
+    from test_tire_fmu_support import scenario_fmus  # noqa: F401
     from test_vehicle_closed_form import closed_form_acceleration
 except ImportError:
+    from .test_tire_fmu_support import scenario_fmus  # noqa: F401
     from .test_vehicle_closed_form import closed_form_acceleration
 
 
@@ -80,6 +84,14 @@ BAD = [
     (["simulate", "-o", "run.png", "--plot", "run.png"], ["--plot", "also the --output"]),
     (["simulate", "--quiet=yes"], ["--quiet", "ignored explicit argument"]),
     (["simulate", "--frobnicate"], ["unrecognized arguments", "--frobnicate"]),
+    (["simulate", "--duration", "0.0105"], ["--duration", "0.0105", "--dt", "0.001", "--duration 0.01"]),
+    (["simulate", "--duration", "1", "--dt", "0.3", "--integrator", "abm4"], ["--duration", "abm4"]),
+    (["simulate", "--steer", "0:0,1:10"], ["--steer", "halfcar7", "no steering"]),
+    (["doctor", "{file}"], ["FMU", "afile", "not an FMU"]),
+    (["doctor", "{zip}"], ["FMU", "plain.zip", "modelDescription.xml"]),
+    (["doctor", "--runs", "0", "{file}"], ["--runs", "at least 1"]),
+    (["doctor", "--steps", "-5", "{file}"], ["--steps", "at least 1"]),
+    (["doctor", "missing.fmu"], ["FMU", "missing.fmu"]),
     (["reproduce-paper", "--variants", "nocar"], ["--variants", "nocar"]),
     (["reproduce-paper", "--out", "{file}"], ["--out", "not a directory"]),
     (["reproduce-paper", "--quiet=1"], ["--quiet"]),
@@ -105,7 +117,9 @@ def test_bad_input_is_one_line_exit_2_and_no_file(capsys, tmp_path, monkeypatch,
     (tmp_path / "inputs").mkdir()
     (tmp_path / "inputs" / "road.csv").write_text("distance_m,height_m\n0,0\n1,nan\n2,0\n")
     (tmp_path / "inputs" / "order.csv").write_text("distance_m,height_m\n0,0\n2,0.01\n1,0\n")
-    subst = {"{dir}": str(work / "folder"), "{file}": str(work / "afile"),
+    with zipfile.ZipFile(tmp_path / "inputs" / "plain.zip", "w") as archive:
+        archive.writestr("readme.txt", "not an FMU")
+    subst = {"{dir}": str(work / "folder"), "{file}": str(work / "afile"), "{zip}": str(tmp_path / "inputs" / "plain.zip"),
              "{nan_road}": str(tmp_path / "inputs" / "road.csv"),
              "{order_road}": str(tmp_path / "inputs" / "order.csv")}
     if "{bad_tire_car}" in args:
@@ -140,7 +154,7 @@ def test_a_failing_write_leaves_no_file_and_keeps_the_old_one(capsys, tmp_path, 
     temporary file is left, and a CSV of an earlier run at the same path is untouched (all-or-nothing)."""
     from fmu_vehicle.vehicle.vehicle import SimResult
 
-    def full_disk(self, path, title=""):
+    def full_disk(self, path, title="", **options):
         raise OSError(28, "No space left on device", str(path))
 
     monkeypatch.setattr(SimResult, "plot", full_disk)
@@ -223,20 +237,44 @@ def test_reproduce_paper_writes_its_plots_and_fails_with_exit_1_outside_the_band
     assert "2 final state(s) outside the acceptance bands" in out and out.count("OUT") == 2
 
 
-@pytest.mark.parametrize("name", ["kinematics", "step-steer", "constant-radius"])
-def test_manoeuvre_writes_its_csv_plot_and_summary(tmp_path, name):
-    """fmu-vehicle manoeuvre NAME on the full car exits 0 and writes a plot, a CSV and summary.json whose
-    numbers are those of the run (constant radius on a 30 m circle up to 4 m/s^2 to keep it short)."""
-    out = tmp_path / name
-    extra = ["--radius", "30", "--ay", "4"] if name == "constant-radius" else []
-    assert main(["manoeuvre", name, "--out", str(out), *extra]) == 0
-    summary = json.loads((out / "summary.json").read_text())
+MANOEUVRES = ["kinematics", "step-steer", "constant-radius"]
+
+
+@pytest.fixture(scope="module")
+def manoeuvres_out(tmp_path_factory):
+    """The three manoeuvres run one after the other into one folder (constant radius on a 30 m circle up to
+    4 m/s^2 to keep it short); name -> (exit code, stderr)."""
+    out = tmp_path_factory.mktemp("manoeuvres")
+    codes = {}
+    for name in MANOEUVRES:
+        extra = ["--radius", "30", "--ay", "4"] if name == "constant-radius" else []
+        proc = subprocess.run([sys.executable, "-m", "fmu_vehicle", "manoeuvre", name, "--out", str(out), *extra],
+                              capture_output=True, text=True)
+        codes[name] = (proc.returncode, proc.stderr)
+    return out, codes
+
+
+@pytest.mark.parametrize("name", MANOEUVRES)
+def test_manoeuvre_writes_its_csv_plot_and_summary(manoeuvres_out, name):
+    """fmu-vehicle manoeuvre NAME on the full car exits 0 and writes a plot, a CSV and <name>_summary.json
+    whose numbers are those of the run; manoeuvres run into one folder keep every summary (one file each).
+    The step steer reaches its 4 m/s^2 steady-state target within 0.5 % (the single-track amplitude alone
+    gave 3.47 m/s^2, -13 %)."""
+    out, codes = manoeuvres_out
+    assert codes[name][0] == 0, codes[name][1]
+    stem = name.replace("-", "_")
+    text = (out / f"{stem}_summary.json").read_text()
+    summary = json.loads(text)
     assert summary["vehicle"] == "fullcar14" and summary["manoeuvre"] == name
-    assert any(p.suffix == ".png" and p.stat().st_size > 10_000 for p in out.iterdir())
-    assert any(p.suffix == ".csv" for p in out.iterdir())
+    assert "-0.0," not in text and "-0.0\n" not in text                  # no negative zeros
+    assert (out / f"{stem}.png").stat().st_size > 10_000 and (out / f"{stem}.csv").is_file()
+    assert not (out / "summary.json").exists()
     if name == "step-steer":
-        m = summary["metrics"]["yaw_rate"]
-        assert 0.1 < m["response_time_s"] < 0.6 and m["steady_state"] > 0.1
+        m = summary["metrics"]
+        assert 0.1 < m["yaw_rate"]["response_time_s"] < 0.6 and m["yaw_rate"]["steady_state"] > 0.1
+        assert m["ay_target_m_s2"] == 4.0 and abs(m["ay"]["steady_state"] - 4.0) <= 0.005 * 4.0
+        assert m["ay_miss_pct"] == pytest.approx((m["ay"]["steady_state"] - 4.0) / 4.0 * 100.0)
+        assert 2 <= m["runs"] <= 5 and "misses" not in codes[name][1]
     if name == "constant-radius":
         ug = summary["understeer_gradient"]
         assert ug["n_points"] > 10 and abs(ug["understeer_gradient_deg_per_g"]) < 5.0
@@ -247,4 +285,165 @@ def test_manoeuvre_writes_its_csv_plot_and_summary(tmp_path, name):
 def test_manoeuvre_refuses_a_vehicle_without_steering(tmp_path, capsys):
     assert main(["manoeuvre", "step-steer", "--vehicle", "halfcar7", "--out", str(tmp_path / "x")]) == 2
     assert "no steering" in capsys.readouterr().err
-    assert not (tmp_path / "x" / "summary.json").exists()
+    assert not (tmp_path / "x").exists()
+
+
+def _one_error_line(proc, *words):
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fmu-vehicle: error: "), proc.stderr
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+
+
+def test_integrator_errors_are_one_line_in_a_fresh_process(tmp_path):
+    """A duration that is not a whole number of steps (0.0105 s at 1 ms) was a ValueError traceback of the
+    integrator with exit 1; now one line with exit 2, before anything is built, and no file."""
+    proc = subprocess.run([sys.executable, "-m", "fmu_vehicle", "simulate", "--duration", "0.0105"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    _one_error_line(proc, "--duration", "0.0105", "10.5 steps")
+    assert list(tmp_path.iterdir()) == []
+    # the adaptive reference method takes any duration (dt is its output spacing)
+    assert main(["simulate", "--duration", "0.0105", "--integrator", "reference", "-q",
+                 "-o", str(tmp_path / "ref.csv")]) == 0
+    assert (tmp_path / "ref.csv").read_text().splitlines()[-1].startswith("0.0105,")
+
+
+def test_doctor_refuses_a_file_that_is_not_an_fmu_in_a_fresh_process(tmp_path):
+    (tmp_path / "notes.fmu").write_text("plain text")
+    proc = subprocess.run([sys.executable, "-m", "fmu_vehicle", "doctor", "notes.fmu"], capture_output=True,
+                          text=True, cwd=tmp_path)
+    _one_error_line(proc, "notes.fmu", "not an FMU")
+
+
+@pytest.mark.slow
+def test_doctor_leaves_no_temporary_folder(scenario_fmus, tmp_path):
+    """doctor builds its C host and FMPy extracts the FMU into temporary folders: all removed (TMPDIR of the
+    run is empty afterwards)."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = subprocess.run([sys.executable, "-m", "fmu_vehicle", "doctor", str(scenario_fmus["LeadVehicle"]),
+                           "--runs", "1", "--steps", "20"], capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, "TMPDIR": str(tmp)})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "verdict: OK" in proc.stdout
+    assert list(tmp.iterdir()) == []
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_written_files_honour_the_umask(tmp_path, umask, mode):
+    """Every file written through atomic_write_all gets 0666 minus the umask, as open() gives (it was always
+    0600: mkstemp's mode); the CLI's CSV and plot included."""
+    from fmu_vehicle.util import atomic_write_all
+    old = os.umask(umask)
+    try:
+        atomic_write_all([(tmp_path / "a.txt", lambda f: f.write("a")), (tmp_path / "b.txt", lambda f: f.write("b"))])
+        assert main(["simulate", "--duration", "0.01", "-q", "-o", str(tmp_path / "run.csv"),
+                     "--plot", str(tmp_path / "run.png")]) == 0
+    finally:
+        os.umask(old)
+    for name in ("a.txt", "b.txt", "run.csv", "run.png"):
+        assert (tmp_path / name).stat().st_mode & 0o777 == mode, name
+
+
+def test_summaries_have_no_negative_zero():
+    from fmu_vehicle.cli import _fixed, _plain
+    text = json.dumps(_plain({"a": -0.0, "b": np.float64(-0.0), "c": [np.array([-0.0, -1.5])], "d": np.int64(3),
+                              "e": None, "f": True}))
+    assert text == '{"a": 0.0, "b": 0.0, "c": [[0.0, -1.5]], "d": 3, "e": null, "f": true}'
+    assert [_fixed(v, 3) for v in (-0.0, -0.0004, -0.0006, 0.0004, 2.5)] == ["0.000", "0.000", "-0.001", "0.000",
+                                                                               "2.500"]
+
+
+def _svg_texts(path) -> list[str]:
+    import re
+    return re.findall(r"<!-- (.*?) -->", path.read_text(), flags=re.S)
+
+
+def test_plot_of_a_steered_full_car_shows_its_lateral_quantities(tmp_path):
+    """simulate --plot of fullcar14 with --steer: the panels are y, yaw, yaw rate, ay, the steering-wheel
+    angle (and x, vx, vy, roll, pitch), units from the signal table in the plot spelling (m/s^2, not m/s2);
+    the half car keeps its longitudinal-vertical panels. The long title is broken into lines that fit."""
+    svg = tmp_path / "full.svg"
+    assert main(["simulate", "--vehicle", "fullcar14", "--steer", "0:0,0.1:0,0.3:30", "--v0", "10",
+                 "--duration", "0.5", "-q", "-o", str(tmp_path / "full.csv"), "--plot", str(svg)]) == 0
+    texts = _svg_texts(svg)
+    for label in ("y [m]", "yaw [rad]", "yaw rate [rad/s]", "ay [m/s^2]", "steering wheel angle [rad]",
+                  "x [m]", "vx [m/s]", "vy [m/s]", "roll [rad]", "pitch [rad]", "time [s]"):
+        assert label in texts, (label, texts)
+    assert not any("m/s2" in t or "[-]" in t for t in texts)
+    half = tmp_path / "half.svg"
+    assert main(["simulate", "--duration", "0.05", "-q", "-o", str(tmp_path / "half.csv"), "--plot", str(half)]) == 0
+    assert {"z [m]", "pitch rate [rad/s]"} <= set(_svg_texts(half)) and "y [m]" not in _svg_texts(half)
+
+
+def test_long_titles_fit_the_figure():
+    """A title longer than the figure is wide is broken into lines, and the drawn title lies inside the
+    figure (it was cut at both ends)."""
+    from fmu_vehicle.plotting import fit_title, new_figure
+    title = "fullcar14 on " + ", ".join(f"CSV road profile_{k}.csv: 1200 rows, x 0 to 600 m" for k in range(3))
+    for width in (6.0, 8.0, 12.0):
+        fig = new_figure(width, 3.0)
+        fig.subplots()
+        text = fig.suptitle(fit_title(title, width, 10), fontsize=10)
+        fig.canvas.draw()
+        box = text.get_window_extent()
+        assert 0.0 <= box.x0 and box.x1 <= fig.bbox.x1, (width, box)
+        assert fit_title(title, width, 10).replace("\n", " ") == title
+
+
+def test_a_first_compile_says_so_and_counts_the_functions_and_a_cached_one_is_quiet():
+    """compile_progress around real numba compiles of two fresh functions: one notice line and a bar on the
+    stream, counting both; the same calls again (compiled) print nothing."""
+    import io
+
+    import numba
+
+    from fmu_vehicle.cli import compile_progress
+
+    @numba.njit(cache=False)
+    def inner(x):
+        return x * 2.0 + 1.0
+
+    @numba.njit(cache=False)
+    def outer(x):
+        return inner(x) - 1.0
+
+    stream = io.StringIO()
+    with compile_progress(stream=stream):
+        assert outer(2.0) == 4.0
+    text = stream.getvalue()
+    assert text.startswith("fmu-vehicle: compiling the model's kernels") and text.count("fmu-vehicle:") == 1
+    assert "compiled: 2 functions" in text
+    stream = io.StringIO()
+    with compile_progress(stream=stream):
+        assert outer(3.0) == 6.0
+    assert stream.getvalue() == ""
+
+
+def test_driving_past_the_end_of_a_csv_road_warns_once(tmp_path, capsys):
+    """A 30 m CSV profile, 3 s at 15 m/s: one warning line naming the file and the distance reached (the
+    front wheel's x); a run that stays on it gets none."""
+    road = tmp_path / "short.csv"
+    road.write_text("distance_m,height_m\n" + "".join(f"{x},{0.01 if 10 <= x <= 11 else 0.0}\n" for x in range(31)))
+    out = str(tmp_path / "o.csv")
+    assert main(["simulate", "--road", str(road), "--v0", "15", "--duration", "3", "-q", "-o", out]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("fmu-vehicle: warning: road CSV ") and "short.csv" in err[0], err
+    from fmu_vehicle.results import read_csv
+    x_front = read_csv(out)["wheel_front.x"].max()
+    assert x_front > 40.0 and "ends at x = 30 m" in err[0] and f"x = {x_front:.3f} m" in err[0]
+    assert main(["simulate", "--road", str(road), "--v0", "5", "--duration", "1", "-q", "-o", out]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_the_build_notice_names_a_compile_only_for_fmus_that_compile_one():
+    """demo's line for an FMU it builds says "compiles the vehicle model once: 1-2 minutes" only for the
+    vehicle FMUs (it was on every FMU, also those that compile nothing)."""
+    from fmu_vehicle.cli import _build_notice
+    from fmu_vehicle.fmi.registry import FMUS
+    notices = {name: _build_notice(name) for name in FMUS}
+    assert notices == {"Powertrain": "", "Controller": "", "LeadVehicle": "", "Driver": "",
+                       "VehicleLV": " (compiles the vehicle model once: 1-2 minutes)",
+                       "Vehicle": " (compiles the vehicle model once: 1-2 minutes)",
+                       "Tire": " (compiles the tire model once)"}

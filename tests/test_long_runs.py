@@ -8,9 +8,11 @@ import pytest
 try:
     from fmu_harness import all_fmus  # noqa: F401
     from test_fmi_support import run_child
+    from test_tire_fmu_support import scenario_fmus  # noqa: F401
 except ImportError:      # pragma: no cover
     from .fmu_harness import all_fmus  # noqa: F401
     from .test_fmi_support import run_child
+    from .test_tire_fmu_support import scenario_fmus  # noqa: F401
 
 from fmu_vehicle.vehicle import Vehicle
 
@@ -159,3 +161,31 @@ def test_a_vehicle_starts_afresh_after_a_run_that_diverged():
     fresh_system = fresh.system("bumpy")
     _, _, fresh_end = integrate(fresh_system, fresh.initial_state(fresh_system, 20.0), 0.3, 1e-3)
     assert np.array_equal(y_end, fresh_end) and abs(y_end[0] - 6.0) < 0.1     # 20 m/s for 0.3 s
+
+
+def test_ctrl_c_on_demo_leaves_nothing_in_its_folder(scenario_fmus, tmp_path, monkeypatch, capsys):
+    """Ctrl-C once the demo's SSP is written and read back (before the co-simulation): exit 130, one line,
+    and the output folder is as it was (the .ssp was left behind)."""
+    from fmu_vehicle import cli
+    from fmu_vehicle.cosim import build_cache, scenarios
+    from pathlib import Path
+
+    monkeypatch.setattr(build_cache, "default_fmu_dir", lambda: Path(scenario_fmus["VehicleLV"]).parent)
+    original = scenarios.read_ssp
+
+    def read_then_ctrl_c(*args, **kwargs):
+        system = original(*args, **kwargs)
+        signal.raise_signal(signal.SIGINT)
+        return system
+
+    monkeypatch.setattr(scenarios, "read_ssp", read_then_ctrl_c)
+    out = tmp_path / "demo"
+    out.mkdir()
+    (out / "notes.txt").write_text("kept")
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)    # SIG_IGN in a background job
+    try:
+        assert cli.main(["demo", "--out", str(out), "-q"]) == 130
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert capsys.readouterr().err.splitlines() == ["fmu-vehicle: interrupted"]
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]

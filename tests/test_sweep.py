@@ -217,3 +217,37 @@ def test_component_parameters_reach_the_fmus(small, scenario_fmus, tmp_path):
         S.sweep(load_catalogue(str(path)), tmp_path / "typo.csv", workers=1, fmu_dir=fmu_dir, progress=False,
                 log=lambda m: None)
     assert not (tmp_path / "typo.csv").exists() and not S.journal_path(tmp_path / "typo.csv").exists()
+
+
+@pytest.mark.slow
+def test_ctrl_c_on_a_sweep_is_one_line_and_writes_no_csv(scenario_fmus, tmp_path):
+    """Ctrl-C in a terminal reaches every process of the group: the command and its dask workers. Sent once
+    the first run is in the journal: exit 130, one stderr line (no traceback of the workers or of dask;
+    it printed about 4 KB of them), no results CSV or plot, the finished runs kept in the journal for a
+    resume."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    cat = tmp_path / "long-ccrs.json"
+    cat.write_text(json.dumps({**SMALL, "name": "long-ccrs", "grid": {"v_vut_kmh": list(range(20, 82, 4))}}))
+    out = tmp_path / "res.csv"
+    journal = S.journal_path(out)
+    proc = subprocess.Popen([sys.executable, "-m", "fmu_vehicle", "sweep", str(cat), "--workers", "2", "-q",
+                             "--fmu-dir", str(Path(scenario_fmus["VehicleLV"]).parent), "-o", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            # a test run in a background job ignores SIGINT, and the child would inherit that
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    while proc.poll() is None and not (journal.exists() and len(journal.read_text().splitlines()) >= 2):
+        time.sleep(0.1)
+    assert proc.poll() is None, proc.communicate()
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate()
+    assert proc.returncode == 130, err
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fmu-vehicle: interrupted: no res.csv written; "), err
+    assert "kept in" in lines[0] and str(journal) in lines[0]
+    assert not out.exists() and not out.with_suffix(".png").exists()
+    assert len(journal.read_text().splitlines()) >= 2

@@ -343,8 +343,9 @@ def _run_on_dask(cat: Catalogue, system: System, todo: list[Run], journal: Path,
             client = Client(scheduler, timeout="20s")
         else:
             n = workers or min(os.cpu_count() or 1, len(todo))
-            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
-                                   silence_logs=logging.ERROR)
+            with _workers_ignore_ctrl_c():
+                cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                                       silence_logs=logging.ERROR)
             client = Client(cluster)
     except (OSError, RuntimeError, TimeoutError, ValueError) as e:
         if cluster is not None:
@@ -372,11 +373,44 @@ def _run_on_dask(cat: Catalogue, system: System, todo: list[Run], journal: Path,
             bar.update(1)
         bar.close()
         return time.perf_counter() - t0, ",".join(sorted({cpu for _, cpu in warm.values()}))
+    except KeyboardInterrupt:
+        # Ctrl-C: the cluster goes down with its runs cut short; what distributed logs about them is noise
+        quiet = logging.getLogger("distributed")
+        level, quiet.level = quiet.level, logging.CRITICAL + 1
+        try:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+        finally:
+            quiet.setLevel(level)
+        raise
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
         _restore_environ(environ)
+
+
+class _workers_ignore_ctrl_c:
+    """Context: SIGINT ignored while local worker processes are started, so that they inherit the ignore (a
+    Python process started with SIGINT ignored keeps it so): a Ctrl-C in the terminal, which reaches every
+    process of its group, interrupts only this process, which then shuts the cluster down, instead of
+    every worker printing its own KeyboardInterrupt traceback. Nothing changes outside the main thread
+    (where signal handlers cannot be set)."""
+
+    def __enter__(self):
+        import signal
+        import threading
+        self.before = None
+        if threading.current_thread() is threading.main_thread():
+            self.before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+        if self.before is not None:
+            signal.signal(signal.SIGINT, self.before)
+        return False
 
 
 def _restore_environ(environ: dict) -> None:

@@ -149,6 +149,7 @@ for i in range(n):
     if (i + 1) % every == 0 or i + 1 == n: rows.append([(i + 1) * step, *fmu.getReal(outs)])
 fmu.terminate(); fmu.freeInstance()
 for row in rows: print("ROW," + ",".join(repr(float(x)) for x in row))
+import shutil; shutil.rmtree(folder, ignore_errors=True)
 """
 
 
@@ -198,11 +199,14 @@ class Report:
 
 def check_fmu(fmu: Path, inputs: Inputs | None = None, outputs: list[str] | None = None, step: float = 1e-3,
               n_steps: int = 1000, every: int = 100, runs: int = 1, host: Path | None = None) -> Report:
-    """Run ``fmu`` ``runs`` times in the C host (with a state save/restore check) and once in FMPy."""
+    """Run ``fmu`` ``runs`` times in the C host (with a state save/restore check) and once in FMPy. Without
+    ``host``, the C host is built into a temporary folder, removed afterwards."""
     fmu = Path(fmu)
+    if host is None:
+        with tempfile.TemporaryDirectory(prefix="fmu_vehicle_host_") as work:
+            return check_fmu(fmu, inputs, outputs, step, n_steps, every, runs, build_host(Path(work) / "fmi2_host"))
     inputs = inputs or Inputs()
     outputs = outputs or default_outputs(fmu)
-    host = host or build_host()
     c_runs = [run_c_host(host, fmu, outputs, inputs, step, n_steps, every, state_check=True) for _ in range(runs)]
     py = run_fmpy(fmu, outputs, inputs, step, n_steps, every)
     diffs = [np.max(np.abs(r.rows - py.rows)) if r.rows.shape == py.rows.shape and r.rows.size else math.inf

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fmu_vehicle.plotting import new_figure, save_figure
+from fmu_vehicle.plotting import fit_title, new_figure, save_figure
 
 from .lane_change import DoubleLaneChange, body_corners, iso3888_1_layout
 from .steady_state import G, LINEAR_AY_MAX_M_S2, LINEAR_AY_MIN_M_S2
@@ -48,12 +48,15 @@ def plot_step_steer(path: str | os.PathLike, t, steering_wheel_angle, yaw_rate, 
         ax.text(0.99, 0.05, f"response {_ms(m['response_time_s'])}, peak {_ms(m['peak_response_time_s'])}, "
                 f"overshoot {m['overshoot_pct']:.1f} %, gain {m['gain']:.4g} {gain_unit}",
                 transform=ax.transAxes, ha="right", va="bottom", fontsize=8)
+        if key == "ay" and "ay_target_m_s2" in metrics:
+            ax.axhline(math.copysign(metrics["ay_target_m_s2"], m["steady_state"]), c="tab:purple", lw=0.8,
+                       label=f"target ({metrics['ay_miss_pct']:+.1f} %)")
         ax.legend(fontsize=7, loc="center right")
     for ax in axes:
         ax.axvline(t50, c="tab:orange", lw=0.8)
         ax.grid(True, alpha=0.3)
     axes[-1].set_xlabel("time [s]")
-    fig.suptitle(f"{title} (t50 = {t50:.3f} s: 50 % of the steering input)")
+    fig.suptitle(fit_title(f"{title} (t50 = {t50:.3f} s: 50 % of the steering input)", fig.get_figwidth(), 12))
     return save_figure(fig, path)
 
 
@@ -85,7 +88,7 @@ def plot_constant_radius(path: str | os.PathLike, ay, steering_wheel_angle, stee
             f"R = {abs(radius_m):g} m", transform=ax.transAxes, va="top", fontsize=9)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
-    fig.suptitle(title)
+    fig.suptitle(fit_title(title, fig.get_figwidth(), 12))
     return save_figure(fig, path)
 
 
@@ -130,7 +133,8 @@ def plot_lane_change(path: str | os.PathLike, t, x, y, yaw, ay, kpis: dict, vehi
         ax.grid(True, alpha=0.3)
         for gate in track.gates:
             ax.axvspan(gate.x_start, gate.x_end, color="tab:orange", alpha=0.05)
-    fig.suptitle(f"{title}\n{summary}", fontsize=10)
+    fig.suptitle(fit_title(title, fig.get_figwidth(), 10) + "\n" + fit_title(summary, fig.get_figwidth(), 10),
+                 fontsize=10)
     return save_figure(fig, path)
 
 
@@ -155,5 +159,5 @@ def plot_kinematics(path: str | os.PathLike, table, *, title: str | None = None)
             ax.grid(True, alpha=0.3)
             ax.text(0.02, 0.95, f"{key.replace('_', ' ')} at 0: {g[key] / 1000.0:.4f} deg/mm",
                     transform=ax.transAxes, va="top", fontsize=8)
-    fig.suptitle(title or f"Suspension kinematics: {table.name}")
+    fig.suptitle(fit_title(title or f"Suspension kinematics: {table.name}", fig.get_figwidth(), 12))
     return save_figure(fig, path)

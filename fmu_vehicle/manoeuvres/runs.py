@@ -156,3 +156,28 @@ def require_steering(car):
     if car.spec.steering is None:
         raise ModelError(f"vehicle '{car.name}' has no steering: the handling manoeuvres need a full vehicle "
                          f"(e.g. fullcar14)")
+
+
+STEP_STEER_AY_TOLERANCE_PCT = 0.5
+"""How far [%] the steady-state lateral acceleration of :func:`step_steer_to_target` may miss its target."""
+
+
+def step_steer_to_target(car, speed_m_s: float = 80 / 3.6, ay_m_s2: float = 4.0, *, max_runs: int = 5, **options):
+    """ISO 7401 step steer whose steady-state lateral acceleration is ``ay_m_s2`` [m/s^2] (the standard sets
+    it, 4 m/s^2): :func:`step_steer` with the single-track amplitude first, then the amplitude scaled by
+    target / reached (a secant through zero: a_y is nearly proportional to the steering-wheel angle) until
+    the steady state is within :data:`STEP_STEER_AY_TOLERANCE_PCT` of the target, at most ``max_runs``
+    runs. Returns (Result, metrics) of the last run; the metrics add ``ay_target_m_s2``, ``ay_miss_pct``
+    = (a_y,ss - target) / target x 100 and ``runs``."""
+    if not (math.isfinite(ay_m_s2) and ay_m_s2 > 0.0):
+        raise ModelError(f"step steer: ay_m_s2 must be a positive number of m/s^2, got {ay_m_s2!r}")
+    request = ay_m_s2                   # the single-track a_y whose amplitude is steered (proportional to it)
+    for k in range(1, max_runs + 1):
+        res, metrics = step_steer(car, speed_m_s, request, **options)
+        reached = abs(metrics["ay"]["steady_state"])
+        miss = (reached - ay_m_s2) / ay_m_s2 * 100.0
+        if abs(miss) <= STEP_STEER_AY_TOLERANCE_PCT or k == max_runs or reached <= 0.0:
+            break
+        request *= ay_m_s2 / reached
+    metrics.update(ay_target_m_s2=ay_m_s2, ay_miss_pct=miss, runs=k)
+    return res, metrics

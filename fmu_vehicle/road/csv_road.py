@@ -103,6 +103,16 @@ class ProfileRoad(TabulatedRoad):
         s_table = np.gradient(h_table, dx)
         super().__init__(check_mu(mu, label), nodes[0], dx, h_table, s_table)
         self.rows = len(distances)
+        self.label = label
+
+    def past_end_warning(self, x_max_m: float) -> str | None:
+        """The warning for a run that reached ``x_max_m`` [m] (the largest x of its wheels) beyond the last
+        distance of the profile, where the end height is held flat: it names the road (its file) and both
+        distances. None when the run stayed on the profile."""
+        if not x_max_m > self.x_end:
+            return None
+        return (f"{self.label}: the profile ends at x = {self.x_end:g} m and the vehicle drove on to x = "
+                f"{x_max_m:.3f} m, where the road is the end height held flat")
 
     def describe(self) -> str:
         return (f"profile road: {self.rows} points, x {self.x0:g} to {self.x_end:g} m, grid dx {self.dx:.4g} m, "
@@ -119,7 +129,7 @@ class CsvRoad(ProfileRoad):
     def __init__(self, path, mu: float = 1.0, dx_m: float | None = None):
         self.path = Path(path)
         distances, heights = read_profile_csv(self.path)
-        super().__init__(distances, heights, mu, dx_m, label=f"CsvRoad {self.path}")
+        super().__init__(distances, heights, mu, dx_m, label=f"road CSV {self.path}")
 
     def describe(self) -> str:
         return (f"CSV road {self.path.name}: {self.rows} rows, x {self.x0:g} to {self.x_end:g} m, "
