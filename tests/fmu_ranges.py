@@ -5,7 +5,8 @@ symmetric about the middle; geometric ones for ranges over decades). ``PAIRS`` n
 constrain each other: a value of one is tried with the other at its start value when that satisfies the
 constraint, else at the bound that does. ``run_slave(cls, resources, values)`` initializes a slave class
 in-process through the same calls as the FMU binary (setupExperiment, enter/exit initialization, doStep)
-and takes ``STEPS`` steps of ``H``; it returns None or the reason it failed.
+and takes ``STEPS`` steps of ``H`` (or of the FMU's internal step when that is longer, so that a long
+internal step is really taken); it returns None or the reason it failed.
 """
 from __future__ import annotations
 
@@ -73,6 +74,8 @@ def run_slave(cls, values: dict, resources: str | None = None, steps: int = STEP
     for name, value in values.items():
         s.set_real([vr[name]], [float(value)])
     s.exit_initialization_mode()
+    if cls.INTERNAL_STEP is not None:           # at least one internal step per communication step
+        h = max(h, s.values[cls.INTERNAL_STEP])
     errors = [m.msg for m in s.log_queue if m.status >= Fmi2Status.error]
     if s._phase != "stepping" or errors:
         return f"initialization: {errors[-1] if errors else s._phase}"
