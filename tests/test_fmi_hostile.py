@@ -131,7 +131,7 @@ def test_fixed_parameter_cannot_be_set_after_initialization(all_fmus, tmp_path, 
 @pytest.mark.parametrize("name, parameter, value", [
     ("VehicleLV", "chassis.mass", 1500.0), ("VehicleLV", "dt", 5e-4), ("Powertrain", "step_size", 5e-4),
     ("Tire", "dt", 5e-4), ("Controller", "vehicle.mass", 1800.0), ("LeadVehicle", "x0", 10.0),
-    ("Driver", "sample_period", 0.02),
+    ("Driver", "sample_period", 0.02), ("Vehicle", "chassis.mass", 2000.0),
 ])
 def test_state_from_other_parameters_is_refused(all_fmus, tmp_path, name, parameter, value):
     r = _run(all_fmus, tmp_path, name, "other_parameters", parameter=parameter, value=value)
