@@ -122,12 +122,13 @@ RESULT["bad"] = BAD
 
 # ---- 5. rollback after one step with external tire loads given at a point (Project Chrono's interface)
 DESIGN = {"FL": (0.0, 1.1967), "FR": (0.0, -1.1967), "RL": (-4.1584, 1.1967), "RR": (-4.1584, -1.1967)}
-def external(k):
+def external(k):              # constant loads at the design contact points, set once (before step 0)
+    if k:
+        return {}
     out = {}
-    for i, (w, (x, y)) in enumerate(DESIGN.items()):
+    for w, (x, y) in DESIGN.items():
         out.update({f"wheel_{w}.point.x": x, f"wheel_{w}.point.y": y, f"wheel_{w}.point.z": 0.0,
-                    f"wheel_{w}.force.x": 80.0 * math.sin(0.05 * k + i),
-                    f"wheel_{w}.force.z": 6000.0 + 400.0 * math.sin(0.07 * k + i)})
+                    f"wheel_{w}.force.z": 6000.0})
     return out
 EXTERNAL = {"road": "flat", "v0": 0.0, "tire_source": "external"}
 RESULT["external"] = check_state(fmu, external, 160, 100, h=H, start=EXTERNAL, restore_start=EXTERNAL,
@@ -222,9 +223,11 @@ def test_steering_inputs_are_declared_to_the_rack_end_stops_and_full_lock_runs(f
 
 
 def test_rollback_after_one_step_with_external_tire_loads_is_bit_identical(runs):
-    """tire_source = external, loads given at the contact points: the state saved at step 100 and restored
-    after a single step continues bit-identically (the load levers are part of the state), as do the
-    serialized state, reset and interleaved instances."""
+    """tire_source = external, constant loads set once at the design contact points: the state saved at step
+    100 and restored after a single step continues bit-identically, as do the serialized state, reset and
+    interleaved instances. Fails while the load levers are not part of the simulator's state: after one step
+    and the restore the levers left by that step are taken as unchanged, and the continuation differs by
+    2.6e-5 in the outputs (loads that change every step, or two steps before the restore, hide it)."""
     assert_state_bit_identical(runs["fmu"]["external"], other_differs=True)
 
 
