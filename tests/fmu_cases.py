@@ -182,8 +182,9 @@ def case(fmu, name, start=None, actions=()):
 
 #: Child code: ``check_state(fmu, drive, n, k_save, ...)`` steps instances n steps of H with inputs
 #: ``drive(k)`` (a dict set before step k) and records every output row after each step: a clean run;
-#: get/set FMU state (twice from one state object), serialization into an initialized and into a merely
-#: instantiated instance, reset, and two instances stepped interleaved; with ``tunable = (name, value)``
+#: get/set FMU state (twice from one state object; once after a single step), serialization into an
+#: initialized and into a merely instantiated instance, reset, and two instances stepped interleaved; with
+#: ``tunable = (name, value)``
 #: also the continuation from the saved state with the tunable parameter changed (before the rollbacks,
 #: which must then restore it).
 STATE_HARNESS = '''
@@ -226,6 +227,10 @@ def check_state(fmu, drive, n, k_save, h=1e-3, start=None, other_drive=None, oth
     again = run_steps(a, fmu, drive, k_save, n, h)
     a.setFMUstate(state)                     # the same state object twice
     again2 = run_steps(a, fmu, drive, k_save, n, h)
+    a.setFMUstate(state)                     # one step, then back to the state (a master retrying a step)
+    run_steps(a, fmu, drive, k_save, k_save + 1, h)
+    a.setFMUstate(state)
+    after_one = run_steps(a, fmu, drive, k_save, n, h)
     blob = bytes(a.serializeFMUstate(state))
     a.freeFMUstate(state)
     # the serialized state into an initialized instance (start values restore_start, default: the defaults)
@@ -260,6 +265,7 @@ def check_state(fmu, drive, n, k_save, h=1e-3, start=None, other_drive=None, oth
     out["outputs"] = [v.name for t in ("Real", "Integer", "Boolean") for v in md.modelVariables
                       if v.causality == "output" and v.type == t]       # the order of the rows
     out.update(full=full, at_save=first[-1], split=first + ref, ref=ref, again=again, again2=again2,
+               after_one=after_one,
                after_reset=after_reset, inter_d=inter_d, inter_e=inter_e,
                solo_e=solo_e, blob_size=len(blob))
     return out
@@ -284,6 +290,7 @@ def assert_state_bit_identical(r: dict, *, other_differs: bool = False):
     assert r["split"] == r["full"]                      # getFMUstate does not disturb the run
     assert r["again"] == r["ref"]                       # rollback
     assert r["again2"] == r["ref"]                      # restoring the same state object twice
+    assert r["after_one"] == r["ref"]                   # rollback after a single step
     assert r["from_b"] == r["ref"]                      # serialized into an initialized instance
     assert r["from_c"] == r["ref"]                      # ... and into a merely instantiated one
     assert r["b_restored"] == r["c_restored"] == r["at_save"]   # outputs right after setFMUstate

@@ -24,7 +24,7 @@ try:
 except ImportError:      # pragma: no cover - package-style import
     from .test_fmi_support import build_companions, run_child
 
-ALL_FMUS = ("Powertrain", "Controller", "LeadVehicle", "VehicleLV", "Tire", "Driver")
+ALL_FMUS = ("Powertrain", "Controller", "LeadVehicle", "VehicleLV", "Vehicle", "Tire", "Driver")
 _BUILT: dict[str, Path] = {}
 
 CASES = r'''
@@ -118,6 +118,12 @@ elif case == 'time_mismatch':
     step(f, 0.0)
     step(f, 5.0)
     step(f, H)
+elif case == 'setup_after_init':       # fmi2SetupExperiment once stepping: refused, the time does not move
+    step(f, 0.0)
+    call(lambda: f.setupExperiment(startTime=5.0))
+    step(f, H)                         # refused once (the misuse reported through the status)
+    step(f, H)                         # the FMU's time is still H
+    step(f, 5.0)                       # ... not 5 s
 elif case == 'fixed_after_init':
     var = fixed_reals[0]
     EXTRA['name'] = var.name

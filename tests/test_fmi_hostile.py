@@ -111,6 +111,17 @@ def test_communication_point_must_match_the_fmu_time(all_fmus, tmp_path, name):
 
 
 @pytest.mark.parametrize("name", ALL_FMUS)
+def test_setup_experiment_after_initialization_is_refused_and_the_time_stays(all_fmus, tmp_path, name):
+    """fmi2SetupExperiment(startTime = 5 s) after a first step: the wrapper can only return OK for it, so it is
+    ignored with an error naming the call, the next doStep is refused once, and the FMU's time stays 1 ms (a
+    step from 1 ms is taken, one from 5 s refused)."""
+    r = _run(all_fmus, tmp_path, name, "setup_after_init")
+    assert r["statuses"] == [OK, OK, DISCARD, OK, DISCARD]
+    assert any("fmi2SetupExperiment(startTime=5.0) after initialization" in m for m in r["errors"]), r["errors"]
+    assert any("does not match the FMU's time 0.002" in m for m in r["errors"]), r["errors"]
+
+
+@pytest.mark.parametrize("name", ALL_FMUS)
 def test_fixed_parameter_cannot_be_set_after_initialization(all_fmus, tmp_path, name):
     r = _run(all_fmus, tmp_path, name, "fixed_after_init")
     assert r["statuses"] == [OK, DISCARD, OK]
@@ -120,7 +131,7 @@ def test_fixed_parameter_cannot_be_set_after_initialization(all_fmus, tmp_path, 
 @pytest.mark.parametrize("name, parameter, value", [
     ("VehicleLV", "chassis.mass", 1500.0), ("VehicleLV", "dt", 5e-4), ("Powertrain", "step_size", 5e-4),
     ("Tire", "dt", 5e-4), ("Controller", "vehicle.mass", 1800.0), ("LeadVehicle", "x0", 10.0),
-    ("Driver", "sample_period", 0.02),
+    ("Driver", "sample_period", 0.02), ("Vehicle", "chassis.mass", 2000.0),
 ])
 def test_state_from_other_parameters_is_refused(all_fmus, tmp_path, name, parameter, value):
     r = _run(all_fmus, tmp_path, name, "other_parameters", parameter=parameter, value=value)

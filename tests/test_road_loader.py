@@ -92,6 +92,24 @@ def test_file_errors_name_the_file(tmp_path):
         load_road({"type": "speed_bumps", "bumps": [[0, 0.5, 0.05], [0.2, 0.5, 0.05]]})
 
 
+def test_a_road_file_that_refers_to_itself_is_refused_with_the_chain_of_files(tmp_path):
+    """A two_track road whose track is its own file (or a file that names it back) would recurse without end
+    (a RecursionError naming no file); it is refused with the chain of files, and a track file used twice
+    in one road (not a cycle) still loads."""
+    (tmp_path / "self.json").write_text(json.dumps({"type": "two_track", "left": "self.json", "right": "flat"}))
+    (tmp_path / "a.json").write_text(json.dumps({"type": "two_track", "left": "b.json", "right": "flat"}))
+    (tmp_path / "b.json").write_text(json.dumps({"type": "two_track", "left": "a.json", "right": "flat"}))
+    with pytest.raises(ModelError, match=r"refers to itself \(.*self.json -> .*self.json\)"):
+        load_road(str(tmp_path / "self.json"))
+    with pytest.raises(ModelError) as err:
+        load_road(str(tmp_path / "a.json"))
+    assert f"{tmp_path / 'a.json'} -> {tmp_path / 'b.json'} -> {tmp_path / 'a.json'}" in str(err.value)
+    (tmp_path / "track.json").write_text(json.dumps({"type": "flat", "height_m": 0.25}))
+    (tmp_path / "both.json").write_text(json.dumps({"type": "two_track", "left": "track.json",
+                                                    "right": "track.json", "x_range_m": [0.0, 10.0], "dx_m": 0.5}))
+    assert load_road(str(tmp_path / "both.json")).height(3.0) == 0.25
+
+
 def test_describe_has_units():
     for name in shipped_roads():
         text = load_road(name).describe()

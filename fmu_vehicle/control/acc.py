@@ -120,8 +120,8 @@ class AccParameters:
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ModelError(f"ACC parameter '{name}' = {getattr(self, name)!r}: must be in [0, 1]")
         if self.ttc_off <= self.ttc_on:
-            raise ModelError(f"ACC parameter 'ttc_off' = {self.ttc_off!r}: must exceed ttc_on = {self.ttc_on!r} "
-                             f"(hysteresis)")
+            raise ModelError(f"ACC parameters 'ttc_on' = {self.ttc_on!r} s and 'ttc_off' = {self.ttc_off!r} s: "
+                             f"ttc_off must exceed ttc_on (the AEB releases above ttc_off, engages below ttc_on)")
 
 
 class AccController:

@@ -205,12 +205,38 @@ _keep_namespace(globals())
 """
 
 
+REEXECUTION_GUARD = """\
+# Added by the build (see fmu_vehicle/fmi/build.py, _with_prologue): the script's own code runs only when the
+# module is imported. The FMU binary executes the script again at every instantiation (a fresh dictionary for
+# its names) and keeps a list of the MRO of every class it finds there for good, so every class defined anew
+# would stay in memory for the process lifetime; it gets the classes of the imported module instead.
+if globals() is locals():
+{body}
+else:
+    locals().update({{_k: _v for _k, _v in globals().items() if isinstance(_v, type) and _v.__module__ == __name__}})
+"""
+
+
+def _indented(code: str) -> str:
+    """``code`` indented by four spaces, except the continuation lines of multi-line strings."""
+    import io
+    import tokenize
+    inside: set[int] = set()
+    for tok in tokenize.generate_tokens(io.StringIO(code).readline):
+        if tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
+            inside.update(range(tok.start[0] + 1, tok.end[0] + 1))
+    return "".join(line if i in inside or not line.strip() else "    " + line
+                   for i, line in enumerate(code.splitlines(keepends=True), start=1))
+
+
 def _with_prologue(script: str, alias: str) -> str:
-    """``script`` with PROLOGUE inserted before its first import of the package ``alias``."""
+    """``script`` with PROLOGUE inserted before its first import of the package ``alias``, and everything from
+    that import on run only at the module's import (``REEXECUTION_GUARD``)."""
     match = re.search(rf"^(?:from|import)\s+{alias}\b", script, re.M)
     if match is None:
         raise BuildError(f"the slave script does not import the fmu_vehicle package")
-    return script[:match.start()] + PROLOGUE.format(alias=alias) + script[match.start():]
+    body = _indented(script[match.start():]).rstrip("\n")
+    return script[:match.start()] + PROLOGUE.format(alias=alias) + REEXECUTION_GUARD.format(body=body)
 
 
 def _stage_package(stage: Path, digest: str) -> str:

@@ -41,8 +41,9 @@ TUNING_FIELDS = {
                                  "this time ahead of the foot point", 0.0, 5.0, 1.0),
     "yaw_rate_gain": ("yaw_rate_gain_s", "s", "road-wheel angle per yaw-rate error (v k - r) [rad per rad/s]",
                       0.0, 10.0, 1.0),
-    "steering_wheel_angle_max": ("steering_wheel_angle_max_deg", "rad", "steering-wheel angle limit (at most "
-                                 "the full vehicle's input range, 20 rad)", 1e-3, 20.0, _DEG),
+    "steering_wheel_angle_max": ("steering_wheel_angle_max_deg", "rad", "steering-wheel angle limit (keep it "
+                                 "within the driven vehicle's steering_wheel_angle range: the full vehicle "
+                                 "refuses angles beyond its rack's end stops)", 1e-3, 20.0, _DEG),
     "steering_wheel_rate_max": ("steering_wheel_rate_max_deg_s", "rad/s", "steering-wheel rate limit",
                                 1e-3, 1000.0, _DEG),
     "speed_kp": ("speed_kp_1_per_s", "1/s", "speed controller: acceleration per speed error", 0.0, 100.0, 1.0),

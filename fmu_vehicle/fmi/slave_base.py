@@ -460,7 +460,14 @@ class VehicleSlaveBase(Fmi2Slave):
 
     # ------------------------------------------------------------------ FMI life cycle
     def setup_experiment(self, start_time: float, stop_time=None, tolerance=None):
+        """fmi2SetupExperiment: only before initialization (FMI 2.0 CS state machine). Afterwards it would move
+        the FMU's time under a running model: refused (ignored, logged naming the call, next doStep Discard)."""
         try:
+            if self._phase not in ("instantiated", "initialization"):
+                self._refuse(f"fmi2SetupExperiment(startTime={short(start_time)}) after initialization is not "
+                             f"allowed (FMI 2.0: only before fmi2EnterInitializationMode); ignored, the FMU's time "
+                             f"stays {self.time!r}")
+                return
             if not math.isfinite(start_time):
                 self._refuse(f"setupExperiment: start time {short(start_time)} is not finite")
                 return

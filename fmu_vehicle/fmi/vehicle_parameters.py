@@ -13,6 +13,7 @@ import functools
 from pathlib import Path
 from typing import NamedTuple
 
+from fmu_vehicle.errors import ModelError
 from fmu_vehicle.tire.tir import P_R0, read_tir
 from fmu_vehicle.paths import resource_path
 from fmu_vehicle.vehicle.loader import vehicle_file_data, vehicle_value
@@ -50,7 +51,10 @@ def _override_table(kind: Kind, corners) -> dict:
     """FMI parameter -> (Vehicle.load override path, unit, description, min, max). The half car's ranges are
     those in which it has a static equilibrium and runs over the bumpy road at 30 m/s at dt = 1 ms (each
     parameter alone, the others at their start values; tests/test_vehicle_lv_ranges.py); a pair (front,
-    rear) where the corners differ. The full car has the same corners and takes the same ranges."""
+    rear) where the corners differ. The full car has the same corners and takes the same ranges; each of its
+    corners alone works across them too (tests/test_fmu_ranges.py). The spring preload ends at 20 kN (about four
+    times a rear corner's static load): above it the full car's equilibrium solve failed at some values (one
+    rear corner at 25 kN, not its mirror image)."""
     return {
         **{name: (path, unit, desc, lo, hi) for name, path, unit, desc, lo, hi in kind.chassis},
         **{name.format(w=w): (path.format(w=w), unit, desc.format(w=w), _pick(lo, axle), _pick(hi, axle))
@@ -59,7 +63,7 @@ def _override_table(kind: Kind, corners) -> dict:
                ("suspension_{w}.spring_stiffness", _SUSP + "spring.stiffness_N_per_m", "N/m",
                 "{w} suspension spring rate", (1000.0, 10000.0), 1e7),
                ("suspension_{w}.spring_preload", _SUSP + "spring.preload_N", "N",
-                "{w} suspension spring preload at the design length (compression +)", (-2e4, 0.0), (2e4, 8e4)),
+                "{w} suspension spring preload at the design length (compression +)", (-2e4, 0.0), 2e4),
                ("suspension_{w}.damping", _SUSP + "damper.damping_N_s_per_m", "N.s/m",
                 "{w} suspension damper rate", 0.0, 1e5),
                ("wheel_{w}.mass", _SUSP + "masses_kg.wheel", "kg", "{w} wheel (rim + tire) mass", 1.0, 200.0),
@@ -73,6 +77,24 @@ class ParameterTable(NamedTuple):
     wheels: tuple            # corner names of the vehicle files
     overrides: dict          # FMI parameter -> (override path, unit, description, start, min, max)
     tire_radius: dict        # FMI parameter -> (wheel, start [m] from that corner's .tir file)
+    steering: tuple | None   # (steering-wheel angle limit [rad], rack travel limit [m]) of the steered kind
+
+
+def steering_limits(models, base=None) -> tuple[float, float]:
+    """(steering-wheel angle limit [rad], rack travel limit [m]) that every vehicle file of ``models`` can
+    take: its ``steering.rack_travel_limit_m`` (the rack's end stops) and that travel over its
+    ``|steering.rack_gain_m_per_rad|``; the smallest over the files."""
+    angles, travels = [], []
+    for model in models:
+        steering = vehicle_file_data(model, base=base).get("steering") or {}
+        limit, gain = steering.get("rack_travel_limit_m"), steering.get("rack_gain_m_per_rad")
+        for field, value in (("rack_travel_limit_m", limit), ("rack_gain_m_per_rad", gain)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value != 0 or value != value:
+                raise ModelError(f"vehicle '{model}': steering: field '{field}' must be a non-zero number "
+                                 f"(got {value!r})")
+        travels.append(abs(float(limit)))
+        angles.append(abs(float(limit)) / abs(float(gain)))
+    return min(angles), min(travels)
 
 
 @functools.cache
@@ -91,4 +113,5 @@ def parameter_table(fmu: str, data_dir: str | None) -> ParameterTable:
     radius = {f"tire_{c['name']}.unloaded_radius":
               (c["name"], float(read_tir(resource_path("tires", c["tire"], base=base)).to_array()[P_R0]))
               for c in corners}
-    return ParameterTable(wheels, overrides, radius)
+    steered = bool(kind.signals.vehicle_inputs)
+    return ParameterTable(wheels, overrides, radius, steering_limits(kind.models, base) if steered else None)

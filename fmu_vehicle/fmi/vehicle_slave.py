@@ -49,16 +49,26 @@ from fmu_vehicle.vehicle import Vehicle
 
 _DISPLAY = {"m/s": "km/h", "rad": "deg", "rad/s": "rpm"}
 
+TIRE_RADIUS_M = (0.25, 0.7)
+"""Declared range of the ``tire_<w>.unloaded_radius`` parameters [m]: passenger-car to light-truck tires about the
+vehicles' design radius (0.4672 m). Each corner alone has a static equilibrium and runs over the bumps across it;
+far beyond (about 0.9-2 m) one corner lifts the body out of its suspension travel and no equilibrium exists."""
+
 STEERING_INPUTS = ("steering_wheel_angle", "rack_travel")
 """Values of the ``steering_input`` parameter: which vehicle input moves the rack."""
 
 
-def _signal_vars(kind, wheels) -> tuple:
-    """The FMU's inputs and outputs: one variable per row of the signal table (per wheel where it is)."""
+def _signal_vars(kind, wheels, steering=None) -> tuple:
+    """The FMU's inputs and outputs: one variable per row of the signal table (per wheel where it is). The
+    steering inputs take the range of the vehicle files (``steering`` = (angle limit [rad], rack travel limit
+    [m]), ``vehicle_parameters.steering_limits``): what the rack can travel, so what the model can run at."""
     sig = kind.signals
+    bounds = {} if steering is None else {"steering_wheel_angle": steering[0], "rack_travel_command": steering[1]}
     inputs = tuple(Var(f"wheel_{w}.{r.name}", "input", "continuous", r.unit, f"{w} wheel: {r.description}",
                        r.start, min=r.min, max=r.max) for w in wheels for r in sig.inputs)
-    inputs += tuple(Var(r.name, "input", "continuous", r.unit, r.description, r.start, min=r.min, max=r.max,
+    inputs += tuple(Var(r.name, "input", "continuous", r.unit, r.description, r.start,
+                        min=-bounds[r.name] if r.name in bounds else r.min,
+                        max=bounds[r.name] if r.name in bounds else r.max,
                         display_unit=_DISPLAY.get(r.unit)) for r in sig.vehicle_inputs)
     outputs = tuple(Var(name, "output", "continuous", r.unit, r.description, 0.0, display_unit=_DISPLAY.get(r.unit))
                     for r, name in sig.outputs(wheels))
@@ -74,7 +84,9 @@ def vehicle_variables(fmu: str, table: ParameterTable) -> tuple:
             kind.models[0], type="String", choices=kind.models),
         *(Var(name, "parameter", "fixed", unit, desc, start, min=lo, max=hi)
           for name, (_, unit, desc, start, lo, hi) in table.overrides.items()),
-        *(Var(name, "parameter", "fixed", "m", f"{w} tire free (unloaded) radius", start, min=0.1, max=2.0)
+        *(Var(name, "parameter", "fixed", "m", f"{w} tire free (unloaded) radius (road-vehicle tire sizes about "
+              f"the design radius {start:g} m: far from it the corner leaves its suspension travel and the car has "
+              f"no static equilibrium)", start, min=TIRE_RADIUS_M[0], max=TIRE_RADIUS_M[1])
           for name, (w, start) in table.tire_radius.items()),
         Var("v0", "parameter", "fixed", "m/s", "initial forward speed (wheels free rolling)", 20.0, min=0.0,
             max=100.0, display_unit="km/h"),
@@ -84,7 +96,8 @@ def vehicle_variables(fmu: str, table: ParameterTable) -> tuple:
             f"{', '.join(STEPPING_INTEGRATORS)} (rk4: classical fixed-step Runge-Kutta)",
             "rk4", type="String", choices=STEPPING_INTEGRATORS),
         Var("dt", "parameter", "fixed", "s", "internal integration step; a communication step h runs "
-            "max(1, round(h/dt)) equal sub-steps", 1e-3, min=1e-6, max=0.1, display_unit="ms"),
+            "max(1, round(h/dt)) equal sub-steps (at most 10 ms: RK4 at 0.1 s loses the wheel-hop and tire "
+            "modes)", 1e-3, min=1e-6, max=0.01, display_unit="ms"),
         Var("road_source", "parameter", "fixed", None, "internal (the road parameter) | inputs "
             "(wheel_<w>.road_* inputs)", "internal", type="String", choices=("internal", "inputs")),
         Var("road", "parameter", "fixed", None, "internal road: shipped name (bumpy, flat, slope16_5, iso8608_c, ...), "
@@ -98,7 +111,7 @@ def vehicle_variables(fmu: str, table: ParameterTable) -> tuple:
         *((Var("steering_input", "parameter", "fixed", None, "which input moves the steering rack: "
                "steering_wheel_angle (through the steering ratio) | rack_travel (directly)",
                STEERING_INPUTS[0], type="String", choices=STEERING_INPUTS),) if steered else ()),
-        *_signal_vars(kind, table.wheels),
+        *_signal_vars(kind, table.wheels, table.steering),
         Var(ALLOW_PARAMETER, "parameter", "fixed", None, "allow a road file outside the FMU resources "
             "(absolute paths, ..)", False, type="Boolean"),
     )

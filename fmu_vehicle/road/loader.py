@@ -4,6 +4,7 @@ See docs/road.md §7.
 """
 from __future__ import annotations
 
+import contextvars
 import json
 import os
 from pathlib import Path
@@ -166,14 +167,32 @@ def road_from_spec(spec: dict, where: Path | None = None, base: str | os.PathLik
     return _build(spec, where, base, source, source if where is not None else None)
 
 
+_LOADING: contextvars.ContextVar[tuple[Path, ...]] = contextvars.ContextVar("road_files_loading", default=())
+"""The road files being loaded, outermost first (a two_track road loads its tracks' files inside its own)."""
+
+
 def _load_json(path: Path, base=None) -> Road:
+    """The road of JSON file ``path``; a file that refers to itself, directly or through its tracks' files,
+    is refused with the chain of files (instead of recursing without end)."""
+    chain = _LOADING.get()
+    try:
+        key = path.resolve()
+    except OSError:
+        key = path
+    if key in chain:
+        files = " -> ".join(str(p) for p in (*chain[chain.index(key):], key))
+        raise ModelError(f"road file {path}: refers to itself ({files})")
     try:
         spec = json.loads(path.read_text(encoding="utf-8"))
     except OSError as err:
         raise ModelError(f"road file {path}: cannot read ({err})") from None
     except json.JSONDecodeError as err:
         raise ModelError(f"road file {path}: invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}") from None
-    return road_from_spec(spec, path, base)
+    token = _LOADING.set((*chain, key))
+    try:
+        return road_from_spec(spec, path, base)
+    finally:
+        _LOADING.reset(token)
 
 
 def load_road(spec, base: str | os.PathLike | None = None) -> Road:

@@ -3,6 +3,7 @@
 Interface and semantics: docs/fmus.md §6.
 """
 from fmu_vehicle.control.acc import MODES, AccController, AccParameters
+from fmu_vehicle.errors import ModelError
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
 from fmu_vehicle.fmi.variables import Var
 
@@ -36,8 +37,10 @@ PARAMETERS = {
                        "fixed"),
     "acc.restart_accel": ("restart_accel", "m/s2", "desired acceleration that releases the standstill hold", 0.0,
                           5.0, "fixed"),
-    "aeb.ttc_on": ("ttc_on", "s", "full braking when time-to-collision falls below", 0.1, 10.0, "fixed"),
-    "aeb.ttc_off": ("ttc_off", "s", "release when time-to-collision exceeds (hysteresis)", 0.2, 20.0, "fixed"),
+    "aeb.ttc_on": ("ttc_on", "s", "full braking when time-to-collision falls below (must be less than "
+                   "aeb.ttc_off)", 0.1, 10.0, "fixed"),
+    "aeb.ttc_off": ("ttc_off", "s", "release when time-to-collision exceeds (hysteresis; must exceed aeb.ttc_on)",
+                    0.2, 20.0, "fixed"),
     "vehicle.mass": ("mass", "kg", "vehicle mass used by the force command", 100.0, 50000.0, "fixed"),
     "vehicle.wheel_radius": ("wheel_radius", "m", "rolling radius used by the brake command", 0.1, 2.0, "fixed"),
     "vehicle.drive_force_max": ("drive_force_max", "N", "tractive force at full throttle", 100.0, 1e5, "fixed"),
@@ -80,9 +83,17 @@ class Controller(VehicleSlaveBase):
     )
 
     def _parameters(self) -> AccParameters:
+        """The ACC parameters of the FMU's values; an error names the FMU's parameters (``aeb.ttc_on``, not the
+        field ``ttc_on``), both of a pair that constrain each other."""
         v = self.values
         kwargs = {field: v[name] for name, (field, *_rest) in PARAMETERS.items()}
-        return AccParameters(**kwargs, mode=v["mode"], use_accel_input=v["use_accel_input"])
+        try:
+            return AccParameters(**kwargs, mode=v["mode"], use_accel_input=v["use_accel_input"])
+        except ModelError as exc:
+            text = str(exc).replace("ACC parameter", "parameter")
+            for name, (field, *_rest) in PARAMETERS.items():
+                text = text.replace(f"'{field}'", f"'{name}'")
+            raise ModelError(text) from None
 
     def _setup(self):
         v = self.values
