@@ -4,12 +4,14 @@
   a separate process: instantiate, initialize, 1 s of 1 ms steps with sinusoidal inputs, a state saved at
   0.5 s and restored (directly and through serialization) with bit-identical outputs, terminate, free, exit
   -- 10 runs per FMU, each exit code 0, outputs equal to FMPy's.
-* FMPy processes that simulate all five FMUs one after another exit 0 and leave ``sys.path`` as it was.
+* FMPy processes that simulate the five FMUs of the ACC scenario (LeadVehicle, VehicleLV, Tire, Powertrain,
+  Controller) one after another exit 0 and leave ``sys.path`` as it was.
 * Two builds of one FMU from different sources run side by side in one process, each with its own code.
 * The Tire FMU's loads and the vehicle's states are valid right after (and during) initialization.
 * Each FMU's ``requirements.txt`` names exactly the third-party distributions it imports.
 * The FMU ships compiled code: a first instance with an empty user cache compiles nothing.
-* ``pip install`` of the wheel works from another directory (data files installed with the package).
+* ``pip install`` of the wheel works from another directory (data files installed with the package), from the
+  system Python as from a virtual environment.
 """
 from __future__ import annotations
 
