@@ -69,6 +69,8 @@ def outside_bands(axes, paper, maneuver, v0):
 README_ROWS = {"bumpy_road": "bumpy road", "sloping_road": "16.5° slope"}
 """The first words of each manoeuvre's rows in the README's table "Reproducing the paper"."""
 README_COLUMNS = ("x_m", "vx_m_per_s", "z_m", "pitch_rad")
+README_VARIANTS = ("halfcar7", "halfcar7_forkarm")
+"""The variants of that table (those `fmu-vehicle reproduce-paper` prints)."""
 
 
 def readme_final_state(maneuver: str, variant: str) -> dict[str, str]:
@@ -90,6 +92,8 @@ def test_final_state_matches_paper(cars, variant, maneuver):
     res, axes = run_maneuver(cars[variant], MANEUVERS[maneuver])
     bad = outside_bands(axes, paper_final_state(maneuver, VARIANTS[variant]), maneuver, MANEUVERS[maneuver].v0)
     assert not bad, bad
+    if variant not in README_VARIANTS:
+        return
     for q, written in readme_final_state(maneuver, variant).items():
         digits = len(written.split(".")[1]) if "." in written else 0
         assert abs(float(axes[q][-1]) - float(written)) <= 0.5 * 10.0 ** -digits + 1e-9, (q, axes[q][-1], written)
