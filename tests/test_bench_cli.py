@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from fmu_vehicle.cli import main
+from timeouts import HANG_GUARD_S
 
 
 def test_bench_writes_a_consistent_report(tmp_path):
@@ -25,7 +26,7 @@ def test_bench_writes_a_consistent_report(tmp_path):
     # --no-stability: the ladder has its own test below
     run = subprocess.run([sys.executable, "-m", "fmu_vehicle", "bench", "--vehicles", "halfcar7", "--repeats", "1",
                           "--duration", "0.02", "--no-cold-compile", "--no-stability", "--passes", "--out", str(out)],
-                         capture_output=True, text=True, timeout=900)
+                         capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert run.returncode == 0, run.stderr
     report = json.loads(out.read_text())
     r, ref = report["results"]

@@ -15,6 +15,7 @@ import pytest
 
 from fmu_vehicle.cli import main
 from fmu_vehicle.paths import resource_path
+from timeouts import HANG_GUARD_S
 
 try:
     from test_tire_fmu_support import scenario_fmus  # noqa: F401
@@ -137,7 +138,7 @@ def test_the_console_command_exits_2_with_one_line():
     """The installed entry point (``python -m fmu_vehicle``), in a fresh process: argparse's usage block
     is not printed, the exit status is 2."""
     proc = subprocess.run([sys.executable, "-m", "fmu_vehicle", "simulate", "--dt", "-0.001"], capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=HANG_GUARD_S)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.splitlines() == ["fmu-vehicle: error: simulate: argument --dt: must be a positive number, "
                                         "got -0.001"]

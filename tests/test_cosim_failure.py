@@ -12,6 +12,7 @@ import pytest
 
 from cosim_fmus.fixtures import plant_ctrl_system, session_fmus
 from fmu_vehicle.cosim import Component, Connection, CosimError, Experiment, read_csv, run_system
+from timeouts import HANG_GUARD_S
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -89,7 +90,7 @@ try:
 except CosimError as err:
     print(json.dumps({{"component": err.component, "time": err.time, "message": str(err), "rows": len(err.result)}}))
 """
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=HANG_GUARD_S,
                           env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout.strip().splitlines()[-1])

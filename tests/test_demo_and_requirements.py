@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from fmu_vehicle.cli import main
+from timeouts import HANG_GUARD_S
 
 try:
     from test_tire_fmu_support import scenario_fmus  # noqa: F401
@@ -72,15 +73,15 @@ def test_vehicle_fmu_runs_with_only_its_requirements_installed(scenario_fmus, tm
     with zipfile.ZipFile(fmu) as z:
         (tmp_path / "requirements.txt").write_bytes(z.read("resources/requirements.txt"))
     env = tmp_path / "env"
-    subprocess.run([sys.executable, "-m", "venv", str(env)], check=True, timeout=300)
+    subprocess.run([sys.executable, "-m", "venv", str(env)], check=True, timeout=HANG_GUARD_S)
     py = env / "bin" / "python"
     clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
     pip = subprocess.run([str(py), "-m", "pip", "install", "-q", "-r", str(tmp_path / "requirements.txt"), "fmpy"],
-                         capture_output=True, text=True, timeout=1800, env=clean)
+                         capture_output=True, text=True, timeout=HANG_GUARD_S, env=clean)
     assert pip.returncode == 0, pip.stderr[-3000:]
     (tmp_path / "child.py").write_text(textwrap.dedent(FRESH_CHILD))
     run = subprocess.run([str(py), "child.py", str(fmu)], cwd=tmp_path, capture_output=True, text=True,
-                         timeout=1200, env=clean)
+                         timeout=HANG_GUARD_S, env=clean)
     assert run.returncode == 0, run.stderr[-3000:]
     import json
     got = json.loads(run.stdout.strip().splitlines()[-1])

@@ -17,6 +17,7 @@ from fmu_vehicle.fmi.post_process import ROOT_ORDER
 from fmu_vehicle.fmi.registry import FMUS, slave_script
 from fmu_vehicle.fmi.variables import UNITS
 from fmu_vehicle.fmi.version import fmu_guid, package_version
+from timeouts import HANG_GUARD_S
 
 try:
     from test_fmi_support import COMPANION_FMUS, companion_fmus  # noqa: F401
@@ -130,10 +131,10 @@ def test_broken_slave_raises_one_line_and_leaves_nothing(tmp_path):
 
 def test_build_script_cli(tmp_path):
     ok = subprocess.run([sys.executable, str(REPO / "build_scripts" / "build_fmus.py"), "--out", str(tmp_path),
-                         "LeadVehicle"], capture_output=True, text=True, timeout=300)
+                         "LeadVehicle"], capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert ok.returncode == 0 and ok.stdout.startswith("LeadVehicle: ") and len(ok.stdout.splitlines()) == 1
     bad = subprocess.run([sys.executable, str(REPO / "build_scripts" / "build_fmus.py"), "--out", str(tmp_path),
-                          "NoSuchFmu"], capture_output=True, text=True, timeout=300)
+                          "NoSuchFmu"], capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1 and "NoSuchFmu" in bad.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["LeadVehicle.fmu"]

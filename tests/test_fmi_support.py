@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from timeouts import HANG_GUARD_S
+
 COMPANION_FMUS = ("Powertrain", "Controller", "LeadVehicle")
 _BUILT: dict[str, Path] = {}
 
@@ -79,7 +81,7 @@ def run_child(code: str, workdir: Path, **inputs) -> object:
                       + textwrap.dedent(code) + "\npickle.dump(RESULT, open('result.pkl', 'wb'))\n")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     proc = subprocess.run([sys.executable, str(script)], cwd=workdir, env=env, capture_output=True, text=True,
-                          timeout=300)
+                          timeout=HANG_GUARD_S)
     if proc.returncode != 0:
         raise AssertionError(f"child process failed (rc={proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
     return pickle.loads((workdir / "result.pkl").read_bytes())
@@ -96,7 +98,7 @@ def spawn_child(script: str, workdir: Path, inputs: dict) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True)
 
 
-def collect_child(proc: subprocess.Popen, workdir: Path, timeout: float = 900) -> dict:
+def collect_child(proc: subprocess.Popen, workdir: Path, timeout: float = HANG_GUARD_S) -> dict:
     """Wait for a child of :func:`spawn_child`; its ``result.pkl`` (raises with its output if it failed)."""
     out, err = proc.communicate(timeout=timeout)
     if proc.returncode != 0:

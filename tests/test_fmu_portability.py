@@ -4,12 +4,14 @@
   a separate process: instantiate, initialize, 1 s of 1 ms steps with sinusoidal inputs, a state saved at
   0.5 s and restored (directly and through serialization) with bit-identical outputs, terminate, free, exit
   -- 10 runs per FMU, each exit code 0, outputs equal to FMPy's.
-* FMPy processes that simulate all five FMUs one after another exit 0 and leave ``sys.path`` as it was.
+* FMPy processes that simulate the five FMUs of the ACC scenario (LeadVehicle, VehicleLV, Tire, Powertrain,
+  Controller) one after another exit 0 and leave ``sys.path`` as it was.
 * Two builds of one FMU from different sources run side by side in one process, each with its own code.
 * The Tire FMU's loads and the vehicle's states are valid right after (and during) initialization.
 * Each FMU's ``requirements.txt`` names exactly the third-party distributions it imports.
 * The FMU ships compiled code: a first instance with an empty user cache compiles nothing.
-* ``pip install`` of the wheel works from another directory (data files installed with the package).
+* ``pip install`` of the wheel works from another directory (data files installed with the package), from the
+  system Python as from a virtual environment.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from fmu_vehicle.fmi.hosts import Inputs, build_host, check_fmu, default_outputs
 from fmu_vehicle.paths import REPO_DIR
 from fmu_harness import registered_fmus  # noqa: F401  (session fixture)
 from test_tire_fmu_support import scenario_fmus  # noqa: F401  (session fixture)
+from timeouts import HANG_GUARD_S
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the C host and the FMU binaries "
                                 "tested here are Linux x86-64")
@@ -130,7 +133,7 @@ def test_package_archive_is_unpacked_once_per_machine(scenario_fmus, tmp_path):
     def run(cache):
         env = dict(os.environ, XDG_CACHE_HOME=str(cache))
         out = subprocess.run([sys.executable, "-c", UNPACK, str(scenario_fmus["Powertrain"])], env=env,
-                             cwd=tmp_path, capture_output=True, text=True, timeout=300)
+                             cwd=tmp_path, capture_output=True, text=True, timeout=HANG_GUARD_S)
         assert out.returncode == 0, out.stderr[-3000:]
         result = json.loads(out.stdout.strip().splitlines()[-1])
         assert result["rows"] == 11 and not [p for p in result["path"] if "fmu_vehicle/packages" in p]
@@ -159,7 +162,7 @@ def test_fmpy_processes_running_every_fmu_in_turn_exit_0(scenario_fmus, tmp_path
     order = [(n, str(scenario_fmus[n])) for n in ("LeadVehicle", "VehicleLV", "Tire", "Powertrain", "Controller")]
     for _ in range(5):
         proc = subprocess.run([sys.executable, "-c", SEQUENCE, json.dumps(order)], capture_output=True, text=True,
-                              cwd=tmp_path, timeout=600)
+                              cwd=tmp_path, timeout=HANG_GUARD_S)
         assert proc.returncode == 0, proc.stderr[-3000:]
         out = json.loads(proc.stdout.strip().splitlines()[-1])
         assert out["ends"] == {n: pytest.approx(0.02) for n, _ in order}
@@ -205,12 +208,12 @@ def test_two_builds_from_different_sources_run_side_by_side(scenario_fmus, tmp_p
              "from fmu_vehicle.fmi.registry import slave_script; print(build_fmu(slave_script('LeadVehicle'), sys.argv[2]))")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     proc = subprocess.run([sys.executable, "-c", build, str(src), str(tmp_path / "out")], capture_output=True,
-                          text=True, cwd=src, env=env, timeout=600)
+                          text=True, cwd=src, env=env, timeout=HANG_GUARD_S)
     assert proc.returncode == 0, proc.stderr[-2000:]
     other = Path(proc.stdout.strip().splitlines()[-1])
     assert other.parent == tmp_path / "out"
     proc = subprocess.run([sys.executable, "-c", SIDE_BY_SIDE, str(scenario_fmus["LeadVehicle"]), str(other)],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=600)
+                          capture_output=True, text=True, cwd=tmp_path, timeout=HANG_GUARD_S)
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["guids"][0] != out["guids"][1]
@@ -294,7 +297,7 @@ def test_requirements_list_exactly_the_distributions_an_fmu_imports(name, regist
         required = {line.split("<")[0].split(">")[0].split("=")[0].lower()
                     for line in archive.read("resources/requirements.txt").decode().split()}
     proc = subprocess.run([sys.executable, "-c", IMPORTS, str(tmp_path / "resources")], capture_output=True,
-                          text=True, cwd=tmp_path, timeout=600)
+                          text=True, cwd=tmp_path, timeout=HANG_GUARD_S)
     assert proc.returncode == 0, proc.stderr[-2000:]
     imported = {d.lower() for d in json.loads(proc.stdout.strip().splitlines()[-1])} - {"pythonfmu"}
     assert imported == required
@@ -323,7 +326,7 @@ def test_first_instance_with_an_empty_cache_compiles_nothing(name, scenario_fmus
     env = {k: v for k, v in os.environ.items() if k not in ("FMU_VEHICLE_CACHE_DIR", "PYTHONPATH")}
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
     proc = subprocess.run([sys.executable, "-c", COLD, str(fmu)], capture_output=True, text=True, env=env,
-                          cwd=tmp_path, timeout=600)
+                          cwd=tmp_path, timeout=HANG_GUARD_S)
     assert proc.returncode == 0, proc.stderr[-2000:]
     folders = list((tmp_path / "cache" / "fmu_vehicle").glob("numba-*"))
     assert len(folders) == 1
@@ -356,13 +359,32 @@ def test_a_build_ships_no_lock_or_half_written_kernel_file(scenario_fmus, tmp_pa
         pass
 
 
+def running_site_dirs() -> list[str]:
+    """The site-packages folders of this interpreter (a virtual environment's own, or the system's), where
+    the package's dependencies are installed."""
+    import site
+    dirs = list(site.getsitepackages())
+    if site.ENABLE_USER_SITE and Path(site.getusersitepackages()).is_dir():
+        dirs.append(site.getusersitepackages())
+    return dirs
+
+
 @pytest.mark.slow
 def test_wheel_install_runs_from_another_directory(tmp_path):
     """``pip install`` of the built wheel (not editable) into a fresh environment: ``info`` lists the shipped
-    vehicles and roads and ``simulate`` writes its CSV, from a directory that is not the checkout."""
+    vehicles and roads and ``simulate`` writes its CSV, from a directory that is not the checkout.
+
+    The environment is made from this interpreter, whether that is the system's Python or a virtual
+    environment (``venv --system-site-packages`` would see only the base interpreter's packages, which a
+    virtual environment's test run does not have). It sees this interpreter's site-packages folders through
+    a ``.pth`` file (their own ``.pth`` files, among them an editable install of the checkout, are not run),
+    and pip installs the wheel with its dependencies from them, offline (``--no-index``): a dependency the
+    wheel declares that is not installed fails the install."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
     wheels = tmp_path / "wheels"
     proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
-                           "-w", str(wheels), str(REPO_DIR)], capture_output=True, text=True, timeout=600)
+                           "-w", str(wheels), str(REPO_DIR)], capture_output=True, text=True, env=env,
+                          timeout=HANG_GUARD_S)
     assert proc.returncode == 0, proc.stderr[-2000:]
     wheel = next(wheels.glob("fmu_vehicle-*.whl"))
     with zipfile.ZipFile(wheel) as archive:
@@ -370,24 +392,26 @@ def test_wheel_install_runs_from_another_directory(tmp_path):
     assert {"fmu_vehicle/resources/vehicles/halfcar7.json", "fmu_vehicle/resources/tires/dai2022_sedan.tir",
             "fmu_vehicle/resources/roads/bumpy.json", "fmu_vehicle/fmi/host/fmi2_host.c"} <= names
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=600)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=env, timeout=HANG_GUARD_S)
     python = venv / "bin" / "python"
-    proc = subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "-q", str(wheel)], capture_output=True,
-                          text=True, timeout=600)
+    own_site = subprocess.run([str(python), "-c", "import site; print(site.getsitepackages()[0])"], check=True,
+                              capture_output=True, text=True, env=env, timeout=HANG_GUARD_S).stdout.strip()
+    (Path(own_site) / "_running_interpreter.pth").write_text("\n".join(running_site_dirs()) + "\n")
+    proc = subprocess.run([str(python), "-m", "pip", "install", "--no-index", "-q", str(wheel)],
+                          capture_output=True, text=True, env=env, timeout=HANG_GUARD_S)
     assert proc.returncode == 0, proc.stderr[-2000:]
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
     where = subprocess.run([str(python), "-c", "import fmu_vehicle; print(fmu_vehicle.__file__)"], cwd=elsewhere,
-                           capture_output=True, text=True, env=env, timeout=600)
-    assert Path(where.stdout.strip()).is_relative_to(venv), where.stdout
+                           capture_output=True, text=True, env=env, timeout=HANG_GUARD_S)
+    assert Path(where.stdout.strip()).is_relative_to(venv), where.stdout + where.stderr
     info = subprocess.run([str(venv / "bin" / "fmu-vehicle"), "info"], cwd=elsewhere, capture_output=True,
-                          text=True, env=env, timeout=600)
+                          text=True, env=env, timeout=HANG_GUARD_S)
     assert info.returncode == 0, info.stderr[-2000:]
     assert "halfcar7:" in info.stdout and "fullcar14:" in info.stdout and "bumpy" in info.stdout
     sim = subprocess.run([str(venv / "bin" / "fmu-vehicle"), "simulate", "--vehicle", "halfcar7", "--road", "flat",
                           "--v0", "10", "--duration", "0.05", "-q", "-o", "run.csv"], cwd=elsewhere,
-                         capture_output=True, text=True, env=env, timeout=900)
+                         capture_output=True, text=True, env=env, timeout=HANG_GUARD_S)
     assert sim.returncode == 0, sim.stderr[-2000:]
     lines = (elsewhere / "run.csv").read_text().splitlines()
     assert len(lines) == 1 + 51 and lines[0].startswith("time")

@@ -66,12 +66,37 @@ def outside_bands(axes, paper, maneuver, v0):
     return bad
 
 
+README_ROWS = {"bumpy_road": "bumpy road", "sloping_road": "16.5° slope"}
+"""The first words of each manoeuvre's rows in the README's table "Reproducing the paper"."""
+README_COLUMNS = ("x_m", "vx_m_per_s", "z_m", "pitch_rad")
+README_VARIANTS = ("halfcar7", "halfcar7_forkarm")
+"""The variants of that table (those `fmu-vehicle reproduce-paper` prints)."""
+
+
+def readme_final_state(maneuver: str, variant: str) -> dict[str, str]:
+    """Our final state as the README's table "Reproducing the paper" prints it: quantity -> the number before
+    the paper's value in parentheses, as written."""
+    from fmu_vehicle.paths import REPO_DIR
+    section = (REPO_DIR / "README.md").read_text(encoding="utf-8").split("## Reproducing the paper")[1]
+    for line in section.split("\n## ")[0].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 6 and cells[0].startswith(README_ROWS[maneuver]) and cells[1] == variant:
+            return {q: cell.split("(")[0].strip() for q, cell in zip(README_COLUMNS, cells[2:])}
+    raise AssertionError(f"README: no row for {maneuver} / {variant} in 'Reproducing the paper'")
+
+
 @pytest.mark.parametrize("maneuver", list(MANEUVERS))
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_final_state_matches_paper(cars, variant, maneuver):
+    """Within the bands of the paper's tables, and the README's table shows these numbers (to its digits)."""
     res, axes = run_maneuver(cars[variant], MANEUVERS[maneuver])
     bad = outside_bands(axes, paper_final_state(maneuver, VARIANTS[variant]), maneuver, MANEUVERS[maneuver].v0)
     assert not bad, bad
+    if variant not in README_VARIANTS:
+        return
+    for q, written in readme_final_state(maneuver, variant).items():
+        digits = len(written.split(".")[1]) if "." in written else 0
+        assert abs(float(axes[q][-1]) - float(written)) <= 0.5 * 10.0 ** -digits + 1e-9, (q, axes[q][-1], written)
 
 
 def test_static_equilibrium_flat_road(cars):

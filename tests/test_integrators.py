@@ -11,6 +11,7 @@ from fmu_vehicle.integrators import INTEGRATORS, STEPPING_INTEGRATORS, get_integ
 from fmu_vehicle.multibody import MechanismSystem
 from fmu_vehicle.vehicle import Vehicle
 from reference.states import load
+from timeouts import HANG_GUARD_S
 
 RECORD_S = 0.05     # output spacing of the order runs [s]
 
@@ -176,7 +177,7 @@ def test_uncompiled_methods_give_the_compiled_results():
     from pathlib import Path
     repo = Path(__file__).resolve().parents[1]
     proc = subprocess.run([sys.executable, "-c", NOJIT_CHILD], cwd=repo, capture_output=True, text=True,
-                          env=dict(os.environ, NUMBA_DISABLE_JIT="1"), timeout=600)
+                          env=dict(os.environ, NUMBA_DISABLE_JIT="1"), timeout=HANG_GUARD_S)
     assert proc.returncode == 0, proc.stderr[-2000:]
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     for name in ("abm4", "bdf2"):

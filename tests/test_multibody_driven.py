@@ -29,6 +29,7 @@ from fmu_vehicle.multibody.mechanism import drive_motion, mechanism_rhs
 from fmu_vehicle.multibody.model import make_data
 from reference import cartesian
 from reference.states import coordinates, load, mechanism_dict, random_state
+from timeouts import HANG_GUARD_S
 
 REPO = Path(__file__).resolve().parents[1]
 RTOL = 1e-9
@@ -362,7 +363,7 @@ def test_uncompiled_driven_engine_gives_the_compiled_results():
     case = {"states": states, "rk4": {"z": z0, "y": y0.tolist()}, "motion": motion}
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     proc = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps(case), capture_output=True, text=True,
-                          cwd=REPO, env=env, timeout=300)
+                          cwd=REPO, env=env, timeout=HANG_GUARD_S)
     assert proc.returncode == 0, proc.stderr[-3000:]
     got = json.loads(proc.stdout)
     for exp, res in zip(expected, got["states"]):

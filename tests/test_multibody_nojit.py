@@ -15,6 +15,7 @@ import numpy as np
 from fmu_vehicle.integrators import integrate
 from fmu_vehicle.multibody import MechanismSystem
 from reference.states import load, random_state
+from timeouts import HANG_GUARD_S
 
 REPO = Path(__file__).resolve().parents[1]
 NAMES = ["rssr_fourbar", "rssr_fourbar_rod", "macpherson_fork_arm", "open_tree"]
@@ -68,7 +69,7 @@ def test_uncompiled_engine_gives_the_compiled_results():
 
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     proc = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps(cases), capture_output=True, text=True,
-                          cwd=REPO, env=env, timeout=300)
+                          cwd=REPO, env=env, timeout=HANG_GUARD_S)
     assert proc.returncode == 0, proc.stderr[-3000:]
     got = json.loads(proc.stdout)
     for name in NAMES:

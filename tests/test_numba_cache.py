@@ -4,6 +4,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from timeouts import HANG_GUARD_S
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -21,7 +22,7 @@ def test_cache_folder_per_source_and_pruning_of_idle_ones(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "FMU_VEHICLE_CACHE_DIR"}
     env["XDG_CACHE_HOME"] = str(tmp_path)
     out = subprocess.run([sys.executable, "-c", "import fmu_vehicle; print(fmu_vehicle.CACHE_DIR)"],
-                         cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=True)
+                         cwd=REPO, env=env, capture_output=True, text=True, timeout=HANG_GUARD_S, check=True)
     current = Path(out.stdout.strip())
     assert current.parent == root and current.name.startswith("numba-") and current.is_dir()
     assert time.time() - current.stat().st_mtime < 60.0
@@ -31,6 +32,6 @@ def test_cache_folder_per_source_and_pruning_of_idle_ones(tmp_path):
     # an explicit FMU_VEHICLE_CACHE_DIR is used as is and nothing is pruned
     env["FMU_VEHICLE_CACHE_DIR"] = str(tmp_path / "mine")
     out = subprocess.run([sys.executable, "-c", "import fmu_vehicle; print(fmu_vehicle.CACHE_DIR)"],
-                         cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=True)
+                         cwd=REPO, env=env, capture_output=True, text=True, timeout=HANG_GUARD_S, check=True)
     assert out.stdout.strip() == str(tmp_path / "mine")
     assert (root / "numba-2days").is_dir()

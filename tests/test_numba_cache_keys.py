@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from fmu_vehicle import jit
+from timeouts import HANG_GUARD_S
 
 REPO = Path(__file__).resolve().parents[1]
 PKG = REPO / "fmu_vehicle"
@@ -75,7 +76,7 @@ def _run(pkg_parent: Path, cache: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_DISABLE_JIT", "FMU_VEHICLE_NATIVE")}
     env.update(FMU_VEHICLE_CACHE_DIR=str(cache), PYTHONPATH=str(pkg_parent))
     out = subprocess.run([sys.executable, "-c", RUN], cwd=pkg_parent, env=env, capture_output=True, text=True,
-                         timeout=1200)
+                         timeout=HANG_GUARD_S)
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -145,7 +146,7 @@ def test_each_source_key_has_its_own_folder_and_idle_ones_are_pruned(tmp_path):
         os.utime(tire / name, (t, t))
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
     env["FMU_VEHICLE_CACHE_DIR"] = str(tmp_path)
-    subprocess.run([sys.executable, "-c", "import fmu_vehicle.tire.pacejka"], cwd=REPO, env=env, timeout=300,
+    subprocess.run([sys.executable, "-c", "import fmu_vehicle.tire.pacejka"], cwd=REPO, env=env, timeout=HANG_GUARD_S,
                    check=True)
     kept = {p.name for p in tire.iterdir() if p.name.startswith("pacejka-")}
     assert kept == {f"pacejka-{key}", "pacejka-" + "1" * 16, "pacejka-" + "2" * 16, "pacejka-notakey"}

@@ -15,6 +15,7 @@ from fmu_vehicle.integrators import STEPPING_INTEGRATORS
 from fmu_vehicle.integrators.rk4 import rk4_advance, rk4_advance_packed
 from fmu_vehicle.packing import PackedCall, packed
 from fmu_vehicle.vehicle import Vehicle
+from timeouts import HANG_GUARD_S
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +120,7 @@ def test_steppers_uncompiled_give_the_compiled_steps():
     for disabled in ("0", "1"):
         env = dict(os.environ, NUMBA_DISABLE_JIT=disabled)
         out = subprocess.run([sys.executable, "-c", NOJIT % (sorted(STEPPING_INTEGRATORS),)], env=env,
-                             capture_output=True, text=True, timeout=900)
+                             capture_output=True, text=True, timeout=HANG_GUARD_S)
         assert out.returncode == 0, out.stderr[-2000:]
         runs[disabled] = json.loads(out.stdout.strip().splitlines()[-1])
     assert sorted(runs["0"]) == sorted(STEPPING_INTEGRATORS)

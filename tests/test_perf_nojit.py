@@ -17,6 +17,7 @@ import pytest
 from fmu_vehicle.integrators import integrate
 from fmu_vehicle.vehicle import Vehicle
 from fmu_vehicle.vehicle.dynamics import vehicle_rhs
+from timeouts import HANG_GUARD_S
 
 REPO = Path(__file__).resolve().parents[1]
 FIELDS = ("M", "f", "phiz", "Rz", "zdd")
@@ -63,7 +64,7 @@ def test_uncompiled_vehicle_run_gives_the_compiled_results(name):
     vehicle_rhs(0.02, y, system.model, system.data, ydot)
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     proc = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps(case), capture_output=True, text=True,
-                          cwd=REPO, env=env, timeout=600)
+                          cwd=REPO, env=env, timeout=HANG_GUARD_S)
     assert proc.returncode == 0, proc.stderr[-3000:]
     got = json.loads(proc.stdout)
     assert _close(got["y"], y)

@@ -13,6 +13,7 @@ from fmu_vehicle.road import (KIND_TABLE, CsvRoad, FlatRoad, Iso8608Road, SlopeR
                               road_eval_points, road_normal)
 from fmu_vehicle.paths import resources_dir
 from fmu_vehicle.road.arrays import table_lookup
+from timeouts import HANG_GUARD_S
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_CSV = resources_dir() / "roads" / "example_profile.csv"
@@ -104,7 +105,7 @@ print(json.dumps(result))
 def test_disable_jit_subprocess_gives_same_numbers():
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     proc = subprocess.run([sys.executable, "-c", _SCRIPT.format(repo=str(REPO))], env=env, cwd=REPO,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert result["jit_disabled"] is True

@@ -16,6 +16,7 @@ from fmu_vehicle.road import (CsvRoad, FlatRoad, Iso8608Road, Iso8608TwoTrackRoa
                               SpeedBumpRoad, SplitFrictionRoad, TwoTrackRoad, load_road, road_eval, road_eval_points,
                               road_eval_xy, road_eval_xy_points, road_normal_xy)
 from fmu_vehicle.road.arrays import grid_lookup
+from timeouts import HANG_GUARD_S
 
 REPO = Path(__file__).resolve().parents[1]
 Y_L, Y_R = 1.1967, -1.1967
@@ -240,7 +241,7 @@ print(json.dumps(result))
 def test_disable_jit_subprocess_gives_same_numbers():
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     proc = subprocess.run([sys.executable, "-c", _SCRIPT.format(repo=str(REPO))], env=env, cwd=REPO,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert result["jit_disabled"] is True

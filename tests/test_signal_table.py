@@ -11,6 +11,7 @@ import pytest
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.vehicle import Vehicle
 from fmu_vehicle.vehicle.signals import LONGITUDINAL_VERTICAL, Signal, SignalTable
+from timeouts import HANG_GUARD_S
 
 CHILD = r"""
 import json, sys
@@ -44,7 +45,7 @@ print(json.dumps({"result": list(res.names), "x": res.final("chassis.x"), "fz": 
 
 def test_an_added_output_row_reaches_result_csv_and_model_description(tmp_path):
     csv = tmp_path / "run.csv"
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(csv)], capture_output=True, text=True, timeout=900)
+    proc = subprocess.run([sys.executable, "-c", CHILD, str(csv)], capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert proc.returncode == 0, proc.stderr[-3000:]
     got = json.loads(proc.stdout.splitlines()[-1])
     for name in ("chassis.test_extra", "wheel_front.test_wheel_extra", "wheel_rear.test_wheel_extra"):

@@ -242,8 +242,41 @@ def test_iso_sign_conventions():
     # braking while sliding left: Fx < 0, Fy < 0
     fx, fy, _ = pc.mf_combined(p, 4000.0, -0.1, 0.05, 0.0, 1.0)
     assert fx < 0.0 and fy < 0.0
-    # camber thrust: a wheel leaning left (gamma > 0) is pushed left here (PVY3 < 0 in the file means -y)
+    # camber thrust: a wheel whose top leans right (gamma > 0) is pushed right, toward its lean (PVY3 < 0: -y)
     assert pc.mf_fy0(p, 4000.0, 0.0, 0.05, 1.0) < pc.mf_fy0(p, 4000.0, 0.0, 0.0, 1.0)
+
+
+def test_positive_inclination_is_the_top_of_the_wheel_leaning_right():
+    """gamma = asin(a·n) of the contact (docs/tire.md §11-§12): a wheel turned by +0.05 rad about +x (forward)
+    has its spin axis a = (0, cos, sin) and the top of its wheel plane moved to -y (right); the contact gives
+    gamma = +0.05 rad, and docs/tire.md says positive is the top leaning right."""
+    from fmu_vehicle.tire.contact import CONTACT_OUT_N, OUT_GAMMA, tire_contact_3d
+    p = tir.read_tir(resource_path("tires", "dai2022_sedan.tir")).to_array()
+    angle = 0.05
+    axis = np.array([0.0, np.cos(angle), np.sin(angle)])
+    top = np.array([0.0, 0.0, 1.0]) - axis[2] * axis          # the upward direction in the wheel plane
+    assert top[1] < 0.0                                      # leans to the right (-y)
+    out = np.zeros(CONTACT_OUT_N)
+    tire_contact_3d(p, 1.0, np.array([0.0, 0.0, 0.46]), np.array([10.0, 0.0, 0.0]), 10.0 / 0.46 * axis, axis,
+                    0.0, 0.0, 0.0, 1.0, 0.0, 0.0, out)
+    assert out[OUT_GAMMA] == pytest.approx(angle, rel=1e-12)
+    section = (REPO_DIR / "docs" / "tire.md").read_text(encoding="utf-8").split("## 11.")[1].split("## 12.")[0]
+    assert "positive when the top of the wheel leans to the right" in " ".join(section.split())
+
+
+def test_readme_cornering_stiffness_is_the_codes():
+    """resources/tires/README.md states the cornering stiffness of dai2022_sedan.tir at FNOMIN; it is the
+    kernel's Ky = PKY1 Fz0 sin(2 atan(Fz/(PKY2 Fz0))) at Fz = FNOMIN, camber 0 (-6.90e4 N/rad)."""
+    import re
+    params = tir.read_tir(resource_path("tires", "dai2022_sedan.tir"))
+    p = params.to_array()
+    ky = pc.cornering_stiffness(p, params.FNOMIN, 0.0)
+    assert ky == pytest.approx(params.PKY1 * params.FNOMIN * np.sin(2.0 * np.arctan(1.0 / params.PKY2)), rel=1e-12)
+    text = " ".join(resource_path("tires", "README.md").read_text(encoding="utf-8").split())
+    stated = re.findall(r"(-?[0-9.]+)e4 N/rad per tire", text)
+    assert stated, "the README states no cornering stiffness 'X.XXe4 N/rad per tire'"
+    for value in stated:
+        assert float(value) * 1e4 == pytest.approx(ky, abs=0.005e4), (value, ky)
 
 
 def test_no_load_and_no_friction_are_finite():

@@ -9,6 +9,7 @@ import sys
 import numpy as np
 
 from fmu_vehicle.paths import REPO_DIR
+from timeouts import HANG_GUARD_S
 
 SCRIPT = r'''
 import json, math
@@ -61,7 +62,7 @@ def run_script(disable_jit: bool) -> dict:
     if disable_jit:
         env["NUMBA_DISABLE_JIT"] = "1"
     result = subprocess.run([sys.executable, "-c", SCRIPT], cwd=REPO_DIR, env=env, capture_output=True, text=True,
-                            timeout=300, check=True)
+                            timeout=HANG_GUARD_S, check=True)
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 

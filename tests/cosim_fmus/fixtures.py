@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from timeouts import HANG_GUARD_S
 
 HERE = Path(__file__).resolve().parent
 #: key -> (script, FMU file name = class name + .fmu)
@@ -26,7 +27,7 @@ def build_fmus(dest: Path) -> dict[str, Path]:
                                    text=True)
              for key, (script, _) in SCRIPTS.items()}
     for key, proc in procs.items():
-        out, _ = proc.communicate(timeout=120)
+        out, _ = proc.communicate(timeout=HANG_GUARD_S)
         if proc.returncode != 0:
             raise RuntimeError(f"pythonfmu build of {SCRIPTS[key][0]} failed (rc={proc.returncode}):\n{out}")
     paths = {key: dest / fmu for key, (_, fmu) in SCRIPTS.items()}
