@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from .paper import MANEUVERS, paper_results
-from .util import atomic_write
+from .util import CHILD_HANG_GUARD_S, atomic_write
 from .vehicle.loader import load_vehicle_spec
 
 _UNCOMPILED = """
@@ -324,18 +324,18 @@ def final_errors(final: dict, reference: dict) -> dict:
     return {k: abs(final[k] - reference[k]) for k in FINAL_STATE}
 
 
-def _child_report(what: str, script: str, *args: str, env=None, timeout: float = 1800) -> dict:
+def _child_report(what: str, script: str, *args: str, env=None) -> dict:
     """Run ``script`` in a fresh interpreter; it prints a JSON object as its last line, returned here."""
     out = subprocess.run([sys.executable, "-c", script, *args], env=env, capture_output=True, text=True,
-                         timeout=timeout)
+                         timeout=CHILD_HANG_GUARD_S)
     if out.returncode != 0:
         raise RuntimeError(f"{what} failed: {out.stderr.strip().splitlines()[-1:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _timed_child(what: str, script: str, *args: str, env=None, timeout: float = 1800) -> float:
+def _timed_child(what: str, script: str, *args: str, env=None) -> float:
     """Run ``script`` in a fresh interpreter; it prints {"seconds": ...} as its last line."""
-    return _child_report(what, script, *args, env=env, timeout=timeout)["seconds"]
+    return _child_report(what, script, *args, env=env)["seconds"]
 
 
 def time_uncompiled(name: str, duration: float = 0.02) -> float:
@@ -374,7 +374,7 @@ def build_bare_fmu(fmu: Path, dest: Path) -> Path:
     code = ("import sys; from pythonfmu import FmuBuilder; "
             "print(FmuBuilder.build_FMU(sys.argv[1], dest=sys.argv[2]))")
     out = subprocess.run([sys.executable, "-c", code, str(script), str(dest)], cwd=dest, capture_output=True,
-                         text=True, timeout=300)
+                         text=True, timeout=CHILD_HANG_GUARD_S)
     if out.returncode != 0:
         raise RuntimeError(f"bare FMU build failed: {out.stderr.strip().splitlines()[-1:]}")
     return Path(dest) / f"{name}.fmu"
@@ -408,10 +408,9 @@ def time_fmu(fmu: Path, duration: float = 20.0, baseline: bool = True, repeats: 
     base = {k: v for k, v in os.environ.items() if k not in ("FMU_VEHICLE_CACHE_DIR", "FMU_VEHICLE_NATIVE")}
     run = _fmu_run(fmu, start, duration, base, repeats)
     native = _fmu_run(fmu, start, duration, dict(base, FMU_VEHICLE_NATIVE="1"), repeats)["seconds"]
-    startup = _timed_child("FMU start-up run", _FMU_STARTUP, str(fmu), start, env=base, timeout=600)
+    startup = _timed_child("FMU start-up run", _FMU_STARTUP, str(fmu), start, env=base)
     with tempfile.TemporaryDirectory(prefix="fmu_vehicle_cold_") as empty:
-        cold = _timed_child("FMU cold start", _FMU_STARTUP, str(fmu), start, env=dict(base, XDG_CACHE_HOME=empty),
-                            timeout=600)
+        cold = _timed_child("FMU cold start", _FMU_STARTUP, str(fmu), start, env=dict(base, XDG_CACHE_HOME=empty))
     wall = run["seconds"]
     result = {"fmu": fmu.name, "model": _fmu_model(fmu), "simulated_s": duration, "communication_step_s": 1e-3,
               "steps": round(duration / 1e-3), "wall_s": wall, "fixed_s": run["fixed_seconds"],

@@ -1,10 +1,17 @@
-"""Small helpers shared across the package: the one way a file is written atomically."""
+"""Small helpers shared across the package: the one way a file is written atomically, and the one time limit
+of a child process."""
 from __future__ import annotations
 
 import os
 import tempfile
 from pathlib import Path
 from typing import Callable, Iterable
+
+CHILD_HANG_GUARD_S = 3600.0
+"""The time limit of every child process the package or its tests start (FMU builds and warm-up runs, C-host
+and FMPy runs, bench children) [s]: a guard against a child that hangs, never a speed limit. A child that
+compiles numba kernels cold takes minutes on a busy 2-core machine (over 15 min was seen under a load of 9),
+so nothing may fail only because the machine is slow."""
 
 
 def atomic_write(path, write: Callable, mode: str | None = "w") -> Path:

@@ -48,7 +48,7 @@ from typing import Iterable
 
 from fmu_vehicle.errors import FmuVehicleError
 from fmu_vehicle.paths import resources_dir
-from fmu_vehicle.util import atomic_write
+from fmu_vehicle.util import CHILD_HANG_GUARD_S, atomic_write
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 REPO_DIR = PACKAGE_DIR.parent
@@ -94,7 +94,7 @@ def build_fmu(slave_script: Path, dest_dir: Path, extra_resources: Iterable[Path
         args = [sys.executable, "-c", code, str(REPO_DIR), str(slave_script), work,
                 *(str(Path(p).resolve()) for p in extra_resources)]
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-        proc = subprocess.run(args, cwd=work, env=env, capture_output=True, text=True, timeout=600)
+        proc = subprocess.run(args, cwd=work, env=env, capture_output=True, text=True, timeout=CHILD_HANG_GUARD_S)
         if proc.returncode != 0:
             tagged = [line[len(ERROR_TAG):] for line in proc.stderr.splitlines() if line.startswith(ERROR_TAG)]
             detail = tagged[-1] if tagged else (proc.stderr.strip().splitlines() or ["no output"])[-1]
@@ -497,7 +497,7 @@ def warm_up_fmu(fmu_path: Path, stop_time: float = 2e-3, env: dict | None = None
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="fmu_vehicle_warm_") as work:
         proc = subprocess.run([sys.executable, "-c", code, str(Path(fmu_path).resolve()), repr(stop_time)],
-                              cwd=work, env=env, capture_output=True, text=True, timeout=900)
+                              cwd=work, env=env, capture_output=True, text=True, timeout=CHILD_HANG_GUARD_S)
     if proc.returncode != 0:
         detail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
         raise BuildError(f"{Path(fmu_path).name}: warm-up run failed: {detail}")

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from fmu_vehicle.errors import FmuVehicleError
+from fmu_vehicle.util import CHILD_HANG_GUARD_S
 
 HOST_SOURCE = Path(__file__).resolve().parent / "host" / "fmi2_host.c"
 
@@ -94,7 +95,8 @@ def _references(md) -> dict[str, int]:
 
 
 def run_c_host(host: Path, fmu: Path, outputs: list[str], inputs: Inputs, step: float, n_steps: int,
-               every: int = 1, state_check: bool = False, unload: bool = False, timeout: float = 600.0) -> HostRun:
+               every: int = 1, state_check: bool = False, unload: bool = False,
+               timeout: float = CHILD_HANG_GUARD_S) -> HostRun:
     """Run ``fmu`` for ``n_steps`` steps of ``step`` seconds in the C host (its own process)."""
     from fmpy import extract, read_model_description
 
@@ -154,7 +156,7 @@ import shutil; shutil.rmtree(folder, ignore_errors=True)
 
 
 def run_fmpy(fmu: Path, outputs: list[str], inputs: Inputs, step: float, n_steps: int, every: int = 1,
-             timeout: float = 600.0) -> HostRun:
+             timeout: float = CHILD_HANG_GUARD_S) -> HostRun:
     """The same run through FMPy's low-level API, in a fresh Python process."""
     import json
 
