@@ -26,7 +26,7 @@ def main(duration: float = 30.0, out_dir: str | Path | None = None, fmu_dir: str
     fmus = ensure_fmus(["VehicleLV", "Powertrain", "Controller"], fmu_dir, log=print)
     run = run_scenario(slope_cruise(fmus, duration=duration), out_dir or dist_dir() / "examples", progress=progress)
     r = run.result
-    x, vx = r["vehicle.chassis.x"], r["vehicle.chassis.vx"]
+    x, vx = r["vehicle.chassis.x"] - r["vehicle.chassis.x"][0], r["vehicle.chassis.vx"]     # x from the start
     print(f"{run.scenario.title}, {duration:g} s: roll-back {max(0.0, -x.min()):.2f} m, "
           f"speed {vx[-1]:.2f} m/s, distance {x[-1]:.1f} m, gear {r['powertrain.transmission.gear'][-1]}, "
           f"max front slip {np.abs(r['vehicle.wheel_front.slip']).max():.3f}")

@@ -73,12 +73,12 @@ def paper_final_state(maneuver: str, model_key: str) -> dict:
 
 
 def global_xz_velocity(res):
-    """Global x and z velocity of the chassis reference point [m/s]: the half car's chassis.vx, chassis.vz
-    are global rates; a full vehicle's are in chassis axes, v_global = Rz(yaw) Ry(pitch) Rx(roll) v."""
-    if "chassis.vy" not in res.names:
-        return res["chassis.vx"], res["chassis.vz"]
-    vx, vy, vz = res["chassis.vx"], res["chassis.vy"], res["chassis.vz"]
-    r, p, y = res["chassis.roll"], res["chassis.pitch"], res["chassis.yaw"]
+    """Global x and z velocity of the chassis centre of mass [m/s] from chassis.vx, .vy, .vz (chassis axes,
+    every vehicle kind): v_global = Rz(yaw) Ry(pitch) Rx(roll) v (the half car: vy = roll = yaw = 0)."""
+    zero = np.zeros_like(res["chassis.vx"])
+    col = lambda name: res[name] if name in res.names else zero
+    vx, vy, vz = res["chassis.vx"], col("chassis.vy"), res["chassis.vz"]
+    r, p, y = col("chassis.roll"), res["chassis.pitch"], col("chassis.yaw")
     cr, sr, cp, sp, cy, sy = np.cos(r), np.sin(r), np.cos(p), np.sin(p), np.cos(y), np.sin(y)
     gx = cy * cp * vx + (cy * sp * sr - sy * cr) * vy + (cy * sp * cr + sy * sr) * vz
     gz = -sp * vx + cp * sr * vy + cp * cr * vz
@@ -86,11 +86,11 @@ def global_xz_velocity(res):
 
 
 def road_axes(res, vehicle, grade_rad: float) -> dict:
-    """Chassis histories in road-aligned axes (x from the start along the road, z normal height)."""
-    com = next(b.com_m for b in vehicle.spec.mechanism.bodies if b.name == vehicle.spec.chassis_body)
+    """Chassis histories in road-aligned axes (x from the start along the road, z normal height), of the
+    chassis centre of mass (chassis.x, chassis.z: its global position)."""
     c, s = math.cos(grade_rad), math.sin(grade_rad)
-    xa = com[0] + res["chassis.x"]
-    za = com[2] + res["chassis.z"]
+    xa = res["chassis.x"]
+    za = res["chassis.z"]
     vx, vz = global_xz_velocity(res)
     return {
         "x_m": (xa - xa[0]) * c + (za - za[0]) * s,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from fmu_vehicle.adas.protocols import KMH, acc, ccr
 from fmu_vehicle.cosim.master import run_system
-from fmu_vehicle.cosim.scenarios import FRONT_OVERHANG_M
+from fmu_vehicle.cosim.scenarios import FRONT_BUMPER_FROM_COM_M
 from fmu_vehicle.cosim.ssp import read_ssp
 from fmu_vehicle.paths import resource_path
 
@@ -43,7 +43,7 @@ def test_stops_holds_and_restarts(stop_and_go):
     at 25 s, and follows it back towards 12 m/s; ACC alone (no AEB), never closer than 2 m."""
     r = stop_and_go
     t, v, held = r.time, r["vehicle.chassis.vx"], r["controller.held"] > 0.5
-    gap = r["lead.x"] - r["vehicle.chassis.x"] - FRONT_OVERHANG_M
+    gap = r["lead.x"] - r["vehicle.chassis.x"] - FRONT_BUMPER_FROM_COM_M
     stop = int(np.argmax(held))
     assert held.any() and 14.8 < t[stop] < 24.0
     assert gap[stop] == pytest.approx(5.0, abs=1.0)
@@ -73,7 +73,7 @@ def test_ccr_starts_at_ttc_4s_and_only_the_aeb_brakes(scenario_fmus):
     speed (mode "aeb"), where the run ends (the protocol's end of test, before stop_time), without contact."""
     scenario, on_step = ccr(shipped_system("ccr", scenario_fmus), v_vut_kmh=60.0, v_target_kmh=20.0)
     r = run_system(scenario.system, scenario.experiment(), progress=False, on_step=on_step)
-    gap = r["lead.x"] - r["vehicle.chassis.x"] - FRONT_OVERHANG_M
+    gap = r["lead.x"] - r["vehicle.chassis.x"] - FRONT_BUMPER_FROM_COM_M
     assert gap[0] == pytest.approx(4.0 * 40.0 * KMH, abs=1e-9)
     aeb = r["controller.aeb_active"] > 0.5
     first = int(np.argmax(aeb))

@@ -139,8 +139,16 @@ def test_the_full_car_understeers_a_little_more_than_the_single_track(car):
 
 
 def test_bad_steering_input_is_refused_by_name(car):
+    """The API takes the angles and rack travels of the vehicle file's end stops (the FMU declares the same:
+    test_fmu_vehicle) and refuses the rest by name: 9.52 rad is full lock, 10 rad (which the old +-20 rad
+    limit let through into a failed position problem) is not."""
+    stop, gain = 0.08, 0.0084
+    assert car.spec.steering.rack_travel_limit_m == stop and abs(car.rack_gain) == gain
+    assert car._steering_limits() == (-stop / gain, stop / gain)
     sim = car.simulator("flat", v0=10.0)
-    for bad in (float("nan"), 25.0, -1e9):
+    sim.set_steering(stop / gain)
+    sim.set_rack_travel(-stop)
+    for bad in (float("nan"), 10.0, -10.0, 25.0, -1e9):
         with pytest.raises(ModelError, match="steering_wheel_angle"):
             sim.set_steering(bad)
     half = Vehicle.load("halfcar7")
@@ -179,6 +187,6 @@ def test_rack_travel_input_is_the_steering_wheel_angle_times_the_gain(car):
     for q in ("chassis.yaw_rate", "chassis.y", "rack_travel"):
         assert runs[1][q] == pytest.approx(runs[0][q], rel=1e-12, abs=1e-15), q
     assert runs[0]["chassis.yaw_rate"] > 0.02
-    for bad in (float("nan"), 1.0):
+    for bad in (float("nan"), 1.0, 0.0801, -0.0801):
         with pytest.raises(ModelError, match="rack_travel"):
             car.simulator("flat").set_rack_travel(bad)

@@ -118,7 +118,7 @@ def _spring_motion_ratio(car, corner, eps=1e-5):
     """d(spring compression)/d(wheel centre height in the chassis frame) from the model's kinematics."""
     system = car.system("flat")
     y = car.initial_state(system)
-    m = car.mech
+    m = system.mech
     w = car.wheel_index(corner)
     k = list(m.data.indep).index(m.coordinate(car.spec.wheels[w].travel_coordinate))
     ydot = np.zeros_like(y)
@@ -145,7 +145,7 @@ def test_bounce_and_pitch_frequencies(cars):
     car.tire_p[:, P_KZ] = 0.0
     system = car.system("flat")
     y = car.initial_state(system)
-    m = car.mech
+    m = system.mech
     ni = m.n_dof
     names = ["chassis.z", "chassis.pitch", "front.travel", "rear.travel"]
     idx = [list(m.data.indep).index(m.coordinate(n)) for n in names]

@@ -47,7 +47,7 @@ def test_position_problem_converges_far_from_the_origin_without_rebasing():
     car = Vehicle.load("halfcar7")
     system = car.system({"type": "flat"})
     car.initial_state(system, 0.0, 0.0)
-    d = car.mech.data
+    d = system.data.mech
     d.z[car.chassis_coords[0]] += 1e6
     assert solve_positions(car.mech.model, d, POSITION_TOL, POSITION_MAXIT) >= 0
     assert d.stats[1] < 1e-8

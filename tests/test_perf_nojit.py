@@ -34,7 +34,7 @@ case = json.load(sys.stdin)
 car = Vehicle.load(case["vehicle"])
 system = car.system("bumpy")
 system.data.inputs[:] = np.array(case["inputs"])
-d = car.mech.data
+d = system.data.mech
 d.z[:], d.indep[:], d.dep[:] = case["z"], case["indep"], case["dep"]
 t, rows, y = integrate(system, np.array(case["y0"]), 0.02, 1e-3)
 ydot = np.zeros_like(y)
@@ -56,7 +56,7 @@ def test_uncompiled_vehicle_run_gives_the_compiled_results(name):
     system = car.system("bumpy")
     system.data.inputs[car.wheel_index("front"), 0] = 300.0
     y0 = car.initial_state(system, 20.0)
-    d = car.mech.data
+    d = system.data.mech
     case = {"vehicle": name, "inputs": system.data.inputs.tolist(), "z": d.z.tolist(), "indep": d.indep.tolist(),
             "dep": d.dep.tolist(), "y0": y0.tolist()}
     _, rows, y = integrate(system, y0, 0.02, 1e-3)

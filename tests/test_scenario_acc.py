@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from fmu_vehicle.cosim import CosimError, read_csv, read_ssp
-from fmu_vehicle.cosim.scenarios import (ACC_DURATION_S, CONTROLLER, FRONT_OVERHANG_M, HALF_CAR_MASS_KG,
+from fmu_vehicle.cosim.scenarios import (ACC_DURATION_S, CONTROLLER, FRONT_BUMPER_FROM_COM_M, HALF_CAR_MASS_KG,
                                          STOP_GAP_BAND, STOP_SPEED_MAX, acc_stop_and_go, following_metrics,
                                          run_scenario, stop_check)
 from fmu_vehicle.traffic import parse_speed_profile
@@ -44,7 +44,7 @@ def test_follower_keeps_the_time_gap_and_never_collides(acc_run):
     r = acc_run.result
     assert r.time[-1] == pytest.approx(ACC_DURATION_S) == 30.0 and len(r) == 30001
     v_ego, v_lead = r["vehicle.chassis.vx"], r["lead.vx"]
-    gap = r["lead.x"] - r["vehicle.chassis.x"] - FRONT_OVERHANG_M
+    gap = r["lead.x"] - r["vehicle.chassis.x"] - FRONT_BUMPER_FROM_COM_M
     np.testing.assert_allclose(r["gap"], gap, rtol=0, atol=1e-12)
     assert gap.min() > 0.0                                               # never collides
     # the stopping law aims at the 5 m standstill distance; the car comes to rest within 1 m of it (the
@@ -89,7 +89,7 @@ def test_summary_and_files(acc_run):
     m, r = acc_run.metrics, acc_run.result
     assert m == following_metrics(r)
     v_ego, v_lead = r["vehicle.chassis.vx"], r["lead.vx"]
-    gap = r["lead.x"] - r["vehicle.chassis.x"] - FRONT_OVERHANG_M
+    gap = r["lead.x"] - r["vehicle.chassis.x"] - FRONT_BUMPER_FROM_COM_M
     closing = v_ego - v_lead
     moving = v_ego > 1.0
     ttc = np.where(closing > 0.0, gap / np.where(closing > 0.0, closing, 1.0), np.inf)
@@ -103,7 +103,7 @@ def test_summary_and_files(acc_run):
     car = Vehicle.load("halfcar7")
     system = car.system("bumpy")
     car.initial_state(system, v0=0.0)
-    rest = car.mech.data.z[car.mech.coordinate("chassis.pitch")]
+    rest = system.data.mech.z[car.mech.coordinate("chassis.pitch")]
     assert m["rest_pitch_rad"] == pytest.approx(rest, abs=1e-6)
     k = int(np.argmax(np.abs(pitch)))
     assert r.time[k] < 1.0 and pitch[k] < rest and r["vehicle.chassis.ax"][k] > 2.0     # launch, nose up

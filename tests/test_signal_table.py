@@ -68,9 +68,11 @@ def test_outputs_sit_in_the_columns_the_table_gives():
     sim.set_input("rear", torque_brake=150.0)
     sim.advance(0.2)
     out = sim.outputs()
-    d = car.mech.data
-    assert out["chassis.x"] == d.z[car.mech.coordinate("chassis.x")] + sim.system.data.origin[0]
-    assert out["chassis.pitch_rate"] == d.zd[car.mech.coordinate("chassis.pitch")]
+    d = sim.system.data.mech
+    # the chassis CoM: its design x plus the chassis joint's x coordinate, plus the engine origin's road x
+    assert out["chassis.x"] == (car.chassis_com0[0] + d.z[car.mech.coordinate("chassis.x")]) + sim.system.data.origin[0]
+    # the planar chassis turns about y only: its angular velocity about the chassis y axis is d(pitch)/dt
+    assert out["chassis.pitch_rate"] == pytest.approx(d.zd[car.mech.coordinate("chassis.pitch")], rel=1e-13, abs=1e-15)
     rear = car.wheel_index("rear")
     assert out["wheel_rear.omega_rel"] == d.zd[car.w_spin[rear]]
     assert out["wheel_front.torque_drive_applied"] == 400.0

@@ -31,10 +31,9 @@ from reference.states import coordinates
 G = 9.81     # the mechanisms' gravity, [0, 0, -9.81] m/s^2
 
 
-def mass_points(car):
-    """(mass [kg], CoM [m]) of every body and removed rod at the state in car.mech.data, placed by the
-    reference's kinematics (not the engine's)."""
-    mech = car.mech
+def mass_points(mech):
+    """(mass [kg], CoM [m]) of every body and removed rod at the state in mech.data (a system's mechanism,
+    ``VehicleSystem.mech``), placed by the reference's kinematics (not the engine's)."""
     z, zd = coordinates(mech)
     tree = [j for j in mech.spec.joints if j.name not in mech.info.cut_joints]
     bodies, _ = cartesian.body_states(mech.spec, z, zd, tree)
@@ -52,14 +51,14 @@ def test_static_axle_loads_follow_the_lever_rule(name):
     y = car.initial_state(system, v0=0.0)
     ydot = np.zeros_like(y)
     assert vehicle_rhs(0.0, y, system.model, system.data, ydot) >= 0
-    pts = mass_points(car)
+    pts = mass_points(system.mech)
     M = sum(m for m, _ in pts)
     assert M == pytest.approx(car.total_mass_kg, rel=1e-14)
     x_cg = sum(m * g[0] for m, g in pts) / M
     W = M * G
     fz = system.data.contact[:, OUT_FZ]
     # contact points on a flat road: straight below the wheel centres
-    d = car.mech.data
+    d = system.data.mech
     xc = np.array([(d.o[b] + d.A[b] @ c0)[0] for b, c0 in zip(car.w_body, car.w_center0)])
     x_front = max(w.center_m[0] for w in car.spec.wheels)
     front = np.array([w.center_m[0] == x_front for w in car.spec.wheels])
@@ -138,7 +137,8 @@ def test_momentum_balance_over_a_bumpy_road_run(name, steer):
     for w in car.spec.wheels:
         if w.driven:
             sim.set_input(w.name, torque_drive=300.0)
-    mech, d = car.mech, car.mech.data
+    mech = sim.system.mech
+    d = mech.data
     idx = mech.info.body_index
     W = car.total_mass_kg * G
     worst, lifted, fx_seen = 0.0, False, 0.0

@@ -28,18 +28,19 @@ RTOL = 1e-9
 ROAD = "bumpy"     # five arc bumps between x = 20 m and 85 m: the tires meet sloped road at some states
 
 
-def body_errors(car, sol):
-    """Max relative differences (linear, angular) of the engine's body accelerations vs the reference."""
-    eng = cartesian.engine_accelerations(car.mech)
+def body_errors(mech, sol):
+    """Max relative differences (linear, angular) of the engine's body accelerations (the state in
+    ``mech.data``, a system's mechanism) vs the reference."""
+    eng = cartesian.engine_accelerations(mech)
     lin = max(np.linalg.norm(sol.acc[n][0]) for n in eng)
     ang = max(np.linalg.norm(sol.acc[n][1]) for n in eng)
     return (max(np.linalg.norm(sol.acc[n][0] - eng[n][0]) for n in eng) / lin,
             max(np.linalg.norm(sol.acc[n][1] - eng[n][1]) for n in eng) / ang)
 
 
-def spring_deflections(car):
-    """Deflection L_design - L [m] of every spring-damper at the engine's last state."""
-    d, spec = car.mech.data, car.spec.mechanism
+def spring_deflections(car, system):
+    """Deflection L_design - L [m] of every spring-damper at the system's last state."""
+    d, spec = system.data.mech, car.spec.mechanism
     return {s.name: float(np.linalg.norm(s.point_b_m - s.point_a_m) - d.sd_len[k])
             for k, s in enumerate(spec.spring_dampers)}
 
@@ -51,7 +52,7 @@ def random_states(car, system, rng, n, travels):
     ``travels`` lists suspension travels [m] (from the design position) to cycle through, so that the
     stops are hit in a known set of states; chassis, rates, spins and slips are random."""
     y_eq = car.initial_state(system, v0=20.0, x0=30.0)
-    m = car.mech
+    m = system.mech
     d = m.data
     ni = m.n_dof
     eq = {name: float(d.z[m.coordinate(name)]) for name in m.independent_names}
@@ -111,11 +112,11 @@ def check_vehicle(car, travels, n=6, seed=1, external_tires=False):
         assert vehicle_rhs(0.0, y, system.model, data, ydot) >= 0
         data.modes[1] = 0
         ni = car.mech.n_dof
-        sol = solve_vehicle(car, road, y[2 * ni:], inputs, ext, x_origin=data.origin[0])
+        sol = solve_vehicle(car, road, y[2 * ni:], inputs, ext, x_origin=data.origin[0], mech=system.mech)
         assert sol.constraint_rank == sol.n_rows
-        err_lin, err_ang = body_errors(car, sol)
+        err_lin, err_ang = body_errors(system.mech, sol)
         assert err_lin < RTOL and err_ang < RTOL, (err_lin, err_ang)
-        seen.append(spring_deflections(car))
+        seen.append(spring_deflections(car, system))
     return seen
 
 
@@ -157,7 +158,7 @@ def test_sticking_brake_matches_the_reference():
     system = car.system(road)
     rng = np.random.default_rng(21)
     ni = car.mech.n_dof
-    spins = [list(car.mech.data.indep).index(s) for s in car.w_spin]
+    spins = [list(system.data.mech.indep).index(s) for s in car.w_spin]
     for y, inputs, _ in random_states(car, system, rng, 4, (0.0, 0.02)):
         y[[ni + k for k in spins]] = rng.uniform(-0.01, 0.01, len(spins))
         nw = car.n_wheels
@@ -168,8 +169,8 @@ def test_sticking_brake_matches_the_reference():
         assert vehicle_rhs(0.0, y, system.model, system.data, np.zeros_like(y)) >= 0
         caps = np.array([inputs[w]["brake"] for w in car.wheel_names])
         assert np.all(np.abs(system.data.brake) < 0.99 * caps)       # not saturated
-        sol = solve_vehicle(car, road, y[2 * ni:], inputs, x_origin=system.data.origin[0])
-        err_lin, err_ang = body_errors(car, sol)
+        sol = solve_vehicle(car, road, y[2 * ni:], inputs, x_origin=system.data.origin[0], mech=system.mech)
+        err_lin, err_ang = body_errors(system.mech, sol)
         assert err_lin < RTOL and err_ang < RTOL, (err_lin, err_ang)
 
 
@@ -212,15 +213,15 @@ def test_reference_sees_a_wrong_load():
     good = rv.loads(car, road, y[2 * ni:], inputs, x_origin=system.data.origin[0])
     hubs = {w.hub_body for w in car.spec.wheels}
     no_reaction = lambda bodies: [ld for ld in good(bodies) if not (ld[0] in hubs and ld[1] is None)]
-    sol = cartesian.solve_mechanism(car.mech, external=no_reaction)
-    assert max(body_errors(car, sol)) > 1e-4
+    sol = cartesian.solve_mechanism(system.mech, external=no_reaction)
+    assert max(body_errors(system.mech, sol)) > 1e-4
     weak = tuple(dataclasses.replace(s, rebound_stiffness_N_per_m=0.95 * s.rebound_stiffness_N_per_m)
                  for s in car.spec.mechanism.spring_dampers)
     spec = dataclasses.replace(car.spec.mechanism, spring_dampers=weak)
-    z = {c: float(car.mech.data.z[i]) for i, c in enumerate(car.mech.coordinate_names)}
-    zd = {c: float(car.mech.data.zd[i]) for i, c in enumerate(car.mech.coordinate_names)}
+    z = {c: float(system.data.mech.z[i]) for i, c in enumerate(car.mech.coordinate_names)}
+    zd = {c: float(system.data.mech.zd[i]) for i, c in enumerate(car.mech.coordinate_names)}
     sol = cartesian.solve(spec, z, zd, car.mech.info.cut_joints, external=good)
-    assert max(body_errors(car, sol)) > 1e-4
+    assert max(body_errors(system.mech, sol)) > 1e-4
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ import math
 from pathlib import Path
 from typing import Callable
 
-from fmu_vehicle.cosim.scenarios import FRONT_OVERHANG_M, Scenario
+from fmu_vehicle.cosim.scenarios import FRONT_BUMPER_FROM_COM_M, FRONT_OVERHANG_M, Scenario
 from fmu_vehicle.cosim.system import System
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.util import atomic_write
@@ -87,7 +87,7 @@ def ccr(system: System, *, v_vut_kmh: float, v_target_kmh: float = 0.0, target_d
                "controller.brake", "controller.aeb_active", "controller.ttc")
 
     def on_step(t, row):
-        gap = row["lead.x"] - row["vehicle.chassis.x"] - FRONT_OVERHANG_M
+        gap = row["lead.x"] - row["vehicle.chassis.x"] - FRONT_BUMPER_FROM_COM_M
         return not (gap <= 0.0 or (t > 0.5 and row["vehicle.chassis.vx"] <= row["lead.vx"] + 1e-3))
 
     title = f"CCR: ego {v_vut_kmh:g} km/h, target {v_target_kmh:g} km/h"

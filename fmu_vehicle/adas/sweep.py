@@ -97,11 +97,11 @@ def _work_dir() -> Path:
 
 def run_kpis(protocol: str, scenario, result, settings: dict, scoring: dict) -> dict:
     """The KPIs of one finished run (see KPI_COLUMNS and ``fmu_vehicle.adas.kpis``)."""
-    from fmu_vehicle.cosim.scenarios import FRONT_OVERHANG_M, REAR_OVERHANG_M, WHEELBASE_M
+    from fmu_vehicle.cosim.scenarios import FRONT_BUMPER_FROM_COM_M, REAR_BUMPER_FROM_COM_M
 
     t = result.time
     if protocol in ("ccr", "acc"):
-        gap = result["lead.x"] - result["vehicle.chassis.x"] - FRONT_OVERHANG_M
+        gap = result["lead.x"] - result["vehicle.chassis.x"] - FRONT_BUMPER_FROM_COM_M
         v, vl, a = result["vehicle.chassis.vx"], result["lead.vx"], result["vehicle.chassis.ax"]
         aeb = result["controller.aeb_active"] > 0.5
         out = K.following_kpis(t, gap, v, vl, a, aeb, following_from=float(settings.get("following_from_s", 0.0)))
@@ -127,10 +127,9 @@ def run_kpis(protocol: str, scenario, result, settings: dict, scoring: dict) -> 
         cars = platoon_cars(scenario.system)
         gaps, heads = [], []
         for k, car in enumerate(cars, 1):
-            lead_x = result["lead.x"] if k == 1 else (result[f"{cars[k - 2]}.chassis.x"] - WHEELBASE_M
-                                                       - REAR_OVERHANG_M)
+            lead_x = result["lead.x"] if k == 1 else result[f"{cars[k - 2]}.chassis.x"] - REAR_BUMPER_FROM_COM_M
             lead_v = result["lead.vx"] if k == 1 else result[f"{cars[k - 2]}.chassis.vx"]
-            gap = lead_x - result[f"{car}.chassis.x"] - FRONT_OVERHANG_M
+            gap = lead_x - result[f"{car}.chassis.x"] - FRONT_BUMPER_FROM_COM_M
             v_car = result[f"{car}.chassis.vx"]
             f = K.following_kpis(t, gap, v_car, lead_v, np.gradient(v_car, t),
                                  following_from=float(settings.get("following_from_s", 0.0)))

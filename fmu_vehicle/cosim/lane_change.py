@@ -50,6 +50,14 @@ def _vehicle_width() -> float:
     return vehicle_width(Vehicle.load(VEHICLE_MODEL))
 
 
+def _start_x0() -> float:
+    """The vehicle's ``x0`` [m] that puts its centre of mass (``chassis.x``) at x = 0 at the start: minus the
+    design CoM x of its vehicle file."""
+    from fmu_vehicle.vehicle.loader import load_vehicle_spec
+    spec = load_vehicle_spec(VEHICLE_MODEL)
+    return -float(next(b.com_m[0] for b in spec.mechanism.bodies if b.name == spec.chassis_body))
+
+
 def tire_connections(vehicle: str, tire: str, wheel: str) -> list[Connection]:
     """Project Chrono's wheel interface for one wheel: wheel state vehicle -> tire, wheel load tire -> vehicle."""
     return ([Connection(vehicle, f"wheel_{wheel}.{q}", tire, f"wheel_state.{q}") for q in WHEEL_STATE]
@@ -72,7 +80,7 @@ def double_lane_change(fmus: dict, *, tires: str = "external", speed: float = 60
         Component("driver", _fmu(fmus, "Driver"), {"vehicle.width": width, "path.x_offset": -x_start,
                                                    "target_speed": float(speed), "sample_period": DRIVER_SAMPLE_S}),
         Component("vehicle", _fmu(fmus, "Vehicle"), {"model": VEHICLE_MODEL, "road": "flat", "v0": float(speed),
-                                                     "tire_source": tires}),
+                                                     "x0": _start_x0(), "tire_source": tires}),
     ]
     cons = [Connection("vehicle", f"chassis.{q}", "driver", f"chassis.{q}") for q in ("x", "y", "yaw", "vx")]
     cons += [Connection("driver", "steering_wheel_angle", "vehicle", "steering_wheel_angle")]

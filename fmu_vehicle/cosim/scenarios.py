@@ -28,10 +28,11 @@ powertrain sees that wheel's speed on both sides of its open differential and th
 half-shaft torque; per-wheel brake torques apply as they are.  The controller works with the whole car's
 mass (``CONTROLLER``), so its force and brake commands split the same way.
 
-Positions: ``chassis.x`` is the displacement of the design CoM, i.e. the front axle's x (the design front
-wheel centre is at x = 0, and ``x0`` places it).  LeadVehicle ``x`` is the lead's rear bumper.  The bumper gap
-is ``lead.x - chassis.x - FRONT_OVERHANG_M`` (controller ``acc.gap_offset``); a follower's ``lead.x`` is the
-vehicle ahead's rear bumper, ``chassis.x - WHEELBASE_M - REAR_OVERHANG_M`` (an SSP linear transformation).
+Positions (one global x, the road's): ``chassis.x`` is the x of the vehicle's centre of mass (the design front
+wheel centre is at x = 0 of the vehicle file, ``x0`` moves the whole car along the road, so the CoM starts at
+``x0 + COM_X_M``).  LeadVehicle ``x`` is the lead's rear bumper.  The bumper gap is
+``lead.x - chassis.x - FRONT_BUMPER_FROM_COM_M`` (controller ``acc.gap_offset``); a follower's ``lead.x`` is
+the vehicle ahead's rear bumper, ``chassis.x - REAR_BUMPER_FROM_COM_M`` (an SSP linear transformation).
 
 Gauss-Seidel order: upstream components first, the vehicle last (lead, controller, powertrain, tires,
 vehicle).  The tires and the powertrain then step over [t, t+h] from the vehicle state at t, and the vehicle
@@ -81,12 +82,18 @@ FRONT_OVERHANG_M = 0.9
 """Front axle to front bumper [m]; the paper gives no body, this is a typical sedan value."""
 REAR_OVERHANG_M = 1.0
 """Rear axle to rear bumper [m] (typical sedan value, see FRONT_OVERHANG_M)."""
+COM_X_M = next(b.com_m[0] for b in _SPEC.mechanism.bodies if b.name == _SPEC.chassis_body)
+"""Design x of VEHICLE's chassis centre of mass in its vehicle file [m] (the point ``chassis.x`` gives)."""
+FRONT_BUMPER_FROM_COM_M = _FRONT.center_m[0] - COM_X_M + FRONT_OVERHANG_M
+"""Chassis centre of mass to front bumper along x [m]: front bumper x = chassis.x + this."""
+REAR_BUMPER_FROM_COM_M = COM_X_M - _REAR.center_m[0] + REAR_OVERHANG_M
+"""Chassis centre of mass to rear bumper along x [m]: rear bumper x = chassis.x - this."""
 
 #: Controller parameters for the whole car the half car stands for (others: the Controller defaults).
 CONTROLLER = {
     "vehicle.mass": 2.0 * HALF_CAR_MASS_KG,
     "vehicle.wheel_radius": WHEEL_RADIUS_M,
-    "acc.gap_offset": FRONT_OVERHANG_M,
+    "acc.gap_offset": FRONT_BUMPER_FROM_COM_M,
 }
 
 ACC_LEAD_PROFILE = "0:0,1:0,9:16,14:16,20.4:0,30:0"
@@ -183,7 +190,7 @@ def follow_connections(leader: str, controller: str, leader_is_vehicle: bool) ->
     """Leader position (rear bumper) and speed to a controller's lead inputs."""
     if not leader_is_vehicle:
         return [Connection(leader, "x", controller, "lead.x"), Connection(leader, "vx", controller, "lead.vx")]
-    return [Connection(leader, "chassis.x", controller, "lead.x", offset=-(WHEELBASE_M + REAR_OVERHANG_M)),
+    return [Connection(leader, "chassis.x", controller, "lead.x", offset=-REAR_BUMPER_FROM_COM_M),
             Connection(leader, "chassis.vx", controller, "lead.vx")]
 
 
@@ -203,8 +210,8 @@ def _tires(vehicle: str, fmus: dict, road: str, prefix: str = "tire_", **params)
 # ----------------------------------------------------------------------------------------------- derived signals
 
 def bumper_gap(result: Result, lead_x: np.ndarray, ego: str) -> np.ndarray:
-    """Bumper-to-bumper gap [m]: lead rear bumper minus ego front bumper."""
-    return lead_x - result[f"{ego}.chassis.x"] - FRONT_OVERHANG_M
+    """Bumper-to-bumper gap [m]: lead rear bumper minus ego front bumper (chassis.x + FRONT_BUMPER_FROM_COM_M)."""
+    return lead_x - result[f"{ego}.chassis.x"] - FRONT_BUMPER_FROM_COM_M
 
 
 def following_signals(gap: np.ndarray, v_ego: np.ndarray, v_lead: np.ndarray, prefix: str = "") -> dict:
@@ -436,7 +443,7 @@ def platoon(fmus: dict, *, n: int = 3, duration: float = 20.0, lead_profile: str
                 lead_x, lead_v = result["lead.x"], result["lead.vx"]
             else:
                 ahead = f"vehicle_{k - 1}"
-                lead_x = result[f"{ahead}.chassis.x"] - WHEELBASE_M - REAR_OVERHANG_M
+                lead_x = result[f"{ahead}.chassis.x"] - REAR_BUMPER_FROM_COM_M
                 lead_v = result[f"{ahead}.chassis.vx"]
             gap = bumper_gap(result, lead_x, car)
             columns.update(following_signals(gap, result[f"{car}.chassis.vx"], lead_v, prefix=f"{car}."))

@@ -13,10 +13,9 @@ import functools
 from pathlib import Path
 from typing import NamedTuple
 
-from fmu_vehicle.errors import ModelError
 from fmu_vehicle.tire.tir import P_R0, read_tir
 from fmu_vehicle.paths import resource_path
-from fmu_vehicle.vehicle.loader import vehicle_file_data, vehicle_value
+from fmu_vehicle.vehicle.loader import load_vehicle_spec, vehicle_file_data, vehicle_value
 from fmu_vehicle.vehicle.signals import TABLES
 
 _SUSP = "corners.{w}.suspension_overrides."
@@ -82,19 +81,10 @@ class ParameterTable(NamedTuple):
 
 def steering_limits(models, base=None) -> tuple[float, float]:
     """(steering-wheel angle limit [rad], rack travel limit [m]) that every vehicle file of ``models`` can
-    take: its ``steering.rack_travel_limit_m`` (the rack's end stops) and that travel over its
-    ``|steering.rack_gain_m_per_rad|``; the smallest over the files."""
-    angles, travels = [], []
-    for model in models:
-        steering = vehicle_file_data(model, base=base).get("steering") or {}
-        limit, gain = steering.get("rack_travel_limit_m"), steering.get("rack_gain_m_per_rad")
-        for field, value in (("rack_travel_limit_m", limit), ("rack_gain_m_per_rad", gain)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value != 0 or value != value:
-                raise ModelError(f"vehicle '{model}': steering: field '{field}' must be a non-zero number "
-                                 f"(got {value!r})")
-        travels.append(abs(float(limit)))
-        angles.append(abs(float(limit)) / abs(float(gain)))
-    return min(angles), min(travels)
+    take: its rack's end stops (``SteeringSpec.rack_travel_limit_m``, ``angle_limit_rad``); the smallest
+    over the files."""
+    specs = [load_vehicle_spec(model, base=base).steering for model in models]
+    return min(s.angle_limit_rad for s in specs), min(s.rack_travel_limit_m for s in specs)
 
 
 @functools.cache

@@ -3,7 +3,7 @@ constant-radius driving (ISO 4138) and double lane change (ISO 3888-1) with the 
 suspension kinematics sweep. Each returns the run and its analysis; ``fmu-vehicle manoeuvre`` writes them
 with a plot. Described in docs/handling.md §12.
 
-Closed loop (:func:`closed_loop`): every ``driver_dt`` [s] the driver reads the chassis reference point
+Closed loop (:func:`closed_loop`): every ``driver_dt`` [s] the driver reads the chassis centre of mass
 (chassis.x, chassis.y), its yaw and forward speed, and commands a steering-wheel angle (reached linearly
 over the next ``driver_dt``, ``VehicleSimulator.set_steering``) and a total wheel torque: a positive torque
 is shared by the driven wheels, a negative one is a brake torque shared by all wheels.
@@ -45,9 +45,10 @@ def driver_for(car, path: Path, speed_m_s, single_track=None, **overrides) -> Pa
 
 def closed_loop(car, driver: PathFollower, t_end: float, *, v0: float, road="flat", dt: float = 1e-3,
                 driver_dt: float = DRIVER_DT_S, stop=None) -> Result:
-    """Drive ``car`` with ``driver`` for ``t_end`` [s] from ``v0`` [m/s] (module docstring); ``stop(outputs)``
-    may end the run early. Returns the vehicle's outputs at every driver sample."""
-    sim = car.simulator(road, v0=v0, dt=dt)
+    """Drive ``car`` with ``driver`` for ``t_end`` [s] from ``v0`` [m/s] (module docstring), its centre of
+    mass starting at x = 0 (``x0`` = -the design CoM x); ``stop(outputs)`` may end the run early. Returns the
+    vehicle's outputs at every driver sample."""
+    sim = car.simulator(road, v0=v0, x0=-float(car.chassis_com0[0]), dt=dt)
     driven = [w.name for w in car.spec.wheels if w.driven]
     names = car.output_names
     rows, times = [sim.row.copy()], [0.0]

@@ -31,10 +31,11 @@ SMALL_STEERING_WHEEL_ANGLE_RAD = 0.02
 """Steering-wheel angle [rad] at which the steering ratio is measured (small: the linear range)."""
 
 
-def _wheel_angles(car, w):
-    """(toe, camber) [rad] of wheel w at the engine's current state, chassis axes: toe = heading about
-    the chassis z axis (+ left), camber = lean of the wheel plane from the chassis z axis (+ top outward)."""
-    d = car.mech.data
+def _wheel_angles(car, w, d=None):
+    """(toe, camber) [rad] of wheel w at the state of engine workspace ``d`` (default: the mechanism's own),
+    chassis axes: toe = heading about the chassis z axis (+ left), camber = lean of the wheel plane from the
+    chassis z axis (+ top outward)."""
+    d = car.mech.data if d is None else d
     A = d.A[car.chassis]
     a = A.T @ (d.A[car.w_body[w]] @ car.w_axis0[w])       # spin axis in chassis axes
     toe = float(np.arctan2(-a[0], a[1]))
@@ -46,25 +47,26 @@ def _front(car):
     return np.array([w.center_m[0] > np.mean(car.w_center0[:, 0]) for w in car.spec.wheels])
 
 
-def steering_ratio(car) -> float:
-    """Steering-wheel angle per mean road-wheel angle of the steered wheels at the engine's current state
-    (a small angle, ``SMALL_STEERING_WHEEL_ANGLE_RAD``; the state is restored)."""
+def steering_ratio(car, d=None) -> float:
+    """Steering-wheel angle per mean road-wheel angle of the steered wheels at the state of engine workspace
+    ``d`` (default: the mechanism's own; a small angle, ``SMALL_STEERING_WHEEL_ANGLE_RAD``; the state is
+    restored)."""
     st = car.spec.steering
     if st is None:
         raise ModelError(f"vehicle '{car.name}' has no steering")
     m = car.mech
-    d = m.data
+    d = m.data if d is None else d
     steered = [car.wheel_index(n) for n in st.corners]
     k = car.steer_drv
     z0 = d.z.copy()
-    base = [_wheel_angles(car, w)[0] for w in steered]
+    base = [_wheel_angles(car, w, d)[0] for w in steered]
     turned = []
     for sign in (1.0, -1.0):
         d.drv_z[k] = sign * st.rack_gain_m_per_rad * SMALL_STEERING_WHEEL_ANGLE_RAD
         d.z[m.model.drv[k]] = d.drv_z[k]
         if solve_positions(m.model, d, POSITION_TOL, POSITION_MAXIT) < 0:
             raise ModelError(f"vehicle '{car.name}': the steering cannot be assembled at a small angle")
-        turned.append(np.mean([_wheel_angles(car, w)[0] for w in steered]) - np.mean(base))
+        turned.append(np.mean([_wheel_angles(car, w, d)[0] for w in steered]) - np.mean(base))
     d.z[:] = z0
     d.drv_z[k] = z0[m.model.drv[k]]
     delta = 0.5 * (turned[0] - turned[1])
@@ -91,7 +93,7 @@ def single_track_of(car) -> SingleTrack:
     vehicle_rhs(0.0, y, system.model, system.data, np.zeros_like(y))
     fz = system.data.contact[:, OUT_FZ].copy()
     front = _front(car)
-    d = car.mech.data
+    d = system.data.mech
     xc = np.array([(d.o[b] + d.A[b] @ c0)[0] for b, c0 in zip(car.w_body, car.w_center0)])
     wheelbase = float(xc[front].mean() - xc[~front].mean())
     weight = float(fz.sum())
@@ -103,4 +105,4 @@ def single_track_of(car) -> SingleTrack:
     iz = yaw_inertia(car, x_g, float(com[1]))
     return SingleTrack(mass_kg=float(car.total_mass_kg), yaw_inertia_kg_m2=iz, a_m=float(a), b_m=float(b),
                        cf_N_per_rad=float(ky[front].sum()), cr_N_per_rad=float(ky[~front].sum()),
-                       steering_ratio=steering_ratio(car))
+                       steering_ratio=steering_ratio(car, d))

@@ -18,6 +18,7 @@ polynomial in t plus sines, exact in s, s' and s'' (evaluated inside the compile
 """
 from __future__ import annotations
 
+import copy
 import math
 from collections import namedtuple
 
@@ -86,7 +87,11 @@ def choose_partition(phiz: np.ndarray, preferred: list[int] | None = None, drive
 
 
 class Mechanism:
-    """A compiled mechanism (``model``), its workspace (``data``) and coordinate names."""
+    """A compiled mechanism (``model``), its own workspace (``data``) and coordinate names.
+
+    ``model`` is never written after construction. Every method that moves the mechanism works on a
+    workspace: ``data`` by default, or the one passed as ``data=`` (e.g. a simulation's own workspace from
+    :meth:`new_data`, so that runs of one mechanism do not share state, like MuJoCo's mjData per simulation)."""
 
     def __init__(self, spec: MechanismSpec):
         self.spec = spec
@@ -131,9 +136,27 @@ class Mechanism:
         """Names of the driven (prescribed) coordinates, in the order of data.drv_z and data.drv_force."""
         return tuple(self.coordinate_names[i] for i in self.model.drv)
 
+    def independent_names_of(self, data=None) -> tuple:
+        """Names of the independent coordinates of workspace ``data`` (default: the mechanism's own)."""
+        return tuple(self.coordinate_names[i] for i in (self.data if data is None else data).indep)
+
     @property
     def independent_names(self) -> tuple:
-        return tuple(self.coordinate_names[i] for i in self.data.indep)
+        return self.independent_names_of()
+
+    def with_data(self, data) -> "Mechanism":
+        """This mechanism (the same model, spec and names, nothing copied) over the workspace ``data``: its
+        methods and ``data`` read and move that workspace (e.g. a simulation's, :meth:`new_data`)."""
+        other = copy.copy(self)
+        other.data = data
+        return other
+
+    def new_data(self):
+        """A fresh workspace of this mechanism, as :meth:`reset` leaves one (design configuration, at rest,
+        the design partition); shares no array with ``data`` or any other workspace."""
+        d = make_data(self.model, self._design_partition)
+        self.reset(d)
+        return d
 
     def coordinate(self, name: str) -> int:
         try:
@@ -147,61 +170,69 @@ class Mechanism:
         except KeyError:
             raise ModelError(f"{self.spec.source}: unknown body '{name}'") from None
 
-    def _choose(self, where: str) -> np.ndarray:
-        """choose_partition at the current Phi_z, its errors naming ``where``."""
+    def _choose(self, where: str, data=None) -> np.ndarray:
+        """choose_partition at the current Phi_z of ``data`` (default: ``self.data``), its errors naming ``where``."""
+        d = self.data if data is None else data
         try:
-            return choose_partition(self.data.phiz.copy(), self.preferred, self.model.drv.tolist())
+            return choose_partition(d.phiz.copy(), self.preferred, self.model.drv.tolist())
         except ModelError as e:
             if not self.model.ndrv:
                 raise
             raise ModelError(f"{where}: {e}") from None
 
-    def _set_partition(self, indep: np.ndarray):
-        """Use ``indep``; needs Phi_z current. Records the pivot ratio of the new Phi_z^d in
-        data.stats[3], the reference of the re-partition trigger in :func:`state.set_state`."""
+    def _set_partition(self, indep: np.ndarray, data=None):
+        """Use ``indep`` in ``data`` (default: ``self.data``); needs its Phi_z current. Records the pivot ratio
+        of the new Phi_z^d in data.stats[3], the reference of the re-partition trigger in :func:`state.set_state`."""
+        d = self.data if data is None else data
         n = self.model.n
-        self.data.indep[:] = indep
-        self.data.dep[:] = np.array(sorted(set(range(n)) - set(indep.tolist()) - set(self.model.drv.tolist())),
-                                    dtype=np.int64)
+        d.indep[:] = indep
+        d.dep[:] = np.array(sorted(set(range(n)) - set(indep.tolist()) - set(self.model.drv.tolist())),
+                            dtype=np.int64)
         if self.model.m > 0:
-            self.data.stats[3] = factor_dependent(self.model, self.data)
+            d.stats[3] = factor_dependent(self.model, d)
 
-    def reset(self) -> None:
-        """Put the workspace back where construction left it: every coordinate at its design value (z = 0),
-        at rest, with the partition chosen there, whatever a previous run left (a run that diverged leaves
-        NaN or a configuration the position problem cannot start from; a run that re-partitioned leaves
-        other independent coordinates). :meth:`assemble` continues from the configuration it finds."""
-        d = self.data
+    def reset(self, data=None) -> None:
+        """Put the workspace ``data`` (default: ``self.data``) back where construction left it: every coordinate
+        at its design value (z = 0), at rest, with the partition chosen there, whatever a previous run left (a
+        run that diverged leaves NaN or a configuration the position problem cannot start from; a run that
+        re-partitioned leaves other independent coordinates). :meth:`assemble` continues from the
+        configuration it finds."""
+        d = self.data if data is None else data
         for a in (d.z, d.zd, d.drv_z, d.drv_zd, d.drv_zdd):
             a[:] = 0.0
         forward_positions(self.model, d)
         eval_constraints(self.model, d, False)
-        self._set_partition(self._design_partition)
+        self._set_partition(self._design_partition, d)
 
-    def repartition(self, y: np.ndarray) -> np.ndarray:
-        """Choose new independent coordinates at the state y; return y in the new coordinates."""
-        st = set_state(self.model, self.data, y, POSITION_TOL, POSITION_MAXIT)
+    def repartition(self, y: np.ndarray, data=None) -> np.ndarray:
+        """Choose new independent coordinates at the state y in workspace ``data`` (default: ``self.data``);
+        return y in the new coordinates."""
+        d = self.data if data is None else data
+        st = set_state(self.model, d, y, POSITION_TOL, POSITION_MAXIT)
         if st < 0:
             raise SimulationError(f"{self.spec.name}: cannot re-partition, the state is not assemblable")
-        self._set_partition(self._choose(self.spec.name))
-        return self.state()
+        self._set_partition(self._choose(self.spec.name, d), d)
+        return self.state(d)
 
-    def state(self) -> np.ndarray:
-        """y = [z^i, zd^i] from the workspace."""
-        return np.concatenate([self.data.z[self.data.indep], self.data.zd[self.data.indep]])
+    def state(self, data=None) -> np.ndarray:
+        """y = [z^i, zd^i] from the workspace ``data`` (default: ``self.data``)."""
+        d = self.data if data is None else data
+        return np.concatenate([d.z[d.indep], d.zd[d.indep]])
 
-    def assemble(self, positions: dict | None = None, velocities: dict | None = None, steps: int = 20) -> np.ndarray:
+    def assemble(self, positions: dict | None = None, velocities: dict | None = None, steps: int = 20,
+                 data=None) -> np.ndarray:
         """Move from the current configuration to the given coordinate values by continuation.
 
         ``positions``/``velocities`` map coordinate names to values [m | rad, m/s | rad/s]; values of
         independent and driven coordinates are imposed (the driven ones also become data.drv_z, drv_zd),
         values of dependent ones are used as initial guesses.
         Defaults come from the file's ``coordinates.initial`` / ``initial_velocity``.
+        Works on the workspace ``data`` (default: ``self.data``).
         Returns the consistent state y = [z^i, zd^i].
         """
         positions = dict(self.spec.initial if positions is None else positions)
         velocities = dict(self.spec.initial_velocity if velocities is None else velocities)
-        d, model = self.data, self.model
+        d, model = (self.data if data is None else data), self.model
         target = d.z.copy()
         for name, v in positions.items():
             target[self.coordinate(name)] = float(v)
@@ -230,7 +261,7 @@ class Mechanism:
         d.drv_zd[:] = d.zd[model.drv]
         velocity_transform(model, d)
         forward_velocities(model, d)
-        return self.state()
+        return self.state(d)
 
     def derivatives(self, y: np.ndarray, t: float = 0.0, driven: dict | None = None) -> np.ndarray:
         """dy/dt for the mechanism with no loads besides gravity and its force elements.

@@ -47,8 +47,7 @@ N_INPUTS = len(_FULL.inputs)
 
 # The quantities vehicle_record computes, per scope, in the order of the quantity row (chassis block, one
 # block per wheel, vehicle block). Signal tables pick their outputs from these by name.
-CHASSIS_QUANTITIES = ("x", "y", "z", "roll", "pitch", "yaw", "x_rate", "z_rate", "x_acc", "z_acc",
-                      "pitch_angle_rate", "pitch_angle_acc", "vx", "vy", "vz", "roll_rate", "pitch_rate",
+CHASSIS_QUANTITIES = ("x", "y", "z", "roll", "pitch", "yaw", "vx", "vy", "vz", "roll_rate", "pitch_rate",
                       "yaw_rate", "ax", "ay", "az", "roll_acc", "pitch_acc", "yaw_acc", "sideslip")
 WHEEL_QUANTITIES = ("omega", "omega_rel", "x", "y", "z", "vx", "vy", "vz", "steer_angle", "camber", "travel",
                     "suspension_force", "tire_fz", "tire_fx", "tire_fy", "tire_mz", "slip", "slip_angle",
@@ -57,15 +56,15 @@ WHEEL_QUANTITIES = ("omega", "omega_rel", "x", "y", "z", "vx", "vy", "vz", "stee
 VEHICLE_QUANTITIES = ("steering_wheel_angle", "rack_travel", "rack_force", "constraint_residual")
 QUANTITIES = {"chassis": CHASSIS_QUANTITIES, "wheel": WHEEL_QUANTITIES, "vehicle": VEHICLE_QUANTITIES}
 NQ_CHASSIS, NQ_WHEEL, NQ_VEHICLE = len(CHASSIS_QUANTITIES), len(WHEEL_QUANTITIES), len(VEHICLE_QUANTITIES)
-(Q_X, Q_Y, Q_Z, Q_ROLL, Q_PITCH, Q_YAW, Q_X_RATE, Q_Z_RATE, Q_X_ACC, Q_Z_ACC, Q_PITCH_ANGLE_RATE,
- Q_PITCH_ANGLE_ACC, Q_VX, Q_VY, Q_VZ, Q_ROLL_RATE, Q_PITCH_RATE, Q_YAW_RATE, Q_AX, Q_AY, Q_AZ, Q_ROLL_ACC,
- Q_PITCH_ACC, Q_YAW_ACC, Q_SIDESLIP) = range(NQ_CHASSIS)
+(Q_X, Q_Y, Q_Z, Q_ROLL, Q_PITCH, Q_YAW, Q_VX, Q_VY, Q_VZ, Q_ROLL_RATE, Q_PITCH_RATE, Q_YAW_RATE, Q_AX, Q_AY,
+ Q_AZ, Q_ROLL_ACC, Q_PITCH_ACC, Q_YAW_ACC, Q_SIDESLIP) = range(NQ_CHASSIS)
 (QW_OMEGA, QW_OMEGA_REL, QW_X, QW_Y, QW_Z, QW_VX, QW_VY, QW_VZ, QW_STEER, QW_CAMBER, QW_TRAVEL, QW_SUSP, QW_FZ,
  QW_FX, QW_FY, QW_MZ, QW_SLIP, QW_SLIP_ANGLE, QW_DRIVE, QW_BRAKE, QW_WX, QW_WY, QW_WZ, QW_ROT) = range(NQ_WHEEL - 3)
 QV_STEERING_WHEEL, QV_RACK, QV_RACK_FORCE, QV_RESIDUAL = range(NQ_VEHICLE)
 
 SIDESLIP_SPEED_MIN = 0.1
-"""Below this speed [m/s] the reported sideslip angle is 0 (atan2 of two near-zero velocities is noise)."""
+"""Below this horizontal speed in chassis axes [m/s] the reported sideslip angle is 0 (atan2 of two
+near-zero velocities is noise)."""
 
 
 def n_quantities(n_wheels: int) -> int:
@@ -235,21 +234,21 @@ def _to_chassis(A, v, k):
 @njit(inline="always")
 def chassis_quantities(model, data, q):
     """The chassis block of the quantity row (``CHASSIS_QUANTITIES``). The chassis joint's translations
-    are along the global axes and its reference point is the design CoM, so x, y, z and their rates are
-    coordinates; vehicle-frame components are A^T of the global vectors, the angular acceleration is
-    that of the chassis body (``data.mech.Zd``)."""
+    are along the global axes and its reference point is the design CoM g0 (``model.chassis_com0``), so the
+    CoM's global position is g = g0 + (x, y, z joint coordinates) + (road x of the engine origin, 0, 0), in
+    the frame of the wheel centres and the road, and its velocity and acceleration are the coordinates'
+    rates; vehicle-frame components are A^T of the global vectors, the angular acceleration is that of the
+    chassis body (``data.mech.Zd``). Sideslip beta = atan2(vy, |vx|) in (-pi/2, pi/2]: continuous when vx
+    changes sign (a car rocking backward has beta near 0, not +-pi)."""
     d = data.mech
     cc = model.chassis_coords
     A = d.A[model.chassis]
     for k, i in enumerate((Q_X, Q_Y, Q_Z, Q_ROLL, Q_PITCH, Q_YAW)):
         q[i] = _coord(d.z, cc[k])
-    q[Q_X] += data.origin[0]
-    q[Q_X_RATE] = _coord(d.zd, cc[0])
-    q[Q_Z_RATE] = _coord(d.zd, cc[2])
-    q[Q_X_ACC] = _coord(d.zdd, cc[0])
-    q[Q_Z_ACC] = _coord(d.zdd, cc[2])
-    q[Q_PITCH_ANGLE_RATE] = _coord(d.zd, cc[4])
-    q[Q_PITCH_ANGLE_ACC] = _coord(d.zdd, cc[4])
+    g0 = model.chassis_com0
+    q[Q_X] = (g0[0] + q[Q_X]) + data.origin[0]
+    q[Q_Y] += g0[1]
+    q[Q_Z] += g0[2]
     vgx, vgy, vgz = _coord(d.zd, cc[0]), _coord(d.zd, cc[1]), _coord(d.zd, cc[2])
     agx, agy, agz = _coord(d.zdd, cc[0]), _coord(d.zdd, cc[1]), _coord(d.zdd, cc[2])
     w, wd = d.Z[model.chassis], d.Zd[model.chassis]
@@ -259,7 +258,7 @@ def chassis_quantities(model, data, q):
         q[Q_ROLL_RATE + k] = A[0, k] * w[3] + A[1, k] * w[4] + A[2, k] * w[5]
         q[Q_ROLL_ACC + k] = A[0, k] * wd[3] + A[1, k] * wd[4] + A[2, k] * wd[5]
     vx, vy = q[Q_VX], q[Q_VY]
-    q[Q_SIDESLIP] = math.atan2(vy, vx) if vx * vx + vy * vy > SIDESLIP_SPEED_MIN ** 2 else 0.0
+    q[Q_SIDESLIP] = math.atan2(vy, abs(vx)) if vx * vx + vy * vy > SIDESLIP_SPEED_MIN ** 2 else 0.0
 
 
 @njit(cache=True)

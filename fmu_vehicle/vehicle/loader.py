@@ -37,6 +37,12 @@ class SteeringSpec:
     rack_coordinate: str          # the driven coordinate of the rack [m]
     rack_gain_m_per_rad: float    # rack travel [m] per rad of steering-wheel angle (sign: + angle steers left)
     corners: tuple                # names of the steered corners
+    rack_travel_limit_m: float    # the rack's end stops: |rack travel| <= this [m]
+
+    @property
+    def angle_limit_rad(self) -> float:
+        """The steering-wheel angle that puts the rack on its end stop: limit / |gain| [rad]."""
+        return self.rack_travel_limit_m / abs(self.rack_gain_m_per_rad)
 
 
 @dataclass(frozen=True)
@@ -202,6 +208,10 @@ def load_vehicle_spec(name_or_path: str | os.PathLike, *, base=None, overrides: 
         gain = steering.get("rack_gain_m_per_rad")
         if isinstance(gain, bool) or not isinstance(gain, (int, float)) or gain == 0 or gain != gain:
             raise ModelError(f"{src}: steering: field 'rack_gain_m_per_rad' must be a non-zero number [m/rad]")
+        stop = steering.get("rack_travel_limit_m")
+        if isinstance(stop, bool) or not isinstance(stop, (int, float)) or not 0 < stop < float("inf"):
+            raise ModelError(f"{src}: steering: field 'rack_travel_limit_m' must be a positive number [m] "
+                             f"(the rack's end stops), got {stop!r}")
         if not steered:
             raise ModelError(f"{src}: steering: no corner has \"steered\": true")
     elif steered:
@@ -248,7 +258,8 @@ def load_vehicle_spec(name_or_path: str | os.PathLike, *, base=None, overrides: 
         frag.extend(STEERING_TEMPLATES[steering["template"]]("chassis", steering, inner_points, f"{src}: steering"))
         coordinates["driven"] = ["steering.rack_travel"]
         steering_spec = SteeringSpec(steering["template"], "steering.rack_travel",
-                                     float(steering["rack_gain_m_per_rad"]), tuple(steered))
+                                     float(steering["rack_gain_m_per_rad"]), tuple(steered),
+                                     float(steering["rack_travel_limit_m"]))
     mech = {"name": name, "gravity_m_per_s2": data.get("gravity_m_per_s2", [0.0, 0.0, -9.81]),
             "bodies": frag.bodies, "joints": frag.joints, "rods": frag.rods, "fork_arms": frag.fork_arms,
             "force_elements": frag.force_elements, "coordinates": coordinates}

@@ -32,6 +32,7 @@ VehicleModel = namedtuple("VehicleModel", [
     "road",            # road.arrays.RoadArrays: the internal road
     "chassis",         # chassis body index
     "chassis_coords",  # (6,) int64 coordinates of chassis x, y, z, roll, pitch, yaw (-1: not a coordinate)
+    "chassis_com0",    # (3,) chassis CoM at the design configuration [m] (the chassis joint's reference point)
     "steer_drv",       # index of the steering rack among the engine's driven coordinates, -1: no steering
     "out_map",         # (n_out,) int64 quantity of each output row (signals.SignalTable.output_map), -1: none
 ])
@@ -77,6 +78,8 @@ def check_data(model: VehicleModel, data: VehicleData, n_inputs: int) -> None:
     for name, (arr, shape) in shapes.items():
         if arr.shape != shape:
             raise ModelError(f"vehicle workspace: {name} has shape {arr.shape}, the model needs {shape}")
+    if model.chassis_com0.shape != (3,):
+        raise ModelError(f"vehicle model: chassis_com0 has shape {model.chassis_com0.shape}, needs (3,)")
     for name in ("w_hub", "w_spin", "w_spring", "w_center0", "w_axis0", "w_inertia", "w_side", "tire_p"):
         if getattr(model, name).shape[0] != nw:
             raise ModelError(f"vehicle model: {name} has {getattr(model, name).shape[0]} rows for {nw} wheels")

@@ -169,16 +169,22 @@ LONGITUDINAL_VERTICAL = SignalTable("longitudinal_vertical", (
         "tire_source = external)", 0.0, -1e6, 1e6, column="force.z"),
     _in("tire_moment_y", "N.m", "external tire moment on the wheel about global y at the wheel centre (used "
         "when tire_source = external)", 0.0, -1e6, 1e6, column="moment.y"),
-    # chassis outputs
-    _out("chassis", "x", "m", "chassis reference point (design CoM) x displacement, global"),
-    _out("chassis", "z", "m", "chassis reference point z displacement from design, global"),
+    # chassis outputs: positions of the chassis centre of mass in the global frame of the wheel centres, the
+    # road and other actors; velocities and accelerations in chassis axes (ISO 8855 vehicle axes), the same
+    # for every vehicle kind
+    _out("chassis", "x", "m", "chassis centre of mass x, global (road x)"),
+    _out("chassis", "z", "m", "chassis centre of mass z (height), global"),
     _out("chassis", "pitch", "rad", "chassis pitch angle about +y (ISO 8855: + nose down)"),
-    _out("chassis", "vx", "m/s", "d(chassis.x)/dt", "x_rate"),
-    _out("chassis", "vz", "m/s", "d(chassis.z)/dt", "z_rate"),
-    _out("chassis", "pitch_rate", "rad/s", "d(chassis.pitch)/dt", "pitch_angle_rate"),
-    _out("chassis", "ax", "m/s2", "d2(chassis.x)/dt2", "x_acc"),
-    _out("chassis", "az", "m/s2", "d2(chassis.z)/dt2", "z_acc"),
-    _out("chassis", "pitch_acc", "rad/s2", "d2(chassis.pitch)/dt2", "pitch_angle_acc"),
+    _out("chassis", "vx", "m/s", "velocity of the centre of mass along the chassis x axis"),
+    _out("chassis", "vz", "m/s", "velocity of the centre of mass along the chassis z axis (not d(chassis.z)/dt "
+         "when pitched or rolled)"),
+    _out("chassis", "pitch_rate", "rad/s", "angular velocity about the chassis y axis (the half car: "
+         "d(chassis.pitch)/dt)"),
+    _out("chassis", "ax", "m/s2", "acceleration of the centre of mass along the chassis x axis (gravity not "
+         "included)"),
+    _out("chassis", "az", "m/s2", "acceleration of the centre of mass along the chassis z axis (gravity not "
+         "included)"),
+    _out("chassis", "pitch_acc", "rad/s2", "angular acceleration about the chassis y axis"),
     # per-wheel outputs
     _out("wheel", "omega", "rad/s", "absolute wheel spin about its axle (+ rolling forward)"),
     _out("wheel", "omega_rel", "rad/s", "wheel spin relative to the hub"),
@@ -231,27 +237,28 @@ FULL_VEHICLE = SignalTable("full_vehicle", (
         "(the FMU's steering_input = rack_travel), ramped linearly over each step; at most rack_gain x the "
         "steering-wheel angle limit", 0.0, -0.5, 0.5, scope="vehicle"),
     # chassis outputs (ISO 8855: x forward, y left, z up; angles yaw-pitch-roll about z, y', x'')
-    _out("chassis", "x", "m", "chassis reference point (design CoM) x, global (road x)"),
-    _out("chassis", "y", "m", "chassis reference point y, global"),
-    _out("chassis", "z", "m", "chassis reference point z displacement from design, global"),
+    _lv("chassis", "x"),
+    _out("chassis", "y", "m", "chassis centre of mass y, global"),
+    _lv("chassis", "z"),
     _out("chassis", "roll", "rad", "roll angle about x'' (+ right side down)"),
     _out("chassis", "pitch", "rad", "pitch angle about y' (+ nose down)"),
-    _out("chassis", "yaw", "rad", "yaw angle about global z (+ left)"),
-    _out("chassis", "vx", "m/s", "velocity of the reference point along the chassis x axis"),
-    _out("chassis", "vy", "m/s", "velocity of the reference point along the chassis y axis"),
-    _out("chassis", "vz", "m/s", "velocity of the reference point along the chassis z axis"),
+    _out("chassis", "yaw", "rad", "yaw angle about global z (+ left; not wrapped: continuous over turns)"),
+    _lv("chassis", "vx"),
+    _out("chassis", "vy", "m/s", "velocity of the centre of mass along the chassis y axis"),
+    _lv("chassis", "vz"),
     _out("chassis", "roll_rate", "rad/s", "angular velocity about the chassis x axis"),
-    _out("chassis", "pitch_rate", "rad/s", "angular velocity about the chassis y axis"),
+    _lv("chassis", "pitch_rate"),
     _out("chassis", "yaw_rate", "rad/s", "angular velocity about the chassis z axis (+ turning left)"),
-    _out("chassis", "ax", "m/s2", "acceleration of the reference point along the chassis x axis (gravity not "
-         "included)"),
-    _out("chassis", "ay", "m/s2", "acceleration of the reference point along the chassis y axis (+ left)"),
-    _out("chassis", "az", "m/s2", "acceleration of the reference point along the chassis z axis"),
+    _lv("chassis", "ax"),
+    _out("chassis", "ay", "m/s2", "acceleration of the centre of mass along the chassis y axis (+ left; gravity "
+         "not included)"),
+    _lv("chassis", "az"),
     _out("chassis", "roll_acc", "rad/s2", "angular acceleration about the chassis x axis"),
-    _out("chassis", "pitch_acc", "rad/s2", "angular acceleration about the chassis y axis"),
+    _lv("chassis", "pitch_acc"),
     _out("chassis", "yaw_acc", "rad/s2", "angular acceleration about the chassis z axis"),
-    _out("chassis", "sideslip", "rad", "vehicle sideslip angle atan2(vy, vx) at the reference point (0 below "
-         "0.1 m/s)"),
+    _out("chassis", "sideslip", "rad", "vehicle sideslip angle atan2(vy, |vx|) at the centre of mass, in "
+         "(-pi/2, pi/2]: + when the car moves to its left of its x axis, forward or backward, no jump when vx "
+         "changes sign (0 below 0.1 m/s)"),
     # per-wheel outputs
     _lv("wheel", "omega"),
     _lv("wheel", "omega_rel"),

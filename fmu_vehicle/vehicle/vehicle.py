@@ -63,7 +63,8 @@ class Vehicle:
     """A vehicle model (static) built from a vehicle file; simulations get their own state.
 
     ``signals`` is the vehicle kind's signal table (``signals.TABLES``, read when the vehicle is built); arrays
-    such as ``tire_p`` may be changed before a system is built (``system``) and are shared with it."""
+    such as ``tire_p`` may be changed before a system is built (``system``), which takes a copy of them. No
+    run writes them: each system owns its workspace, the engine's included (``Mechanism.new_data``)."""
 
     def __init__(self, spec: VehicleSpec, signals: SignalTable | None = None):
         self.spec = spec
@@ -85,6 +86,9 @@ class Vehicle:
         # spin inertia a^T I a of each wheel body about its axle [kg m^2]
         self.w_inertia = np.array([a @ m.model.inertia0[b] @ a for a, b in zip(self.w_axis0, self.w_body)])
         self.w_side = np.array([1.0 if w.side == "left" else -1.0 for w in spec.wheels])
+        # the chassis CoM at the design configuration [m] (the point chassis.x, .y, .z designate)
+        self.chassis_com0 = np.array(next(b.com_m for b in spec.mechanism.bodies if b.name == spec.chassis_body),
+                                     dtype=float)
         # the kernel's input matrix has the columns of the largest table; this table's inputs map onto them
         self.input_columns = self.signals.input_columns(FULL_VEHICLE)
         self.tire_p = np.array([t.to_array() for t in spec.tires], dtype=float)
@@ -123,15 +127,15 @@ class Vehicle:
         """The static description of a run on ``road`` (a road name, dict, file or Road; None: flat)."""
         r = load_road(road if road is not None else {"type": "flat"})
         return VehicleModel(self.mech.model, POSITION_TOL, POSITION_MAXIT, self.w_body, self.w_hub, self.w_spin,
-                            self.w_spring, self.w_center0, self.w_axis0, self.w_inertia, self.w_side, self.tire_p,
-                            r.to_arrays(), int(self.chassis), self.chassis_coords, self.steer_drv,
-                            self.signals.output_map(self.n_wheels, QUANTITIES))
+                            self.w_spring, self.w_center0, self.w_axis0, self.w_inertia, self.w_side,
+                            self.tire_p.copy(), r.to_arrays(), int(self.chassis), self.chassis_coords,
+                            self.chassis_com0, self.steer_drv, self.signals.output_map(self.n_wheels, QUANTITIES))
 
     def system(self, road=None) -> "VehicleSystem":
-        """A vehicle ODE system (model + fresh workspace) on ``road``: internal road and tire, inputs at their
-        start values (see :meth:`VehicleSimulator.set_sources`)."""
+        """A vehicle ODE system (model + fresh workspace, the engine's own included) on ``road``: internal road
+        and tire, inputs at their start values (see :meth:`VehicleSimulator.set_sources`)."""
         model = self.model(road)
-        data = make_data(model, self.mech.data, len(FULL_VEHICLE.inputs), [r.start for r in FULL_VEHICLE.inputs],
+        data = make_data(model, self.mech.new_data(), len(FULL_VEHICLE.inputs), [r.start for r in FULL_VEHICLE.inputs],
                          n_quantities(self.n_wheels), self.rack_gain)
         check_data(model, data, len(FULL_VEHICLE.inputs))
         return VehicleSystem(self, model, data)
@@ -142,8 +146,8 @@ class Vehicle:
         with free-rolling wheels (spin = v0 / effective rolling radius, zero transient slip, brakes relaxed)."""
         model, data = system.model, system.data
         m = self.mech
-        m.reset()                              # the same answer after any earlier run, even one that diverged
-        d = m.data
+        d = data.mech                          # this system's engine workspace
+        m.reset(d)                             # the same answer after any earlier run, even one that diverged
         nw = self.n_wheels
         cx = self.chassis_coords[0]
         data.origin[0] = float(round(x0))      # the engine works near its origin (VehicleSystem.rebase)
@@ -154,19 +158,19 @@ class Vehicle:
                       for x, yw in zip(xs, self.w_center0[:, 1])])
         grade = (h[0] - h[-1]) / (xs[0] - xs[-1]) if nw > 1 and xs[0] != xs[-1] else 0.0
         pitch = -math.atan(grade)
-        com = np.array(next(b.com_m for b in self.spec.mechanism.bodies if b.name == self.spec.chassis_body))
+        com = self.chassis_com0
         Ry = np.array([[math.cos(pitch), 0, math.sin(pitch)], [0, 1, 0], [-math.sin(pitch), 0, math.cos(pitch)]])
         rot_c = np.array([com + Ry @ (c - com) for c in self.w_center0])
-        r0 = self.tire_p[:, P_R0]
+        r0 = model.tire_p[:, P_R0]
         # static tire deflection estimate so the solve starts with loaded tires
-        defl = self.total_mass_kg * 9.81 / nw / self.tire_p[:, P_CZ]
+        defl = self.total_mass_kg * 9.81 / nw / model.tire_p[:, P_CZ]
         dz = float(np.mean(h + (r0 - defl) / math.cos(math.atan(grade)) - rot_c[:, 2]))
         # every chassis coordinate and the steering rack placed (not left where a previous run ended)
         place = {c: 0.0 for c in CHASSIS_COORDINATES if c in m.info.coordinate_index}
         if self.spec.steering is not None:
             place[self.spec.steering.rack_coordinate] = 0.0
         place.update({"chassis.x": x0 - data.origin[0], "chassis.z": dz, "chassis.pitch": pitch})
-        y = m.assemble(place, {}, steps=10)
+        y = m.assemble(place, {}, steps=10, data=d)
         ni = m.n_dof
         y = np.concatenate([y, np.zeros(3 * nw)])
         y[ni:2 * ni] = 0.0
@@ -176,12 +180,19 @@ class Vehicle:
                                                      if c in m.info.coordinate_index}
         free = [k for k, i in enumerate(d.indep) if i not in held]
         ydot = np.zeros_like(y)
+        # at rest the tires carry no lateral force (a tire that has not rolled has no lateral deflection):
+        # the equilibrium is solved with the tires' lateral scaling factors at 0, in a copy of the model's
+        # tire parameters, then each tire's lateral state is set to cancel the file's ply steer and conicity
+        # force (``_rest_lateral_states``)
+        rest_p = model.tire_p.copy()
+        rest_p[:, REST_SCALES] = 0.0
+        rest_model = model._replace(tire_p=rest_p)
 
         def solve(unknowns):
             def residual(q):
                 yy = y.copy()
                 yy[unknowns] = q
-                st = vehicle_rhs(0.0, yy, model, data, ydot)
+                st = vehicle_rhs(0.0, yy, rest_model, data, ydot)
                 if st < 0:
                     return np.full(len(unknowns), 1e6)
                 return d.fr[unknowns].copy()   # reduced generalized forces [N or N m] (zero velocity)
@@ -197,21 +208,15 @@ class Vehicle:
             return float(np.max(np.abs(residual(sol.x)))), sol.message
 
         # zero torques; suspensions first with the chassis held at the rigid placement, then everything
-        # at rest the tires carry no lateral force (a tire that has not rolled has no lateral deflection):
-        # the equilibrium is solved with the tires' lateral scaling factors at 0, then each tire's lateral
-        # state is set to cancel the file's ply steer and conicity force (``_rest_lateral_states``)
         saved = data.inputs.copy()
-        saved_p = self.tire_p[:, REST_SCALES].copy()
         data.inputs[:, IN_DRIVE] = 0.0
         data.inputs[:, IN_BRAKE] = 0.0
-        self.tire_p[:, REST_SCALES] = 0.0
         try:
             chassis_dofs = {int(i) for i in self.chassis_coords}
             solve([k for k in free if d.indep[k] not in chassis_dofs])
             err, msg = solve(free)
         finally:
             data.inputs[:] = saved
-            self.tire_p[:, REST_SCALES] = saved_p
         if err > 1e-6 * self.total_mass_kg * 9.81:
             raise SimulationError(f"vehicle '{self.name}': no static equilibrium found on this road "
                                   f"(residual {err:.3g} N: {msg})")
@@ -222,7 +227,7 @@ class Vehicle:
         vel.update({"chassis.x": v0 * t_hat[0], "chassis.z": v0 * t_hat[1]})
         for w, wi in enumerate(self.spec.wheels):
             vel[wi.spin_coordinate] = v0 / data.contact[w, OUT_RE]
-        yq = m.assemble({m.coordinate_names[i]: d.z[i] for i in d.indep}, vel, steps=1)
+        yq = m.assemble({m.coordinate_names[i]: d.z[i] for i in d.indep}, vel, steps=1, data=d)
         y[:2 * ni] = yq
         y[2 * ni:] = 0.0
         if v0 == 0.0:       # at rest; rolling straight, q = 0 is the steady state (the ply steer force builds up)
@@ -361,8 +366,10 @@ class Vehicle:
         return pieces
 
     def _steering_limits(self) -> tuple[float, float]:
-        row = next(r for r in self.signals.vehicle_inputs if r.name == "steering_wheel_angle")
-        return row.min, row.max
+        """The steering-wheel angles [rad] that put the rack on its end stops (the vehicle file's
+        ``steering.rack_travel_limit_m`` over ``|rack_gain_m_per_rad|``)."""
+        a = self.spec.steering.angle_limit_rad
+        return -a, a
 
     def simulator(self, road=None, *, v0=0.0, x0=0.0, dt=1e-3, road_source="internal", tire_source="internal",
                   integrator="rk4"):
@@ -414,6 +421,12 @@ class VehicleSystem:
         self._x_slot = None
         self._x_coordinate = int(vehicle.chassis_coords[0])
 
+    @property
+    def mech(self):
+        """The vehicle's mechanism over this system's engine workspace (``Mechanism.with_data``): coordinate
+        names, partition and the state of the last evaluation of this run."""
+        return self.vehicle.mech.with_data(self.data.mech)
+
     def rebase(self, y) -> bool:
         """Keep the engine near its origin: if the chassis is more than ``REBASE_DISTANCE`` from it, move
         the origin by the whole metres D = round(x): x -= D in ``y`` and the engine's warm start,
@@ -438,7 +451,7 @@ class VehicleSystem:
 
     def reparameterize(self, y):
         ni = self.vehicle.mech.n_dof
-        return np.concatenate([self.vehicle.mech.repartition(y[:2 * ni]), y[2 * ni:]])
+        return np.concatenate([self.vehicle.mech.repartition(y[:2 * ni], self.data.mech), y[2 * ni:]])
 
     def failure(self, code, t):
         return failure(self.vehicle.name, code, t)
@@ -536,9 +549,8 @@ class VehicleSimulator:
         v = self.vehicle
         if v.steer_drv < 0:
             raise ModelError(f"vehicle '{v.name}' has no steering (its file has no 'steering' entry)")
-        lo, hi = v._steering_limits()
         s = float(rack_travel_m)
-        limit = abs(v.rack_gain) * hi
+        limit = v.spec.steering.rack_travel_limit_m
         if not -limit <= s <= limit:        # also refuses NaN
             raise ModelError(f"rack_travel must be a number in [{-limit:g}, {limit:g}] m, got {rack_travel_m!r}")
         self._rack_target = s
@@ -601,21 +613,26 @@ class VehicleSimulator:
 
     def get_state(self):
         """Everything needed to continue bit-identically (time, stepper state, inputs, engine warm start and
-        partition, output row, engine origin)."""
-        d = self.system.data.mech
+        partition, output row, engine origin, steering ramp and target, and the external tire load's levers
+        about the wheel centres, ``W_LEVER``, which the next step uses unless the load point or the row moved)."""
+        data = self.system.data
+        d = data.mech
         return (self.t, self.stepper.get_state(), self.inputs.copy(), d.z.copy(), d.zd.copy(), d.indep.copy(),
-                d.dep.copy(), self.row.copy(), float(self.system.data.origin[0]), self.system.data.steer.copy(),
-                self._rack_target)
+                d.dep.copy(), self.row.copy(), float(data.origin[0]), data.steer.copy(),
+                self._rack_target, data.work[:, W_LEVER:W_LEVER + 3].copy())
 
     def set_state(self, state):
         """Inverse of :meth:`get_state`; refuses (ModelError) data that do not fit this vehicle: other
         array shapes, or a coordinate partition that is not a split of the non-driven coordinates (the
         compiled kernels index with it and check no bounds)."""
-        t, stepper_state, inp, z, zd, indep, dep, row, origin, steer, rack_target = state
-        d = self.system.data.mech
+        t, stepper_state, inp, z, zd, indep, dep, row, origin, steer, rack_target, lever = state
+        data = self.system.data
+        d = data.mech
         y = stepper_state[0]
-        for name, new, old in (("y", y, self.y), ("inputs", inp, self.inputs), ("z", z, d.z), ("steer", steer, self.system.data.steer),
-                               ("zd", zd, d.zd), ("indep", indep, d.indep), ("dep", dep, d.dep), ("row", row, self.row)):
+        levers = data.work[:, W_LEVER:W_LEVER + 3]
+        for name, new, old in (("y", y, self.y), ("inputs", inp, self.inputs), ("z", z, d.z), ("steer", steer, data.steer),
+                               ("zd", zd, d.zd), ("indep", indep, d.indep), ("dep", dep, d.dep), ("row", row, self.row),
+                               ("lever", lever, levers)):
             if np.shape(new) != old.shape:
                 raise ModelError(f"simulator state: {name} has shape {np.shape(new)}, this vehicle needs {old.shape}")
         split = np.concatenate([np.asarray(indep, dtype=np.int64), np.asarray(dep, dtype=np.int64),
@@ -627,6 +644,7 @@ class VehicleSimulator:
         self.inputs[:] = inp
         d.z[:], d.zd[:], d.indep[:], d.dep[:] = z, zd, indep, dep
         self.row[:] = row
-        self.system.data.origin[0] = origin
-        self.system.data.steer[:] = steer
+        data.origin[0] = origin
+        data.steer[:] = steer
+        levers[:] = lever
         self._rack_target = float(rack_target)

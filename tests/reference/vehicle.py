@@ -87,10 +87,10 @@ def loads(car, road, states, inputs: dict, external_tires: dict | None = None, x
 
 
 def solve_vehicle(car, road, states, inputs: dict, external_tires: dict | None = None,
-                  x_origin: float = 0.0, rack_acceleration: float = 0.0) -> cartesian.Solution:
-    """Reference accelerations at the state held in ``car.mech.data`` (after a ``vehicle_rhs`` call); a
-    steering rack is prescribed with the acceleration ``rack_acceleration`` [m/s^2] (its position and
-    velocity are the state's)."""
+                  x_origin: float = 0.0, rack_acceleration: float = 0.0, mech=None) -> cartesian.Solution:
+    """Reference accelerations at the state held in ``mech.data`` (a system's mechanism, ``system.mech``,
+    after a ``vehicle_rhs`` call; default ``car.mech``); a steering rack is prescribed with the acceleration
+    ``rack_acceleration`` [m/s^2] (its position and velocity are the state's)."""
     driven = ({car.spec.steering.rack_coordinate: rack_acceleration} if car.spec.steering is not None else None)
-    return cartesian.solve_mechanism(car.mech, external=loads(car, road, states, inputs, external_tires, x_origin),
+    return cartesian.solve_mechanism(car.mech if mech is None else mech, external=loads(car, road, states, inputs, external_tires, x_origin),
                                      driven=driven)
