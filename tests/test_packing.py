@@ -58,7 +58,8 @@ def test_packed_step_is_bit_identical_to_the_namedtuple_step(halfcar):
     for a, b in zip(*results):
         np.testing.assert_array_equal(a, b)
     x = results[0][1][halfcar.output_names.index("chassis.x")]
-    assert 18.0 + 20.0 * 0.055 - 0.01 < x < 18.0 + 20.0 * 0.055 + 0.01
+    com_x = -2.0                             # the chassis centre of mass, 2.0 m behind x0 at the start
+    assert 18.0 + com_x + 20.0 * 0.055 - 0.01 < x < 18.0 + com_x + 20.0 * 0.055 + 0.01
 
 
 class _System:

@@ -94,6 +94,7 @@ import json, sys
 import numpy as np
 import numba
 sys.path.insert(0, {repo!r})
+sys.path.insert(0, {repo!r} + '/tests')   # the test module's own imports (timeouts)
 import tests.test_road_kernel as t
 result = {{"jit_disabled": bool(numba.config.DISABLE_JIT)}}
 for name, make in t.ROADS.items():

@@ -229,6 +229,7 @@ import json, sys
 import numpy as np
 import numba
 sys.path.insert(0, {repo!r})
+sys.path.insert(0, {repo!r} + '/tests')   # the test module's own imports (timeouts)
 import tests.test_road_xy as t
 result = {{"jit_disabled": bool(numba.config.DISABLE_JIT)}}
 xs, ys = t.random_points(11, x=(-10.0, 210.0))

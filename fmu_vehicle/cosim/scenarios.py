@@ -305,8 +305,8 @@ def bumpy_road(fmus: dict, *, tires: str = "internal", duration: float = 5.0, st
         comps = tire_comps + comps
         order = ("tire_front", "tire_rear", "vehicle")
     v = "vehicle."
-    outputs = (v + "chassis.x", v + "chassis.vx", v + "chassis.z", v + "chassis.pitch", v + "chassis.az",
-               v + "wheel_front.tire_fz", v + "wheel_rear.tire_fz", v + "wheel_front.tire_fx",
+    outputs = (v + "chassis.x", v + "chassis.vx", v + "chassis.vz", v + "chassis.z", v + "chassis.pitch",
+               v + "chassis.az", v + "wheel_front.tire_fz", v + "wheel_rear.tire_fz", v + "wheel_front.tire_fx",
                v + "wheel_front.travel", v + "wheel_rear.travel")
     if tires == "external":
         outputs += ("tire_front.slip", "tire_rear.slip", "tire_front.fx", "tire_rear.fx")

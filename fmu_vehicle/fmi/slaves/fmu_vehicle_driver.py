@@ -68,7 +68,7 @@ OUTPUTS = {
     "wheel_torque": ("N.m", "total wheel torque demand over all wheels (+ drive, - brake)"),
     "throttle": ("1", "clip(wheel_torque / drive_torque_max, 0, 1)"),
     "brake": ("1", "clip(-wheel_torque / brake_torque_max, 0, 1)"),
-    "lateral_error": ("m", "signed distance of the reference point from the path at the last sample (+ left "
+    "lateral_error": ("m", "signed distance of the centre of mass from the path at the last sample (+ left "
                       "of the path)"),
     "heading_error": ("rad", "yaw minus the path heading at the foot point, in [-pi, pi], at the last sample"),
     "path_s": ("m", "arc length of the foot point on the path at the last sample (0 at its first point)"),
@@ -107,12 +107,12 @@ class Driver(VehicleSlaveBase):
             "Controller FMU's drive force 9 kN at 0.4672 m)", 9000.0 * 0.4672, min=1.0, max=1e6),
         Var("brake_torque_max", "parameter", "fixed", "N.m", "total brake torque at brake = 1 (start: the "
             "Controller FMU's)", 14000.0, min=1.0, max=1e6),
-        Var("chassis.x", "input", "continuous", "m", "chassis reference point x, global (the full vehicle's "
+        Var("chassis.x", "input", "continuous", "m", "chassis centre of mass x, global (the full vehicle's "
             "output)", 0.0, min=-1e7, max=1e7),
-        Var("chassis.y", "input", "continuous", "m", "chassis reference point y, global", 0.0, min=-1e7, max=1e7),
+        Var("chassis.y", "input", "continuous", "m", "chassis centre of mass y, global", 0.0, min=-1e7, max=1e7),
         Var("chassis.yaw", "input", "continuous", "rad", "yaw angle about global z (+ left)", 0.0,
             min=-1e6, max=1e6, display_unit="deg"),
-        Var("chassis.vx", "input", "continuous", "m/s", "velocity of the reference point along the chassis x "
+        Var("chassis.vx", "input", "continuous", "m/s", "velocity of the centre of mass along the chassis x "
             "axis", 0.0, min=-100.0, max=100.0, display_unit="km/h"),
         Var("target_speed", "input", "continuous", "m/s", "speed the driver holds", 0.0, min=0.0, max=100.0,
             display_unit="km/h"),
