@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from .errors import FmuVehicleError, ModelError
-from .util import atomic_write_all
+from .util import atomic_write_all, fixed
 
 
 class UsageError(FmuVehicleError):
@@ -189,18 +189,12 @@ def cmd_simulate(a) -> int:
     panels = full_vehicle_panels(res.units) if "chassis.y" in res.names else None
     atomic_write_all([write_csv] + ([(plot, lambda tmp: res.plot(tmp, title=title, panels=panels))] if plot else []),
                      mode=None)
-    lateral = (f"y = {_fixed(res.final('chassis.y'), 3)} m, yaw = {_fixed(res.final('chassis.yaw'), 4)} rad, "
+    lateral = (f"y = {fixed(res.final('chassis.y'), 3)} m, yaw = {fixed(res.final('chassis.yaw'), 4)} rad, "
                if "chassis.y" in res.names else "")
-    print(f"{car.name}: {a.duration:g} s on {road.describe()}: x = {_fixed(res.final('chassis.x'), 3)} m, {lateral}"
-          f"vx = {_fixed(res.final('chassis.vx'), 3)} m/s, pitch = {_fixed(res.final('chassis.pitch'), 4)} rad "
+    print(f"{car.name}: {a.duration:g} s on {road.describe()}: x = {fixed(res.final('chassis.x'), 3)} m, {lateral}"
+          f"vx = {fixed(res.final('chassis.vx'), 3)} m/s, pitch = {fixed(res.final('chassis.pitch'), 4)} rad "
           f"-> {a.output}" + (f", {a.plot}" if a.plot else ""))
     return 0
-
-
-def _fixed(value: float, digits: int) -> str:
-    """``value`` with ``digits`` decimals, never "-0.000" (a value that rounds to zero prints as 0)."""
-    text = f"{value:.{digits}f}"
-    return text[1:] if text.startswith("-") and float(text) == 0.0 else text
 
 
 def _warn_past_road_end(road, res) -> None:

@@ -14,6 +14,13 @@ compiles numba kernels cold takes minutes on a busy 2-core machine (over 15 min 
 so nothing may fail only because the machine is slow."""
 
 
+def fixed(value: float, digits: int) -> str:
+    """``value`` with ``digits`` decimals for a printed summary, never "-0.000" (a value that rounds to zero
+    prints as 0)."""
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0.0 else text
+
+
 def atomic_write(path, write: Callable, mode: str | None = "w") -> Path:
     """Write ``path`` all-or-nothing: a reader sees the old file or the complete new one, never a part.
 

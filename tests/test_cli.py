@@ -348,12 +348,18 @@ def test_written_files_honour_the_umask(tmp_path, umask, mode):
 
 
 def test_summaries_have_no_negative_zero():
-    from fmu_vehicle.cli import _fixed, _plain
+    from fmu_vehicle.cli import _plain
+    from fmu_vehicle.cosim.scenarios import format_stop
+    from fmu_vehicle.util import fixed
     text = json.dumps(_plain({"a": -0.0, "b": np.float64(-0.0), "c": [np.array([-0.0, -1.5])], "d": np.int64(3),
                               "e": None, "f": True}))
     assert text == '{"a": 0.0, "b": 0.0, "c": [[0.0, -1.5]], "d": 3, "e": null, "f": true}'
-    assert [_fixed(v, 3) for v in (-0.0, -0.0004, -0.0006, 0.0004, 2.5)] == ["0.000", "0.000", "-0.001", "0.000",
-                                                                               "2.500"]
+    assert [fixed(v, 3) for v in (-0.0, -0.0004, -0.0006, 0.0004, 2.5)] == ["0.000", "0.000", "-0.001", "0.000",
+                                                                              "2.500"]
+    # the demo's last line (it printed "ego -0.000 m/s" for an ego stopped at -2e-5 m/s)
+    line = format_stop({"stopped_behind": True, "final_speed_m_per_s": -2e-5, "final_gap_m": 4.9,
+                        "final_lead_speed_m_per_s": -0.0, "contact": False})
+    assert "-0.0" not in line and "ego 0.000 m/s, 4.90 m behind the lead (0.000 m/s)" in line
 
 
 def _svg_texts(path) -> list[str]:

@@ -62,6 +62,7 @@ from fmu_vehicle.errors import ModelError
 from fmu_vehicle.plotting import Panel
 from fmu_vehicle.results import Result
 from fmu_vehicle.traffic.lead_vehicle import DEFAULT_X0_M
+from fmu_vehicle.util import fixed
 from fmu_vehicle.vehicle.loader import load_vehicle_spec
 
 #: FMUs the scenarios use (registry names = file stems in the FMU folder).
@@ -267,8 +268,8 @@ def format_stop(check: dict) -> str:
     verdict = ("stopped behind the stopped lead" if check["stopped_behind"] else
                "NOT stopped as required (< %g m/s, %g-%g m behind a stopped lead, no contact)"
                % (STOP_SPEED_MAX, *STOP_GAP_BAND))
-    return (f"  end: ego {check['final_speed_m_per_s']:.3f} m/s, {check['final_gap_m']:.2f} m behind the lead "
-            f"({check['final_lead_speed_m_per_s']:.3f} m/s), {'CONTACT' if check['contact'] else 'no contact'}: "
+    return (f"  end: ego {fixed(check['final_speed_m_per_s'], 3)} m/s, {fixed(check['final_gap_m'], 2)} m behind "
+            f"the lead ({fixed(check['final_lead_speed_m_per_s'], 3)} m/s), {'CONTACT' if check['contact'] else 'no contact'}: "
             f"{verdict}")
 
 
@@ -282,7 +283,7 @@ def format_following(metrics: dict) -> str:
         "  min time-to-collision             inf (never closing)",
         f"  peak pitch                   {metrics['peak_pitch_rad']:8.4f} rad (at rest {metrics['rest_pitch_rad']:.4f}, "
         f"+ nose down)",
-        f"  RMS vertical acceleration    {metrics['rms_az_m_per_s2']:8.3f} m/s2 (chassis)",
+        f"  RMS vertical acceleration    {metrics['rms_az_m_per_s2']:8.3f} m/s^2 (chassis)",
     ])
 
 
