@@ -198,7 +198,7 @@ def cmd_simulate(a) -> int:
 
 
 def _warn_past_road_end(road, res) -> None:
-    """One warning line on stderr if a wheel (or the chassis reference point) of the run ``res`` went past the
+    """One warning line on stderr if a wheel (or the chassis centre of mass) of the run ``res`` went past the
     last distance of a profile road (``ProfileRoad.past_end_warning``)."""
     check = getattr(road, "past_end_warning", None)
     if check is None:
