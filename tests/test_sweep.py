@@ -251,3 +251,56 @@ def test_ctrl_c_on_a_sweep_is_one_line_and_writes_no_csv(scenario_fmus, tmp_path
     assert "kept in" in lines[0] and str(journal) in lines[0]
     assert not out.exists() and not out.with_suffix(".png").exists()
     assert len(journal.read_text().splitlines()) >= 2
+
+
+def test_the_ctrl_c_noise_of_a_pending_client_call_is_silenced_during_shutdown():
+    """distributed's ``sync`` queues a cancel callback when Ctrl-C lands in the main thread; if the call it
+    waits for has not started on the event loop yet, the callback raises NameError and tornado logs it with a
+    traceback (a sweep printed that above its one-line message). Reproduced here without a cluster: the loop
+    is held busy, the main thread interrupted while it waits. The record reaches a handler normally and
+    nothing does inside the sweep's shutdown silencer."""
+    import logging
+    import os
+    import signal
+    import threading
+
+    from distributed.utils import LoopRunner, sync
+
+    records = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            records.append(record)
+
+    async def never_started():
+        return 1
+
+    def interrupted_call(loop):
+        gate = threading.Event()
+        loop.add_callback(gate.wait)                       # the loop thread is busy until the gate opens
+        threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()   # wakes the main thread's wait
+        with pytest.raises(KeyboardInterrupt):
+            sync(loop, never_started)
+        done = threading.Event()
+        gate.set()
+        loop.add_callback(done.set)                         # after the queued cancel callback
+        assert done.wait(60)
+
+    handler = Keep()
+    logging.getLogger("tornado.application").addHandler(handler)
+    runner = LoopRunner(asynchronous=False)
+    runner.start()
+    level = logging.getLogger("tornado.application").level
+    sigint = signal.signal(signal.SIGINT, signal.default_int_handler)   # a background job ignores SIGINT
+    try:
+        interrupted_call(runner.loop)
+        assert any(r.exc_info and r.exc_info[0] is NameError for r in records), records
+        records.clear()
+        with S._silenced(*S.CTRL_C_NOISE):
+            interrupted_call(runner.loop)
+        assert records == []
+        assert logging.getLogger("tornado.application").level == level      # restored after
+    finally:
+        signal.signal(signal.SIGINT, sigint)
+        runner.stop()
+        logging.getLogger("tornado.application").removeHandler(handler)

@@ -373,21 +373,42 @@ def _run_on_dask(cat: Catalogue, system: System, todo: list[Run], journal: Path,
         bar.close()
         return time.perf_counter() - t0, ",".join(sorted({cpu for _, cpu in warm.values()}))
     except KeyboardInterrupt:
-        # Ctrl-C: the cluster goes down with its runs cut short; what distributed logs about them is noise
-        quiet = logging.getLogger("distributed")
-        level, quiet.level = quiet.level, logging.CRITICAL + 1
-        try:
+        # Ctrl-C: the cluster goes down with its runs cut short; what is logged about them is noise
+        with _silenced(*CTRL_C_NOISE):
             client.close()
             if cluster is not None:
                 cluster.close()
-        finally:
-            quiet.setLevel(level)
         raise
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
         _restore_environ(environ)
+
+
+# Loggers that report a Ctrl-C'd cluster's shutdown: distributed's own, and tornado's callback errors. The
+# latter logs a NameError traceback when the interrupt lands before a pending client call has started
+# (distributed.utils.sync's cancel callback reads a variable not yet assigned); the cancel is queued on the
+# event loop before the shutdown calls, so silencing both loggers while the cluster closes covers it.
+CTRL_C_NOISE = ("distributed", "tornado.application")
+
+
+class _silenced:
+    """Context: the named loggers drop every record (level above CRITICAL); their levels are restored after."""
+
+    def __init__(self, *names: str):
+        self.loggers = [logging.getLogger(n) for n in names]
+
+    def __enter__(self):
+        self.levels = [lg.level for lg in self.loggers]
+        for lg in self.loggers:
+            lg.setLevel(logging.CRITICAL + 1)
+        return self
+
+    def __exit__(self, *exc):
+        for lg, level in zip(self.loggers, self.levels):
+            lg.setLevel(level)
+        return False
 
 
 class _workers_ignore_ctrl_c:
