@@ -13,7 +13,7 @@ ALLOWED = {
     "integrators": {"jit", "packing", "errors"},
     "road": {"jit", "errors", "paths", "util"},
     "tire": {"jit", "errors", "paths", "road", "util"},
-    "vehicle": {"jit", "errors", "paths", "util", "multibody", "integrators", "road", "tire", "results",
+    "vehicle": {"jit", "packing", "errors", "paths", "util", "multibody", "integrators", "road", "tire", "results",
                 "plotting"},
     "driver": {"jit", "errors", "paths"},
     "manoeuvres": {"jit", "errors", "paths", "util", "plotting", "results", "driver", "multibody", "tire",

@@ -95,7 +95,7 @@ def wheel_loads(model, data, y, ydot, ni):
     Internal tire: F, P and the moment My a + Mz n⊥ from ``tire_contact_3d`` on the road (internal road at
     road x, or the road inputs). External tire: the inputs' force F and moment M, with F acting at the
     wheel centre c and M + r × F added, r = the lever of the input point about the wheel centre taken at
-    the start of the step (``W_LEVER``, set by the simulator; 0 for a table without a point); reported as
+    the start of the step (``W_LEVER``, set by ``stepping.prepare_step``; 0 for a table without a point); reported as
     tire_fx/tire_fy along and across the wheel heading t = a × z / |a × z|, tire_fz = F_z, tire_mz = M_z.
     Spin joint: T = T_drive + T_brake with T_brake from the brake element (``tire.brake.brake_torque``)."""
     d = data.mech

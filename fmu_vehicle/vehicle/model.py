@@ -35,6 +35,8 @@ VehicleModel = namedtuple("VehicleModel", [
     "chassis_com0",    # (3,) chassis CoM at the design configuration [m] (the chassis joint's reference point)
     "steer_drv",       # index of the steering rack among the engine's driven coordinates, -1: no steering
     "out_map",         # (n_out,) int64 quantity of each output row (signals.SignalTable.output_map), -1: none
+    "point_column",    # input column of an external load's point.x (then .y, .z), -1: the table has none
+    "w_center_row",    # (nw,3) int64 output row of each wheel centre's x, y, z (pos.*), -1: not an output
 ])
 
 VehicleData = namedtuple("VehicleData", [
@@ -90,5 +92,9 @@ def check_data(model: VehicleModel, data: VehicleData, n_inputs: int) -> None:
             raise ModelError(f"vehicle model: {name} indexes outside the mechanism's {n_bodies} bodies")
     if data.mech.z.shape[0] != model.mech.n:
         raise ModelError("vehicle workspace: the engine workspace belongs to another mechanism")
+    if model.w_center_row.shape != (nw, 3) or model.w_center_row.max(initial=-1) >= model.out_map.shape[0]:
+        raise ModelError("vehicle model: w_center_row must be (wheels, 3) rows of the output row")
+    if model.point_column + 3 > n_inputs:
+        raise ModelError(f"vehicle model: point_column {model.point_column} is outside the {n_inputs} inputs")
     if model.out_map.size and model.out_map.max() >= data.quantities.shape[0]:
         raise ModelError("vehicle model: an output row points outside the workspace's quantity row")

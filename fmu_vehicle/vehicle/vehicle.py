@@ -22,6 +22,7 @@ from ..integrators import integrate, make_stepper
 from ..integrators.base import Interrupted
 from ..plotting import Panel
 from ..results import Result as SimResult
+from ..packing import PackedCall
 from ..multibody.mechanism import POSITION_MAXIT, POSITION_TOL, Mechanism, failure
 from ..road import load_road
 from ..road.arrays import slope_breaks
@@ -32,6 +33,7 @@ from ..tire.tir import P_CZ, P_R0
 from .dynamics import IN_BRAKE, IN_DRIVE, QUANTITIES, n_quantities, vehicle_record, vehicle_rhs
 from .loader import VehicleSpec, load_vehicle_spec
 from .model import W_AXIS, W_CENTER, W_LEVER, W_OMEGA, W_ROAD, W_VEL, VehicleData, VehicleModel, check_data, make_data
+from .stepping import prepare_step_packed, rebase, refresh_levers, substeps
 from .signals import FULL_VEHICLE, LONGITUDINAL_VERTICAL, TABLES, SignalTable
 
 REST_SCALES = [getattr(_tir, f"P_{n}") for n in ("LMUY", "LKY", "LVY", "LHY", "LXAL", "LTR", "LRES", "LS")]
@@ -129,7 +131,21 @@ class Vehicle:
         return VehicleModel(self.mech.model, POSITION_TOL, POSITION_MAXIT, self.w_body, self.w_hub, self.w_spin,
                             self.w_spring, self.w_center0, self.w_axis0, self.w_inertia, self.w_side,
                             self.tire_p.copy(), r.to_arrays(), int(self.chassis), self.chassis_coords,
-                            self.chassis_com0, self.steer_drv, self.signals.output_map(self.n_wheels, QUANTITIES))
+                            self.chassis_com0, self.steer_drv, self.signals.output_map(self.n_wheels, QUANTITIES),
+                            *self._load_point_rows())
+
+    def _load_point_rows(self) -> tuple[int, np.ndarray]:
+        """(input column of an external load's point.x, (nw, 3) output rows of the wheel centres): what
+        ``stepping.update_levers`` reads; -1 where this vehicle's signal table has no load point or no
+        wheel centre output."""
+        rows = np.full((self.n_wheels, 3), -1, dtype=np.int64)
+        sig = self.signals
+        if "point.x" not in sig.input_names or not any(r.name == "pos.x" for r in sig.wheel_outputs):
+            return -1, rows
+        names = self.output_names
+        for w, wheel in enumerate(self.wheel_names):
+            rows[w] = [names.index(f"wheel_{wheel}.pos.{a}") for a in "xyz"]
+        return FULL_VEHICLE.input_column("point.x"), rows
 
     def system(self, road=None) -> "VehicleSystem":
         """A vehicle ODE system (model + fresh workspace, the engine's own included) on ``road``: internal road
@@ -377,35 +393,6 @@ class Vehicle:
                                 integrator=integrator)
 
 
-class _LoadLevers:
-    """The lever r = P - c of an external tire load's application point P (inputs ``point.x/y/z``, global)
-    about the wheel centre c (outputs ``pos.x/y/z`` of the current row), per wheel, into the kernel's
-    ``W_LEVER`` scratch: the load is reduced to the centre with the lever of the step's start, as a
-    body-fixed lever (a point fixed in space would drift along the wheel's path over the step)."""
-
-    def __init__(self, vehicle: Vehicle):
-        sig = vehicle.signals
-        self.active = "point.x" in sig.input_names and any(r.name == "pos.x" for r in sig.wheel_outputs)
-        if self.active:
-            self.point = FULL_VEHICLE.input_column("point.x")
-            names = vehicle.output_names
-            self.center = np.array([[names.index(f"wheel_{w}.pos.{a}") for a in "xyz"] for w in vehicle.wheel_names])
-
-    def update(self, inputs, row, work) -> bool:
-        """Write the levers; True if any changed."""
-        if not self.active:
-            return False
-        lever = inputs[:, self.point:self.point + 3] - row[self.center]
-        if np.array_equal(work[:, W_LEVER:W_LEVER + 3], lever):
-            return False
-        work[:, W_LEVER:W_LEVER + 3] = lever
-        return True
-
-
-#: The engine's x origin moves along with the vehicle whenever the chassis is this far from it [m].
-REBASE_DISTANCE = 100.0
-
-
 class VehicleSystem:
     """The :class:`~fmu_vehicle.integrators.base.OdeSystem` of a vehicle run: ``model`` (static) and ``data``
     (this run's workspace) for the passes ``vehicle_rhs``/``vehicle_record``."""
@@ -418,8 +405,6 @@ class VehicleSystem:
         self.data = data
         self.output_names = vehicle.output_names
         self.switch_params = slope_breaks(model.road)    # for the switching pass (vehicle.events)
-        self._x_slot = None
-        self._x_coordinate = int(vehicle.chassis_coords[0])
 
     @property
     def mech(self):
@@ -428,26 +413,9 @@ class VehicleSystem:
         return self.vehicle.mech.with_data(self.data.mech)
 
     def rebase(self, y) -> bool:
-        """Keep the engine near its origin: if the chassis is more than ``REBASE_DISTANCE`` from it, move
-        the origin by the whole metres D = round(x): x -= D in ``y`` and the engine's warm start,
-        ``data.origin`` += D (all exact in floating point). The vehicle is free along x, so only the road
-        lookups (at engine x + origin) see the origin; the engine's numbers stay those of a run near
-        x = 0 at any distance. Returns True if the origin moved (``y`` changed in place)."""
-        d = self.data.mech
-        cx = self._x_coordinate
-        if self._x_slot is None or d.indep[self._x_slot] != cx:
-            slots = np.flatnonzero(d.indep == cx)
-            if slots.size == 0:
-                return False
-            self._x_slot = int(slots[0])
-        x = y[self._x_slot]
-        if not abs(x) > REBASE_DISTANCE:
-            return False
-        shift = float(round(x))
-        y[self._x_slot] = x - shift
-        d.z[cx] -= shift
-        self.data.origin[0] += shift
-        return True
+        """Keep the engine near its origin (``stepping.rebase_origin``): True if the origin moved (``y`` changed
+        in place). Called between the chunks of a recorded run; a stepping run rebases in ``prepare_step``."""
+        return bool(rebase(self.model, self.data, y))
 
     def reparameterize(self, y):
         ni = self.vehicle.mech.n_dof
@@ -486,10 +454,9 @@ class VehicleSimulator:
         self._inputs_flat = inputs.reshape(-1)
         self._input_positions = (np.arange(vehicle.n_wheels)[:, None] * inputs.shape[1]
                                  + vehicle.input_columns[None, :]).reshape(-1)
-        self._steered = vehicle.steer_drv >= 0
         self._substeps = (None, None, 1, 0.0)     # (h, dt, n, h/n) of the last advance
         self._rack_target = 0.0          # rack travel [m] to reach at the end of the next advance
-        self._lever = _LoadLevers(vehicle)
+        self._prepare = PackedCall(prepare_step_packed)
         self.refresh()
 
     @property
@@ -512,12 +479,12 @@ class VehicleSimulator:
             raise ModelError(f"tire_source must be 'internal' or 'external', got {tire_source!r}")
         self.system.data.modes[0] = int(road_source == "inputs")
         self.system.data.modes[1] = int(tire_source == "external")
-        self._external_tire = tire_source == "external"       # modes[1] for advance (no array read per step)
         self.stepper.reset()
 
     def refresh(self):
         """Re-evaluate the outputs at the current state with the current inputs (no time step)."""
-        self._set_levers()
+        if refresh_levers(self.system.model, self.system.data, self.row):
+            self.stepper.reset()
         st = self.stepper.evaluate(self.t, self.row)
         if st < 0:
             raise self.system.failure(st, self.t)
@@ -555,24 +522,6 @@ class VehicleSimulator:
             raise ModelError(f"rack_travel must be a number in [{-limit:g}, {limit:g}] m, got {rack_travel_m!r}")
         self._rack_target = s
 
-    def _ramp_steering(self, h: float):
-        """Point the rack's ramp from its travel now to the target at t + h; reset the stepper if it changed."""
-        st = self.system.data.steer
-        now = st[1] + st[2] * (self.t - st[0])
-        ramp = (self.t, now, (self._rack_target - now) / h, st[3])
-        if st[2] != ramp[2]:
-            st[:] = ramp
-            self.stepper.reset()
-        else:
-            st[:] = ramp
-
-    def _set_levers(self):
-        """External tire loads given at a point (``point.*`` inputs): its lever about each wheel centre now,
-        held over the next step (the kernel adds lever x force to the moment); resets the stepper if it moved."""
-        data = self.system.data
-        if data.modes[1] and self._lever.update(self.inputs, self.row, data.work):
-            self.stepper.reset()
-
     def set_inputs(self, values):
         """Every input of every wheel at once: ``values`` has ``n_wheels * n_inputs`` numbers, wheel by wheel
         in the order of ``wheel_names``, each wheel's in the signal table's input order (``input_names``)."""
@@ -586,16 +535,13 @@ class VehicleSimulator:
         at the new state (one compiled call unless the coordinate partition must change)."""
         last_h, last_dt, n, step = self._substeps
         if h != last_h or self.dt != last_dt:
-            n = max(1, int(round(h / self.dt)))
+            n = substeps(h, self.dt)
             step = h / n
             self._substeps = (h, self.dt, n, step)
         st = self.stepper
         system = self.system
-        if self._steered:
-            self._ramp_steering(h)
-        if self._external_tire:
-            self._set_levers()
-        if system.rebase(st.y):
+        # the steering ramp, the external load's levers and the origin, compiled (stepping.prepare_step)
+        if self._prepare(system, float(self.t), float(h), self._rack_target, st.y, self.row):
             st.reset()
         t = self.t
         done, status = st.advance(t, step, n, self.row)
