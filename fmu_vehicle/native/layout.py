@@ -1,0 +1,214 @@
+"""Position-independent images of packed (model, data) buffers, and their relocation.
+
+``packing.packed`` writes a namedtuple as numba lays it out: every array member is a struct of machine words
+
+    meminfo, parent, nitems, itemsize, data, shape[ndim], strides[ndim]
+
+(``ARRAY_*`` word indices below), where ``data`` is the address of the array's memory in this process. A
+native library needs the same buffers in another process: :func:`make_image` finds every array's struct in the
+two buffers by walking the value's numba type alongside its LLVM layout (offsets from LLVM's data layout,
+checked against the words actually stored), copies the arrays' bytes into one blob, and writes an
+:class:`Image`:
+
+* ``words``: the model buffer then the data buffer (int64), with every array's ``data`` word replaced by
+  the offset [bytes] of its memory in the blob, and ``meminfo``/``parent`` zeroed (no reference counting, no
+  Python object);
+* ``relocs``: the positions in ``words`` of those ``data`` words;
+* ``blob``: the arrays' bytes. Arrays whose memory overlaps (views of one array, in the model or the data or
+  both) are copied once as one segment, so writes through one view stay visible through the other, as in the
+  original. Each segment starts at an offset congruent to its original address modulo 8 (so 8-byte
+  alignment is kept); empty arrays point at offset 0.
+
+Rebuilding in any language: copy the blob to memory at an 8-byte aligned address ``base``, copy ``words``,
+add ``base`` to ``words[i]`` for every ``i`` in ``relocs``; the model buffer is the first ``model_words``
+words, the data buffer the rest (``c/runtime.c`` ``fv_instance_new``; :func:`rebuild` with numpy).
+
+File format (:meth:`Image.to_bytes`, little-endian, every section 8-byte aligned)::
+
+    char    magic[8] = "FVIMAGE1"
+    int64   model_words, data_words, n_relocs, blob_bytes
+    int64   words[model_words + data_words]
+    int64   relocs[n_relocs]
+    uint8   blob[blob_bytes]
+
+``Image.fields`` names every array ((model|data).<field path>, dtype, shape, struct position, blob offset):
+what a C layer needs to find e.g. ``data.inputs`` (:meth:`Image.field_table`).
+"""
+from __future__ import annotations
+
+import ctypes
+import struct
+from typing import NamedTuple
+
+import numpy as np
+from numba.core import types
+
+MAGIC = b"FVIMAGE1"
+HEADER = struct.Struct("<8s4q")
+"""The file header: magic, model_words, data_words, n_relocs, blob_bytes."""
+
+ARRAY_MEMINFO, ARRAY_PARENT, ARRAY_NITEMS, ARRAY_ITEMSIZE, ARRAY_DATA, ARRAY_SHAPE = range(6)
+"""Word indices in numba's array struct (``ARRAY_SHAPE`` + ndim is the first stride)."""
+
+
+class ArrayField(NamedTuple):
+    """One array member of a packed value: its dotted path, its struct's first word in ``Image.words``,
+    the array, and (once the image is made) its memory's offset in the blob [bytes]."""
+    path: str
+    word: int
+    array: np.ndarray
+    offset: int = 0
+
+
+def _walk(nbtype, lltype, value, byte, path, target_data, out):
+    """Append an :class:`ArrayField` for every array in ``value`` (numba type ``nbtype``, LLVM type
+    ``lltype``) stored at ``byte`` in its buffer."""
+    if isinstance(nbtype, types.Array):
+        if byte % 8:
+            raise ValueError(f"{path}: array struct at byte {byte}, not word aligned")
+        out.append(ArrayField(path, byte // 8, value))
+    elif isinstance(nbtype, types.BaseTuple):
+        names = getattr(value, "_fields", None) or [str(i) for i in range(len(nbtype.types))]
+        for i, (sub, name) in enumerate(zip(nbtype.types, names)):
+            if hasattr(lltype, "get_element_offset"):
+                off = lltype.get_element_offset(target_data, i)
+            else:                                                    # [n x T] (a homogeneous tuple)
+                off = i * lltype.element.get_abi_size(target_data)
+            sub_ll = lltype.elements[i] if hasattr(lltype, "elements") else lltype.element
+            _walk(sub, sub_ll, value[i], byte + off, f"{path}.{name}", target_data, out)
+    elif not isinstance(nbtype, (types.Number, types.Boolean)):
+        raise TypeError(f"{path}: a packed value may hold arrays, numbers, booleans and tuples, not {nbtype}")
+
+
+def array_fields(value, nbtype, buf, prefix: str, first_word: int = 0) -> list[ArrayField]:
+    """The arrays of ``value`` packed as ``(buf, nbtype)`` (``packing.packed``), with their struct positions
+    (+ ``first_word``); checks each struct against the array (data address, size, shape, strides)."""
+    from numba.core.registry import cpu_target
+    ctx = cpu_target.target_context
+    out: list[ArrayField] = []
+    _walk(nbtype, ctx.get_value_type(nbtype), value, 0, prefix, ctx.target_data, out)
+    checked = []
+    for f in out:
+        a, w = f.array, f.word
+        nd = a.ndim
+        expect = [a.size, a.itemsize, a.ctypes.data, *a.shape, *a.strides]
+        got = [int(v) for v in buf[w + ARRAY_NITEMS:w + ARRAY_SHAPE + 2 * nd]]
+        if got != expect:
+            raise ValueError(f"{f.path}: the packed struct at word {w} holds {got}, the array {expect} "
+                             "(numba's array layout is not the one this module reads)")
+        checked.append(f._replace(word=w + first_word))
+    return checked
+
+
+def _extent(a: np.ndarray) -> tuple[int, int]:
+    """[lo, hi) byte addresses of the memory array ``a`` reaches (it has at least one element)."""
+    lo = hi = a.ctypes.data
+    for n, s in zip(a.shape, a.strides):
+        if s < 0:
+            lo += (n - 1) * s
+        else:
+            hi += (n - 1) * s
+    return lo, hi + a.itemsize
+
+
+class Image(NamedTuple):
+    """A position-independent (model, data) pair (module docstring)."""
+    model_words: int
+    words: np.ndarray         # int64 (model_words + data_words,)
+    relocs: np.ndarray        # int64 positions in words
+    blob: bytes
+    fields: tuple             # ArrayField per array, offset = its memory in the blob [bytes]
+
+    @property
+    def data_words(self) -> int:
+        return self.words.size - self.model_words
+
+    def to_bytes(self) -> bytes:
+        """The image file (module docstring)."""
+        head = HEADER.pack(MAGIC, self.model_words, self.data_words, self.relocs.size, len(self.blob))
+        return (head + self.words.astype("<i8").tobytes() + self.relocs.astype("<i8").tobytes() + self.blob)
+
+    @classmethod
+    def from_bytes(cls, raw: bytes) -> "Image":
+        """Read an image file (without the field table, which the file does not hold)."""
+        magic, nm, nd, nr, nb = HEADER.unpack_from(raw)
+        if magic != MAGIC:
+            raise ValueError(f"not a native step image (magic {magic!r}, expected {MAGIC!r})")
+        p = HEADER.size
+        words = np.frombuffer(raw, "<i8", nm + nd, p).astype(np.int64)
+        p += 8 * (nm + nd)
+        relocs = np.frombuffer(raw, "<i8", nr, p).astype(np.int64)
+        p += 8 * nr
+        if len(raw) != p + nb:
+            raise ValueError(f"native step image: {len(raw)} bytes, its header says {p + nb}")
+        return cls(nm, words, relocs, bytes(raw[p:]), ())
+
+    def field(self, path: str) -> ArrayField:
+        for f in self.fields:
+            if f.path == path:
+                return f
+        raise KeyError(f"no array '{path}' in the image; arrays: {', '.join(f.path for f in self.fields)}")
+
+    def field_table(self) -> list[dict]:
+        """Every array: path, dtype, shape, strides [bytes], struct word (its data pointer is at word +
+        ARRAY_DATA) and blob offset [bytes]; JSON-ready."""
+        return [{"path": f.path, "dtype": f.array.dtype.str, "shape": list(f.array.shape),
+                 "strides": list(f.array.strides), "word": f.word, "data_word": f.word + ARRAY_DATA,
+                 "offset": f.offset} for f in self.fields]
+
+
+def make_image(model, model_buf, model_type, data, data_buf, data_type) -> Image:
+    """The :class:`Image` of the packed pair (the buffers and types of ``packing.packed(model)`` and
+    ``packing.packed(data)``), made from the arrays' current contents."""
+    nm = int(model_buf.size)
+    fields = (array_fields(model, model_type, model_buf, "model")
+              + array_fields(data, data_type, data_buf, "data", nm))
+    words = np.concatenate([model_buf, data_buf]).astype(np.int64)
+    spans = sorted((*_extent(f.array), i) for i, f in enumerate(fields) if f.array.size)
+    segments = []                                   # [lo, hi, members]
+    for lo, hi, i in spans:
+        if segments and lo < segments[-1][1]:       # overlaps the last: the same memory, one segment
+            segments[-1][1] = max(segments[-1][1], hi)
+            segments[-1][2].append(i)
+        else:
+            segments.append([lo, hi, [i]])
+    blob = bytearray(8)                             # offset 0: where empty arrays point
+    offsets = [0] * len(fields)
+    for lo, hi, members in segments:
+        start = -(-len(blob) // 8) * 8 + lo % 8
+        blob.extend(bytes(start - len(blob)))
+        blob.extend(ctypes.string_at(lo, hi - lo))
+        for i in members:
+            offsets[i] = start + fields[i].array.ctypes.data - lo
+    blob.extend(bytes(-len(blob) % 8))
+    relocs = []
+    for i, f in enumerate(fields):
+        words[f.word + ARRAY_MEMINFO] = 0
+        words[f.word + ARRAY_PARENT] = 0
+        words[f.word + ARRAY_DATA] = offsets[i]
+        relocs.append(f.word + ARRAY_DATA)
+    fields = tuple(f._replace(offset=o) for f, o in zip(fields, offsets))
+    return Image(nm, words, np.array(relocs, dtype=np.int64), bytes(blob), fields)
+
+
+class Rebuilt(NamedTuple):
+    """An image rebuilt in this process: the two buffers and the memory they point into (keep it alive)."""
+    model_buf: np.ndarray
+    data_buf: np.ndarray
+    memory: np.ndarray
+
+    def array(self, image: Image, path: str) -> np.ndarray:
+        """The rebuilt array at ``path`` (a numpy view of ``memory``)."""
+        f = image.field(path)
+        return np.ndarray(f.array.shape, f.array.dtype, self.memory.data, f.offset, f.array.strides)
+
+
+def rebuild(image: Image) -> Rebuilt:
+    """The buffers of ``image`` over a fresh copy of its blob (what ``fv_instance_new`` does in C)."""
+    raw = np.zeros(len(image.blob) + 64, dtype=np.uint8)
+    start = -raw.ctypes.data % 64                                       # 64-byte aligned, like numpy's
+    memory = raw[start:start + len(image.blob)]
+    memory[:] = np.frombuffer(image.blob, dtype=np.uint8)
+    words = image.words.copy()
+    words[image.relocs] += memory.ctypes.data
+    return Rebuilt(words[:image.model_words], words[image.model_words:], memory)
