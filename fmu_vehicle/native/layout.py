@@ -31,8 +31,9 @@ File format (:meth:`Image.to_bytes`, little-endian, every section 8-byte aligned
     int64   relocs[n_relocs]
     uint8   blob[blob_bytes]
 
-``Image.fields`` names every array ((model|data).<field path>, dtype, shape, struct position, blob offset):
-what a C layer needs to find e.g. ``data.inputs`` (:meth:`Image.field_table`).
+``Image.fields`` names every array ((model|data).<field path>, dtype, shape, struct position, blob offset)
+and ``Image.scalars`` every number (path, type, byte): what a C layer needs to find e.g. ``data.inputs``
+(:meth:`Image.field_table`).
 """
 from __future__ import annotations
 
@@ -60,13 +61,23 @@ class ArrayField(NamedTuple):
     offset: int = 0
 
 
-def _walk(nbtype, lltype, value, byte, path, target_data, out):
-    """Append an :class:`ArrayField` for every array in ``value`` (numba type ``nbtype``, LLVM type
-    ``lltype``) stored at ``byte`` in its buffer."""
+class ScalarField(NamedTuple):
+    """One number of a packed value: its dotted path, its byte in ``Image.words`` (its bytes as numba
+    stores it: int64 and float64 take a word, a boolean one byte) and its numba type's name."""
+    path: str
+    byte: int
+    type: str
+
+
+def _walk(nbtype, lltype, value, byte, path, target_data, out, scalars):
+    """Append an :class:`ArrayField` to ``out`` for every array in ``value`` (numba type ``nbtype``, LLVM type
+    ``lltype``) stored at ``byte`` in its buffer, a :class:`ScalarField` to ``scalars`` for every number."""
     if isinstance(nbtype, types.Array):
         if byte % 8:
             raise ValueError(f"{path}: array struct at byte {byte}, not word aligned")
         out.append(ArrayField(path, byte // 8, value))
+    elif isinstance(nbtype, (types.Number, types.Boolean)):
+        scalars.append(ScalarField(path, byte, str(nbtype)))
     elif isinstance(nbtype, types.BaseTuple):
         names = getattr(value, "_fields", None) or [str(i) for i in range(len(nbtype.types))]
         for i, (sub, name) in enumerate(zip(nbtype.types, names)):
@@ -75,18 +86,26 @@ def _walk(nbtype, lltype, value, byte, path, target_data, out):
             else:                                                    # [n x T] (a homogeneous tuple)
                 off = i * lltype.element.get_abi_size(target_data)
             sub_ll = lltype.elements[i] if hasattr(lltype, "elements") else lltype.element
-            _walk(sub, sub_ll, value[i], byte + off, f"{path}.{name}", target_data, out)
-    elif not isinstance(nbtype, (types.Number, types.Boolean)):
+            _walk(sub, sub_ll, value[i], byte + off, f"{path}.{name}", target_data, out, scalars)
+    else:
         raise TypeError(f"{path}: a packed value may hold arrays, numbers, booleans and tuples, not {nbtype}")
 
 
-def array_fields(value, nbtype, buf, prefix: str, first_word: int = 0) -> list[ArrayField]:
-    """The arrays of ``value`` packed as ``(buf, nbtype)`` (``packing.packed``), with their struct positions
-    (+ ``first_word``); checks each struct against the array (data address, size, shape, strides)."""
+def array_fields(value, nbtype, buf, prefix: str, first_word: int = 0) -> tuple[list, list]:
+    """The arrays (:class:`ArrayField`) and numbers (:class:`ScalarField`) of ``value`` packed as ``(buf,
+    nbtype)`` (``packing.packed``), with their positions (+ ``first_word``); checks each array struct against
+    the array (data address, size, shape, strides) and each int64/float64 against the value's number."""
     from numba.core.registry import cpu_target
     ctx = cpu_target.target_context
     out: list[ArrayField] = []
-    _walk(nbtype, ctx.get_value_type(nbtype), value, 0, prefix, ctx.target_data, out)
+    scalars: list[ScalarField] = []
+    _walk(nbtype, ctx.get_value_type(nbtype), value, 0, prefix, ctx.target_data, out, scalars)
+    for f in scalars:
+        if f.type in ("int64", "float64"):
+            got = buf[f.byte // 8:f.byte // 8 + 1].view(np.dtype(f.type))[0] if f.byte % 8 == 0 else None
+            want = _leaf(value, f.path)
+            if got is None or not (got == want or (got != got and want != want)):
+                raise ValueError(f"{f.path}: the packed buffer holds {got} at byte {f.byte}, the value {want}")
     checked = []
     for f in out:
         a, w = f.array, f.word
@@ -97,7 +116,14 @@ def array_fields(value, nbtype, buf, prefix: str, first_word: int = 0) -> list[A
             raise ValueError(f"{f.path}: the packed struct at word {w} holds {got}, the array {expect} "
                              "(numba's array layout is not the one this module reads)")
         checked.append(f._replace(word=w + first_word))
-    return checked
+    return checked, [f._replace(byte=f.byte + 8 * first_word) for f in scalars]
+
+
+def _leaf(value, path):
+    """The member of ``value`` at the dotted ``path`` (its first component names ``value`` itself)."""
+    for name in path.split(".")[1:]:
+        value = getattr(value, name) if hasattr(value, "_fields") else value[int(name)]
+    return value
 
 
 def _extent(a: np.ndarray) -> tuple[int, int]:
@@ -118,6 +144,7 @@ class Image(NamedTuple):
     relocs: np.ndarray        # int64 positions in words
     blob: bytes
     fields: tuple             # ArrayField per array, offset = its memory in the blob [bytes]
+    scalars: tuple = ()       # ScalarField per number
 
     @property
     def data_words(self) -> int:
@@ -141,7 +168,7 @@ class Image(NamedTuple):
         p += 8 * nr
         if len(raw) != p + nb:
             raise ValueError(f"native step image: {len(raw)} bytes, its header says {p + nb}")
-        return cls(nm, words, relocs, bytes(raw[p:]), ())
+        return cls(nm, words, relocs, bytes(raw[p:]), (), ())
 
     def field(self, path: str) -> ArrayField:
         for f in self.fields:
@@ -149,20 +176,28 @@ class Image(NamedTuple):
                 return f
         raise KeyError(f"no array '{path}' in the image; arrays: {', '.join(f.path for f in self.fields)}")
 
-    def field_table(self) -> list[dict]:
-        """Every array: path, dtype, shape, strides [bytes], struct word (its data pointer is at word +
-        ARRAY_DATA) and blob offset [bytes]; JSON-ready."""
-        return [{"path": f.path, "dtype": f.array.dtype.str, "shape": list(f.array.shape),
-                 "strides": list(f.array.strides), "word": f.word, "data_word": f.word + ARRAY_DATA,
-                 "offset": f.offset} for f in self.fields]
+    def scalar(self, path: str) -> ScalarField:
+        for f in self.scalars:
+            if f.path == path:
+                return f
+        raise KeyError(f"no number '{path}' in the image; numbers: {', '.join(f.path for f in self.scalars)}")
+
+    def field_table(self) -> dict:
+        """JSON-ready: every array (path, dtype, shape, strides [bytes], struct word, the word of its data
+        pointer, blob offset [bytes]) and every number (path, numba type, byte in the words)."""
+        return {"arrays": [{"path": f.path, "dtype": f.array.dtype.str, "shape": list(f.array.shape),
+                            "strides": list(f.array.strides), "word": f.word, "data_word": f.word + ARRAY_DATA,
+                            "offset": f.offset} for f in self.fields],
+                "scalars": [{"path": f.path, "type": f.type, "byte": f.byte} for f in self.scalars]}
 
 
 def make_image(model, model_buf, model_type, data, data_buf, data_type) -> Image:
     """The :class:`Image` of the packed pair (the buffers and types of ``packing.packed(model)`` and
     ``packing.packed(data)``), made from the arrays' current contents."""
     nm = int(model_buf.size)
-    fields = (array_fields(model, model_type, model_buf, "model")
-              + array_fields(data, data_type, data_buf, "data", nm))
+    model_arrays, model_scalars = array_fields(model, model_type, model_buf, "model")
+    data_arrays, data_scalars = array_fields(data, data_type, data_buf, "data", nm)
+    fields = model_arrays + data_arrays
     words = np.concatenate([model_buf, data_buf]).astype(np.int64)
     spans = sorted((*_extent(f.array), i) for i, f in enumerate(fields) if f.array.size)
     segments = []                                   # [lo, hi, members]
@@ -188,7 +223,8 @@ def make_image(model, model_buf, model_type, data, data_buf, data_type) -> Image
         words[f.word + ARRAY_DATA] = offsets[i]
         relocs.append(f.word + ARRAY_DATA)
     fields = tuple(f._replace(offset=o) for f, o in zip(fields, offsets))
-    return Image(nm, words, np.array(relocs, dtype=np.int64), bytes(blob), fields)
+    return Image(nm, words, np.array(relocs, dtype=np.int64), bytes(blob), fields,
+                 tuple(model_scalars + data_scalars))
 
 
 class Rebuilt(NamedTuple):
