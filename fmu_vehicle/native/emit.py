@@ -23,6 +23,8 @@ What this relies on of numba's internals, pinned in :data:`PINNED` (a build with
 the native tests compare the library with the JIT bit for bit, so an upgrade that changes them is caught
 before the pins are moved): ``cfunc._library.get_llvm_str()``, ``cfunc.native_name`` (the wrapper's symbol),
 the array struct layout read by ``layout``, and the set of error-path symbols the IR declares.
+
+See docs/native.md §3.
 """
 from __future__ import annotations
 

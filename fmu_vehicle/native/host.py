@@ -4,6 +4,8 @@
 where the instance's key array is), :func:`compile_host` builds the program for a target, :func:`run_host`
 runs it (under ``wine`` for win64, in a private ``WINEPREFIX``) and returns its rows and summary line.
 The file formats are described in ``c/step_host.c`` and ``layout``.
+
+See docs/native.md §4.
 """
 from __future__ import annotations
 

@@ -34,6 +34,8 @@ File format (:meth:`Image.to_bytes`, little-endian, every section 8-byte aligned
 ``Image.fields`` names every array ((model|data).<field path>, dtype, shape, struct position, blob offset)
 and ``Image.scalars`` every number (path, type, byte): what a C layer needs to find e.g. ``data.inputs``
 (:meth:`Image.field_table`).
+
+See docs/native.md §2.
 """
 from __future__ import annotations
 

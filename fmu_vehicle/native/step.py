@@ -20,6 +20,8 @@ pointers are wrapped with ``numba.carray`` of those lengths, so the entry points
 the stepper's (5, n_states) scratch in C order, ``key`` the system's inputs flattened (``integrators.base.
 inputs_key``: for a vehicle, the memory of ``data.inputs``), ``saved`` the (1 + n_key,) first-same-as-last
 record (``RK4Stepper``).
+
+See docs/native.md §1.
 """
 from __future__ import annotations
 
