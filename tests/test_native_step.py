@@ -11,7 +11,6 @@ from __future__ import annotations
 import ctypes
 import shutil
 import subprocess
-from collections import namedtuple
 from pathlib import Path
 
 import numba
@@ -104,27 +103,27 @@ def test_an_image_rebuilt_elsewhere_steps_bit_for_bit_like_the_simulator(halfcar
     assert np.array_equal(r.array(halfcar.image, "data.mech.z"), halfcar.sim.system.data.mech.z)
 
 
-Pair = namedtuple("Pair", "a view other scale")
-
-
 def test_views_of_one_memory_stay_one_memory_in_the_image():
+    # (a package record type: a namedtuple class of a test module would enter numba's shared cache index)
     from fmu_vehicle.native.layout import make_image, rebuild
     from fmu_vehicle.packing import packed
+    from fmu_vehicle.road.arrays import RoadArrays
 
     base = np.arange(10.0)
-    value = Pair(base, base[3:7], np.arange(4, dtype=np.int64) + 40, 2.5)
+    none = np.zeros(0)
+    value = RoadArrays(7, base, 2.5, 0.1, base[3:7], np.arange(4.0) + 40.0, 0.0, 0.0, 1, none, none, none)
+    empty = RoadArrays(0, np.zeros(0), 0.0, 0.0, np.zeros(0), np.zeros(2), 0.0, 0.0, 1, none, none, none)
     buf, ty = packed(value)
-    empty = Pair(np.zeros(0), np.zeros(0), np.zeros(2, dtype=np.int64), 0.0)   # the data half: other arrays
     ebuf, ety = packed(empty)
     img = make_image(value, buf, ty, empty, ebuf, ety)
-    a, view, other = (img.field(f"model.{n}") for n in ("a", "view", "other"))
+    a, view = img.field("model.params"), img.field("model.h_table")
     assert view.offset - a.offset == 3 * 8                      # one segment: the view inside its base
-    assert img.field("data.a").offset == 0                      # empty arrays point at offset 0
-    assert img.scalar("model.scale").byte % 8 == 0
-    assert img.words[img.scalar("model.scale").byte // 8].view(np.float64) == 2.5
+    assert img.field("data.params").offset == 0                 # empty arrays point at offset 0
+    assert img.words[img.scalar("model.x0").byte // 8:][:1].view(np.float64)[0] == 2.5
+    assert img.words[img.scalar("model.kind").byte // 8] == 7
     r = rebuild(img)
-    ra, rview = r.array(img, "model.a"), r.array(img, "model.view")
-    assert np.array_equal(ra, base) and np.array_equal(r.array(img, "model.other"), [40, 41, 42, 43])
+    ra, rview = r.array(img, "model.params"), r.array(img, "model.h_table")
+    assert np.array_equal(ra, base) and np.array_equal(r.array(img, "model.s_table"), [40.0, 41.0, 42.0, 43.0])
     rview[0] = -1.0                                             # a write through the view shows in its base
     assert ra[3] == -1.0 and base[3] == 3.0
     # the rebuilt buffers hold the rebuilt addresses where the original held the originals

@@ -241,3 +241,25 @@ def build_library(irs: dict, names: dict, shape, target: Target, out_dir, stem: 
 
 if __name__ == "__main__":
     _child(*sys.argv[1:3])
+
+
+def build_for_system(system, n_states: int, out_dir, targets=("linux64",), stem: str = "fv_step") -> dict:
+    """Everything a native host needs for ``system`` (a model/data pair with ``output_names``, e.g. a
+    ``VehicleSystem``) with ``n_states`` states, in ``out_dir``: the library per target name in ``targets``
+    (``TARGETS``), ``image.bin`` (``layout.Image`` of the system's current model and data) and ``fields.json``
+    (the step's sizes, the output names and ``Image.field_table``). Returns {name: path}; compiles the kernels
+    from scratch once (minutes)."""
+    from .layout import make_image
+    from .step import pack_system
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    p = pack_system(system, n_states)
+    image = make_image(system.model, p.model_buf, p.model_type, system.data, p.data_buf, p.data_type)
+    paths = {"image": out_dir / "image.bin", "fields": out_dir / "fields.json"}
+    paths["image"].write_bytes(image.to_bytes())
+    paths["fields"].write_text(json.dumps({"shape": p.shape._asdict(), "outputs": list(system.output_names),
+                                           **image.field_table()}, indent=1))
+    irs, names = fresh_ir(p.model_type, p.data_type, p.shape, [type(system).__module__])
+    for name in targets:
+        paths[name] = build_library(irs, names, p.shape, TARGETS[name], out_dir, stem)
+    return paths
