@@ -107,11 +107,17 @@ def fresh_ir(model_type, data_type, shape, modules=()) -> tuple[dict, dict]:
     """:func:`entry_ir` computed in a child process with an empty kernel cache and the portable CPU target;
     ``modules`` are imported there first (those that attach a model type's compiled passes, e.g.
     ``fmu_vehicle.vehicle.dynamics``). Takes as long as compiling the system's kernels (minutes)."""
+    return fresh_irs([(model_type, data_type, shape)], modules)[0]
+
+
+def fresh_irs(entries, modules=()) -> list[tuple[dict, dict]]:
+    """:func:`fresh_ir` of several (model type, data type, shape) in one child process: systems of the same
+    types (a half car and a full car) compile their kernels once."""
     from ..jit import PORTABLE_CPU
     root = str(Path(__file__).resolve().parents[2])
     with tempfile.TemporaryDirectory(prefix="fv_native_ir_") as tmp:
         request = Path(tmp) / "request.pkl"
-        request.write_bytes(pickle.dumps((list(modules), model_type, data_type, tuple(shape))))
+        request.write_bytes(pickle.dumps((list(modules), [(m, d, tuple(s)) for m, d, s in entries])))
         env = dict(os.environ, FMU_VEHICLE_CACHE_DIR=str(Path(tmp) / "cache"), NUMBA_CPU_NAME=PORTABLE_CPU,
                    NUMBA_CPU_FEATURES="", PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
         env.pop("NUMBA_DISABLE_JIT", None)
@@ -120,23 +126,27 @@ def fresh_ir(model_type, data_type, shape, modules=()) -> tuple[dict, dict]:
         if proc.returncode != 0:
             raise NativeBuildError(f"compiling the entry points failed (exit {proc.returncode}):\n"
                                    f"{proc.stderr[-4000:]}")
-        names = json.loads((Path(tmp) / "names.json").read_text())
-        return {k: (Path(tmp) / f"{k}.ll").read_text() for k in names}, names
+        out = []
+        for i in range(len(entries)):
+            names = json.loads((Path(tmp) / f"names-{i}.json").read_text())
+            out.append(({k: (Path(tmp) / f"{k}-{i}.ll").read_text() for k in names}, names))
+        return out
 
 
 def _child(request: str, out: str) -> None:
-    """The child process of :func:`fresh_ir`."""
+    """The child process of :func:`fresh_irs`."""
     import importlib
-    modules, model_type, data_type, shape = pickle.loads(Path(request).read_bytes())
+    modules, entries = pickle.loads(Path(request).read_bytes())
     for m in modules:
         importlib.import_module(m)
     from numba.core import config
     if config.CPU_NAME != os.environ.get("NUMBA_CPU_NAME"):
         raise NativeBuildError(f"numba compiles for {config.CPU_NAME!r}, not the portable CPU")
-    irs, names = entry_ir(model_type, data_type, shape)
-    for k, text in irs.items():
-        (Path(out) / f"{k}.ll").write_text(text)
-    (Path(out) / "names.json").write_text(json.dumps(names))
+    for i, (model_type, data_type, shape) in enumerate(entries):
+        irs, names = entry_ir(model_type, data_type, shape)
+        for k, text in irs.items():
+            (Path(out) / f"{k}-{i}.ll").write_text(text)
+        (Path(out) / f"names-{i}.json").write_text(json.dumps(names))
 
 
 # ---- 2. object code --------------------------------------------------------------------------------------
