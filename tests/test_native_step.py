@@ -130,6 +130,20 @@ def test_views_of_one_memory_stay_one_memory_in_the_image():
     assert r.model_buf[a.word + 4] == ra.ctypes.data and buf[a.word + 4] == base.ctypes.data
 
 
+def test_plain_tuples_of_arrays_are_found_in_their_layouts():
+    # homogeneous tuples are LLVM arrays [n x T], mixed ones structs: both are walked
+    from fmu_vehicle.native.layout import make_image, rebuild
+    from fmu_vehicle.packing import packed
+
+    uni = (np.arange(3.0), np.arange(5.0) * 2.0)
+    mixed = (np.arange(2, dtype=np.int64) + 7, 0.5, np.ones((2, 3)))
+    img = make_image(uni, *packed(uni), mixed, *packed(mixed))
+    r = rebuild(img)
+    assert np.array_equal(r.array(img, "model.1"), [0.0, 2.0, 4.0, 6.0, 8.0])
+    assert np.array_equal(r.array(img, "data.0"), [7, 8]) and np.array_equal(r.array(img, "data.2"), np.ones((2, 3)))
+    assert img.words[img.scalar("data.1").byte // 8:][:1].view(np.float64)[0] == 0.5
+
+
 def test_a_damaged_image_file_is_refused_with_the_reason(halfcar):
     from fmu_vehicle.native.layout import Image
 

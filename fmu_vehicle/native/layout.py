@@ -44,6 +44,7 @@ import struct
 from typing import NamedTuple
 
 import numpy as np
+from llvmlite import ir
 from numba.core import types
 
 MAGIC = b"FVIMAGE1"
@@ -83,11 +84,10 @@ def _walk(nbtype, lltype, value, byte, path, target_data, out, scalars):
     elif isinstance(nbtype, types.BaseTuple):
         names = getattr(value, "_fields", None) or [str(i) for i in range(len(nbtype.types))]
         for i, (sub, name) in enumerate(zip(nbtype.types, names)):
-            if hasattr(lltype, "get_element_offset"):
-                off = lltype.get_element_offset(target_data, i)
-            else:                                                    # [n x T] (a homogeneous tuple)
-                off = i * lltype.element.get_abi_size(target_data)
-            sub_ll = lltype.elements[i] if hasattr(lltype, "elements") else lltype.element
+            if isinstance(lltype, ir.ArrayType):                     # [n x T]: a homogeneous tuple
+                off, sub_ll = i * lltype.element.get_abi_size(target_data), lltype.element
+            else:                                                    # {T1, T2, ...}
+                off, sub_ll = lltype.get_element_offset(target_data, i), lltype.elements[i]
             _walk(sub, sub_ll, value[i], byte + off, f"{path}.{name}", target_data, out, scalars)
     else:
         raise TypeError(f"{path}: a packed value may hold arrays, numbers, booleans and tuples, not {nbtype}")
