@@ -291,7 +291,7 @@ def test_a_raise_in_the_compiled_step_becomes_a_status_and_its_message(halfcar, 
     image.write_bytes(Image(img.model_words, words, img.relocs, img.blob, ()).to_bytes())
     res = run_host(exe, lib, image, run, bad / "rows.bin", len(halfcar.names))
     assert res.returncode == 1 and res.summary["status"] == "-1000" and res.summary["steps"] == "0"
-    assert "ValueError road_eval: unknown road kind" in res.stderr
+    assert "ValueError: road_eval: unknown road kind (in road_surface " in res.stderr
 
     # in a process that has libpython (this one), the stand-ins stay the library's own
     so = ctypes.CDLL(str(lib))
@@ -307,6 +307,22 @@ def test_a_raise_in_the_compiled_step_becomes_a_status_and_its_message(halfcar, 
     shape = np.zeros(5, dtype=np.int64)
     so.fv_shape(_ptr(shape))
     assert tuple(shape) == tuple(halfcar.packed.shape)
+    so.fv_instance_free(ctypes.c_void_p(inst))
+    # the raise in this process: the library's stand-ins answer, not this process's libpython
+    vp, d = ctypes.c_void_p, ctypes.c_double
+    so.fv_advance.restype = ctypes.c_int64
+    so.fv_advance.argtypes = [vp, vp, d, d, ctypes.c_int64, vp, vp, vp, vp, vp, vp]
+    raw = image.read_bytes()
+    inst = so.fv_instance_new(raw, len(raw), ctypes.byref(mb), ctypes.byref(db))
+    y, work, saved, row = halfcar.y.copy(), halfcar.work.copy(), halfcar.saved.copy(), halfcar.row.copy()
+    key = img.field("data.inputs")
+    key_ptr = ctypes.c_int64.from_address(mb.value + 8 * (key.word + 4)).value     # the instance's inputs
+    done = np.ones(1, dtype=np.int64)
+    status = so.fv_advance(mb, db, 0.0, H, 1, _ptr(y), _ptr(row), _ptr(work), vp(key_ptr), _ptr(saved), _ptr(done))
+    assert (status, done[0]) == (-1000, 0)
+    message = so.fv_last_error().decode()
+    assert message.startswith("ValueError: road_eval: unknown road kind (in road_surface ")
+    assert message.endswith("road/kernel.py)")
     so.fv_instance_free(ctypes.c_void_p(inst))
 
 

@@ -88,24 +88,35 @@ void numba_gil_release(void *state) { (void)state; }
 void NRT_MemInfo_call_dtor(void *mi) { (void)mi; }
 void NRT_Free(void *ptr) { (void)ptr; }
 
-/* numba pickles a raised exception (class, arguments, location); its strings are read out of the pickle
- * (SHORT_BINUNICODE / BINUNICODE opcodes) as the message: e.g. "builtins ZeroDivisionError division by zero" */
+/* numba pickles a raised exception as (class, arguments, location); its strings (SHORT_BINUNICODE /
+ * BINUNICODE opcodes) make the message "<class>: <arguments> (in <function> <file>)", e.g.
+ * "ValueError: road_eval: unknown road kind (in road_surface .../road/kernel.py)" */
 static void fv_pickle_strings(const unsigned char *p, int64_t n) {
+    const unsigned char *str[8];
+    int64_t len[8];
+    int count = 0;
+    for (int64_t i = 0; i + 1 < n && count < 8; i++) {
+        int64_t k = -1, start = 0;
+        if (p[i] == 0x8c) { k = p[i + 1]; start = i + 2; }
+        else if (p[i] == 'X' && i + 4 < n) { k = p[i + 1] | p[i + 2] << 8 | p[i + 3] << 16 | (int64_t)p[i + 4] << 24; start = i + 5; }
+        if (k <= 0 || start + k > n) continue;
+        int printable = 1;
+        for (int64_t j = 0; j < k; j++) if (p[start + j] < 0x20 || p[start + j] > 0x7e) { printable = 0; break; }
+        if (!printable) continue;
+        str[count] = p + start;
+        len[count++] = k;
+        i = start + k - 1;
+    }
+    int first = (count > 1 && len[0] == 8 && memcmp(str[0], "builtins", 8) == 0) ? 1 : 0;
     char text[sizeof fv_err.message];
     size_t used = 0;
-    for (int64_t i = 0; i + 1 < n; i++) {
-        int64_t len = -1, start = 0;
-        if (p[i] == 0x8c) { len = p[i + 1]; start = i + 2; }
-        else if (p[i] == 'X' && i + 4 < n) { len = p[i + 1] | p[i + 2] << 8 | p[i + 3] << 16 | (int64_t)p[i + 4] << 24; start = i + 5; }
-        if (len <= 0 || start + len > n || len > 200) continue;
-        int printable = 1;
-        for (int64_t k = 0; k < len; k++) if (p[start + k] < 0x20 || p[start + k] > 0x7e) { printable = 0; break; }
-        if (!printable || used + (size_t)len + 2 > sizeof text) continue;
-        if (used) text[used++] = ' ';
-        memcpy(text + used, p + start, (size_t)len);
-        used += (size_t)len;
-        i = start + len - 1;
+    for (int c = first; c < count; c++) {
+        const char *sep = c == first ? "" : c == first + 1 ? ": " : c == first + 2 ? " (in " : " ";
+        int w = snprintf(text + used, sizeof text - used, "%s%.*s", sep, (int)len[c], (const char *)str[c]);
+        if (w < 0 || (size_t)w >= sizeof text - used) { used = sizeof text - 1; break; }
+        used += (size_t)w;
     }
+    if (count - first > 2 && used + 1 < sizeof text) text[used++] = ')';
     text[used] = '\0';
     fv_raise(used ? text : "exception");
 }
