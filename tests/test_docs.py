@@ -29,7 +29,7 @@ PACKAGE = REPO / "fmu_vehicle"
 
 #: Module files whose docstring must point into docs/.
 DOCUMENTED_MODULES = tuple(sorted(p for folder in ("multibody", "road", "cosim", "fmi", "vehicle", "integrators", "tire",
-                                                                "driver", "manoeuvres")
+                                                                "driver", "manoeuvres", "native")
                                   for p in (PACKAGE / folder).glob("*.py")))
 DOC_REFERENCE = re.compile(r"docs/([A-Za-z0-9_]+\.md)(?:,? §(\d+))?")
 

@@ -1,0 +1,275 @@
+"""Machine code of a system's C entry points (``step``), linked into a shared library without Python.
+
+Steps (:func:`build_library`):
+
+1. LLVM IR: the entry points are compiled by numba in a child process with an empty kernel cache and the
+   portable CPU (``jit.PORTABLE_CPU``), and the IR of each ``cfunc``'s code library is read with
+   ``cfunc._library.get_llvm_str()``: after finalization it holds the wrapper and every kernel it reaches,
+   linked in. (A kernel loaded from the disk cache brings object code without IR: its callers' IR would only
+   declare it, which step 3 would refuse. Hence the empty cache.)
+2. Object code: llvmlite parses the IR of both entry points into one module, renames the two wrappers to
+   :data:`ENTRY_SYMBOLS`, gives every other definition internal linkage (nothing else is exported, so two
+   libraries never clash), sets the target triple and data layout, and emits a relocatable object for
+   ``x86_64-unknown-linux-gnu`` (position-independent) or ``x86_64-w64-windows-gnu`` for the CPU
+   ``jit.PORTABLE_CPU`` (baseline x86-64, SSE2: runs on any 64-bit x86 host).
+3. Symbol check: every symbol the object leaves undefined must be a libm/libc function
+   (:data:`LIBC_SYMBOLS`, plus :data:`WINDOWS_SYMBOLS` for win64) or one that ``c/runtime.c`` defines (its
+   stand-ins for numba's Python error paths, read from the compiled runtime with ``nm``): anything else
+   fails the build with :class:`NativeBuildError` naming the symbols.
+4. Link: ``cc -shared -fPIC`` (or ``x86_64-w64-mingw32-gcc -shared``) of the object and ``c/runtime.c``
+   with libm only.
+
+What this relies on of numba's internals, pinned in :data:`PINNED` (a build with other versions is refused;
+the native tests compare the library with the JIT bit for bit, so an upgrade that changes them is caught
+before the pins are moved): ``cfunc._library.get_llvm_str()``, ``cfunc.native_name`` (the wrapper's symbol),
+the array struct layout read by ``layout``, and the set of error-path symbols the IR declares.
+
+See docs/native.md §3.
+"""
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+import tempfile
+from importlib import metadata
+from pathlib import Path
+from typing import NamedTuple
+
+C_DIR = Path(__file__).resolve().parent / "c"
+RUNTIME_C = C_DIR / "runtime.c"
+"""The C runtime linked into every native library (stand-ins for numba's error paths, images, entry points)."""
+
+PINNED = {"numba": "0.68.1", "llvmlite": "0.50.0"}
+"""The versions whose internals this module was written and tested against (module docstring)."""
+
+ENTRY_SYMBOLS = {"advance": "fv_advance_raw", "final": "fv_final_raw"}
+"""Symbol of each ``step`` entry point in the object; ``c/runtime.c`` wraps them as fv_advance/fv_final."""
+
+LIBC_SYMBOLS = frozenset("""
+    sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 log1p
+    pow sqrt cbrt hypot fabs floor ceil trunc round rint nearbyint fmod remainder copysign fmin fmax fma
+    ldexp frexp modf erf erfc tgamma lgamma sincos memset memcpy memmove
+""".split())
+"""Functions of libm/libc the code may call (LLVM lowers its math intrinsics and memset to them)."""
+
+WINDOWS_SYMBOLS = frozenset({"__chkstk", "___chkstk_ms", "_fltused"})
+"""Symbols of mingw's support library a Windows object may reference (stack probes of large frames)."""
+
+
+class Target(NamedTuple):
+    """A platform the library is built for."""
+    name: str        # FMI platform folder
+    triple: str      # LLVM target triple
+    cc: str          # C compiler driver that links the library
+    nm: str          # nm that reads its objects
+    suffix: str      # shared library file suffix
+
+
+TARGETS = {
+    "linux64": Target("linux64", "x86_64-unknown-linux-gnu", "cc", "nm", ".so"),
+    "win64": Target("win64", "x86_64-w64-windows-gnu", "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-nm", ".dll"),
+}
+
+
+class NativeBuildError(RuntimeError):
+    """A native library cannot be built (missing tool, unexpected symbols, other numba version)."""
+
+
+def check_versions() -> None:
+    """Refuse numba/llvmlite versions other than :data:`PINNED`."""
+    bad = {name: metadata.version(name) for name in PINNED if metadata.version(name) != PINNED[name]}
+    if bad:
+        raise NativeBuildError("native builds rely on numba internals checked for "
+                               + ", ".join(f"{k} {v}" for k, v in PINNED.items()) + "; installed: "
+                               + ", ".join(f"{k} {v}" for k, v in bad.items()))
+
+
+def missing_tools(target: Target) -> list[str]:
+    """The programs ``target``'s build needs that are not on PATH."""
+    return [tool for tool in (target.cc, target.nm) if shutil.which(tool) is None]
+
+
+# ---- 1. LLVM IR ------------------------------------------------------------------------------------------
+def entry_ir(model_type, data_type, shape) -> tuple[dict, dict]:
+    """({entry: IR text}, {entry: wrapper symbol}) of the ``step`` entry points, compiled in this process
+    (whose kernels must have been compiled here, not loaded from the cache: :func:`fresh_ir`)."""
+    from .step import step_cfuncs
+    funcs = dict(zip(ENTRY_SYMBOLS, step_cfuncs(model_type, data_type, shape)))
+    return ({k: f._library.get_llvm_str() for k, f in funcs.items()},
+            {k: f.native_name for k, f in funcs.items()})
+
+
+def fresh_ir(model_type, data_type, shape, modules=()) -> tuple[dict, dict]:
+    """:func:`entry_ir` computed in a child process with an empty kernel cache and the portable CPU target;
+    ``modules`` are imported there first (those that attach a model type's compiled passes, e.g.
+    ``fmu_vehicle.vehicle.dynamics``). Takes as long as compiling the system's kernels (minutes)."""
+    return fresh_irs([(model_type, data_type, shape)], modules)[0]
+
+
+def fresh_irs(entries, modules=()) -> list[tuple[dict, dict]]:
+    """:func:`fresh_ir` of several (model type, data type, shape) in one child process: systems of the same
+    types (a half car and a full car) compile their kernels once."""
+    from ..jit import PORTABLE_CPU
+    root = str(Path(__file__).resolve().parents[2])
+    with tempfile.TemporaryDirectory(prefix="fv_native_ir_") as tmp:
+        request = Path(tmp) / "request.pkl"
+        request.write_bytes(pickle.dumps((list(modules), [(m, d, tuple(s)) for m, d, s in entries])))
+        env = dict(os.environ, FMU_VEHICLE_CACHE_DIR=str(Path(tmp) / "cache"), NUMBA_CPU_NAME=PORTABLE_CPU,
+                   NUMBA_CPU_FEATURES="", PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+        env.pop("NUMBA_DISABLE_JIT", None)
+        proc = subprocess.run([sys.executable, "-m", "fmu_vehicle.native.emit", str(request), tmp], env=env,
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise NativeBuildError(f"compiling the entry points failed (exit {proc.returncode}):\n"
+                                   f"{proc.stderr[-4000:]}")
+        out = []
+        for i in range(len(entries)):
+            names = json.loads((Path(tmp) / f"names-{i}.json").read_text())
+            out.append(({k: (Path(tmp) / f"{k}-{i}.ll").read_text() for k in names}, names))
+        return out
+
+
+def _child(request: str, out: str) -> None:
+    """The child process of :func:`fresh_irs`."""
+    import importlib
+    modules, entries = pickle.loads(Path(request).read_bytes())
+    for m in modules:
+        importlib.import_module(m)
+    from numba.core import config
+    if config.CPU_NAME != os.environ.get("NUMBA_CPU_NAME"):
+        raise NativeBuildError(f"numba compiles for {config.CPU_NAME!r}, not the portable CPU")
+    for i, (model_type, data_type, shape) in enumerate(entries):
+        irs, names = entry_ir(model_type, data_type, shape)
+        for k, text in irs.items():
+            (Path(out) / f"{k}-{i}.ll").write_text(text)
+        (Path(out) / f"names-{i}.json").write_text(json.dumps(names))
+
+
+# ---- 2. object code --------------------------------------------------------------------------------------
+def object_code(irs: dict, names: dict, target: Target) -> bytes:
+    """A relocatable object for ``target`` holding the entry points ``names`` (renamed to
+    :data:`ENTRY_SYMBOLS`) of the IR modules ``irs`` and everything they call (module docstring)."""
+    import llvmlite.binding as llvm
+    from ..jit import PORTABLE_CPU
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    tm = llvm.Target.from_triple(target.triple).create_target_machine(
+        cpu=PORTABLE_CPU, features="", opt=2, reloc="pic", codemodel="default")
+    module = None
+    for entry, text in irs.items():
+        mod = llvm.parse_assembly(text)
+        fn = mod.get_function(names[entry])
+        fn.name = ENTRY_SYMBOLS[entry]
+        fn.visibility = "hidden"            # called by c/runtime.c's fv_advance/fv_final, not exported
+        # everything but the entry point internal: the modules of several entry points share kernels
+        for g in (*mod.functions, *mod.global_variables):
+            if not g.is_declaration and g.name != ENTRY_SYMBOLS[entry]:
+                g.linkage = llvm.Linkage.internal
+        if module is None:
+            module = mod
+        else:
+            module.link_in(mod)
+    module.triple = target.triple
+    module.data_layout = str(tm.target_data)
+    module.verify()
+    return tm.emit_object(module)
+
+
+# ---- 3. symbols ------------------------------------------------------------------------------------------
+def _nm(target: Target, path, *flags) -> set[str]:
+    out = subprocess.run([target.nm, *flags, str(path)], capture_output=True, text=True, check=True).stdout
+    return {line.split()[-1] for line in out.splitlines() if line.strip()}
+
+
+def undefined_symbols(obj, target: Target) -> set[str]:
+    """The symbols the object file ``obj`` uses but does not define (``nm -u``)."""
+    return _nm(target, obj, "-u")
+
+
+RUNTIME_DEFINES = ("FV_MODEL_WORDS", "FV_DATA_WORDS", "FV_N_STATES", "FV_N_OUTPUTS", "FV_N_KEY")
+"""The ``-D`` constants of ``c/runtime.c``, in ``step.StepShape`` order."""
+
+
+def runtime_object(target: Target, shape, out_dir) -> Path:
+    """``c/runtime.c`` compiled for ``target`` and the sizes ``shape`` (``step.StepShape``) into ``out_dir``;
+    only its ``FV_API`` functions are visible outside the library."""
+    obj = Path(out_dir) / f"runtime-{target.name}.o"
+    defines = [f"-D{k}={int(v)}" for k, v in zip(RUNTIME_DEFINES, shape)]
+    _run([target.cc, "-c", "-O2", "-fPIC", "-fvisibility=hidden", "-std=c11", "-Wall", "-Wextra", "-Werror",
+          *defines, "-o", str(obj), str(RUNTIME_C)])
+    return obj
+
+
+def runtime_symbols(runtime_obj, target: Target) -> set[str]:
+    """The symbols the compiled runtime defines."""
+    return _nm(target, runtime_obj, "--defined-only")
+
+
+def check_symbols(undefined: set, allowed: set, what: str) -> None:
+    """Fail with the names of the ``undefined`` symbols outside ``allowed``."""
+    bad = sorted(s for s in undefined if s not in allowed)
+    if bad:
+        raise NativeBuildError(f"{what} needs symbols neither libm nor the native runtime provides: "
+                               f"{', '.join(bad)} (compiled code that allocates, calls Python or an unlisted "
+                               "library function cannot run without Python)")
+
+
+# ---- 4. link ---------------------------------------------------------------------------------------------
+def _run(cmd) -> None:
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise NativeBuildError(f"{' '.join(cmd)} failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
+
+
+def link(step_obj, runtime_obj, target: Target, out) -> Path:
+    """The shared library ``out`` of the step object and the runtime object, linked with libm only."""
+    extra = ["-static-libgcc"] if target.name == "win64" else []
+    _run([target.cc, "-shared", "-fPIC", "-o", str(out), str(step_obj), str(runtime_obj), *extra, "-lm"])
+    return Path(out)
+
+
+def build_library(irs: dict, names: dict, shape, target: Target, out_dir, stem: str = "fv_step") -> Path:
+    """Steps 2-4 (module docstring) for ``target`` and the entry points' sizes ``shape`` (``step.StepShape``):
+    ``out_dir/<stem><suffix>``, with the object files beside it. Raises :class:`NativeBuildError` if a tool is missing or a symbol is not provided."""
+    check_versions()
+    missing = missing_tools(target)
+    if missing:
+        raise NativeBuildError(f"building for {target.name} needs {', '.join(missing)} (not found on PATH)")
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    obj = out_dir / f"{stem}-{target.name}.o"
+    obj.write_bytes(object_code(irs, names, target))
+    rt = runtime_object(target, shape, out_dir)
+    allowed = LIBC_SYMBOLS | runtime_symbols(rt, target) | (WINDOWS_SYMBOLS if target.name == "win64" else set())
+    check_symbols(undefined_symbols(obj, target), allowed, f"the step object for {target.name}")
+    return link(obj, rt, target, out_dir / f"{stem}{target.suffix}")
+
+
+if __name__ == "__main__":
+    _child(*sys.argv[1:3])
+
+
+def build_for_system(system, n_states: int, out_dir, targets=("linux64",), stem: str = "fv_step") -> dict:
+    """Everything a native host needs for ``system`` (a model/data pair with ``output_names``, e.g. a
+    ``VehicleSystem``) with ``n_states`` states, in ``out_dir``: the library per target name in ``targets``
+    (``TARGETS``), ``image.bin`` (``layout.Image`` of the system's current model and data) and ``fields.json``
+    (the step's sizes, the output names and ``Image.field_table``). Returns {name: path}; compiles the kernels
+    from scratch once (minutes)."""
+    from .layout import make_image
+    from .step import pack_system
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    p = pack_system(system, n_states)
+    image = make_image(system.model, p.model_buf, p.model_type, system.data, p.data_buf, p.data_type)
+    paths = {"image": out_dir / "image.bin", "fields": out_dir / "fields.json"}
+    paths["image"].write_bytes(image.to_bytes())
+    paths["fields"].write_text(json.dumps({"shape": p.shape._asdict(), "outputs": list(system.output_names),
+                                           **image.field_table()}, indent=1))
+    irs, names = fresh_ir(p.model_type, p.data_type, p.shape, [type(system).__module__])
+    for name in targets:
+        paths[name] = build_library(irs, names, p.shape, TARGETS[name], out_dir, stem)
+    return paths

@@ -1,0 +1,97 @@
+"""The C entry points of a system's communication step: numba ``cfunc`` wrappers of the RK4 stepper kernels.
+
+For one (model type, data type) pair, :func:`step_cfuncs` compiles two functions with plain C signatures
+(:data:`ADVANCE_SIGNATURE`, :data:`FINAL_SIGNATURE`)::
+
+    int64 advance(int64 *model_buf, int64 *data_buf, double t0, double h, int64 nsteps, double *y,
+                  double *row, double *work, double *key, double *saved, int64 *done)
+    int64 final(int64 *model_buf, int64 *data_buf, double t, double *y, double *row, double *ydot)
+
+``advance`` is ``integrators.rk4.rk4_advance`` (``nsteps`` RK4 steps of ``h`` [s] from ``t0`` [s], then the
+output row of the final state; first-same-as-last reuse of ``work[0]`` through ``key``/``saved``) on the
+(model, data) that ``packing.packed`` wrote into the two buffers; it stores the steps done in ``done[0]`` and
+returns the kernel's status (0 ok, 1 the system asks to be re-parameterized after ``done[0]`` steps, < 0 a
+failure code of the system). ``final`` is ``integrators.rk4.rk4_final`` (evaluate and record the state ``y``
+at ``t`` without a step; ``ydot`` receives dy/dt). Both call the package's kernels themselves: no formula is
+written twice.
+
+The buffer types and every array length are compile-time constants of the pair (``StepShape``): the
+pointers are wrapped with ``numba.carray`` of those lengths, so the entry points take no sizes. ``work`` is
+the stepper's (5, n_states) scratch in C order, ``key`` the system's inputs flattened (``integrators.base.
+inputs_key``: for a vehicle, the memory of ``data.inputs``), ``saved`` the (1 + n_key,) first-same-as-last
+record (``RK4Stepper``).
+
+See docs/native.md §1.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba
+from numba import carray, cfunc, types
+
+from ..integrators.base import inputs_key
+from ..integrators.rk4 import rk4_advance, rk4_final
+from ..packing import packed, packed_value
+
+_I64P = types.CPointer(types.int64)
+_F64P = types.CPointer(types.float64)
+
+ADVANCE_SIGNATURE = types.int64(_I64P, _I64P, types.float64, types.float64, types.int64, _F64P, _F64P, _F64P,
+                                _F64P, _F64P, _I64P)
+"""C signature of the advance entry point (module docstring)."""
+
+FINAL_SIGNATURE = types.int64(_I64P, _I64P, types.float64, _F64P, _F64P, _F64P)
+"""C signature of the final (evaluate-and-record) entry point (module docstring)."""
+
+
+class StepShape(NamedTuple):
+    """The sizes the entry points are compiled for: the two buffers [int64 words] and the arrays [doubles]."""
+    model_words: int
+    data_words: int
+    n_states: int
+    n_outputs: int
+    n_key: int
+
+
+class Packed(NamedTuple):
+    """A system's (model, data) as ``packing.packed`` buffers, their numba types and the step's sizes."""
+    model_buf: object
+    model_type: object
+    data_buf: object
+    data_type: object
+    shape: StepShape
+
+
+def pack_system(system, n_states: int) -> Packed:
+    """Pack ``system``'s model and data (``packing.packed``) and the sizes for ``n_states`` states. The
+    buffers hold the addresses of the system's arrays: keep ``system`` alive while they are used."""
+    if numba.config.DISABLE_JIT:
+        raise RuntimeError("native steps need numba's compiler: NUMBA_DISABLE_JIT is set")
+    mbuf, mty = packed(system.model)
+    dbuf, dty = packed(system.data)
+    shape = StepShape(int(mbuf.size), int(dbuf.size), int(n_states), len(system.output_names),
+                      int(inputs_key(system).size))
+    return Packed(mbuf, mty, dbuf, dty, shape)
+
+
+def step_cfuncs(model_type, data_type, shape: StepShape):
+    """(advance, final): the compiled C entry points for buffers of these numba types and these sizes
+    (module docstring). Each is a ``numba.cfunc`` (``.address``, ``.ctypes``, ``._library``)."""
+    nm, nd, n, nout, nkey = (int(v) for v in shape)
+    mty, dty = model_type, data_type
+
+    def advance(model_buf, data_buf, t0, h, nsteps, y, row, work, key, saved, done):
+        model = packed_value(carray(model_buf, nm), mty)
+        data = packed_value(carray(data_buf, nd), dty)
+        steps, status = rk4_advance(model, data, t0, h, carray(y, n), nsteps, carray(row, nout),
+                                    carray(work, (5, n)), carray(key, nkey), carray(saved, 1 + nkey))
+        done[0] = steps
+        return status
+
+    def final(model_buf, data_buf, t, y, row, ydot):
+        model = packed_value(carray(model_buf, nm), mty)
+        data = packed_value(carray(data_buf, nd), dty)
+        return rk4_final(model, data, t, carray(y, n), carray(row, nout), carray(ydot, n))
+
+    return cfunc(ADVANCE_SIGNATURE)(advance), cfunc(FINAL_SIGNATURE)(final)
