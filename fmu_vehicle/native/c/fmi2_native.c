@@ -1,0 +1,537 @@
+/* The FMI 2.0 Co-Simulation layer of a native vehicle FMU (fmu_vehicle.native.fmu): the fmi2* functions over
+ * the compiled step of runtime.c (fv_instance_new, fv_prepare, fv_advance, fv_final). No formula lives here:
+ * a communication step is
+ *
+ *   n = max(1, round(h / dt)) internal steps of h / n           (vehicle.stepping.substeps)
+ *   fv_prepare: steering ramp to the target, external load levers, origin rebase (vehicle.stepping.prepare_step)
+ *   fv_advance: n RK4 steps and the output row                  (integrators.rk4.rk4_advance)
+ *
+ * exactly as VehicleSimulator.advance calls the same kernels from Python. The variable table, the initial
+ * state and the sizes come from the generated header fv_fmu_config.h (fmu_vehicle/native/fmu.py), made from the
+ * same Var table as the Python FMU's modelDescription. Parameters that the Python loader needs were fixed at
+ * export: setting one returns fmi2Error naming it. The internal step dt stays settable before initialization.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _WIN32
+#define FMI_API __declspec(dllexport)
+#else
+#define FMI_API __attribute__((visibility("default")))
+#endif
+
+/* ---- FMI 2.0 types (fmi2TypesPlatform.h, fmi2FunctionTypes.h of the standard) ---------------------------- */
+typedef void *fmi2Component;
+typedef void *fmi2ComponentEnvironment;
+typedef void *fmi2FMUstate;
+typedef unsigned int fmi2ValueReference;
+typedef double fmi2Real;
+typedef int fmi2Integer;
+typedef int fmi2Boolean;
+typedef char fmi2Char;
+typedef const fmi2Char *fmi2String;
+typedef char fmi2Byte;
+#define fmi2True 1
+#define fmi2False 0
+typedef enum { fmi2OK, fmi2Warning, fmi2Discard, fmi2Error, fmi2Fatal, fmi2Pending } fmi2Status;
+typedef enum { fmi2ModelExchange, fmi2CoSimulation } fmi2Type;
+typedef enum { fmi2DoStepStatus, fmi2PendingStatus, fmi2LastSuccessfulTime, fmi2Terminated } fmi2StatusKind;
+typedef void (*fmi2CallbackLogger)(fmi2ComponentEnvironment, fmi2String, fmi2Status, fmi2String, fmi2String, ...);
+typedef void *(*fmi2CallbackAllocateMemory)(size_t, size_t);
+typedef void (*fmi2CallbackFreeMemory)(void *);
+typedef void (*fmi2StepFinished)(fmi2ComponentEnvironment, fmi2Status);
+typedef struct {
+    const fmi2CallbackLogger logger;
+    const fmi2CallbackAllocateMemory allocateMemory;
+    const fmi2CallbackFreeMemory freeMemory;
+    const fmi2StepFinished stepFinished;
+    const fmi2ComponentEnvironment componentEnvironment;
+} fmi2CallbackFunctions;
+
+/* ---- the compiled step (runtime.c) ----------------------------------------------------------------------- */
+void *fv_instance_new(const void *image, int64_t nbytes, int64_t **model_buf, int64_t **data_buf);
+void fv_instance_free(void *instance);
+const char *fv_last_error(void);
+void fv_shape(int64_t out[5]);
+int64_t fv_prepare(int64_t *model_buf, int64_t *data_buf, double t, double h, double rack_target, double *y,
+                   double *row);
+int64_t fv_advance(int64_t *model_buf, int64_t *data_buf, double t0, double h, int64_t nsteps, double *y,
+                   double *row, double *work, double *key, double *saved, int64_t *done);
+int64_t fv_final(int64_t *model_buf, int64_t *data_buf, double t, double *y, double *row, double *ydot);
+
+/* ---- the generated variable table ------------------------------------------------------------------------ */
+enum { T_REAL, T_INTEGER, T_BOOLEAN, T_STRING };
+enum {
+    K_OUTPUT,          /* Real output: row[index] */
+    K_WHEEL_INPUT,     /* Real input: the kernel's input matrix, flat index */
+    K_STEERING_ANGLE,  /* Real input: steering-wheel angle [rad]; the rack target is FV_RACK_GAIN x it if used */
+    K_RACK_TRAVEL,     /* Real input: rack travel [m]; the rack target if used */
+    K_DT,              /* Real parameter: the internal step [s], settable before initialization */
+    K_FIXED            /* a parameter fixed at export (any type) */
+};
+typedef struct {
+    int type, kind, index;
+    double start, min, max;   /* Real/Integer/Boolean value and bounds (min > max: none) */
+    const char *string;       /* String value */
+    const char *name;
+} fv_var;
+
+#include "fv_fmu_config.h"
+/* defines FV_MODEL_IDENTIFIER, FV_GUID, FV_N_VARS, FV_VARS[], FV_N_INPUT_COLS, FV_KEY_WORD, FV_STEERING
+ * (0 none, 1 steering-wheel angle, 2 rack travel), FV_RACK_GAIN [m/rad], FV_Y0[FV_N_STATES], FV_IMAGE_FILE */
+
+enum { S_INSTANTIATED, S_INIT, S_STEPPING, S_FAILED, S_TERMINATED };
+
+typedef struct {
+    char *name;
+    fmi2CallbackLogger logger;
+    fmi2ComponentEnvironment env;
+    int logging;
+    int state;
+    void *instance;
+    int64_t *model, *data;
+    double *inputs;                  /* the kernel's input matrix (data.inputs) inside the instance */
+    double y[FV_N_STATES], row[FV_N_OUTPUTS], work[5 * FV_N_STATES], saved[1 + FV_N_KEY];
+    double t, dt, steering_angle, rack_travel;
+} Comp;
+
+static void logf_(Comp *c, fmi2Status status, const char *category, const char *fmt, ...) {
+    if (!c || !c->logger) return;
+    if (status == fmi2OK && !c->logging) return;
+    char msg[1200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    c->logger(c->env, c->name, status, category, "%s", msg);
+}
+
+static fmi2Status fail(Comp *c, fmi2Status status, const char *fmt, ...) {
+    char msg[1200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    logf_(c, status, status == fmi2Discard ? "logStatusDiscard" : "logStatusError", "%s", msg);
+    return status;
+}
+
+static const fv_var *lookup(Comp *c, fmi2ValueReference vr, int type, const char *fn) {
+    if (vr >= FV_N_VARS || FV_VARS[vr].type != type) {
+        fail(c, fmi2Error, "%s: value reference %u is not a variable of this type", fn, vr);
+        return NULL;
+    }
+    return &FV_VARS[vr];
+}
+
+static char *read_resource(Comp *c, const char *location, const char *file, int64_t *n) {
+    /* fmuResourceLocation is a URI: file:///abs/path, file:/abs/path or file:///C:/path (FMI 2.0 2.1.5) */
+    char path[4096];
+    const char *p = location ? location : "";
+    if (strncmp(p, "file://", 7) == 0) {
+        p += 7;
+        if (strncmp(p, "localhost/", 10) == 0) p += 9;
+    } else if (strncmp(p, "file:", 5) == 0) {
+        p += 5;
+    }
+#ifdef _WIN32
+    if (p[0] == '/' && p[1] && p[2] == ':') p++;       /* /C:/... -> C:/... */
+#endif
+    size_t k = 0;
+    for (; *p && k < sizeof path - 1; p++) {            /* percent-decoding */
+        if (p[0] == '%' && p[1] && p[2]) {
+            char hex[3] = {p[1], p[2], 0};
+            path[k++] = (char)strtol(hex, NULL, 16);
+            p += 2;
+        } else {
+            path[k++] = *p;
+        }
+    }
+    path[k] = 0;
+    if (k && path[k - 1] != '/' && path[k - 1] != '\\' && k < sizeof path - 1) { path[k++] = '/'; path[k] = 0; }
+    if (strlen(path) + strlen(file) >= sizeof path) { fail(c, fmi2Error, "resource path too long"); return NULL; }
+    strcat(path, file);
+    FILE *f = fopen(path, "rb");
+    if (!f) { fail(c, fmi2Error, "cannot open the FMU resource %s (fmuResourceLocation %s)", path, location); return NULL; }
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = size > 0 ? (char *)malloc((size_t)size) : NULL;
+    if (!buf || fread(buf, 1, (size_t)size, f) != (size_t)size) {
+        fclose(f);
+        free(buf);
+        fail(c, fmi2Error, "cannot read the FMU resource %s", path);
+        return NULL;
+    }
+    fclose(f);
+    *n = size;
+    return buf;
+}
+
+/* the rack travel [m] the next step ramps to, from the steering input the FMU was exported with */
+static double rack_target(const Comp *c) {
+#if FV_STEERING == 1
+    return FV_RACK_GAIN * c->steering_angle;
+#elif FV_STEERING == 2
+    return c->rack_travel;
+#else
+    (void)c;
+    return 0.0;
+#endif
+}
+
+static void start_values(Comp *c) {
+    memcpy(c->y, FV_Y0, sizeof c->y);
+    memset(c->row, 0, sizeof c->row);
+    memset(c->work, 0, sizeof c->work);
+    memset(c->saved, 0, sizeof c->saved);
+    c->t = 0.0;
+    for (int i = 0; i < FV_N_VARS; i++) {
+        const fv_var *v = &FV_VARS[i];
+        if (v->kind == K_WHEEL_INPUT) c->inputs[v->index] = v->start;
+        else if (v->kind == K_STEERING_ANGLE) c->steering_angle = v->start;
+        else if (v->kind == K_RACK_TRAVEL) c->rack_travel = v->start;
+        else if (v->kind == K_DT) c->dt = v->start;
+    }
+}
+
+static int new_instance(Comp *c, const char *resources) {
+    int64_t n = 0;
+    char *image = read_resource(c, resources, FV_IMAGE_FILE, &n);
+    if (!image) return 0;
+    c->instance = fv_instance_new(image, n, &c->model, &c->data);
+    free(image);
+    if (!c->instance) { fail(c, fmi2Error, "%s", fv_last_error()); return 0; }
+    c->inputs = (double *)(intptr_t)c->model[FV_KEY_WORD];
+    return 1;
+}
+
+/* ---- inquiry, instantiation ------------------------------------------------------------------------------ */
+FMI_API const char *fmi2GetTypesPlatform(void) { return "default"; }
+FMI_API const char *fmi2GetVersion(void) { return "2.0"; }
+
+static char *resources_location;    /* kept for fmi2Reset: the image is re-read from it */
+
+FMI_API fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2String fmuGUID,
+                                      fmi2String fmuResourceLocation, const fmi2CallbackFunctions *functions,
+                                      fmi2Boolean visible, fmi2Boolean loggingOn) {
+    (void)visible;
+    Comp tmp = {0};
+    tmp.name = (char *)(instanceName ? instanceName : "?");
+    tmp.logger = functions ? functions->logger : NULL;
+    tmp.env = functions ? functions->componentEnvironment : NULL;
+    if (fmuType != fmi2CoSimulation) { fail(&tmp, fmi2Error, "fmi2Instantiate: this FMU is Co-Simulation only"); return NULL; }
+    if (!fmuGUID || strcmp(fmuGUID, FV_GUID) != 0) {
+        fail(&tmp, fmi2Error, "fmi2Instantiate: GUID %s is not this FMU's %s", fmuGUID ? fmuGUID : "(null)", FV_GUID);
+        return NULL;
+    }
+    Comp *c = (Comp *)calloc(1, sizeof(Comp));
+    if (!c) return NULL;
+    *c = tmp;
+    c->name = (char *)malloc(strlen(tmp.name) + 1);
+    if (c->name) strcpy(c->name, tmp.name);
+    c->logging = loggingOn;
+    if (!new_instance(c, fmuResourceLocation)) { free(c->name); free(c); return NULL; }
+    if (fmuResourceLocation && !resources_location) {
+        resources_location = (char *)malloc(strlen(fmuResourceLocation) + 1);
+        if (resources_location) strcpy(resources_location, fmuResourceLocation);
+    }
+    start_values(c);
+    c->state = S_INSTANTIATED;
+    return c;
+}
+
+FMI_API void fmi2FreeInstance(fmi2Component comp) {
+    Comp *c = (Comp *)comp;
+    if (!c) return;
+    fv_instance_free(c->instance);
+    free(c->name);
+    free(c);
+}
+
+FMI_API fmi2Status fmi2SetDebugLogging(fmi2Component comp, fmi2Boolean on, size_t n, const fmi2String cats[]) {
+    (void)n; (void)cats;
+    if (!comp) return fmi2Error;
+    ((Comp *)comp)->logging = on;
+    return fmi2OK;
+}
+
+FMI_API fmi2Status fmi2SetupExperiment(fmi2Component comp, fmi2Boolean tolDefined, fmi2Real tol, fmi2Real start,
+                                       fmi2Boolean stopDefined, fmi2Real stop) {
+    (void)tolDefined; (void)tol; (void)stopDefined; (void)stop;
+    Comp *c = (Comp *)comp;
+    if (!c) return fmi2Error;
+    if (c->state != S_INSTANTIATED) return fail(c, fmi2Error, "fmi2SetupExperiment: only before initialization");
+    if (start != 0.0) return fail(c, fmi2Error, "fmi2SetupExperiment: startTime %g: the native FMU starts at 0 s", start);
+    c->t = start;
+    return fmi2OK;
+}
+
+FMI_API fmi2Status fmi2EnterInitializationMode(fmi2Component comp) {
+    Comp *c = (Comp *)comp;
+    if (!c) return fmi2Error;
+    if (c->state != S_INSTANTIATED) return fail(c, fmi2Error, "fmi2EnterInitializationMode: called twice");
+    c->state = S_INIT;
+    return fmi2OK;
+}
+
+FMI_API fmi2Status fmi2ExitInitializationMode(fmi2Component comp) {
+    Comp *c = (Comp *)comp;
+    if (!c) return fmi2Error;
+    if (c->state != S_INIT) return fail(c, fmi2Error, "fmi2ExitInitializationMode: not in initialization mode");
+    /* the outputs at the initial state with the inputs set so far (VehicleSimulator.refresh) */
+    int64_t st = fv_final(c->model, c->data, c->t, c->y, c->row, c->work);
+    c->saved[0] = 0.0;
+    if (st < 0) {
+        c->state = S_FAILED;
+        return fail(c, fmi2Error, "initial state: the model failed with status %lld %s", (long long)st, fv_last_error());
+    }
+    c->state = S_STEPPING;
+    return fmi2OK;
+}
+
+FMI_API fmi2Status fmi2Terminate(fmi2Component comp) {
+    Comp *c = (Comp *)comp;
+    if (!c) return fmi2Error;
+    c->state = S_TERMINATED;
+    return fmi2OK;
+}
+
+FMI_API fmi2Status fmi2Reset(fmi2Component comp) {
+    Comp *c = (Comp *)comp;
+    if (!c) return fmi2Error;
+    fv_instance_free(c->instance);
+    c->instance = NULL;
+    if (!new_instance(c, resources_location)) { c->state = S_FAILED; return fmi2Error; }
+    start_values(c);
+    c->state = S_INSTANTIATED;
+    return fmi2OK;
+}
+
+/* ---- get / set ------------------------------------------------------------------------------------------- */
+static double real_value(const Comp *c, const fv_var *v) {
+    switch (v->kind) {
+    case K_OUTPUT: return c->row[v->index];
+    case K_WHEEL_INPUT: return c->inputs[v->index];
+    case K_STEERING_ANGLE: return c->steering_angle;
+    case K_RACK_TRAVEL: return c->rack_travel;
+    case K_DT: return c->dt;
+    default: return v->start;
+    }
+}
+
+FMI_API fmi2Status fmi2GetReal(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, fmi2Real value[]) {
+    Comp *c = (Comp *)comp;
+    if (!c) return fmi2Error;
+    for (size_t i = 0; i < nvr; i++) {
+        const fv_var *v = lookup(c, vr[i], T_REAL, "fmi2GetReal");
+        if (!v) return fmi2Error;
+        value[i] = real_value(c, v);
+    }
+    return fmi2OK;
+}
+
+FMI_API fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, const fmi2Real value[]) {
+    Comp *c = (Comp *)comp;
+    if (!c) return fmi2Error;
+    if (c->state == S_TERMINATED || c->state == S_FAILED)
+        return fail(c, fmi2Error, "fmi2SetReal: the instance is %s", c->state == S_FAILED ? "failed" : "terminated");
+    for (size_t i = 0; i < nvr; i++) {        /* every value checked before any is written */
+        const fv_var *v = lookup(c, vr[i], T_REAL, "fmi2SetReal");
+        if (!v) return fmi2Error;
+        double x = value[i];
+        if (v->kind == K_OUTPUT) return fail(c, fmi2Error, "fmi2SetReal: '%s' is an output", v->name);
+        if (v->kind == K_FIXED)
+            return fail(c, fmi2Error, "parameter '%s' is fixed at export (%.17g) in this native FMU: export it again "
+                        "with --set %s=<value>", v->name, v->start, v->name);
+        if (v->kind == K_DT && c->state != S_INSTANTIATED && c->state != S_INIT)
+            return fail(c, fmi2Error, "parameter 'dt' can only be set before initialization ends");
+        if (!(x >= v->min && x <= v->max))     /* also refuses NaN */
+            return fail(c, fmi2Error, "%s = %g is outside its range [%g, %g]", v->name, x, v->min, v->max);
+    }
+    for (size_t i = 0; i < nvr; i++) {
+        const fv_var *v = &FV_VARS[vr[i]];
+        switch (v->kind) {
+        case K_WHEEL_INPUT: c->inputs[v->index] = value[i]; break;
+        case K_STEERING_ANGLE: c->steering_angle = value[i]; break;
+        case K_RACK_TRAVEL: c->rack_travel = value[i]; break;
+        case K_DT: c->dt = value[i]; break;
+        default: break;
+        }
+    }
+    return fmi2OK;
+}
+
+FMI_API fmi2Status fmi2GetInteger(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, fmi2Integer value[]) {
+    Comp *c = (Comp *)comp;
+    if (!c) return fmi2Error;
+    for (size_t i = 0; i < nvr; i++) {
+        const fv_var *v = lookup(c, vr[i], T_INTEGER, "fmi2GetInteger");
+        if (!v) return fmi2Error;
+        value[i] = (fmi2Integer)v->start;
+    }
+    return fmi2OK;
+}
+
+FMI_API fmi2Status fmi2GetBoolean(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, fmi2Boolean value[]) {
+    Comp *c = (Comp *)comp;
+    if (!c) return fmi2Error;
+    for (size_t i = 0; i < nvr; i++) {
+        const fv_var *v = lookup(c, vr[i], T_BOOLEAN, "fmi2GetBoolean");
+        if (!v) return fmi2Error;
+        value[i] = v->start != 0.0;
+    }
+    return fmi2OK;
+}
+
+FMI_API fmi2Status fmi2GetString(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, fmi2String value[]) {
+    Comp *c = (Comp *)comp;
+    if (!c) return fmi2Error;
+    for (size_t i = 0; i < nvr; i++) {
+        const fv_var *v = lookup(c, vr[i], T_STRING, "fmi2GetString");
+        if (!v) return fmi2Error;
+        value[i] = v->string;
+    }
+    return fmi2OK;
+}
+
+static fmi2Status set_fixed(Comp *c, const fmi2ValueReference vr[], size_t nvr, int type, const char *fn) {
+    if (!c) return fmi2Error;
+    for (size_t i = 0; i < nvr; i++) {
+        const fv_var *v = lookup(c, vr[i], type, fn);
+        if (!v) return fmi2Error;
+        return fail(c, fmi2Error, "parameter '%s' is fixed at export in this native FMU: export it again with "
+                    "--set %s=<value>", v->name, v->name);
+    }
+    return fmi2OK;
+}
+
+FMI_API fmi2Status fmi2SetInteger(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, const fmi2Integer value[]) {
+    (void)value;
+    return set_fixed((Comp *)comp, vr, nvr, T_INTEGER, "fmi2SetInteger");
+}
+
+FMI_API fmi2Status fmi2SetBoolean(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, const fmi2Boolean value[]) {
+    (void)value;
+    return set_fixed((Comp *)comp, vr, nvr, T_BOOLEAN, "fmi2SetBoolean");
+}
+
+FMI_API fmi2Status fmi2SetString(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, const fmi2String value[]) {
+    (void)value;
+    return set_fixed((Comp *)comp, vr, nvr, T_STRING, "fmi2SetString");
+}
+
+/* ---- stepping -------------------------------------------------------------------------------------------- */
+FMI_API fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real currentCommunicationPoint, fmi2Real h,
+                              fmi2Boolean noSetFMUStatePriorToCurrentPoint) {
+    (void)noSetFMUStatePriorToCurrentPoint;
+    Comp *c = (Comp *)comp;
+    if (!c) return fmi2Error;
+    if (c->state != S_STEPPING)
+        return fail(c, fmi2Error, "fmi2DoStep: the instance is %s", c->state == S_FAILED ? "failed (a step failed)"
+                    : c->state == S_TERMINATED ? "terminated" : "not initialized");
+    if (!(h > 0.0) || !isfinite(h)) return fail(c, fmi2Error, "fmi2DoStep: communicationStepSize %g must be > 0", h);
+    if (fabs(currentCommunicationPoint - c->t) > 1e-9 * fmax(1.0, fabs(c->t)))
+        return fail(c, fmi2Error, "fmi2DoStep: currentCommunicationPoint %.17g is not the FMU's time %.17g",
+                    currentCommunicationPoint, c->t);
+    double ratio = nearbyint(h / c->dt);                   /* round half to even, as Python's round */
+    int64_t n = ratio < 1.0 ? 1 : (int64_t)ratio;
+    double step = h / (double)n;
+    if (fv_prepare(c->model, c->data, c->t, h, rack_target(c), c->y, c->row)) c->saved[0] = 0.0;
+    int64_t done = 0;
+    int64_t st = fv_advance(c->model, c->data, c->t, step, n, c->y, c->row, c->work, c->inputs, c->saved, &done);
+    if (st == 1) {
+        c->state = S_FAILED;
+        return fail(c, fmi2Error, "t = %g s: the mechanism needs a new coordinate partition, which the native FMU "
+                    "cannot make yet (use the Python FMU for this run)", c->t + (double)done * step);
+    }
+    if (st != 0) {
+        c->state = S_FAILED;
+        return fail(c, fmi2Discard, "t = %g s: the vehicle model failed (status %lld) %s", c->t + (double)done * step,
+                    (long long)st, fv_last_error());
+    }
+    c->t = c->t + h;
+    return fmi2OK;
+}
+
+FMI_API fmi2Status fmi2CancelStep(fmi2Component comp) { (void)comp; return fmi2Error; }
+
+FMI_API fmi2Status fmi2GetStatus(fmi2Component comp, const fmi2StatusKind s, fmi2Status *value) {
+    (void)s;
+    if (!comp) return fmi2Error;
+    *value = ((Comp *)comp)->state == S_FAILED ? fmi2Discard : fmi2OK;
+    return fmi2OK;
+}
+
+FMI_API fmi2Status fmi2GetRealStatus(fmi2Component comp, const fmi2StatusKind s, fmi2Real *value) {
+    Comp *c = (Comp *)comp;
+    if (!c || s != fmi2LastSuccessfulTime) return fmi2Discard;
+    *value = c->t;
+    return fmi2OK;
+}
+
+FMI_API fmi2Status fmi2GetIntegerStatus(fmi2Component comp, const fmi2StatusKind s, fmi2Integer *value) {
+    (void)comp; (void)s; (void)value;
+    return fmi2Discard;
+}
+
+FMI_API fmi2Status fmi2GetBooleanStatus(fmi2Component comp, const fmi2StatusKind s, fmi2Boolean *value) {
+    Comp *c = (Comp *)comp;
+    if (!c || s != fmi2Terminated) return fmi2Discard;
+    *value = c->state == S_FAILED;     /* the simulation cannot go on */
+    return fmi2OK;
+}
+
+FMI_API fmi2Status fmi2GetStringStatus(fmi2Component comp, const fmi2StatusKind s, fmi2String *value) {
+    (void)comp; (void)s; (void)value;
+    return fmi2Discard;
+}
+
+FMI_API fmi2Status fmi2SetRealInputDerivatives(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
+                                               const fmi2Integer order[], const fmi2Real value[]) {
+    (void)vr; (void)nvr; (void)order; (void)value;
+    return fail((Comp *)comp, fmi2Error, "fmi2SetRealInputDerivatives: not supported (canInterpolateInputs=false)");
+}
+
+FMI_API fmi2Status fmi2GetRealOutputDerivatives(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
+                                                const fmi2Integer order[], fmi2Real value[]) {
+    (void)vr; (void)nvr; (void)order; (void)value;
+    return fail((Comp *)comp, fmi2Error, "fmi2GetRealOutputDerivatives: not supported (maxOutputDerivativeOrder=0)");
+}
+
+FMI_API fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp, const fmi2ValueReference u[], size_t nu,
+                                                const fmi2ValueReference z[], size_t nz, const fmi2Real dv[],
+                                                fmi2Real dz[]) {
+    (void)u; (void)nu; (void)z; (void)nz; (void)dv; (void)dz;
+    return fail((Comp *)comp, fmi2Error, "fmi2GetDirectionalDerivative: not supported");
+}
+
+/* the FMU state is not offered yet (canGetAndSetFMUstate = false) */
+FMI_API fmi2Status fmi2GetFMUstate(fmi2Component comp, fmi2FMUstate *s) {
+    (void)s;
+    return fail((Comp *)comp, fmi2Error, "fmi2GetFMUstate: not supported by this native FMU yet");
+}
+FMI_API fmi2Status fmi2SetFMUstate(fmi2Component comp, fmi2FMUstate s) {
+    (void)s;
+    return fail((Comp *)comp, fmi2Error, "fmi2SetFMUstate: not supported by this native FMU yet");
+}
+FMI_API fmi2Status fmi2FreeFMUstate(fmi2Component comp, fmi2FMUstate *s) {
+    (void)s;
+    return fail((Comp *)comp, fmi2Error, "fmi2FreeFMUstate: not supported by this native FMU yet");
+}
+FMI_API fmi2Status fmi2SerializedFMUstateSize(fmi2Component comp, fmi2FMUstate s, size_t *n) {
+    (void)s; (void)n;
+    return fail((Comp *)comp, fmi2Error, "fmi2SerializedFMUstateSize: not supported by this native FMU yet");
+}
+FMI_API fmi2Status fmi2SerializeFMUstate(fmi2Component comp, fmi2FMUstate s, fmi2Byte b[], size_t n) {
+    (void)s; (void)b; (void)n;
+    return fail((Comp *)comp, fmi2Error, "fmi2SerializeFMUstate: not supported by this native FMU yet");
+}
+FMI_API fmi2Status fmi2DeSerializeFMUstate(fmi2Component comp, const fmi2Byte b[], size_t n, fmi2FMUstate *s) {
+    (void)b; (void)n; (void)s;
+    return fail((Comp *)comp, fmi2Error, "fmi2DeSerializeFMUstate: not supported by this native FMU yet");
+}
