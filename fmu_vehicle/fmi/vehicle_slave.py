@@ -117,6 +117,26 @@ def vehicle_variables(fmu: str, table: ParameterTable) -> tuple:
     )
 
 
+def load_vehicle(table: ParameterTable, values: dict, resources: Path):
+    """(Vehicle, road) of a vehicle FMU's parameter ``values`` (name -> value, every parameter of
+    ``vehicle_variables``) with its data files in ``resources``: what the Python FMU builds at initialization
+    and the native export builds once. Errors name the parameters."""
+    overrides = {path: values[name] for name, (path, *_) in table.overrides.items()}
+    try:
+        car = Vehicle.load(values["model"], base=resources, overrides=overrides)
+    except ModelError as exc:
+        changed = ", ".join(f"{n} = {values[n]!r}" for n, (_, _, _, start, *_r) in table.overrides.items()
+                            if values[n] != start)
+        raise ModelError(f"parameter 'model' = {values['model']!r} with {changed or 'the default parameters'}: "
+                         f"{exc}") from None
+    if car.wheel_names != table.wheels:
+        raise ModelError(f"parameter 'model' = {values['model']!r}: wheels {car.wheel_names}, this FMU has "
+                         f"{table.wheels}")
+    for name, (w, _) in table.tire_radius.items():
+        car.tire_p[car.wheel_index(w), P_R0] = values[name]
+    return car, road_parameter(values["road"], resources, values[ALLOW_PARAMETER])
+
+
 def _warm_up(sim) -> None:
     """Run one internal step and roll it back, so that numba loads/compiles the stepping kernels during
     initialization instead of in the first doStep (the state round trip is bit-identical)."""
@@ -135,21 +155,7 @@ class VehicleFmu(VehicleSlaveBase):
     def _setup(self):
         v = self.values
         res = Path(self.resources)
-        table = self.TABLE
-        overrides = {path: v[name] for name, (path, *_) in table.overrides.items()}
-        try:
-            car = Vehicle.load(v["model"], base=res, overrides=overrides)
-        except ModelError as exc:
-            changed = ", ".join(f"{n} = {v[n]!r}" for n, (_, _, _, start, *_r) in table.overrides.items()
-                                if v[n] != start)
-            raise ModelError(f"parameter 'model' = {v['model']!r} with {changed or 'the default parameters'}: "
-                             f"{exc}") from None
-        if car.wheel_names != table.wheels:
-            raise ModelError(f"parameter 'model' = {v['model']!r}: wheels {car.wheel_names}, this FMU has "
-                             f"{table.wheels}")
-        for name, (w, _) in table.tire_radius.items():
-            car.tire_p[car.wheel_index(w), P_R0] = v[name]
-        road = self._road(res)
+        car, road = load_vehicle(self.TABLE, v, res)
         self.car = car
         if tuple(car.output_names) != self._real_outputs:       # the row is published as it is
             raise ModelError(f"{self.MODEL_NAME}: the vehicle's outputs {car.output_names[:3]}... are not the "
@@ -168,10 +174,6 @@ class VehicleFmu(VehicleSlaveBase):
             raise ModelError(f"initial state of model {v['model']!r} on road {v['road']!r} at v0 = {v['v0']} m/s, "
                              f"x0 = {v['x0']} m: {exc}") from None
         self._write_outputs()
-
-    def _road(self, res: Path):
-        """The internal road of the ``road`` parameter (a shipped name or a file in the FMU resources)."""
-        return road_parameter(self.values["road"], res, self.values[ALLOW_PARAMETER])
 
     def _apply_inputs(self):
         v, sim = self.values, self.sim

@@ -46,7 +46,7 @@ RUNTIME_C = C_DIR / "runtime.c"
 PINNED = {"numba": "0.68.1", "llvmlite": "0.50.0"}
 """The versions whose internals this module was written and tested against (module docstring)."""
 
-ENTRY_SYMBOLS = {"advance": "fv_advance_raw", "final": "fv_final_raw"}
+ENTRY_SYMBOLS = {"advance": "fv_advance_raw", "final": "fv_final_raw", "prepare": "fv_prepare_raw"}
 """Symbol of each ``step`` entry point in the object; ``c/runtime.c`` wraps them as fv_advance/fv_final."""
 
 LIBC_SYMBOLS = frozenset("""
@@ -225,16 +225,18 @@ def _run(cmd) -> None:
         raise NativeBuildError(f"{' '.join(cmd)} failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
 
 
-def link(step_obj, runtime_obj, target: Target, out) -> Path:
-    """The shared library ``out`` of the step object and the runtime object, linked with libm only."""
+def link(objects, target: Target, out) -> Path:
+    """The shared library ``out`` of the ``objects`` (the step's, the runtime's, ...), linked with libm only."""
     extra = ["-static-libgcc"] if target.name == "win64" else []
-    _run([target.cc, "-shared", "-fPIC", "-o", str(out), str(step_obj), str(runtime_obj), *extra, "-lm"])
+    _run([target.cc, "-shared", "-fPIC", "-o", str(out), *map(str, objects), *extra, "-lm"])
     return Path(out)
 
 
-def build_library(irs: dict, names: dict, shape, target: Target, out_dir, stem: str = "fv_step") -> Path:
+def build_library(irs: dict, names: dict, shape, target: Target, out_dir, stem: str = "fv_step",
+                  extra_objects=()) -> Path:
     """Steps 2-4 (module docstring) for ``target`` and the entry points' sizes ``shape`` (``step.StepShape``):
-    ``out_dir/<stem><suffix>``, with the object files beside it. Raises :class:`NativeBuildError` if a tool is missing or a symbol is not provided."""
+    ``out_dir/<stem><suffix>``, with the object files beside it; ``extra_objects`` are linked in too (the FMI
+    layer of a native FMU). Raises :class:`NativeBuildError` if a tool is missing or a symbol is not provided."""
     check_versions()
     missing = missing_tools(target)
     if missing:
@@ -246,7 +248,7 @@ def build_library(irs: dict, names: dict, shape, target: Target, out_dir, stem: 
     rt = runtime_object(target, shape, out_dir)
     allowed = LIBC_SYMBOLS | runtime_symbols(rt, target) | (WINDOWS_SYMBOLS if target.name == "win64" else set())
     check_symbols(undefined_symbols(obj, target), allowed, f"the step object for {target.name}")
-    return link(obj, rt, target, out_dir / f"{stem}{target.suffix}")
+    return link([obj, rt, *extra_objects], target, out_dir / f"{stem}{target.suffix}")
 
 
 if __name__ == "__main__":

@@ -6,13 +6,17 @@ For one (model type, data type) pair, :func:`step_cfuncs` compiles two functions
     int64 advance(int64 *model_buf, int64 *data_buf, double t0, double h, int64 nsteps, double *y,
                   double *row, double *work, double *key, double *saved, int64 *done)
     int64 final(int64 *model_buf, int64 *data_buf, double t, double *y, double *row, double *ydot)
+    int64 prepare(int64 *model_buf, int64 *data_buf, double t, double h, double rack_target, double *y,
+                  double *row)
 
 ``advance`` is ``integrators.rk4.rk4_advance`` (``nsteps`` RK4 steps of ``h`` [s] from ``t0`` [s], then the
 output row of the final state; first-same-as-last reuse of ``work[0]`` through ``key``/``saved``) on the
 (model, data) that ``packing.packed`` wrote into the two buffers; it stores the steps done in ``done[0]`` and
 returns the kernel's status (0 ok, 1 the system asks to be re-parameterized after ``done[0]`` steps, < 0 a
 failure code of the system). ``final`` is ``integrators.rk4.rk4_final`` (evaluate and record the state ``y``
-at ``t`` without a step; ``ydot`` receives dy/dt). Both call the package's kernels themselves: no formula is
+at ``t`` without a step; ``ydot`` receives dy/dt). ``prepare`` is ``vehicle.stepping.prepare_step`` (before a
+communication step of ``h`` from ``t``: the steering ramp to ``rack_target`` [m], an external load's levers,
+the origin rebase; returns 1 if the stepper must not reuse its last evaluation: zero ``saved[0]``). Both call the package's kernels themselves: no formula is
 written twice.
 
 The buffer types and every array length are compile-time constants of the pair (``StepShape``): the
@@ -33,6 +37,7 @@ from numba import carray, cfunc, types
 from ..integrators.base import inputs_key
 from ..integrators.rk4 import rk4_advance, rk4_final
 from ..packing import packed, packed_value
+from ..vehicle.stepping import prepare_step
 
 _I64P = types.CPointer(types.int64)
 _F64P = types.CPointer(types.float64)
@@ -43,6 +48,9 @@ ADVANCE_SIGNATURE = types.int64(_I64P, _I64P, types.float64, types.float64, type
 
 FINAL_SIGNATURE = types.int64(_I64P, _I64P, types.float64, _F64P, _F64P, _F64P)
 """C signature of the final (evaluate-and-record) entry point (module docstring)."""
+
+PREPARE_SIGNATURE = types.int64(_I64P, _I64P, types.float64, types.float64, types.float64, _F64P, _F64P)
+"""C signature of the prepare entry point (module docstring)."""
 
 
 class StepShape(NamedTuple):
@@ -76,7 +84,7 @@ def pack_system(system, n_states: int) -> Packed:
 
 
 def step_cfuncs(model_type, data_type, shape: StepShape):
-    """(advance, final): the compiled C entry points for buffers of these numba types and these sizes
+    """(advance, final, prepare): the compiled C entry points for buffers of these numba types and these sizes
     (module docstring). Each is a ``numba.cfunc`` (``.address``, ``.ctypes``, ``._library``)."""
     nm, nd, n, nout, nkey = (int(v) for v in shape)
     mty, dty = model_type, data_type
@@ -94,4 +102,10 @@ def step_cfuncs(model_type, data_type, shape: StepShape):
         data = packed_value(carray(data_buf, nd), dty)
         return rk4_final(model, data, t, carray(y, n), carray(row, nout), carray(ydot, n))
 
-    return cfunc(ADVANCE_SIGNATURE)(advance), cfunc(FINAL_SIGNATURE)(final)
+    def prepare(model_buf, data_buf, t, h, rack_target, y, row):
+        model = packed_value(carray(model_buf, nm), mty)
+        data = packed_value(carray(data_buf, nd), dty)
+        return 1 if prepare_step(model, data, t, h, rack_target, carray(y, n), carray(row, nout)) else 0
+
+    return (cfunc(ADVANCE_SIGNATURE)(advance), cfunc(FINAL_SIGNATURE)(final),
+            cfunc(PREPARE_SIGNATURE)(prepare))

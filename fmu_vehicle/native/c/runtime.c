@@ -205,6 +205,8 @@ FV_API void fv_instance_free(void *instance) {
 int64_t fv_advance_raw(int64_t *model_buf, int64_t *data_buf, double t0, double h, int64_t nsteps, double *y,
                        double *row, double *work, double *key, double *saved, int64_t *done);
 int64_t fv_final_raw(int64_t *model_buf, int64_t *data_buf, double t, double *y, double *row, double *ydot);
+int64_t fv_prepare_raw(int64_t *model_buf, int64_t *data_buf, double t, double h, double rack_target, double *y,
+                       double *row);
 
 /* nsteps RK4 steps of h [s] from t0 [s], then the output row of the final state (integrators.rk4.rk4_advance):
  * y (FV_N_STATES) in place, row (FV_N_OUTPUTS), work (5 x FV_N_STATES, C order; work[0] the next k1), key
@@ -231,5 +233,19 @@ FV_API int64_t fv_final(int64_t *model_buf, int64_t *data_buf, double t, double 
         return FV_STATUS_BAD_ARGUMENT;
     }
     int64_t status = fv_final_raw(model_buf, data_buf, t, y, row, ydot);
+    return fv_err.raised ? FV_STATUS_RAISED : status;
+}
+
+/* Before a communication step of h [s] from t [s] (vehicle.stepping.prepare_step): the steering rack's ramp to
+ * rack_target [m], an external tire load's levers, the engine origin's rebase (y in place). Returns 1 if the
+ * stepper must not reuse its last evaluation (zero saved[0]), 0 if it may, FV_STATUS_RAISED if it raised. */
+FV_API int64_t fv_prepare(int64_t *model_buf, int64_t *data_buf, double t, double h, double rack_target, double *y,
+                          double *row) {
+    fv_clear_error();
+    if (!model_buf || !data_buf || !y || !row) {
+        fv_raise("fv_prepare: a null pointer");
+        return FV_STATUS_BAD_ARGUMENT;
+    }
+    int64_t status = fv_prepare_raw(model_buf, data_buf, t, h, rack_target, y, row);
     return fv_err.raised ? FV_STATUS_RAISED : status;
 }

@@ -1,0 +1,270 @@
+"""Native vehicle FMUs: ``VehicleLV.fmu`` and ``Vehicle.fmu`` whose binaries carry the package's compiled
+step and an FMI 2.0 layer in C (``c/fmi2_native.c``), with no Python on the host.
+
+:func:`export` builds one:
+
+1. the parameter values: the Python FMU's variable table (``fmi.vehicle_slave.vehicle_variables``) with its
+   start values, changed by ``settings`` (``name -> value``; errors name the parameter);
+2. the vehicle, road and simulator exactly as the Python FMU builds them at initialization
+   (``fmi.vehicle_slave.load_vehicle``, ``Vehicle.simulator``): the initial state (static equilibrium at
+   ``x0``, speed ``v0``) is computed here, in Python, and shipped;
+3. the image of the simulator's (model, data) (``layout.make_image``) in ``resources/image.bin``, and the
+   compiled step (``step``/``emit``: the kernels' machine code, no second formula) linked with
+   ``c/runtime.c`` and ``c/fmi2_native.c`` per platform (``binaries/linux64/<id>.so``,
+   ``binaries/win64/<id>.dll`` when mingw is installed);
+4. ``modelDescription.xml`` from the same Var table (names, units, ranges, descriptions via
+   ``fmi.post_process.patch_model_description``). Outputs change only in ``fmi2DoStep`` and
+   ``fmi2ExitInitializationMode``: ``ModelStructure/Outputs`` lists them with no dependencies on inputs.
+
+What stays settable in the native FMU: every input, and the internal step ``dt`` before initialization ends.
+Every other parameter is fixed at export (its value is the start value in the modelDescription, and setting
+it returns fmi2Error naming it). Not yet native: the FMU state (get/set/serialize), a new coordinate
+partition during a run (fmi2Error), an external tire (``tire_source = external``) and integrators other
+than RK4 are refused at export. See docs/native.md §5.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import tempfile
+import uuid
+import zipfile
+from pathlib import Path
+
+from lxml import etree
+
+from ..errors import ModelError
+from ..fmi.post_process import patch_model_description
+from ..fmi.variables import Var
+from ..fmi.vehicle_parameters import parameter_table
+from ..fmi.vehicle_slave import load_vehicle, vehicle_variables
+from ..fmi.version import package_version
+from ..paths import resource_path
+from ..util import atomic_write
+from .emit import C_DIR, RUNTIME_DEFINES, TARGETS, NativeBuildError, _run, build_library, fresh_ir, missing_tools
+from .layout import ARRAY_DATA, make_image
+from .step import pack_system
+
+FMI_C = C_DIR / "fmi2_native.c"
+IMAGE_FILE = "image.bin"
+NATIVE_FMUS = ("VehicleLV", "Vehicle")
+"""The vehicle FMUs that have a native build (keys of ``fmi.vehicle_parameters.KINDS``)."""
+
+# kinds of variable in the C table (c/fmi2_native.c)
+K_OUTPUT, K_WHEEL_INPUT, K_STEERING_ANGLE, K_RACK_TRAVEL, K_DT, K_FIXED = range(6)
+_TYPES = {"Real": 0, "Integer": 1, "Boolean": 2, "String": 3}
+
+
+def parameter_values(variables: tuple[Var, ...], settings: dict | None) -> dict:
+    """Every parameter's value: its start value, or the one in ``settings`` (name -> value or text),
+    checked against its type, range and choices. ModelError names a parameter that does not exist or a value
+    it refuses."""
+    values = {v.name: v.start for v in variables if v.causality == "parameter"}
+    table = {v.name: v for v in variables}
+    for name, raw in (settings or {}).items():
+        var = table.get(name)
+        if var is None or var.causality != "parameter":
+            raise ModelError(f"--set {name}: no such parameter; parameters: {', '.join(sorted(values))}")
+        try:
+            value = var.coerce(_parse(raw, var.type))
+        except (TypeError, ValueError):
+            raise ModelError(f"--set {name}={raw!r}: not a {var.type}") from None
+        problem = var.check(value)
+        if problem is None and var.choices is not None and value not in var.choices:
+            problem = f"{value!r} is not one of {', '.join(map(str, var.choices))}"
+        if problem is not None:
+            raise ModelError(f"--set {name}={raw!r}: {problem}")
+        values[name] = value
+    return values
+
+
+def _parse(raw, type_: str):
+    if not isinstance(raw, str):
+        return raw
+    if type_ == "Boolean":
+        if raw.lower() not in ("true", "false", "1", "0"):
+            raise ValueError(raw)
+        return raw.lower() in ("true", "1")
+    return raw
+
+
+def _refuse_unsupported(values: dict) -> None:
+    if values.get("integrator", "rk4") != "rk4":
+        raise ModelError(f"parameter 'integrator' = {values['integrator']!r}: the native FMU runs rk4 only")
+    if values.get("tire_source", "internal") != "internal":
+        raise ModelError("parameter 'tire_source' = 'external': not available in the native FMU yet (its load "
+                         "levers need the output row at initialization); use the Python FMU")
+
+
+def simulator(fmu: str, values: dict):
+    """The ``VehicleSimulator`` the Python FMU ``fmu`` makes at initialization for the parameter ``values``
+    (before the inputs are applied): its (model, data) and state are what the native FMU ships."""
+    car, road = load_vehicle(parameter_table(fmu, None), values, Path(resource_path()))
+    return car, car.simulator(road, v0=values["v0"], x0=values["x0"], dt=values["dt"], integrator="rk4",
+                              road_source=values["road_source"], tire_source=values["tire_source"])
+
+
+def _c_number(x) -> str:
+    if x is None:
+        return "0.0"
+    x = float(x)
+    if math.isinf(x):
+        return "INFINITY" if x > 0 else "-INFINITY"
+    return repr(x)
+
+
+def _c_string(text) -> str:
+    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def variable_rows(variables, car) -> list[tuple]:
+    """(type, kind, index, start, min, max, string) of every variable, in the table's order (the value
+    reference is the position): where the C layer finds each value."""
+    outputs = {name: i for i, name in enumerate(car.output_names)}
+    rows = []
+    for v in variables:
+        lo = -math.inf if v.min is None else v.min
+        hi = math.inf if v.max is None else v.max
+        if v.causality == "output":
+            rows.append((v.type, K_OUTPUT, outputs[v.name], 0.0, lo, hi, ""))
+        elif v.causality == "input" and v.name.startswith("wheel_"):
+            wheel, name = v.name[len("wheel_"):].split(".", 1)
+            col = int(car.input_columns[car.signals.input_names.index(name)])
+            rows.append((v.type, K_WHEEL_INPUT, (car.wheel_index(wheel), col), v.start, lo, hi, ""))
+        elif v.name == "steering_wheel_angle":
+            rows.append((v.type, K_STEERING_ANGLE, 0, v.start, lo, hi, ""))
+        elif v.name == "rack_travel_command":
+            rows.append((v.type, K_RACK_TRAVEL, 0, v.start, lo, hi, ""))
+        elif v.causality == "input":
+            raise ModelError(f"native FMU: no place for the input {v.name!r}")
+        elif v.name == "dt":
+            rows.append((v.type, K_DT, 0, v.start, lo, hi, ""))
+        else:
+            rows.append((v.type, K_FIXED, 0, v.start, lo, hi, v.start))
+    return rows
+
+
+def config_header(model_id: str, guid: str, variables, values: dict, car, sim, key_word: int) -> str:
+    """``fv_fmu_config.h`` for ``c/fmi2_native.c``: the variable table (fixed parameters at their export
+    values), the initial state, the steering input and the position of ``data.inputs`` in the image."""
+    n_cols = sim.inputs.shape[1]
+    fixed = [v if v.causality != "parameter" else _with_start(v, values[v.name]) for v in variables]
+    lines = [f"#define FV_MODEL_IDENTIFIER {_c_string(model_id)}", f"#define FV_GUID {_c_string(guid)}",
+             f"#define FV_IMAGE_FILE {_c_string(IMAGE_FILE)}", f"#define FV_KEY_WORD {key_word}",
+             f"#define FV_N_INPUT_COLS {n_cols}",
+             f"#define FV_STEERING {dict(steering_wheel_angle=1, rack_travel=2).get(values.get('steering_input'), 0)}",
+             f"#define FV_RACK_GAIN {_c_number(car.rack_gain)}", f"#define FV_N_VARS {len(fixed)}",
+             "static const fv_var FV_VARS[FV_N_VARS] = {"]
+    for v, (type_, kind, index, start, lo, hi, string) in zip(fixed, variable_rows(fixed, car)):
+        if kind == K_WHEEL_INPUT:
+            index = index[0] * n_cols + index[1]
+        number = float(start) if type_ in ("Real", "Integer", "Boolean") else 0.0
+        lines.append(f"    {{{_TYPES[type_]}, {kind}, {index}, {_c_number(number)}, {_c_number(lo)}, {_c_number(hi)}, "
+                     f"{_c_string(string if type_ == 'String' else '')}, {_c_string(v.name)}}},")
+    lines.append("};")
+    lines.append("static const double FV_Y0[FV_N_STATES] = {" + ", ".join(_c_number(x) for x in sim.y) + "};")
+    return "\n".join(lines) + "\n"
+
+
+def _with_start(v: Var, value) -> Var:
+    from dataclasses import replace
+    return replace(v, start=value)
+
+
+def model_description(model_id: str, guid: str, description: str, variables, values: dict) -> bytes:
+    """modelDescription.xml: the Var table (parameters at their export values), outputs with no input
+    dependencies, units and ranges by ``patch_model_description``."""
+    version = package_version()
+    root = etree.Element("fmiModelDescription", fmiVersion="2.0", modelName=model_id, guid=guid,
+                         description=description, generationTool=f"fmu_vehicle {version} (native)",
+                         version=version, variableNamingConvention="structured", numberOfEventIndicators="0")
+    etree.SubElement(root, "CoSimulation", modelIdentifier=model_id, canHandleVariableCommunicationStepSize="true",
+                     canBeInstantiatedOnlyOncePerProcess="false", canNotUseMemoryManagementFunctions="true",
+                     canGetAndSetFMUstate="false", canSerializeFMUstate="false", needsExecutionTool="false")
+    etree.SubElement(root, "DefaultExperiment", startTime="0.0", stopTime="10.0", stepSize="0.001")
+    mv = etree.SubElement(root, "ModelVariables")
+    outputs = []
+    table = []
+    for vr, v in enumerate(variables):
+        if v.causality == "parameter":
+            v = _with_start(v, values[v.name])
+        table.append(v)
+        sv = etree.SubElement(mv, "ScalarVariable", name=v.name, valueReference=str(vr), causality=v.causality,
+                              variability=v.variability)
+        node = etree.SubElement(sv, v.type)
+        if v.causality == "output":
+            outputs.append(vr + 1)
+        elif v.type == "Boolean":
+            node.set("start", "true" if v.start else "false")
+        elif v.type == "String":
+            node.set("start", str(v.start))
+        else:
+            node.set("start", repr(float(v.start)) if v.type == "Real" else str(int(v.start)))
+    structure = etree.SubElement(root, "ModelStructure")
+    out = etree.SubElement(structure, "Outputs")
+    for index in outputs:
+        etree.SubElement(out, "Unknown", index=str(index), dependencies="")
+    patch_model_description(root, table)
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
+
+
+def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux64", "win64"),
+           log=lambda message: None) -> Path:
+    """Build the native ``<fmu>.fmu`` (``fmu`` in ``NATIVE_FMUS``) into ``dest_dir`` with the parameter
+    ``settings`` (module docstring); platforms in ``targets`` whose tools are missing are left out (logged),
+    and if none is left NativeBuildError names the missing tools. Compiles the kernels from scratch in a
+    child process (minutes). Returns the FMU's path; nothing is written on failure."""
+    if fmu not in NATIVE_FMUS:
+        raise ModelError(f"no native build of {fmu!r}; native FMUs: {', '.join(NATIVE_FMUS)}")
+    table = parameter_table(fmu, None)
+    variables = vehicle_variables(fmu, table)
+    values = parameter_values(variables, settings)
+    _refuse_unsupported(values)
+    usable = []
+    for name in targets:
+        missing = missing_tools(TARGETS[name])
+        if missing:
+            log(f"{fmu}: no {name} binary ({', '.join(missing)} not found; on Debian: apt-get install "
+                f"gcc-mingw-w64-x86-64)")
+        else:
+            usable.append(name)
+    if not usable:
+        raise NativeBuildError(f"{fmu}: no platform can be built ({', '.join(targets)}): the C compilers are missing")
+    car, sim = simulator(fmu, values)
+    p = pack_system(sim.system, car.n_states)
+    image = make_image(sim.system.model, p.model_buf, p.model_type, sim.system.data, p.data_buf, p.data_type)
+    key_word = next(f.word for f in image.fields if f.path == "data.inputs") + ARRAY_DATA
+    image_bytes = image.to_bytes()
+    guid = str(uuid.uuid5(uuid.NAMESPACE_URL, "fmu_vehicle-native:" + hashlib.sha256(
+        image_bytes + repr((fmu, sorted(values.items(), key=str))).encode()).hexdigest()))
+    description = f"{fmu} (native build: compiled model, no Python on the host; parameters fixed at export)"
+    xml = model_description(fmu, guid, description, variables, values)
+    log(f"{fmu}: compiling the model's kernels for a generic x86-64 CPU (a few minutes)")
+    irs, names = fresh_ir(p.model_type, p.data_type, p.shape, [type(sim.system).__module__, "fmu_vehicle.vehicle.dynamics"])
+    dest_dir = Path(dest_dir)
+    with tempfile.TemporaryDirectory(prefix="fv_native_fmu_") as tmp:
+        tmp = Path(tmp)
+        (tmp / "fv_fmu_config.h").write_text(config_header(fmu, guid, variables, values, car, sim, key_word))
+        binaries = {}
+        for name in usable:
+            target = TARGETS[name]
+            out_dir = tmp / name
+            out_dir.mkdir()
+            fmi_obj = out_dir / f"fmi2-{name}.o"
+            defines = [f"-D{k}={int(v)}" for k, v in zip(RUNTIME_DEFINES, p.shape)]
+            _run([target.cc, "-c", "-O2", "-fPIC", "-fvisibility=hidden", "-std=c11", "-Wall", "-Wextra", "-Werror",
+                  *defines, f"-I{tmp}", "-o", str(fmi_obj), str(FMI_C)])
+            binaries[name] = build_library(irs, names, p.shape, target, out_dir, stem=fmu, extra_objects=[fmi_obj])
+            log(f"{fmu}: {name} binary {binaries[name].stat().st_size // 1024} kB")
+        dest_dir.mkdir(parents=True, exist_ok=True)
+        path = dest_dir / f"{fmu}.fmu"
+
+        def write(stream):
+            with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED) as z:
+                z.writestr("modelDescription.xml", xml)
+                z.writestr(f"resources/{IMAGE_FILE}", image_bytes)
+                for name, lib in binaries.items():
+                    z.write(lib, f"binaries/{name}/{fmu}{TARGETS[name].suffix}")
+
+        atomic_write(path, write, mode="wb")
+    return path
