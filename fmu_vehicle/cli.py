@@ -536,6 +536,23 @@ def _fmu_file(path) -> Path:
     return p
 
 
+def cmd_export(a) -> int:
+    from .native.fmu import NATIVE_FMUS, export
+    if not a.native:
+        raise ModelError("export: only native FMUs are exported by this command (--native); the Python FMUs are "
+                         "built with python build_scripts/build_fmus.py")
+    settings = {}
+    for item in a.set or ():
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise ModelError(f"--set {item!r}: expected NAME=VALUE, e.g. --set v0=15")
+        settings[name.strip()] = value.strip()
+    for fmu in a.fmus or NATIVE_FMUS:
+        path = export(fmu, a.out, settings=settings, targets=tuple(a.platform), log=print)
+        print(f"{path} written")
+    return 0
+
+
 def cmd_doctor(a) -> int:
     """Check that a host machine can run FMUs: what a host needs, then each FMU in the C host and in FMPy."""
     import importlib.metadata
@@ -650,6 +667,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also time each vehicle's derivative evaluation pass by pass (3 s into the bumpy road; the "
                         "first run compiles a timing loop, about a minute): ns per call, ratio to the first vehicle")
     b.set_defaults(func=cmd_bench)
+    e = sub.add_parser("export", help="build native vehicle FMUs: the compiled model and an FMI layer in C, no "
+                       "Python on the host (linux64, and win64 with mingw); every parameter but dt fixed at export")
+    e.add_argument("fmus", nargs="*", metavar="FMU",
+                   help="VehicleLV and/or Vehicle (default both)")
+    e.add_argument("--native", action="store_true", help="build the native FMUs (required: the only kind this "
+                   "command builds)")
+    e.add_argument("--set", action="append", metavar="NAME=VALUE", help="a parameter's value, fixed in the FMU "
+                   "(e.g. --set v0=15 --set road=flat); repeatable")
+    e.add_argument("--out", default="dist/native", help="output folder (default dist/native)")
+    e.add_argument("--platform", nargs="+", choices=("linux64", "win64"), default=["linux64", "win64"],
+                   help="platforms (default both; win64 needs x86_64-w64-mingw32-gcc, left out with a message "
+                        "where it is missing)")
+    e.set_defaults(func=cmd_export)
     c = sub.add_parser("doctor", help="check that FMUs run on this machine: in a C host (as Simulink, Dymola or "
                        "OMSimulator load them) and in FMPy; exit code 1 if a problem was found")
     c.add_argument("fmus", nargs="+", metavar="FMU", help="FMU files (e.g. dist/fmus/*.fmu)")

@@ -96,8 +96,9 @@ def _references(md) -> dict[str, int]:
 
 def run_c_host(host: Path, fmu: Path, outputs: list[str], inputs: Inputs, step: float, n_steps: int,
                every: int = 1, state_check: bool = False, unload: bool = False,
-               timeout: float = CHILD_HANG_GUARD_S) -> HostRun:
-    """Run ``fmu`` for ``n_steps`` steps of ``step`` seconds in the C host (its own process)."""
+               timeout: float = CHILD_HANG_GUARD_S, python: bool = True) -> HostRun:
+    """Run ``fmu`` for ``n_steps`` steps of ``step`` seconds in the C host (its own process); with ``python``
+    False (a native FMU), without LD_PRELOAD of libpython or any Python variable in its environment."""
     from fmpy import extract, read_model_description
 
     md = read_model_description(str(fmu))
@@ -118,7 +119,9 @@ def run_c_host(host: Path, fmu: Path, outputs: list[str], inputs: Inputs, step: 
         for name in outputs:
             args += ["-o", str(vr[name])]
         args += (["-g"] if state_check else []) + (["-u"] if unload else []) + ["-l"]
-        proc = subprocess.run(args, env=host_environment(), capture_output=True, text=True, timeout=timeout,
+        env = host_environment() if python else {k: v for k, v in os.environ.items()
+                                                   if k != "LD_PRELOAD" and not k.startswith("PYTHON")}
+        proc = subprocess.run(args, env=env, capture_output=True, text=True, timeout=timeout,
                               cwd=folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -39,6 +39,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import NamedTuple
 
+from ..errors import FmuVehicleError
+
 C_DIR = Path(__file__).resolve().parent / "c"
 RUNTIME_C = C_DIR / "runtime.c"
 """The C runtime linked into every native library (stand-ins for numba's error paths, images, entry points)."""
@@ -75,7 +77,7 @@ TARGETS = {
 }
 
 
-class NativeBuildError(RuntimeError):
+class NativeBuildError(FmuVehicleError):
     """A native library cannot be built (missing tool, unexpected symbols, other numba version)."""
 
 
@@ -110,9 +112,78 @@ def fresh_ir(model_type, data_type, shape, modules=()) -> tuple[dict, dict]:
     return fresh_irs([(model_type, data_type, shape)], modules)[0]
 
 
+def ir_key(model_type, data_type, shape) -> str:
+    """What the IR of the entry points for these types and sizes depends on, hashed: the sources behind the
+    types (``jit.types_key``: the vehicle's passes and everything they import), the sources of ``step.py`` and
+    what it imports (the integrator, the stepping kernels, packing), the types' text, the sizes, the numba
+    and llvmlite versions and the CPU target."""
+    import hashlib
+    from .. import jit
+    parts = (jit.types_key((model_type, data_type)), jit.source_key(Path(__file__).with_name("step.py")),
+             str(model_type), str(data_type), repr(tuple(int(v) for v in shape)),
+             *(metadata.version(d) for d in PINNED), jit.PORTABLE_CPU)
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
+
+
+def _ir_cache_dir() -> Path | None:
+    from .. import CACHE_DIR
+    return None if CACHE_DIR is None else Path(CACHE_DIR) / "native-ir"
+
+
 def fresh_irs(entries, modules=()) -> list[tuple[dict, dict]]:
     """:func:`fresh_ir` of several (model type, data type, shape) in one child process: systems of the same
-    types (a half car and a full car) compile their kernels once."""
+    types (a half car and a full car) compile their kernels once. The IR is kept in the kernel cache folder
+    under :func:`ir_key` (an export of the same sources and sizes compiles nothing); only the entries not
+    found there are compiled."""
+    entries = list(entries)
+    cache = _ir_cache_dir()
+    keys = [ir_key(m, d, s) for m, d, s in entries]
+    found = {}
+    for i, key in enumerate(keys):
+        folder = cache / key if cache is not None else None
+        if folder is not None and (folder / "names.json").is_file():
+            names = json.loads((folder / "names.json").read_text())
+            found[i] = ({k: (folder / f"{k}.ll").read_text() for k in names}, names)
+            _touch(folder)
+    todo = [i for i in range(len(entries)) if i not in found]
+    if todo:
+        for i, result in zip(todo, _compile_irs([entries[i] for i in todo], modules)):
+            found[i] = result
+            if cache is not None:
+                _store_ir(cache / keys[i], *result)
+    return [found[i] for i in range(len(entries))]
+
+
+IR_KEEP_DAYS = 7
+"""Cached IR entries unused for this many days are deleted when another entry is stored."""
+
+
+def _touch(folder: Path) -> None:
+    try:
+        os.utime(folder)
+    except OSError:
+        pass
+
+
+def _store_ir(folder: Path, irs: dict, names: dict) -> None:
+    """Write one entry's IR into the cache (all files, then names.json last: a reader sees all or nothing)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for k, text in irs.items():
+            (folder / f"{k}.ll").write_text(text)
+        tmp = folder / f"names.json.{os.getpid()}"
+        tmp.write_text(json.dumps(names))
+        os.replace(tmp, folder / "names.json")
+        import time
+        for old in folder.parent.iterdir():
+            if old != folder and time.time() - old.stat().st_mtime > IR_KEEP_DAYS * 86400.0:
+                shutil.rmtree(old, ignore_errors=True)
+    except OSError:
+        pass                    # a read-only cache: the next export compiles again
+
+
+def _compile_irs(entries, modules) -> list[tuple[dict, dict]]:
+    """The entry points' IR of ``entries`` compiled in one child process (:func:`fresh_irs`)."""
     from ..jit import PORTABLE_CPU
     root = str(Path(__file__).resolve().parents[2])
     with tempfile.TemporaryDirectory(prefix="fv_native_ir_") as tmp:

@@ -70,8 +70,6 @@ def parameter_values(variables: tuple[Var, ...], settings: dict | None) -> dict:
         except (TypeError, ValueError):
             raise ModelError(f"--set {name}={raw!r}: not a {var.type}") from None
         problem = var.check(value)
-        if problem is None and var.choices is not None and value not in var.choices:
-            problem = f"{value!r} is not one of {', '.join(map(str, var.choices))}"
         if problem is not None:
             raise ModelError(f"--set {name}={raw!r}: {problem}")
         values[name] = value

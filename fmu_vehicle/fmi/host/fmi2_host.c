@@ -22,7 +22,8 @@
  *     -u                    dlclose the library before exiting (default: leave it loaded, as many hosts do)
  *     -l                    loggingOn = fmi2True
  * Output (stdout): "t,<vr>,<vr>..." then one row per printed step, values as %.17g.
- * Messages: the FMU's log on stderr. Exit code: 0 ok, 2 usage, 3 the FMU returned an error, 4 state mismatch.
+ * Messages: the FMU's log on stderr; at a clean exit, "fmi2_host: libpython mapped: yes|no" (a native FMU
+ * runs without one). Exit code: 0 ok, 2 usage, 3 the FMU returned an error, 4 state mismatch.
  *
  * Build: cc -O1 -std=c99 -I<fmpy>/c-code fmi2_host.c -o fmi2_host -ldl -lm
  */
@@ -116,6 +117,17 @@ static int run_steps(const Api *api, fmi2Component c, const Input *in, int n_in,
         }
     }
     return 0;
+}
+
+/* 1 if a libpython is mapped into this process (/proc/self/maps): a native FMU must not need one */
+static int python_mapped(void) {
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[4096];
+    int found = 0;
+    if (!f) return -1;
+    while (!found && fgets(line, sizeof line, f)) found = strstr(line, "libpython") != NULL;
+    fclose(f);
+    return found;
 }
 
 int main(int argc, char **argv) {
@@ -245,6 +257,7 @@ int main(int argc, char **argv) {
     if ((st = api.terminate(c)) != fmi2OK) return fail("fmi2Terminate", st);
     api.freeInstance(c);
     fflush(stdout);
+    fprintf(stderr, "fmi2_host: libpython mapped: %s\n", python_mapped() ? "yes" : "no");
     if (unload) dlclose(lib);
     return 0;
 }

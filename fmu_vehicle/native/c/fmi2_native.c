@@ -107,7 +107,16 @@ static void logf_(Comp *c, fmi2Status status, const char *category, const char *
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    c->logger(c->env, c->name, status, category, "%s", msg);
+    /* the message is the logger's format (hosts written with ctypes, as FMPy, see no variadic arguments):
+     * its '%' doubled */
+    char escaped[2 * sizeof msg];
+    size_t k = 0;
+    for (const char *p = msg; *p && k < sizeof escaped - 2; p++) {
+        if (*p == '%') escaped[k++] = '%';
+        escaped[k++] = *p;
+    }
+    escaped[k] = 0;
+    c->logger(c->env, c->name, status, category, escaped);
 }
 
 static fmi2Status fail(Comp *c, fmi2Status status, const char *fmt, ...) {

@@ -1,0 +1,182 @@
+"""The native VehicleLV FMU (fmu_vehicle.native.fmu): built once for linux64 (and win64 where mingw is
+installed), it validates in FMPy, declares the Python FMU's variables with the same units, ranges and
+descriptions, gives the Python FMU's numbers bit for bit over 20 s of the bumpy road with varying wheel
+torques, runs in the project's C host with no libpython in the process (10 of 10 runs exit 0), and refuses a
+parameter fixed at export with a message naming it."""
+from __future__ import annotations
+
+import math
+import shutil
+import subprocess
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fmu_vehicle.errors import ModelError
+from fmu_vehicle.fmi.hosts import Inputs, build_host, run_c_host, run_fmpy
+from fmu_vehicle.fmi.vehicle_parameters import parameter_table
+from fmu_vehicle.fmi.vehicle_slave import vehicle_variables
+from fmu_vehicle.native import fmu as native
+
+try:
+    from fmu_harness import all_fmus  # noqa: F401
+except ImportError:
+    from .fmu_harness import all_fmus  # noqa: F401
+
+OUTPUTS = ["chassis.x", "chassis.z", "chassis.pitch", "chassis.vx", "chassis.az", "wheel_front.tire_fz",
+           "wheel_rear.tire_fx", "wheel_front.omega", "wheel_rear.travel"]
+TORQUES = Inputs(signals={"wheel_front.torque_drive": (150.0, 120.0, 0.5),
+                          "wheel_rear.torque_brake": (40.0, 30.0, 0.3)})
+
+
+@pytest.fixture(scope="module")
+def native_lv(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("native")
+    targets = ("linux64", "win64") if shutil.which("x86_64-w64-mingw32-gcc") else ("linux64",)
+    return native.export("VehicleLV", out, targets=targets)
+
+
+def test_settings_are_checked_by_name():
+    variables = vehicle_variables("VehicleLV", parameter_table("VehicleLV", None))
+    assert native.parameter_values(variables, {"v0": "12.5"})["v0"] == 12.5
+    with pytest.raises(ModelError, match=r"--set v_0: no such parameter"):
+        native.parameter_values(variables, {"v_0": "1"})
+    with pytest.raises(ModelError, match=r"--set v0='500': 500.0 is above max 100.0"):
+        native.parameter_values(variables, {"v0": "500"})
+    with pytest.raises(ModelError, match=r"--set road_source='x': 'x' is not one of \['internal', 'inputs'\]"):
+        native.parameter_values(variables, {"road_source": "x"})
+    with pytest.raises(ModelError, match=r"'integrator' = 'bdf2': the native FMU runs rk4 only"):
+        native.export("VehicleLV", "/nonexistent", settings={"integrator": "bdf2"})
+
+
+@pytest.mark.slow
+def test_validates_and_declares_the_python_fmus_variables(native_lv):
+    from fmpy import read_model_description
+    from fmpy.validation import validate_fmu
+    assert validate_fmu(str(native_lv)) == []
+    md = read_model_description(str(native_lv))
+    variables = vehicle_variables("VehicleLV", parameter_table("VehicleLV", None))
+    mine = {v.name: v for v in md.modelVariables}
+    assert list(mine) == [v.name for v in variables]
+    for v in variables:
+        m = mine[v.name]
+        assert (m.causality, m.variability, m.type, m.unit, m.description) == (v.causality, v.variability, v.type,
+                                                                               v.unit, v.description or None), v.name
+        if v.min is not None:
+            assert float(m.min) == v.min, v.name
+    outputs = [v for v in md.modelVariables if v.causality == "output"]
+    assert len(md.outputs) == len(outputs) > 20
+    assert all(u.dependencies == [] for u in md.outputs)          # outputs change only in doStep
+    names = zipfile.ZipFile(native_lv).namelist()
+    assert "binaries/linux64/VehicleLV.so" in names and "resources/image.bin" in names
+    assert not any(n.endswith(".py") for n in names)
+
+
+@pytest.mark.slow
+def test_same_numbers_as_the_python_fmu_over_20_s_of_the_bumpy_road(native_lv, all_fmus):
+    ours = run_fmpy(native_lv, OUTPUTS, TORQUES, 1e-3, 20000, every=10)
+    python = run_fmpy(all_fmus["VehicleLV"], OUTPUTS, TORQUES, 1e-3, 20000, every=10)
+    assert ours.returncode == 0 and python.returncode == 0, ours.stderr[-2000:] + python.stderr[-2000:]
+    assert ours.rows.shape == python.rows.shape == (2001, 1 + len(OUTPUTS))
+    assert ours.rows[-1, 1] > 390.0                           # 20 s at about 20 m/s: several origin rebases
+    scale = np.maximum(np.abs(python.rows).max(axis=0), 1e-300)
+    assert np.max(np.abs(ours.rows - python.rows) / scale) <= 1e-12
+    assert np.array_equal(ours.rows, python.rows)             # bit for bit: the same kernels, the same order
+
+
+@pytest.mark.slow
+def test_c_host_runs_it_without_python(native_lv, tmp_path):
+    host = build_host(tmp_path / "fmi2_host")
+    lib_dir = tmp_path / "x"
+    with zipfile.ZipFile(native_lv) as z:
+        z.extract("binaries/linux64/VehicleLV.so", lib_dir)
+    lib = lib_dir / "binaries/linux64/VehicleLV.so"
+    ldd = subprocess.run(["ldd", str(lib)], capture_output=True, text=True).stdout
+    libs = {line.split()[0] for line in ldd.splitlines() if line.strip()}
+    assert not {n for n in libs if "python" in n or "numba" in n}, ldd
+    assert {n.split(".so")[0] for n in libs} <= {"linux-vdso", "libc", "libm", "libdl", "libpthread",
+                                                  "/lib64/ld-linux-x86-64"}, ldd
+    undefined = subprocess.run(["nm", "-D", "--undefined-only", str(lib)], capture_output=True, text=True).stdout
+    assert not [s for s in undefined.split() if s.startswith(("Py", "numba_", "NRT_"))], undefined
+    reference = run_fmpy(native_lv, OUTPUTS, TORQUES, 1e-3, 2000, every=100)
+    for _ in range(10):
+        run = run_c_host(host, native_lv, OUTPUTS, TORQUES, 1e-3, 2000, every=100, python=False)
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert "libpython mapped: no" in run.stderr
+        assert np.array_equal(run.rows, reference.rows)
+
+
+@pytest.mark.slow
+def test_a_fixed_parameter_is_refused_by_name_and_dt_is_settable(native_lv):
+    from fmpy import extract, read_model_description
+    from fmpy.fmi2 import FMU2Slave, fmi2CallbackFunctions, fmi2CallbackLoggerTYPE, fmi2CallbackAllocateMemoryTYPE
+    from fmpy.fmi2 import fmi2CallbackFreeMemoryTYPE, fmi2StepFinishedTYPE
+    from fmpy.fmi1 import FMICallException
+    from fmpy import calloc, free
+
+    md = read_model_description(str(native_lv))
+    folder = extract(str(native_lv))
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    messages = []
+
+    def logger(env, name, status, category, message):
+        messages.append(message.decode())
+
+    callbacks = fmi2CallbackFunctions()
+    callbacks.logger = fmi2CallbackLoggerTYPE(logger)
+    callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+    callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+    callbacks.stepFinished = fmi2StepFinishedTYPE()
+    fmu = FMU2Slave(guid=md.guid, unzipDirectory=folder, modelIdentifier="VehicleLV", instanceName="t")
+    try:
+        fmu.instantiate(loggingOn=True, callbacks=callbacks)
+        with pytest.raises(FMICallException):
+            fmu.setReal([vr["v0"]], [10.0])
+        assert any("parameter 'v0' is fixed at export (20)" in m for m in messages), messages
+        with pytest.raises(FMICallException):
+            fmu.setString([vr["road"]], ["flat"])
+        assert any("parameter 'road' is fixed at export" in m for m in messages), messages
+        with pytest.raises(FMICallException):
+            fmu.setReal([vr["wheel_front.torque_drive"]], [math.nan])
+        assert any("wheel_front.torque_drive = nan is outside its range" in m for m in messages), messages
+        fmu.setReal([vr["dt"]], [5e-4])
+        fmu.setupExperiment(startTime=0.0)
+        fmu.enterInitializationMode()
+        fmu.exitInitializationMode()
+        with pytest.raises(FMICallException):
+            fmu.setReal([vr["dt"]], [1e-3])
+        assert fmu.getReal([vr["dt"]]) == [5e-4]
+        x0 = fmu.getReal([vr["chassis.x"]])[0]
+        for k in range(100):
+            fmu.doStep(k * 1e-3, 1e-3)
+        x1 = fmu.getReal([vr["chassis.x"]])[0]
+        assert 1.9 < x1 - x0 < 2.1                            # 0.1 s at about 20 m/s
+        fmu.terminate()
+        fmu.freeInstance()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.slow
+def test_a_second_export_of_the_same_sources_compiles_nothing(native_lv, monkeypatch):
+    """The entry points' IR is kept in the kernel cache under a key of the sources, types and sizes: the
+    export above stored it, so asking again makes no child compile; the full car's key differs."""
+    from fmu_vehicle.native import emit
+    from fmu_vehicle.native.step import pack_system
+
+    variables = vehicle_variables("VehicleLV", parameter_table("VehicleLV", None))
+    car, sim = native.simulator("VehicleLV", native.parameter_values(variables, None))
+    p = pack_system(sim.system, car.n_states)
+
+    def no_compile(entries, modules):
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(emit, "_compile_irs", no_compile)
+    [(irs, names)] = emit.fresh_irs([(p.model_type, p.data_type, p.shape)])
+    assert set(names) == {"advance", "final", "prepare"} and all("define" in text for text in irs.values())
+    full_vars = vehicle_variables("Vehicle", parameter_table("Vehicle", None))
+    full, full_sim = native.simulator("Vehicle", native.parameter_values(full_vars, None))
+    q = pack_system(full_sim.system, full.n_states)
+    assert emit.ir_key(q.model_type, q.data_type, q.shape) != emit.ir_key(p.model_type, p.data_type, p.shape)
