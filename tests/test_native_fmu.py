@@ -101,11 +101,15 @@ def test_c_host_runs_it_without_python(native_lv, tmp_path):
     undefined = subprocess.run(["nm", "-D", "--undefined-only", str(lib)], capture_output=True, text=True).stdout
     assert not [s for s in undefined.split() if s.startswith(("Py", "numba_", "NRT_"))], undefined
     reference = run_fmpy(native_lv, OUTPUTS, TORQUES, 1e-3, 2000, every=100)
-    for _ in range(10):
-        run = run_c_host(host, native_lv, OUTPUTS, TORQUES, 1e-3, 2000, every=100, python=False)
+    for k in range(10):
+        # the last run also saves the state at 1 s, restores it at 2 s (directly and through serialize /
+        # deserialize) and requires the second half bit-identical
+        run = run_c_host(host, native_lv, OUTPUTS, TORQUES, 1e-3, 2000, every=100, python=False,
+                         state_check=k == 9)
         assert run.returncode == 0, run.stderr[-2000:]
         assert "libpython mapped: no" in run.stderr
         assert np.array_equal(run.rows, reference.rows)
+    assert "state restore bit-identical" in run.stderr
 
 
 @pytest.mark.slow
@@ -153,6 +157,22 @@ def test_a_fixed_parameter_is_refused_by_name_and_dt_is_settable(native_lv):
             fmu.doStep(k * 1e-3, 1e-3)
         x1 = fmu.getReal([vr["chassis.x"]])[0]
         assert 1.9 < x1 - x0 < 2.1                            # 0.1 s at about 20 m/s
+        # a serialized state: restored bit-identically; cut short or from another FMU, refused by name
+        state = fmu.getFMUstate()
+        blob = bytes(fmu.serializeFMUstate(state))
+        fmu.doStep(0.1, 0.05)
+        later = fmu.getReal([vr["chassis.x"], vr["wheel_front.tire_fz"]])
+        fmu.setFMUstate(fmu.deSerializeFMUstate(blob))
+        assert fmu.getReal([vr["chassis.x"]]) == [x1]
+        fmu.doStep(0.1, 0.05)
+        assert fmu.getReal([vr["chassis.x"], vr["wheel_front.tire_fz"]]) == later
+        with pytest.raises(FMICallException):
+            fmu.deSerializeFMUstate(blob[:-8])
+        assert any("truncated or corrupt" in m for m in messages), messages
+        with pytest.raises(FMICallException):
+            fmu.deSerializeFMUstate(blob[:8] + b"{0" + blob[10:])
+        assert any("belongs to another FMU or build" in m for m in messages), messages
+        fmu.freeFMUstate(state)
         fmu.terminate()
         fmu.freeInstance()
     finally:
@@ -180,3 +200,41 @@ def test_a_second_export_of_the_same_sources_compiles_nothing(native_lv, monkeyp
     full, full_sim = native.simulator("Vehicle", native.parameter_values(full_vars, None))
     q = pack_system(full_sim.system, full.n_states)
     assert emit.ir_key(q.model_type, q.data_type, q.shape) != emit.ir_key(p.model_type, p.data_type, p.shape)
+
+
+STEP_STEER = r"""
+import json, sys
+import numpy as np
+from fmpy import simulate_fmu
+# ISO 7401 step steer at 80 km/h: the steering-wheel angle ramps from 0 to 40 deg in 0.15 s at t = 0.5 s
+t = np.array([0.0, 0.5, 0.65, 3.0])
+signal = np.array(list(zip(t, np.radians([0.0, 0.0, 40.0, 40.0]))),
+                  dtype=[("time", float), ("steering_wheel_angle", float)])
+outputs = sys.argv[2].split(",")
+r = simulate_fmu(sys.argv[1], stop_time=3.0, step_size=1e-3, output_interval=1e-3, input=signal, output=outputs,
+                 start_values={} if sys.argv[3] == "native" else {"v0": 80 / 3.6})
+print("ROWS " + json.dumps([list(map(float, row)) for row in r]))
+"""
+
+
+@pytest.mark.slow
+def test_native_vehicle_equals_the_python_fmu_in_an_iso_7401_step_steer(all_fmus, tmp_path):
+    """The full car (40 states, rack steering, combined slip), exported with v0 = 80 km/h: the steering ramp
+    runs in the compiled prepare step; 3 s of the step steer through FMPy equal the Python FMU's outputs."""
+    import json
+    import sys
+    fmu = native.export("Vehicle", tmp_path, settings={"v0": str(80 / 3.6)}, targets=("linux64",))
+    outputs = ["chassis.x", "chassis.y", "chassis.yaw_rate", "chassis.ay", "chassis.roll", "chassis.sideslip",
+               "wheel_FL.tire_fy", "wheel_RR.tire_fz", "rack_travel", "steering_wheel_angle_applied"]
+    runs = {}
+    for kind, path in (("native", fmu), ("python", all_fmus["Vehicle"])):
+        proc = subprocess.run([sys.executable, "-c", STEP_STEER, str(path), ",".join(outputs), kind],
+                              capture_output=True, text=True, cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        line = next(x for x in proc.stdout.splitlines() if x.startswith("ROWS "))
+        runs[kind] = np.array(json.loads(line[5:]))
+    ours, python = runs["native"], runs["python"]
+    assert ours.shape == python.shape == (3001, 1 + len(outputs))
+    assert python[-1, 3] > 0.3                                 # turning left: a real yaw rate [rad/s]
+    scale = np.maximum(np.abs(python).max(axis=0), 1e-300)
+    assert np.max(np.abs(ours - python) / scale) <= 1e-12

@@ -18,8 +18,8 @@ step and an FMI 2.0 layer in C (``c/fmi2_native.c``), with no Python on the host
 
 What stays settable in the native FMU: every input, and the internal step ``dt`` before initialization ends.
 Every other parameter is fixed at export (its value is the start value in the modelDescription, and setting
-it returns fmi2Error naming it). Not yet native: the FMU state (get/set/serialize), a new coordinate
-partition during a run (fmi2Error), an external tire (``tire_source = external``) and integrators other
+it returns fmi2Error naming it). The FMU state can be saved, restored and serialized. Not yet native: a new
+coordinate partition during a run (fmi2Error), an external tire (``tire_source = external``) and integrators other
 than RK4 are refused at export. See docs/native.md §5.
 """
 from __future__ import annotations
@@ -178,7 +178,7 @@ def model_description(model_id: str, guid: str, description: str, variables, val
                          version=version, variableNamingConvention="structured", numberOfEventIndicators="0")
     etree.SubElement(root, "CoSimulation", modelIdentifier=model_id, canHandleVariableCommunicationStepSize="true",
                      canBeInstantiatedOnlyOncePerProcess="false", canNotUseMemoryManagementFunctions="true",
-                     canGetAndSetFMUstate="false", canSerializeFMUstate="false", needsExecutionTool="false")
+                     canGetAndSetFMUstate="true", canSerializeFMUstate="true", needsExecutionTool="false")
     etree.SubElement(root, "DefaultExperiment", startTime="0.0", stopTime="10.0", stepSize="0.001")
     mv = etree.SubElement(root, "ModelVariables")
     outputs = []

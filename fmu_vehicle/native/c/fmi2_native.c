@@ -62,6 +62,7 @@ int64_t fv_prepare(int64_t *model_buf, int64_t *data_buf, double t, double h, do
 int64_t fv_advance(int64_t *model_buf, int64_t *data_buf, double t0, double h, int64_t nsteps, double *y,
                    double *row, double *work, double *key, double *saved, int64_t *done);
 int64_t fv_final(int64_t *model_buf, int64_t *data_buf, double t, double *y, double *row, double *ydot);
+int64_t fv_instance_blob(void *instance, unsigned char **blob);
 
 /* ---- the generated variable table ------------------------------------------------------------------------ */
 enum { T_REAL, T_INTEGER, T_BOOLEAN, T_STRING };
@@ -519,28 +520,143 @@ FMI_API fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp, const fmi2Va
     return fail((Comp *)comp, fmi2Error, "fmi2GetDirectionalDerivative: not supported");
 }
 
-/* the FMU state is not offered yet (canGetAndSetFMUstate = false) */
+/* ---- FMU state ------------------------------------------------------------------------------------------
+ * A state is its serialized form (one malloc'd block): everything a run writes, so that a restore continues
+ * bit-identically:
+ *   char magic[8] = "FVSTATE1"; char guid[64] (this FMU's, zero padded); int64 sizes[5] (fv_shape) and
+ *   blob bytes; int64 instance state; double t, dt, steering angle, rack travel; double y[], row[], work[],
+ *   saved[]; uint8 blob[] (the instance's arrays: fv_instance_blob).
+ * Restoring one made by another FMU, another build or cut short is refused with a message. */
+#define FV_STATE_MAGIC "FVSTATE1"
+#define FV_STATE_HEAD (8 + 64 + 8 * 7 + 8 * 4)
+
+static size_t state_size(Comp *c) {
+    unsigned char *blob;
+    int64_t nb = fv_instance_blob(c->instance, &blob);
+    return FV_STATE_HEAD + sizeof c->y + sizeof c->row + sizeof c->work + sizeof c->saved + (size_t)nb;
+}
+
+static void put(unsigned char **p, const void *src, size_t n) { memcpy(*p, src, n); *p += n; }
+static void get(const unsigned char **p, void *dst, size_t n) { memcpy(dst, *p, n); *p += n; }
+
+static void serialize(Comp *c, unsigned char *out) {
+    unsigned char *blob;
+    int64_t nb = fv_instance_blob(c->instance, &blob);
+    int64_t head[7];
+    fv_shape(head);
+    head[5] = nb;
+    head[6] = c->state;
+    char guid[64] = {0};
+    strncpy(guid, FV_GUID, sizeof guid - 1);
+    double scalars[4] = {c->t, c->dt, c->steering_angle, c->rack_travel};
+    unsigned char *p = out;
+    put(&p, FV_STATE_MAGIC, 8);
+    put(&p, guid, sizeof guid);
+    put(&p, head, sizeof head);
+    put(&p, scalars, sizeof scalars);
+    put(&p, c->y, sizeof c->y);
+    put(&p, c->row, sizeof c->row);
+    put(&p, c->work, sizeof c->work);
+    put(&p, c->saved, sizeof c->saved);
+    put(&p, blob, (size_t)nb);
+}
+
+static fmi2Status deserialize(Comp *c, const unsigned char *in, size_t n, const char *fn) {
+    unsigned char *blob;
+    int64_t nb = fv_instance_blob(c->instance, &blob);
+    if (!in || n < FV_STATE_HEAD || memcmp(in, FV_STATE_MAGIC, 8) != 0)
+        return fail(c, fmi2Error, "%s: not a state of a native fmu_vehicle FMU (%zu bytes)", fn, n);
+    char guid[65] = {0};
+    memcpy(guid, in + 8, 64);
+    if (strcmp(guid, FV_GUID) != 0)
+        return fail(c, fmi2Error, "%s: the state belongs to another FMU or build (GUID %s, this FMU %s)", fn, guid, FV_GUID);
+    if (n != state_size(c))
+        return fail(c, fmi2Error, "%s: the state has %zu bytes, this FMU's have %zu (truncated or corrupt)", fn, n, state_size(c));
+    const unsigned char *p = in + 8 + 64;
+    int64_t head[7], shape[5];
+    double scalars[4];
+    get(&p, head, sizeof head);
+    fv_shape(shape);
+    if (memcmp(head, shape, sizeof shape) != 0 || head[5] != nb || head[6] < S_INSTANTIATED || head[6] > S_TERMINATED)
+        return fail(c, fmi2Error, "%s: the state's sizes are not this FMU's (corrupt)", fn);
+    get(&p, scalars, sizeof scalars);
+    c->state = (int)head[6];
+    c->t = scalars[0];
+    c->dt = scalars[1];
+    c->steering_angle = scalars[2];
+    c->rack_travel = scalars[3];
+    get(&p, c->y, sizeof c->y);
+    get(&p, c->row, sizeof c->row);
+    get(&p, c->work, sizeof c->work);
+    get(&p, c->saved, sizeof c->saved);
+    get(&p, blob, (size_t)nb);
+    return fmi2OK;
+}
+
+typedef struct { size_t n; unsigned char bytes[]; } State;
+
 FMI_API fmi2Status fmi2GetFMUstate(fmi2Component comp, fmi2FMUstate *s) {
-    (void)s;
-    return fail((Comp *)comp, fmi2Error, "fmi2GetFMUstate: not supported by this native FMU yet");
+    Comp *c = (Comp *)comp;
+    if (!c || !s) return fmi2Error;
+    size_t n = state_size(c);
+    State *st = (State *)*s;
+    if (!st || st->n != n) {
+        free(st);
+        st = (State *)malloc(sizeof(State) + n);
+        if (!st) { *s = NULL; return fail(c, fmi2Error, "fmi2GetFMUstate: out of memory"); }
+        st->n = n;
+    }
+    serialize(c, st->bytes);
+    *s = st;
+    return fmi2OK;
 }
+
 FMI_API fmi2Status fmi2SetFMUstate(fmi2Component comp, fmi2FMUstate s) {
-    (void)s;
-    return fail((Comp *)comp, fmi2Error, "fmi2SetFMUstate: not supported by this native FMU yet");
+    Comp *c = (Comp *)comp;
+    if (!c) return fmi2Error;
+    if (!s) return fail(c, fmi2Error, "fmi2SetFMUstate: no state (NULL)");
+    return deserialize(c, ((State *)s)->bytes, ((State *)s)->n, "fmi2SetFMUstate");
 }
+
 FMI_API fmi2Status fmi2FreeFMUstate(fmi2Component comp, fmi2FMUstate *s) {
-    (void)s;
-    return fail((Comp *)comp, fmi2Error, "fmi2FreeFMUstate: not supported by this native FMU yet");
+    (void)comp;
+    if (s) { free(*s); *s = NULL; }
+    return fmi2OK;
 }
+
 FMI_API fmi2Status fmi2SerializedFMUstateSize(fmi2Component comp, fmi2FMUstate s, size_t *n) {
-    (void)s; (void)n;
-    return fail((Comp *)comp, fmi2Error, "fmi2SerializedFMUstateSize: not supported by this native FMU yet");
+    Comp *c = (Comp *)comp;
+    if (!c || !s || !n) return fmi2Error;
+    *n = ((State *)s)->n;
+    return fmi2OK;
 }
+
 FMI_API fmi2Status fmi2SerializeFMUstate(fmi2Component comp, fmi2FMUstate s, fmi2Byte b[], size_t n) {
-    (void)s; (void)b; (void)n;
-    return fail((Comp *)comp, fmi2Error, "fmi2SerializeFMUstate: not supported by this native FMU yet");
+    Comp *c = (Comp *)comp;
+    if (!c || !s) return fmi2Error;
+    if (n < ((State *)s)->n) return fail(c, fmi2Error, "fmi2SerializeFMUstate: %zu bytes given, %zu needed", n, ((State *)s)->n);
+    memcpy(b, ((State *)s)->bytes, ((State *)s)->n);
+    return fmi2OK;
 }
+
 FMI_API fmi2Status fmi2DeSerializeFMUstate(fmi2Component comp, const fmi2Byte b[], size_t n, fmi2FMUstate *s) {
-    (void)b; (void)n; (void)s;
-    return fail((Comp *)comp, fmi2Error, "fmi2DeSerializeFMUstate: not supported by this native FMU yet");
+    Comp *c = (Comp *)comp;
+    if (!c || !s) return fmi2Error;
+    /* checked against this instance before it is accepted: a foreign or cut state never becomes a state */
+    if (!b || n < FV_STATE_HEAD || memcmp(b, FV_STATE_MAGIC, 8) != 0)
+        return fail(c, fmi2Error, "fmi2DeSerializeFMUstate: not a state of a native fmu_vehicle FMU (%zu bytes)", n);
+    char guid[65] = {0};
+    memcpy(guid, b + 8, 64);
+    if (strcmp(guid, FV_GUID) != 0)
+        return fail(c, fmi2Error, "fmi2DeSerializeFMUstate: the state belongs to another FMU or build (GUID %s, this "
+                    "FMU %s)", guid, FV_GUID);
+    if (n != state_size(c))
+        return fail(c, fmi2Error, "fmi2DeSerializeFMUstate: %zu bytes, this FMU's states have %zu (truncated or "
+                    "corrupt)", n, state_size(c));
+    State *st = (State *)malloc(sizeof(State) + n);
+    if (!st) return fail(c, fmi2Error, "fmi2DeSerializeFMUstate: out of memory");
+    st->n = n;
+    memcpy(st->bytes, b, n);
+    *s = st;                    /* a new state (FMI 2.0: *s on entry is not one to reuse) */
+    return fmi2OK;
 }

@@ -179,9 +179,10 @@ FV_API void *fv_instance_new(const void *image, int64_t nbytes, int64_t **model_
     unsigned char *mem = (unsigned char *)malloc(blob_at + (size_t)nb + 2 * FV_ALIGN);
     if (!mem) { fv_fail("out of memory"); return NULL; }
     /* the instance block: [pad][words][pad][blob], words at an aligned address stored just before it */
-    uintptr_t first = ((uintptr_t)mem + sizeof(void *) + FV_ALIGN - 1) / FV_ALIGN * FV_ALIGN;
+    uintptr_t first = ((uintptr_t)mem + 2 * sizeof(int64_t) + FV_ALIGN - 1) / FV_ALIGN * FV_ALIGN;
     int64_t *words = (int64_t *)first;
     ((void **)words)[-1] = mem;
+    words[-2] = nb;                        /* the blob's size, for fv_instance_blob */
     unsigned char *blob = (unsigned char *)words + blob_at;
     const unsigned char *src = p + FV_HEADER_BYTES;
     for (int64_t i = 0; i < nw; i++) words[i] = fv_read64(src + 8 * i);
@@ -195,6 +196,16 @@ FV_API void *fv_instance_new(const void *image, int64_t nbytes, int64_t **model_
     *model_buf = words;
     *data_buf = words + nm;
     return words;
+}
+
+/* The instance's blob (the memory of every array of the model and the data): *blob and its size [bytes].
+ * After relocation the buffer words never change (the values are immutable records of arrays), so the blob
+ * plus the caller's own arrays is everything a run writes: what an FMU state saves and restores. */
+FV_API int64_t fv_instance_blob(void *instance, unsigned char **blob) {
+    int64_t *words = (int64_t *)instance;
+    size_t words_bytes = (size_t)(8 * (FV_MODEL_WORDS + FV_DATA_WORDS));
+    *blob = (unsigned char *)words + (words_bytes + FV_ALIGN - 1) / FV_ALIGN * FV_ALIGN;
+    return words[-2];
 }
 
 FV_API void fv_instance_free(void *instance) {
