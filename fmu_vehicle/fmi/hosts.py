@@ -74,17 +74,26 @@ def host_environment() -> dict[str, str]:
     return env
 
 
-def build_host(dest: Path | None = None) -> Path:
-    """Compile the C host with the system's ``cc`` (FMI 2.0 headers from FMPy); returns the executable."""
+WIN64_CC = "x86_64-w64-mingw32-gcc"
+"""The cross-compiler of the win64 C host (Debian: gcc-mingw-w64-x86-64)."""
+
+
+def build_host(dest: Path | None = None, platform: str = "linux64") -> Path:
+    """Compile the C host with the system's ``cc`` (FMI 2.0 headers from FMPy); returns the executable. With
+    ``platform`` "win64", a Windows program (mingw) that loads ``binaries/win64`` and runs under wine
+    (:func:`run_c_host`)."""
     import fmpy
 
-    cc = shutil.which(os.environ.get("CC", "cc"))
+    name = os.environ.get("CC", "cc") if platform == "linux64" else WIN64_CC
+    cc = shutil.which(name)
     if cc is None:
-        raise HostError("no C compiler (cc) on PATH: cannot build the C host")
+        raise HostError(f"no C compiler ({name}) on PATH: cannot build the {platform} C host")
     headers = Path(fmpy.__file__).resolve().parent / "c-code"
-    dest = Path(dest) if dest is not None else Path(tempfile.mkdtemp(prefix="fmu_vehicle_host_")) / "fmi2_host"
+    default = "fmi2_host" + (".exe" if platform == "win64" else "")
+    dest = Path(dest) if dest is not None else Path(tempfile.mkdtemp(prefix="fmu_vehicle_host_")) / default
+    libs = ["-ldl", "-lm"] if platform == "linux64" else []
     proc = subprocess.run([cc, "-O1", "-std=c99", "-Wall", f"-I{headers}", str(HOST_SOURCE), "-o", str(dest),
-                           "-ldl", "-lm"], capture_output=True, text=True)
+                           *libs], capture_output=True, text=True)
     if proc.returncode != 0:
         raise HostError(f"compiling {HOST_SOURCE.name} failed: {proc.stderr.strip()}")
     return dest
@@ -96,9 +105,10 @@ def _references(md) -> dict[str, int]:
 
 def run_c_host(host: Path, fmu: Path, outputs: list[str], inputs: Inputs, step: float, n_steps: int,
                every: int = 1, state_check: bool = False, unload: bool = False,
-               timeout: float = CHILD_HANG_GUARD_S, python: bool = True) -> HostRun:
+               timeout: float = CHILD_HANG_GUARD_S, python: bool = True, wine_prefix: Path | None = None) -> HostRun:
     """Run ``fmu`` for ``n_steps`` steps of ``step`` seconds in the C host (its own process); with ``python``
-    False (a native FMU), without LD_PRELOAD of libpython or any Python variable in its environment."""
+    False (a native FMU), without LD_PRELOAD of libpython or any Python variable in its environment. A win64
+    host (``.exe``) runs under wine with ``WINEPREFIX=wine_prefix``."""
     from fmpy import extract, read_model_description
 
     md = read_model_description(str(fmu))
@@ -121,6 +131,13 @@ def run_c_host(host: Path, fmu: Path, outputs: list[str], inputs: Inputs, step: 
         args += (["-g"] if state_check else []) + (["-u"] if unload else []) + ["-l"]
         env = host_environment() if python else {k: v for k, v in os.environ.items()
                                                    if k != "LD_PRELOAD" and not k.startswith("PYTHON")}
+        if str(host).endswith(".exe"):
+            wine = shutil.which("wine64") or shutil.which("wine")
+            if wine is None:
+                raise HostError("running the win64 C host needs wine (not found on PATH)")
+            args = [wine, *args]
+            env.update(WINEPREFIX=str(wine_prefix or Path(tempfile.gettempdir()) / "fmu_vehicle_wine"),
+                       WINEDEBUG="-all", WINEDLLOVERRIDES="mscoree,mshtml=")
         proc = subprocess.run(args, env=env, capture_output=True, text=True, timeout=timeout,
                               cwd=folder)
     finally:

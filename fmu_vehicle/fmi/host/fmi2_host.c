@@ -26,9 +26,10 @@
  * runs without one). Exit code: 0 ok, 2 usage, 3 the FMU returned an error, 4 state mismatch.
  *
  * Build: cc -O1 -std=c99 -I<fmpy>/c-code fmi2_host.c -o fmi2_host -ldl -lm
+ *        (win64: x86_64-w64-mingw32-gcc -O1 -std=c99 -I<fmpy>/c-code fmi2_host.c -o fmi2_host.exe; it loads
+ *        binaries/win64/MODEL_ID.dll, and reports python3*.dll instead of /proc/self/maps)
  */
 #define _POSIX_C_SOURCE 200809L
-#include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,6 +37,26 @@
 #include <string.h>
 
 #include "fmi2Functions.h"
+
+/* the platform's dynamic loader: dlopen on Linux; LoadLibrary on Windows (cross-compiled with mingw, run under
+ * wine for the native FMUs' win64 binaries) */
+#ifdef _WIN32
+#include <windows.h>
+#define PLATFORM "win64"
+#define LIB_SUFFIX ".dll"
+static void *lib_open(const char *path) { return (void *)LoadLibraryA(path); }
+static void *lib_symbol(void *lib, const char *name) { return (void *)(intptr_t)GetProcAddress((HMODULE)lib, name); }
+static const char *lib_error(void) { return "LoadLibrary/GetProcAddress failed"; }
+static void lib_close(void *lib) { FreeLibrary((HMODULE)lib); }
+#else
+#include <dlfcn.h>
+#define PLATFORM "linux64"
+#define LIB_SUFFIX ".so"
+static void *lib_open(const char *path) { return dlopen(path, RTLD_NOW | RTLD_LOCAL); }
+static void *lib_symbol(void *lib, const char *name) { return dlsym(lib, name); }
+static const char *lib_error(void) { return dlerror(); }
+static void lib_close(void *lib) { dlclose(lib); }
+#endif
 
 #define MAX_VARS 512
 
@@ -76,8 +97,8 @@ static int fail(const char *what, fmi2Status status) {
 }
 
 static void *symbol(void *lib, const char *name) {
-    void *f = dlsym(lib, name);
-    if (!f) fprintf(stderr, "fmi2_host: symbol %s not found: %s\n", name, dlerror());
+    void *f = lib_symbol(lib, name);
+    if (!f) fprintf(stderr, "fmi2_host: symbol %s not found: %s\n", name, lib_error());
     return f;
 }
 
@@ -121,6 +142,12 @@ static int run_steps(const Api *api, fmi2Component c, const Input *in, int n_in,
 
 /* 1 if a libpython is mapped into this process (/proc/self/maps): a native FMU must not need one */
 static int python_mapped(void) {
+#ifdef _WIN32
+    const char *names[] = {"python3.dll", "python310.dll", "python311.dll", "python312.dll", "python313.dll"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (GetModuleHandleA(names[k])) return 1;
+    return 0;
+#endif
     FILE *f = fopen("/proc/self/maps", "r");
     char line[4096];
     int found = 0;
@@ -174,11 +201,11 @@ int main(int argc, char **argv) {
     }
 
     char path[4096], resources[4200];
-    snprintf(path, sizeof path, "%s/binaries/linux64/%s.so", dir, model);
+    snprintf(path, sizeof path, "%s/binaries/" PLATFORM "/%s" LIB_SUFFIX, dir, model);
     snprintf(resources, sizeof resources, "file://%s/resources", dir);
-    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    void *lib = lib_open(path);
     if (!lib) {
-        fprintf(stderr, "fmi2_host: dlopen failed: %s\n", dlerror());
+        fprintf(stderr, "fmi2_host: loading %s failed: %s\n", path, lib_error());
         return 3;
     }
     Api api;
@@ -258,6 +285,6 @@ int main(int argc, char **argv) {
     api.freeInstance(c);
     fflush(stdout);
     fprintf(stderr, "fmi2_host: libpython mapped: %s\n", python_mapped() ? "yes" : "no");
-    if (unload) dlclose(lib);
+    if (unload) lib_close(lib);
     return 0;
 }
