@@ -432,6 +432,50 @@ def _fmu_run(fmu: Path, start: str, duration: float, env: dict, repeats: int = 1
                          *(["--skip-exit"] if skip_exit else []), env=env)
 
 
+def time_native_fmu(fmu: Path, duration: float = 20.0, repeats: int = 3) -> dict:
+    """A native FMU (``fmu-vehicle export --native``; its parameters fixed at export, the bench sets only the
+    bumpy-road run's drive torque), each timing in a fresh process:
+
+    ``wall_s``         through fmpy.simulate_fmu at a 1 ms communication step, best of ``repeats``
+    ``host_wall_s``    the same run in the project's C host (no Python in the process), best of ``repeats``;
+                       the process's start, loading and initialization included (``first_step_s``)
+    ``first_step_s``   the C host making one 1 ms step in a fresh process: start, library load, instantiation
+                       (the image read and relocated), initialization, the step; nothing is compiled
+    """
+    import tempfile
+
+    from .errors import SimulationError
+    from .fmi.hosts import Inputs, build_host, run_c_host
+    man = MANEUVERS["bumpy_road"]
+    torque = {"wheel_front.torque_drive": man.drive_torque}
+    base = {k: v for k, v in os.environ.items() if k not in ("FMU_VEHICLE_CACHE_DIR", "FMU_VEHICLE_NATIVE")}
+    run = _fmu_run(fmu, json.dumps(torque), duration, base, repeats)
+    steps = round(duration / 1e-3)
+    inputs = Inputs(reals=torque)
+    with tempfile.TemporaryDirectory(prefix="fmu_vehicle_native_bench_") as work:
+        host = build_host(Path(work) / "fmi2_host")
+
+        def timed(n):
+            r = run_c_host(host, fmu, ["chassis.x"], inputs, 1e-3, n, every=n, python=False)
+            if r.returncode != 0:
+                raise SimulationError(f"{fmu.name} in the C host: exit {r.returncode}: {r.stderr[-300:]}")
+            return r.seconds
+        host_wall = min(timed(steps) for _ in range(repeats))
+        first = min(timed(1) for _ in range(repeats))
+    return {"fmu": fmu.name, "model": _fmu_model(fmu), "simulated_s": duration, "steps": steps, "wall_s": run["seconds"],
+            "fixed_s": run["fixed_seconds"], "host_wall_s": host_wall, "first_step_s": first,
+            "real_time_factor": duration / run["seconds"]}
+
+
+def _native_line(f: dict) -> str:
+    text = (f"{f['fmu']} (native): {f['simulated_s']:g} s bumpy road at 1 ms: FMPy {f['wall_s']:.3f} s, C host "
+            f"{f['host_wall_s']:.3f} s, first step in a fresh C host process {f['first_step_s'] * 1e3:.1f} ms")
+    if "host_over_direct_us_per_step" in f:
+        text += (f"; over the direct kernel: C host {f['host_over_direct_us_per_step']:+.2f} us/step, FMPy "
+                 f"{f['over_direct_us_per_step']:+.2f} us/step")
+    return text
+
+
 def fmu_over_direct(f: dict, rows: list[dict]) -> None:
     """Add to the FMU report ``f`` its cost per step over the direct run of the same vehicle and integrator
     (RK4 at 1 ms, same duration) in ``rows``, if the bench ran it: ``over_direct_us_per_step``
@@ -471,13 +515,15 @@ def _fmu_line(f: dict) -> str:
 
 def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None = None, repeats: int = 3,
               duration: float | None = None, integrators=("rk4",), cold_compile: bool = True,
-              stability: bool = True, fmu_baseline: bool = True, passes: bool = False) -> dict:
+              stability: bool = True, fmu_baseline: bool = True, passes: bool = False,
+              native_fmu: Path | None = None) -> dict:
     """Time every vehicle with every integrator (and optionally the FMU) for ``duration`` s (default
     DURATION_S), compare each method's final state with the adaptive reference's, find each fixed-step
     method's largest stable step (unless ``stability`` is False, :func:`stable_step_ladder`) and, unless
     ``cold_compile`` is False, time the cold compile (:func:`time_cold_compile`), with ``passes`` time each
     vehicle's evaluation pass by pass (:func:`time_passes`); write the JSON report to ``out`` and print it as
-    Markdown tables. ``integrators``: entries of :func:`parse_integrator`."""
+    Markdown tables. ``integrators``: entries of :func:`parse_integrator`. ``native_fmu``: also time a native
+    FMU (:func:`time_native_fmu`) in the same run."""
     duration = DURATION_S if duration is None else float(duration)
     cpu = paper_results()["cpu_time_20s_simulation_s"]["bumpy_road"]
     from .errors import SimulationError
@@ -543,6 +589,13 @@ def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None 
         report["fmu"] = f = time_fmu(fmu, duration=duration, baseline=fmu_baseline, repeats=repeats)
         fmu_over_direct(f, rows)
         print(_fmu_line(f), flush=True)
+    if native_fmu is not None:
+        report["native_fmu"] = f = time_native_fmu(native_fmu, duration=duration, repeats=repeats)
+        fmu_over_direct(f, rows)
+        if "direct_wall_s" in f:       # the C host's steps over the direct kernel, its start-up taken out
+            f["host_over_direct_us_per_step"] = ((f["host_wall_s"] - f["first_step_s"] - f["direct_wall_s"])
+                                                 / f["steps"] * 1e6)
+        print(_native_line(f), flush=True)
     atomic_write(out, lambda stream: stream.write(json.dumps(report, indent=2) + "\n"))
     print(markdown_table(report), flush=True)
     return report
@@ -644,6 +697,14 @@ def markdown_table(report: dict) -> str:
                      f"(bare FMU), ours {f['ours_us_per_step']:.1f}" if "ours_us_per_step" in f else ""))
             lines.append(f"| {f['fmu']} over {f['model']} rk4 direct | rk4 | | +{f['over_direct_us_per_step']:.1f} "
                          f"us/step | | | | {split} us/step | | |")
+    f = report.get("native_fmu")
+    if f:
+        scale = 20.0 / f["simulated_s"]
+        over = (f"over direct: C host {f['host_over_direct_us_per_step']:+.2f}, FMPy "
+                f"{f['over_direct_us_per_step']:+.2f} us/step" if "host_over_direct_us_per_step" in f else "")
+        lines.append(f"| {f['fmu']} native, through FMPy / in the C host | rk4 | | {f['wall_s'] * scale:.3f} s / "
+                     f"{f['host_wall_s'] * scale:.3f} s | {f['real_time_factor']:.0f} | | | first step in a fresh "
+                     f"process {f['first_step_s'] * 1e3:.1f} ms; {over} | | |")
     if report.get("passes_ns"):
         lines += ["", passes_table(report["passes_ns"])]
     return "\n".join(lines)

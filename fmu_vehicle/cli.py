@@ -500,6 +500,9 @@ def cmd_bench(a) -> int:
     fmu = Path(a.fmu) if a.fmu else None
     if fmu is not None and not fmu.exists():
         raise ModelError(f"--fmu: no such file {fmu}")
+    native = Path(a.native_fmu) if a.native_fmu else None
+    if native is not None and not native.exists():
+        raise ModelError(f"--native-fmu: no such file {native}")
     if a.repeats < 1:
         raise ModelError(f"--repeats: must be at least 1, got {a.repeats}")
     if a.duration is not None and abs(a.duration / 1e-3 - round(a.duration / 1e-3)) > 1e-6:
@@ -513,7 +516,8 @@ def cmd_bench(a) -> int:
                              f"{dt * 1e3:g} ms")
     run_bench(vehicles, Path(a.out), uncompiled=not a.no_uncompiled, fmu=fmu, repeats=a.repeats,
               duration=a.duration, integrators=a.integrators, cold_compile=not a.no_cold_compile,
-              stability=not a.no_stability, fmu_baseline=not a.no_fmu_baseline, passes=a.passes)
+              stability=not a.no_stability, fmu_baseline=not a.no_fmu_baseline, passes=a.passes,
+              native_fmu=native)
     print(f"wrote {a.out}")
     return 0
 
@@ -666,6 +670,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--passes", action="store_true",
                    help="also time each vehicle's derivative evaluation pass by pass (3 s into the bumpy road; the "
                         "first run compiles a timing loop, about a minute): ns per call, ratio to the first vehicle")
+    b.add_argument("--native-fmu", metavar="FMU", help="also time this native FMU (fmu-vehicle export --native) "
+                   "through FMPy and in the C host, with its first step in a fresh process")
     b.set_defaults(func=cmd_bench)
     e = sub.add_parser("export", help="build native vehicle FMUs: the compiled model and an FMI layer in C, no "
                        "Python on the host (linux64, and win64 with mingw); every parameter but dt fixed at export")

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,10 +50,12 @@ class Inputs:
 
 @dataclass
 class HostRun:
-    """One run: exit code, printed rows (time first) and the host's stderr."""
+    """One run: exit code, printed rows (time first), the host's stderr and the wall time of its process [s]
+    (start to exit; the FMU's extraction before it not included)."""
     returncode: int
     rows: np.ndarray
     stderr: str
+    seconds: float = 0.0
 
 
 def libpython() -> Path:
@@ -138,13 +141,15 @@ def run_c_host(host: Path, fmu: Path, outputs: list[str], inputs: Inputs, step: 
             args = [wine, *args]
             env.update(WINEPREFIX=str(wine_prefix or Path(tempfile.gettempdir()) / "fmu_vehicle_wine"),
                        WINEDEBUG="-all", WINEDLLOVERRIDES="mscoree,mshtml=")
+        started = time.perf_counter()
         proc = subprocess.run(args, env=env, capture_output=True, text=True, timeout=timeout,
                               cwd=folder)
+        seconds = time.perf_counter() - started
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     lines = proc.stdout.strip().splitlines()[1:]
     rows = np.array([[float(x) for x in line.split(",")] for line in lines]) if lines else np.zeros((0, 0))
-    return HostRun(proc.returncode, rows, proc.stderr)
+    return HostRun(proc.returncode, rows, proc.stderr, seconds)
 
 
 FMPY_SCRIPT = """
