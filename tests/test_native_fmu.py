@@ -21,9 +21,11 @@ from fmu_vehicle.fmi.vehicle_slave import vehicle_variables
 from fmu_vehicle.native import fmu as native
 
 try:
-    from fmu_harness import all_fmus  # noqa: F401
+    from fmu_harness import all_fmus, registered_fmus  # noqa: F401
+    from test_cosim_libcosim import run_libcosim
 except ImportError:
-    from .fmu_harness import all_fmus  # noqa: F401
+    from .fmu_harness import all_fmus, registered_fmus  # noqa: F401
+    from .test_cosim_libcosim import run_libcosim
 
 OUTPUTS = ["chassis.x", "chassis.z", "chassis.pitch", "chassis.vx", "chassis.az", "wheel_front.tire_fz",
            "wheel_rear.tire_fx", "wheel_front.omega", "wheel_rear.travel"]
@@ -136,6 +138,8 @@ def test_a_fixed_parameter_is_refused_by_name_and_dt_is_settable(native_lv):
     fmu = FMU2Slave(guid=md.guid, unzipDirectory=folder, modelIdentifier="VehicleLV", instanceName="t")
     try:
         fmu.instantiate(loggingOn=True, callbacks=callbacks)
+        fmu.setReal([vr["v0"]], [20.0])                       # its own value: accepted (hosts set them all)
+        fmu.setString([vr["road"]], ["bumpy"])
         with pytest.raises(FMICallException):
             fmu.setReal([vr["v0"]], [10.0])
         assert any("parameter 'v0' is fixed at export (20)" in m for m in messages), messages
@@ -259,3 +263,36 @@ def test_native_vehicle_equals_the_python_fmu_in_an_iso_7401_step_steer(all_fmus
     assert python[-1, 3] > 0.3                                 # turning left: a real yaw rate [rad/s]
     scale = np.maximum(np.abs(python).max(axis=0), 1e-300)
     assert np.max(np.abs(ours - python) / scale) <= 1e-12
+
+
+@pytest.mark.slow
+def test_the_lane_change_ssp_runs_with_the_native_vehicle_in_our_master_and_in_libcosim(registered_fmus, tmp_path):
+    """The ISO 3888-1 double lane change (Driver.fmu steering the car; internal tires) with the native Vehicle
+    exported with the scenario's own parameters (which the .ssp sets again: a fixed parameter takes its own
+    value): our master's run equals the one with the Python Vehicle FMU, and libcosim's run of the native
+    .ssp equals our Jacobi run of it to 1e-9."""
+    pytest.importorskip("libcosimpy")
+    from fmu_vehicle.cosim import read_ssp, run_system
+    from fmu_vehicle.cosim.lane_change import double_lane_change
+    from fmu_vehicle.cosim.scenarios import run_scenario
+
+    fmus = {n: registered_fmus[n] for n in ("Vehicle", "Driver")}
+    python_sc = double_lane_change(fmus, tires="internal")
+    params = next(c for c in python_sc.system.components if c.name == "vehicle").parameters
+    vehicle = native.export("Vehicle", tmp_path / "fmu", settings={k: str(v) for k, v in params.items()},
+                            targets=("linux64",))
+    sc = double_lane_change(dict(fmus, Vehicle=vehicle), tires="internal")
+    ours = run_scenario(sc, tmp_path / "native", progress=False)
+    reference = run_scenario(python_sc, tmp_path / "python", progress=False)
+    signals = ("vehicle.chassis.y", "vehicle.chassis.yaw", "vehicle.wheel_FL.tire_fy", "vehicle.wheel_FR.tire_fz")
+    assert ours.result["vehicle.chassis.y"].max() > 3.0                   # it changed lanes
+    for name in signals:
+        a, b = ours.result[name], reference.result[name]
+        assert np.max(np.abs(a - b)) <= 1e-12 * max(1.0, np.max(np.abs(b))), name
+    jacobi = run_system(read_ssp(ours.ssp), sc.experiment(read_ssp(ours.ssp), scheme="jacobi"), progress=False)
+    theirs = run_libcosim(ours.ssp, len(jacobi.t) - 1, 1_000_000, signals)
+    for name in signals:
+        steps, values = theirs[name]
+        assert steps[-1] == len(jacobi.t) - 1
+        np.testing.assert_allclose(values, jacobi[name][steps], rtol=1e-9,
+                                   atol=1e-9 * max(1.0, np.max(np.abs(values))))

@@ -355,7 +355,7 @@ FMI_API fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference vr[]
         if (!v) return fmi2Error;
         double x = value[i];
         if (v->kind == K_OUTPUT) return fail(c, fmi2Error, "fmi2SetReal: '%s' is an output", v->name);
-        if (v->kind == K_FIXED)
+        if (v->kind == K_FIXED && x != v->start)      /* its own value is accepted: hosts set every parameter */
             return fail(c, fmi2Error, "parameter '%s' is fixed at export (%.17g) in this native FMU: export it again "
                         "with --set %s=<value>", v->name, v->start, v->name);
         if (v->kind == K_DT && c->state != S_INSTANTIATED && c->state != S_INIT)
@@ -409,30 +409,44 @@ FMI_API fmi2Status fmi2GetString(fmi2Component comp, const fmi2ValueReference vr
     return fmi2OK;
 }
 
-static fmi2Status set_fixed(Comp *c, const fmi2ValueReference vr[], size_t nvr, int type, const char *fn) {
+/* Integer, Boolean and String variables are all parameters fixed at export: setting one to its own value is
+ * accepted (hosts set every parameter before initialization), to another value refused by name. */
+static fmi2Status set_fixed(Comp *c, const fmi2ValueReference vr[], size_t nvr, int type, const char *fn,
+                            const double *numbers, const fmi2String *strings) {
     if (!c) return fmi2Error;
     for (size_t i = 0; i < nvr; i++) {
         const fv_var *v = lookup(c, vr[i], type, fn);
         if (!v) return fmi2Error;
-        return fail(c, fmi2Error, "parameter '%s' is fixed at export in this native FMU: export it again with "
-                    "--set %s=<value>", v->name, v->name);
+        int same = strings ? (strings[i] && strcmp(strings[i], v->string) == 0) : numbers[i] == v->start;
+        if (!same)
+            return fail(c, fmi2Error, "parameter '%s' is fixed at export in this native FMU: export it again with "
+                        "--set %s=<value>", v->name, v->name);
+    }
+    return fmi2OK;
+}
+
+static fmi2Status set_numbers(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, const int *value,
+                              int type, const char *fn) {
+    double numbers[64];
+    for (size_t start = 0; start < nvr; start += 64) {       /* in chunks: no allocation */
+        size_t n = nvr - start < 64 ? nvr - start : 64;
+        for (size_t i = 0; i < n; i++) numbers[i] = type == T_BOOLEAN ? (value[start + i] != 0) : value[start + i];
+        fmi2Status st = set_fixed((Comp *)comp, vr + start, n, type, fn, numbers, NULL);
+        if (st != fmi2OK) return st;
     }
     return fmi2OK;
 }
 
 FMI_API fmi2Status fmi2SetInteger(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, const fmi2Integer value[]) {
-    (void)value;
-    return set_fixed((Comp *)comp, vr, nvr, T_INTEGER, "fmi2SetInteger");
+    return set_numbers(comp, vr, nvr, value, T_INTEGER, "fmi2SetInteger");
 }
 
 FMI_API fmi2Status fmi2SetBoolean(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, const fmi2Boolean value[]) {
-    (void)value;
-    return set_fixed((Comp *)comp, vr, nvr, T_BOOLEAN, "fmi2SetBoolean");
+    return set_numbers(comp, vr, nvr, value, T_BOOLEAN, "fmi2SetBoolean");
 }
 
 FMI_API fmi2Status fmi2SetString(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, const fmi2String value[]) {
-    (void)value;
-    return set_fixed((Comp *)comp, vr, nvr, T_STRING, "fmi2SetString");
+    return set_fixed((Comp *)comp, vr, nvr, T_STRING, "fmi2SetString", NULL, value);
 }
 
 /* ---- stepping -------------------------------------------------------------------------------------------- */
