@@ -301,14 +301,15 @@ def _slave_module():
 def test_road_parameter_names_a_shipped_road_or_a_resource_file(name, kind):
     """The ``road`` parameter resolves against the resources folder the instance was given (in-process)."""
     from fmu_vehicle.errors import ModelError
+    from fmu_vehicle.fmi.vehicle_slave import load_vehicle
     res = resources_dir()
     slave = _slave_module().VehicleLV(instance_name="roads", resources=str(res))
     slave.values["road"] = name.replace("ABS", str(res))
-    if kind.endswith("Road"):
-        assert type(slave._road(res)).__name__ == kind
+    if kind.endswith("Road"):       # (vehicle, road) as the slave builds them at initialization
+        assert type(load_vehicle(slave.TABLE, slave.values, res)[1]).__name__ == kind
     else:
         with pytest.raises(ModelError, match=f"parameter 'road' = '{name}'.*{kind}"):
-            slave._road(res)
+            load_vehicle(slave.TABLE, slave.values, res)
 
 
 def test_archive_ships_code_data_and_requirements(fmu):

@@ -22,7 +22,8 @@ pytestmark = pytest.mark.skipif(bool(numba.config.DISABLE_JIT), reason="native s
 STEPS = 2000
 H = 1e-3
 V0 = 20.0
-API = {"fv_advance", "fv_final", "fv_instance_new", "fv_instance_free", "fv_last_error", "fv_shape"}
+API = {"fv_advance", "fv_final", "fv_prepare", "fv_instance_new", "fv_instance_free", "fv_instance_blob", "fv_last_error",
+       "fv_shape"}
 
 
 class Case:
@@ -165,7 +166,7 @@ def test_the_c_entry_points_step_like_the_simulator_in_this_process(halfcar):
     from fmu_vehicle.native.step import step_cfuncs
 
     p = halfcar.packed
-    advance, final = step_cfuncs(p.model_type, p.data_type, p.shape)
+    advance, final, _ = step_cfuncs(p.model_type, p.data_type, p.shape)      # (prepare: test_native_fmu)
     r = rebuild(halfcar.image)
     y, work, saved, row = halfcar.y.copy(), halfcar.work.copy(), halfcar.saved.copy(), halfcar.row.copy()
     key = r.array(halfcar.image, "data.inputs").reshape(-1)
