@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import math
 import tempfile
+from dataclasses import replace
 import uuid
 import zipfile
 from pathlib import Path
@@ -142,11 +143,15 @@ def variable_rows(variables, car) -> list[tuple]:
     return rows
 
 
-def config_header(model_id: str, guid: str, variables, values: dict, car, sim, key_word: int) -> str:
-    """``fv_fmu_config.h`` for ``c/fmi2_native.c``: the variable table (fixed parameters at their export
-    values), the initial state, the steering input and the position of ``data.inputs`` in the image."""
+def exported_variables(variables, values: dict) -> list[Var]:
+    """The FMU's variables with every parameter's start value set to its export value (``values``)."""
+    return [replace(v, start=values[v.name]) if v.causality == "parameter" else v for v in variables]
+
+
+def config_header(model_id: str, guid: str, fixed, values: dict, car, sim, key_word: int) -> str:
+    """``fv_fmu_config.h`` for ``c/fmi2_native.c``: the variable table ``fixed`` (:func:`exported_variables`),
+    the initial state, the steering input and the position of ``data.inputs`` in the image."""
     n_cols = sim.inputs.shape[1]
-    fixed = [v if v.causality != "parameter" else _with_start(v, values[v.name]) for v in variables]
     lines = [f"#define FV_MODEL_IDENTIFIER {_c_string(model_id)}", f"#define FV_GUID {_c_string(guid)}",
              f"#define FV_IMAGE_FILE {_c_string(IMAGE_FILE)}", f"#define FV_KEY_WORD {key_word}",
              f"#define FV_N_INPUT_COLS {n_cols}",
@@ -164,13 +169,8 @@ def config_header(model_id: str, guid: str, variables, values: dict, car, sim, k
     return "\n".join(lines) + "\n"
 
 
-def _with_start(v: Var, value) -> Var:
-    from dataclasses import replace
-    return replace(v, start=value)
-
-
-def model_description(model_id: str, guid: str, description: str, variables, values: dict) -> bytes:
-    """modelDescription.xml: the Var table (parameters at their export values), outputs with no input
+def model_description(model_id: str, guid: str, description: str, table) -> bytes:
+    """modelDescription.xml: the Var table ``table`` (:func:`exported_variables`), outputs with no input
     dependencies, units and ranges by ``patch_model_description``."""
     version = package_version()
     root = etree.Element("fmiModelDescription", fmiVersion="2.0", modelName=model_id, guid=guid,
@@ -182,11 +182,7 @@ def model_description(model_id: str, guid: str, description: str, variables, val
     etree.SubElement(root, "DefaultExperiment", startTime="0.0", stopTime="10.0", stepSize="0.001")
     mv = etree.SubElement(root, "ModelVariables")
     outputs = []
-    table = []
-    for vr, v in enumerate(variables):
-        if v.causality == "parameter":
-            v = _with_start(v, values[v.name])
-        table.append(v)
+    for vr, v in enumerate(table):
         sv = etree.SubElement(mv, "ScalarVariable", name=v.name, valueReference=str(vr), causality=v.causality,
                               variability=v.variability)
         node = etree.SubElement(sv, v.type)
@@ -236,13 +232,14 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
     guid = str(uuid.uuid5(uuid.NAMESPACE_URL, "fmu_vehicle-native:" + hashlib.sha256(
         image_bytes + repr((fmu, sorted(values.items(), key=str))).encode()).hexdigest()))
     description = f"{fmu} (native build: compiled model, no Python on the host; parameters fixed at export)"
-    xml = model_description(fmu, guid, description, variables, values)
+    table = exported_variables(variables, values)
+    xml = model_description(fmu, guid, description, table)
     log(f"{fmu}: compiling the model's kernels for a generic x86-64 CPU (a few minutes)")
     irs, names = fresh_ir(p.model_type, p.data_type, p.shape, [type(sim.system).__module__, "fmu_vehicle.vehicle.dynamics"])
     dest_dir = Path(dest_dir)
     with tempfile.TemporaryDirectory(prefix="fv_native_fmu_") as tmp:
         tmp = Path(tmp)
-        (tmp / "fv_fmu_config.h").write_text(config_header(fmu, guid, variables, values, car, sim, key_word))
+        (tmp / "fv_fmu_config.h").write_text(config_header(fmu, guid, table, values, car, sim, key_word))
         binaries = {}
         for name in usable:
             target = TARGETS[name]

@@ -575,9 +575,8 @@ static void serialize(Comp *c, unsigned char *out) {
     put(&p, blob, (size_t)nb);
 }
 
-static fmi2Status deserialize(Comp *c, const unsigned char *in, size_t n, const char *fn) {
-    unsigned char *blob;
-    int64_t nb = fv_instance_blob(c->instance, &blob);
+/* fmi2OK if in[0..n) is a serialized state of this FMU (magic, GUID, size), else fmi2Error and why */
+static fmi2Status check_state(Comp *c, const unsigned char *in, size_t n, const char *fn) {
     if (!in || n < FV_STATE_HEAD || memcmp(in, FV_STATE_MAGIC, 8) != 0)
         return fail(c, fmi2Error, "%s: not a state of a native fmu_vehicle FMU (%zu bytes)", fn, n);
     char guid[65] = {0};
@@ -586,6 +585,13 @@ static fmi2Status deserialize(Comp *c, const unsigned char *in, size_t n, const 
         return fail(c, fmi2Error, "%s: the state belongs to another FMU or build (GUID %s, this FMU %s)", fn, guid, FV_GUID);
     if (n != state_size(c))
         return fail(c, fmi2Error, "%s: the state has %zu bytes, this FMU's have %zu (truncated or corrupt)", fn, n, state_size(c));
+    return fmi2OK;
+}
+
+static fmi2Status deserialize(Comp *c, const unsigned char *in, size_t n, const char *fn) {
+    unsigned char *blob;
+    int64_t nb = fv_instance_blob(c->instance, &blob);
+    if (check_state(c, in, n, fn) != fmi2OK) return fmi2Error;
     const unsigned char *p = in + 8 + 64;
     int64_t head[7], shape[5];
     double scalars[4];
@@ -657,16 +663,7 @@ FMI_API fmi2Status fmi2DeSerializeFMUstate(fmi2Component comp, const fmi2Byte b[
     Comp *c = (Comp *)comp;
     if (!c || !s) return fmi2Error;
     /* checked against this instance before it is accepted: a foreign or cut state never becomes a state */
-    if (!b || n < FV_STATE_HEAD || memcmp(b, FV_STATE_MAGIC, 8) != 0)
-        return fail(c, fmi2Error, "fmi2DeSerializeFMUstate: not a state of a native fmu_vehicle FMU (%zu bytes)", n);
-    char guid[65] = {0};
-    memcpy(guid, b + 8, 64);
-    if (strcmp(guid, FV_GUID) != 0)
-        return fail(c, fmi2Error, "fmi2DeSerializeFMUstate: the state belongs to another FMU or build (GUID %s, this "
-                    "FMU %s)", guid, FV_GUID);
-    if (n != state_size(c))
-        return fail(c, fmi2Error, "fmi2DeSerializeFMUstate: %zu bytes, this FMU's states have %zu (truncated or "
-                    "corrupt)", n, state_size(c));
+    if (check_state(c, (const unsigned char *)b, n, "fmi2DeSerializeFMUstate") != fmi2OK) return fmi2Error;
     State *st = (State *)malloc(sizeof(State) + n);
     if (!st) return fail(c, fmi2Error, "fmi2DeSerializeFMUstate: out of memory");
     st->n = n;
