@@ -337,6 +337,10 @@ static double real_value(const Comp *c, const fv_var *v) {
 FMI_API fmi2Status fmi2GetReal(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr, fmi2Real value[]) {
     Comp *c = (Comp *)comp;
     if (!c) return fmi2Error;
+    /* In initialization mode the outputs a master reads (and hands to other FMUs) are the initial outputs with
+     * the inputs set so far, as fmi2ExitInitializationMode will compute them, not zeros. A failure is reported
+     * by fmi2ExitInitializationMode, which computes them again. */
+    if (c->state == S_INIT) fv_final(c->model, c->data, c->t, c->y, c->row, c->work);
     for (size_t i = 0; i < nvr; i++) {
         const fv_var *v = lookup(c, vr[i], T_REAL, "fmi2GetReal");
         if (!v) return fmi2Error;
