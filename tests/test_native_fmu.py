@@ -244,7 +244,7 @@ signal = np.array(list(zip(t, np.radians([0.0, 0.0, 40.0, 40.0]))),
 outputs = sys.argv[2].split(",")
 r = simulate_fmu(sys.argv[1], stop_time=3.0, step_size=1e-3, output_interval=1e-3, input=signal, output=outputs,
                  start_values={} if sys.argv[3] == "native" else {"v0": 80 / 3.6})
-print("ROWS " + json.dumps([list(map(float, row)) for row in r]))
+print("ROWS " + json.dumps([[float(row["time"])] + [float(row[n]) for n in outputs] for row in r]))   # requested order
 """
 
 
@@ -266,10 +266,48 @@ def test_native_vehicle_equals_the_python_fmu_in_an_iso_7401_step_steer(all_fmus
         runs[kind] = np.array(json.loads(line[5:]))
     ours, python = runs["native"], runs["python"]
     assert ours.shape == python.shape == (3001, 1 + len(outputs))
-    assert abs(python[-1, 9] - np.radians(40.0)) < 1e-3          # the steering-wheel angle applied [rad]
+    assert abs(python[-1, 10] - np.radians(40.0)) < 1e-3         # the steering-wheel angle applied [rad]
+    # the car turns: 40 deg at the wheel is 0.042 rad at the road wheels (rack ratio about 16.5), vx delta / L =
+    # 0.35 rad/s without understeer; the understeering car settles near 0.20 rad/s (ay = vx r near 4.4 m/s^2)
+    assert 0.15 < python[-1, 3] < 0.25 and 3.5 < python[-1, 4] < 5.5
     scale = np.maximum(np.abs(python).max(axis=0), 1e-300)
     print("largest difference relative to each output's largest value:", np.max(np.abs(ours - python) / scale))
     assert np.max(np.abs(ours - python) / scale) <= 1e-12
+
+
+EXTERNAL_POINTS = {"FL": (0.0, 1.1967), "FR": (0.0, -1.1967), "RL": (-4.1584, 1.1967), "RR": (-4.1584, -1.1967)}
+"""The design contact points of fullcar14's wheels at rest (x, y) [m], where the external loads are given."""
+
+
+@pytest.mark.slow
+def test_native_vehicle_with_external_tire_loads_equals_the_python_fmu(all_fmus, tmp_path):
+    """tire_source = external (Project Chrono's interface: a force at a point per wheel): the load levers about
+    the wheel centres are set at initialization from the shipped initial outputs and before every step from
+    the last ones. The rear wheels push with 200 N each, the front loads pulse by 300 N at 2 Hz: 1 s through
+    FMPy equals the Python FMU bit for bit. (The physics of the levers: test_fmu_vehicle's
+    test_external_point_loads_reproduce_the_internal_tire.)"""
+    settings = {"road": "flat", "v0": 0.0, "tire_source": "external"}
+    fmu = native.export("Vehicle", tmp_path, settings={k: str(v) for k, v in settings.items()}, targets=("linux64",))
+    signals = {}
+    for w, (x, y) in EXTERNAL_POINTS.items():
+        front = w.startswith("F")
+        signals.update({f"wheel_{w}.point.x": (x, 0.0, 0.0), f"wheel_{w}.point.y": (y, 0.0, 0.0),
+                        f"wheel_{w}.point.z": (0.0, 0.0, 0.0),   # static loads about the weight: 2 x 6316 + 2 x 4740 N
+                        f"wheel_{w}.force.z": (6316.0, 300.0, 2.0) if front else (4740.0, 0.0, 0.0),
+                        f"wheel_{w}.force.x": (0.0, 0.0, 0.0) if front else (200.0, 0.0, 0.0)})
+    inputs = Inputs(signals=signals, reals={"v0": 0.0}, strings={"road": "flat", "tire_source": "external"})
+    outputs = ["chassis.x", "chassis.vx", "chassis.z", "chassis.pitch", "chassis.pitch_rate", "wheel_FL.travel",
+               "wheel_RL.omega", "wheel_RR.tire_fx", "wheel_FR.suspension_force"]
+    ours = run_fmpy(fmu, outputs, inputs, 1e-3, 1000, every=10)
+    python = run_fmpy(all_fmus["Vehicle"], outputs, inputs, 1e-3, 1000, every=10)
+    assert ours.returncode == 0 and python.returncode == 0, ours.stderr[-2000:] + python.stderr[-2000:]
+    assert ours.rows.shape == python.rows.shape == (101, 1 + len(outputs))
+    scale = np.maximum(np.abs(python.rows).max(axis=0), 1e-300)
+    assert np.max(np.abs(ours.rows - python.rows) / scale) <= 1e-12
+    # the loads act: constant forces are not a tire (nothing holds the body's pitch), so the car drifts: it moves
+    # and pitches by centimetres and tenths of a radian in the second; the rear wheels carry the 200 N given
+    assert abs(python.rows[-1, 1] - python.rows[0, 1]) > 0.02 and np.ptp(python.rows[:, 4]) > 0.1
+    assert np.allclose(python.rows[:, 8], 200.0, rtol=1e-5)
 
 
 @pytest.mark.slow

@@ -13,14 +13,14 @@ step and an FMI 2.0 layer in C (``c/fmi2_native.c``), with no Python on the host
    ``c/runtime.c`` and ``c/fmi2_native.c`` per platform (``binaries/linux64/<id>.so``,
    ``binaries/win64/<id>.dll`` when mingw is installed);
 4. ``modelDescription.xml`` from the same Var table (names, units, ranges, descriptions via
-   ``fmi.post_process.patch_model_description``). Outputs change only in ``fmi2DoStep`` and
-   ``fmi2ExitInitializationMode``: ``ModelStructure/Outputs`` lists them with no dependencies on inputs.
+   ``fmi.post_process.patch_model_description``). While stepping, outputs change only in ``fmi2DoStep``:
+   ``ModelStructure/Outputs`` lists them with no dependencies on inputs.
 
 What stays settable in the native FMU: every input, and the internal step ``dt`` before initialization ends.
 Every other parameter is fixed at export (its value is the start value in the modelDescription, and setting
 it returns fmi2Error naming it). The FMU state can be saved, restored and serialized. Not yet native: a new
-coordinate partition during a run (fmi2Error), an external tire (``tire_source = external``) and integrators other
-than RK4 are refused at export. See docs/native.md §5.
+coordinate partition during a run (fmi2Error) and integrators other than RK4 (refused at export). See
+docs/native.md §5.
 """
 from __future__ import annotations
 
@@ -90,9 +90,6 @@ def _parse(raw, type_: str):
 def _refuse_unsupported(values: dict) -> None:
     if values.get("integrator", "rk4") != "rk4":
         raise ModelError(f"parameter 'integrator' = {values['integrator']!r}: the native FMU runs rk4 only")
-    if values.get("tire_source", "internal") != "internal":
-        raise ModelError("parameter 'tire_source' = 'external': not available in the native FMU yet (its load "
-                         "levers need the output row at initialization); use the Python FMU")
 
 
 def simulator(fmu: str, values: dict):
@@ -150,7 +147,7 @@ def exported_variables(variables, values: dict) -> list[Var]:
 
 def config_header(model_id: str, guid: str, fixed, values: dict, car, sim, key_word: int) -> str:
     """``fv_fmu_config.h`` for ``c/fmi2_native.c``: the variable table ``fixed`` (:func:`exported_variables`),
-    the initial state, the steering input and the position of ``data.inputs`` in the image."""
+    the initial state and output row, the steering input and the position of ``data.inputs`` in the image."""
     n_cols = sim.inputs.shape[1]
     lines = [f"#define FV_MODEL_IDENTIFIER {_c_string(model_id)}", f"#define FV_GUID {_c_string(guid)}",
              f"#define FV_IMAGE_FILE {_c_string(IMAGE_FILE)}", f"#define FV_KEY_WORD {key_word}",
@@ -166,6 +163,7 @@ def config_header(model_id: str, guid: str, fixed, values: dict, car, sim, key_w
                      f"{_c_string(string if type_ == 'String' else '')}, {_c_string(v.name)}}},")
     lines.append("};")
     lines.append("static const double FV_Y0[FV_N_STATES] = {" + ", ".join(_c_number(x) for x in sim.y) + "};")
+    lines.append("static const double FV_ROW0[FV_N_OUTPUTS] = {" + ", ".join(_c_number(x) for x in sim.row) + "};")
     return "\n".join(lines) + "\n"
 
 

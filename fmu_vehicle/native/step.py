@@ -1,6 +1,6 @@
 """The C entry points of a system's communication step: numba ``cfunc`` wrappers of the RK4 stepper kernels.
 
-For one (model type, data type) pair, :func:`step_cfuncs` compiles two functions with plain C signatures
+For one (model type, data type) pair, :func:`step_cfuncs` compiles three functions with plain C signatures
 (:data:`ADVANCE_SIGNATURE`, :data:`FINAL_SIGNATURE`)::
 
     int64 advance(int64 *model_buf, int64 *data_buf, double t0, double h, int64 nsteps, double *y,
@@ -13,8 +13,9 @@ For one (model type, data type) pair, :func:`step_cfuncs` compiles two functions
 output row of the final state; first-same-as-last reuse of ``work[0]`` through ``key``/``saved``) on the
 (model, data) that ``packing.packed`` wrote into the two buffers; it stores the steps done in ``done[0]`` and
 returns the kernel's status (0 ok, 1 the system asks to be re-parameterized after ``done[0]`` steps, < 0 a
-failure code of the system). ``final`` is ``integrators.rk4.rk4_final`` (evaluate and record the state ``y``
-at ``t`` without a step; ``ydot`` receives dy/dt). ``prepare`` is ``vehicle.stepping.prepare_step`` (before a
+failure code of the system). ``final`` is ``VehicleSimulator.refresh``: an external load's levers about the
+wheel centres of the outputs in ``row`` (``vehicle.stepping.refresh_levers``), then ``integrators.rk4.rk4_final``
+(evaluate and record the state ``y`` at ``t`` without a step; ``ydot`` receives dy/dt). ``prepare`` is ``vehicle.stepping.prepare_step`` (before a
 communication step of ``h`` from ``t``: the steering ramp to ``rack_target`` [m], an external load's levers,
 the origin rebase; returns 1 if the stepper must not reuse its last evaluation: zero ``saved[0]``). Both call the package's kernels themselves: no formula is
 written twice.
@@ -37,7 +38,7 @@ from numba import carray, cfunc, types
 from ..integrators.base import inputs_key
 from ..integrators.rk4 import rk4_advance, rk4_final
 from ..packing import packed, packed_value
-from ..vehicle.stepping import prepare_step
+from ..vehicle.stepping import prepare_step, refresh_levers
 
 _I64P = types.CPointer(types.int64)
 _F64P = types.CPointer(types.float64)
@@ -100,7 +101,9 @@ def step_cfuncs(model_type, data_type, shape: StepShape):
     def final(model_buf, data_buf, t, y, row, ydot):
         model = packed_value(carray(model_buf, nm), mty)
         data = packed_value(carray(data_buf, nd), dty)
-        return rk4_final(model, data, t, carray(y, n), carray(row, nout), carray(ydot, n))
+        out = carray(row, nout)
+        refresh_levers(model, data, out)
+        return rk4_final(model, data, t, carray(y, n), out, carray(ydot, n))
 
     def prepare(model_buf, data_buf, t, h, rack_target, y, row):
         model = packed_value(carray(model_buf, nm), mty)

@@ -196,7 +196,7 @@ static double rack_target(const Comp *c) {
 
 static void start_values(Comp *c) {
     memcpy(c->y, FV_Y0, sizeof c->y);
-    memset(c->row, 0, sizeof c->row);
+    memcpy(c->row, FV_ROW0, sizeof c->row);      /* the outputs at y0: fv_final takes the wheel centres from them */
     memset(c->work, 0, sizeof c->work);
     memset(c->saved, 0, sizeof c->saved);
     c->t = 0.0;

@@ -236,7 +236,8 @@ FV_API int64_t fv_advance(int64_t *model_buf, int64_t *data_buf, double t0, doub
     return fv_err.raised ? FV_STATUS_RAISED : status;
 }
 
-/* Evaluate and record the state y at t [s] without a step (integrators.rk4.rk4_final): row, ydot = dy/dt. */
+/* Evaluate and record the state y at t [s] without a step (VehicleSimulator.refresh: an external load's levers
+ * about the wheel centres in row, then integrators.rk4.rk4_final): row, ydot = dy/dt. */
 FV_API int64_t fv_final(int64_t *model_buf, int64_t *data_buf, double t, double *y, double *row, double *ydot) {
     fv_clear_error();
     if (!model_buf || !data_buf || !y || !row || !ydot) {
