@@ -89,6 +89,20 @@ def test_same_numbers_as_the_python_fmu_over_20_s_of_the_bumpy_road(native_lv, a
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("v0", [0.0, 12.5])
+def test_the_start_speed_is_settable_and_gives_the_python_fmus_numbers(native_lv, all_fmus, v0):
+    """Exported at v0 = 20 m/s, started at another speed: the compiled start (vehicle.start.start_state from the
+    shipped equilibrium) gives the Python FMU's run bit for bit; at rest the tires start with their rest
+    lateral states, moving with zero ones."""
+    inputs = Inputs(signals=TORQUES.signals, reals={"v0": v0})
+    ours = run_fmpy(native_lv, OUTPUTS, inputs, 1e-3, 2000, every=100)
+    python = run_fmpy(all_fmus["VehicleLV"], OUTPUTS, inputs, 1e-3, 2000, every=100)
+    assert ours.returncode == 0 and python.returncode == 0, ours.stderr[-2000:] + python.stderr[-2000:]
+    assert np.array_equal(ours.rows, python.rows)
+    assert abs(ours.rows[0, 4] - v0) < 0.05                   # chassis.vx at the start [m/s]
+
+
+@pytest.mark.slow
 def test_c_host_runs_it_without_python(native_lv, tmp_path):
     host = build_host(tmp_path / "fmi2_host")
     lib_dir = tmp_path / "x"
@@ -115,7 +129,7 @@ def test_c_host_runs_it_without_python(native_lv, tmp_path):
 
 
 @pytest.mark.slow
-def test_a_fixed_parameter_is_refused_by_name_and_dt_is_settable(native_lv):
+def test_a_fixed_parameter_is_refused_by_name_and_dt_and_v0_are_settable(native_lv):
     from fmpy import extract, read_model_description
     from fmpy.fmi2 import FMU2Slave, fmi2CallbackFunctions, fmi2CallbackLoggerTYPE, fmi2CallbackAllocateMemoryTYPE
     from fmpy.fmi2 import fmi2CallbackFreeMemoryTYPE, fmi2StepFinishedTYPE
@@ -138,11 +152,12 @@ def test_a_fixed_parameter_is_refused_by_name_and_dt_is_settable(native_lv):
     fmu = FMU2Slave(guid=md.guid, unzipDirectory=folder, modelIdentifier="VehicleLV", instanceName="t")
     try:
         fmu.instantiate(loggingOn=True, callbacks=callbacks)
-        fmu.setReal([vr["v0"]], [20.0])                       # its own value: accepted (hosts set them all)
+        fmu.setReal([vr["x0"]], [0.0])                        # its own value: accepted (hosts set them all)
         fmu.setString([vr["road"]], ["bumpy"])
         with pytest.raises(FMICallException):
-            fmu.setReal([vr["v0"]], [10.0])
-        assert any("parameter 'v0' is fixed at export (20)" in m for m in messages), messages
+            fmu.setReal([vr["x0"]], [10.0])
+        assert any("parameter 'x0' is fixed at export (0)" in m for m in messages), messages
+        fmu.setReal([vr["v0"]], [15.0])                       # settable until initialization ends
         with pytest.raises(FMICallException):
             fmu.setString([vr["road"]], ["flat"])
         assert any("parameter 'road' is fixed at export" in m for m in messages), messages
@@ -155,13 +170,17 @@ def test_a_fixed_parameter_is_refused_by_name_and_dt_is_settable(native_lv):
         # the outputs a master reads in initialization mode are the initial outputs (a driver FMU computes its
         # first command from them), not zeros, and they are the ones initialization ends with
         outputs = [v.valueReference for v in md.modelVariables if v.causality == "output"]
+        assert abs(fmu.getReal([vr["chassis.vx"]])[0] - 15.0) < 0.05          # v0 = 15 m/s
+        fmu.setReal([vr["v0"]], [20.0])                       # read again with another start speed
+        assert abs(fmu.getReal([vr["chassis.vx"]])[0] - 20.0) < 0.05
         during = fmu.getReal(outputs)
-        assert abs(fmu.getReal([vr["chassis.vx"]])[0] - 20.0) < 0.05          # v0 = 20 m/s
         fmu.exitInitializationMode()
         assert fmu.getReal(outputs) == during
-        with pytest.raises(FMICallException):
-            fmu.setReal([vr["dt"]], [1e-3])
-        assert fmu.getReal([vr["dt"]]) == [5e-4]
+        for name in ("dt", "v0"):
+            with pytest.raises(FMICallException):
+                fmu.setReal([vr[name]], [1e-3])
+            assert any(f"parameter '{name}' can only be set before initialization ends" in m for m in messages)
+        assert fmu.getReal([vr["dt"]]) == [5e-4] and fmu.getReal([vr["v0"]]) == [20.0]
         x0 = fmu.getReal([vr["chassis.x"]])[0]
         for k in range(100):
             fmu.doStep(k * 1e-3, 1e-3)
@@ -205,7 +224,7 @@ def test_a_second_export_of_the_same_sources_compiles_nothing(native_lv, monkeyp
 
     monkeypatch.setattr(emit, "_compile_irs", no_compile)
     [(irs, names)] = emit.fresh_irs([(p.model_type, p.data_type, p.shape)])
-    assert set(names) == {"advance", "final", "prepare"} and all("define" in text for text in irs.values())
+    assert set(names) == {"advance", "final", "prepare", "start"} and all("define" in text for text in irs.values())
     full_vars = vehicle_variables("Vehicle", parameter_table("Vehicle", None))
     full, full_sim = native.simulator("Vehicle", native.parameter_values(full_vars, None))
     q = pack_system(full_sim.system, full.n_states)

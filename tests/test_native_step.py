@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(bool(numba.config.DISABLE_JIT), reason="native s
 STEPS = 2000
 H = 1e-3
 V0 = 20.0
-API = {"fv_advance", "fv_final", "fv_prepare", "fv_instance_new", "fv_instance_free", "fv_instance_blob", "fv_last_error",
+API = {"fv_advance", "fv_final", "fv_prepare", "fv_start", "fv_instance_new", "fv_instance_free", "fv_instance_blob", "fv_last_error",
        "fv_shape"}
 
 
@@ -166,7 +166,7 @@ def test_the_c_entry_points_step_like_the_simulator_in_this_process(halfcar):
     from fmu_vehicle.native.step import step_cfuncs
 
     p = halfcar.packed
-    advance, final, _ = step_cfuncs(p.model_type, p.data_type, p.shape)      # (prepare: test_native_fmu)
+    advance, final, _, start = step_cfuncs(p.model_type, p.data_type, p.shape)   # (prepare: test_native_fmu)
     r = rebuild(halfcar.image)
     y, work, saved, row = halfcar.y.copy(), halfcar.work.copy(), halfcar.saved.copy(), halfcar.row.copy()
     key = r.array(halfcar.image, "data.inputs").reshape(-1)
@@ -191,6 +191,14 @@ def test_the_c_entry_points_step_like_the_simulator_in_this_process(halfcar):
     assert rk4_final(ref.sim.system.model, ref.sim.system.data, t, ref.sim.y, ref_row, ydot_ref) == 0
     assert np.array_equal(ydot, ydot_ref) and np.array_equal(ref_row, row2)
     assert np.abs(ydot).max() > 1.0                                         # a moving, bouncing car
+    # start: the simulator's initial state at another speed from its start table (vehicle.start)
+    table = ref.sim.start_table
+    y_start = np.zeros_like(y)
+    h = ctypes.CFUNCTYPE(ctypes.c_int64, vp, vp, vp, ctypes.c_int64, d, vp)(start.address)
+    for v0 in (0.0, 7.5, V0):
+        assert h(_ptr(table.y_rest), _ptr(table.speed_gain), _ptr(table.spin_radius), table.tire_from, v0,
+                 _ptr(y_start)) == 0
+        assert np.array_equal(y_start, ref.sim.vehicle.initial_state(ref.sim.vehicle.system("bumpy"), v0))
 
 
 # ---- the shared library without Python ------------------------------------------------------------------------

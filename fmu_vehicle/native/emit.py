@@ -48,7 +48,8 @@ RUNTIME_C = C_DIR / "runtime.c"
 PINNED = {"numba": "0.68.1", "llvmlite": "0.50.0"}
 """The versions whose internals this module was written and tested against (module docstring)."""
 
-ENTRY_SYMBOLS = {"advance": "fv_advance_raw", "final": "fv_final_raw", "prepare": "fv_prepare_raw"}
+ENTRY_SYMBOLS = {"advance": "fv_advance_raw", "final": "fv_final_raw", "prepare": "fv_prepare_raw",
+                 "start": "fv_start_raw"}
 """Symbol of each ``step`` entry point in the object; ``c/runtime.c`` wraps them as fv_advance/fv_final."""
 
 LIBC_SYMBOLS = frozenset("""

@@ -1,6 +1,6 @@
 """The C entry points of a system's communication step: numba ``cfunc`` wrappers of the RK4 stepper kernels.
 
-For one (model type, data type) pair, :func:`step_cfuncs` compiles three functions with plain C signatures
+For one (model type, data type) pair, :func:`step_cfuncs` compiles four functions with plain C signatures
 (:data:`ADVANCE_SIGNATURE`, :data:`FINAL_SIGNATURE`)::
 
     int64 advance(int64 *model_buf, int64 *data_buf, double t0, double h, int64 nsteps, double *y,
@@ -8,6 +8,7 @@ For one (model type, data type) pair, :func:`step_cfuncs` compiles three functio
     int64 final(int64 *model_buf, int64 *data_buf, double t, double *y, double *row, double *ydot)
     int64 prepare(int64 *model_buf, int64 *data_buf, double t, double h, double rack_target, double *y,
                   double *row)
+    int64 start(double *y_rest, double *speed_gain, double *spin_radius, int64 tire_from, double v0, double *y)
 
 ``advance`` is ``integrators.rk4.rk4_advance`` (``nsteps`` RK4 steps of ``h`` [s] from ``t0`` [s], then the
 output row of the final state; first-same-as-last reuse of ``work[0]`` through ``key``/``saved``) on the
@@ -17,7 +18,8 @@ failure code of the system). ``final`` is ``VehicleSimulator.refresh``: an exter
 wheel centres of the outputs in ``row`` (``vehicle.stepping.refresh_levers``), then ``integrators.rk4.rk4_final``
 (evaluate and record the state ``y`` at ``t`` without a step; ``ydot`` receives dy/dt). ``prepare`` is ``vehicle.stepping.prepare_step`` (before a
 communication step of ``h`` from ``t``: the steering ramp to ``rack_target`` [m], an external load's levers,
-the origin rebase; returns 1 if the stepper must not reuse its last evaluation: zero ``saved[0]``). Both call the package's kernels themselves: no formula is
+the origin rebase; returns 1 if the stepper must not reuse its last evaluation: zero ``saved[0]``). ``start``
+is ``vehicle.start.start_state`` (the initial state moving at ``v0`` [m/s] from a start table; returns 0). All four call the package's kernels themselves: no formula is
 written twice.
 
 The buffer types and every array length are compile-time constants of the pair (``StepShape``): the
@@ -38,6 +40,7 @@ from numba import carray, cfunc, types
 from ..integrators.base import inputs_key
 from ..integrators.rk4 import rk4_advance, rk4_final
 from ..packing import packed, packed_value
+from ..vehicle.start import start_state
 from ..vehicle.stepping import prepare_step, refresh_levers
 
 _I64P = types.CPointer(types.int64)
@@ -52,6 +55,9 @@ FINAL_SIGNATURE = types.int64(_I64P, _I64P, types.float64, _F64P, _F64P, _F64P)
 
 PREPARE_SIGNATURE = types.int64(_I64P, _I64P, types.float64, types.float64, types.float64, _F64P, _F64P)
 """C signature of the prepare entry point (module docstring)."""
+
+START_SIGNATURE = types.int64(_F64P, _F64P, _F64P, types.int64, types.float64, _F64P)
+"""C signature of the start entry point (module docstring)."""
 
 
 class StepShape(NamedTuple):
@@ -85,7 +91,7 @@ def pack_system(system, n_states: int) -> Packed:
 
 
 def step_cfuncs(model_type, data_type, shape: StepShape):
-    """(advance, final, prepare): the compiled C entry points for buffers of these numba types and these sizes
+    """(advance, final, prepare, start): the compiled C entry points for buffers of these numba types and these sizes
     (module docstring). Each is a ``numba.cfunc`` (``.address``, ``.ctypes``, ``._library``)."""
     nm, nd, n, nout, nkey = (int(v) for v in shape)
     mty, dty = model_type, data_type
@@ -110,5 +116,9 @@ def step_cfuncs(model_type, data_type, shape: StepShape):
         data = packed_value(carray(data_buf, nd), dty)
         return 1 if prepare_step(model, data, t, h, rack_target, carray(y, n), carray(row, nout)) else 0
 
+    def start(y_rest, speed_gain, spin_radius, tire_from, v0, y):
+        start_state(carray(y_rest, n), carray(speed_gain, n), carray(spin_radius, n), tire_from, v0, carray(y, n))
+        return 0
+
     return (cfunc(ADVANCE_SIGNATURE)(advance), cfunc(FINAL_SIGNATURE)(final),
-            cfunc(PREPARE_SIGNATURE)(prepare))
+            cfunc(PREPARE_SIGNATURE)(prepare), cfunc(START_SIGNATURE)(start))

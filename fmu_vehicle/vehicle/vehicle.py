@@ -33,6 +33,7 @@ from ..tire.tir import P_CZ, P_R0
 from .dynamics import IN_BRAKE, IN_DRIVE, QUANTITIES, n_quantities, vehicle_record, vehicle_rhs
 from .loader import VehicleSpec, load_vehicle_spec
 from .model import W_AXIS, W_CENTER, W_LEVER, W_OMEGA, W_ROAD, W_VEL, VehicleData, VehicleModel, check_data, make_data
+from .start import StartTable, initial_y
 from .stepping import prepare_step_packed, rebase, refresh_levers, substeps
 from .signals import FULL_VEHICLE, LONGITUDINAL_VERTICAL, TABLES, SignalTable
 
@@ -159,7 +160,15 @@ class Vehicle:
     # ------------------------------------------------------------------------------------------
     def initial_state(self, system: "VehicleSystem", v0: float = 0.0, x0: float = 0.0) -> np.ndarray:
         """Static equilibrium on the road (zero torques), then moving at ``v0`` [m/s] along the road
-        with free-rolling wheels (spin = v0 / effective rolling radius, zero transient slip, brakes relaxed)."""
+        with free-rolling wheels (spin = v0 / effective rolling radius, zero transient slip, brakes relaxed):
+        :func:`start.start_state` of :meth:`start_table`."""
+        return initial_y(self.start_table(system, x0), v0)
+
+    def start_table(self, system: "VehicleSystem", x0: float = 0.0) -> StartTable:
+        """The static equilibrium on the road at ``x0`` [m] (zero torques) and the gains that give the state
+        at any start speed (``vehicle.start``): the chassis along the road tangent, the wheels free rolling
+        at their effective rolling radius, the tire states at rest. Leaves ``system``'s workspace at the
+        equilibrium."""
         model, data = system.model, system.data
         m = self.mech
         d = data.mech                          # this system's engine workspace
@@ -236,19 +245,22 @@ class Vehicle:
         if err > 1e-6 * self.total_mass_kg * 9.81:
             raise SimulationError(f"vehicle '{self.name}': no static equilibrium found on this road "
                                   f"(residual {err:.3g} N: {msg})")
-        # velocities: chassis along the road tangent, wheels free rolling
+        # velocities: chassis along the road tangent, wheels free rolling (the independent coordinates' slots)
         vehicle_rhs(0.0, y, model, data, ydot)
         t_hat = np.array([1.0, grade]) / math.hypot(1.0, grade)
-        vel = {c: 0.0 for c in place}
-        vel.update({"chassis.x": v0 * t_hat[0], "chassis.z": v0 * t_hat[1]})
-        for w, wi in enumerate(self.spec.wheels):
-            vel[wi.spin_coordinate] = v0 / data.contact[w, OUT_RE]
-        yq = m.assemble({m.coordinate_names[i]: d.z[i] for i in d.indep}, vel, steps=1, data=d)
-        y[:2 * ni] = yq
-        y[2 * ni:] = 0.0
-        if v0 == 0.0:       # at rest; rolling straight, q = 0 is the steady state (the ply steer force builds up)
-            self._rest_lateral_states(system, y)
-        return y
+        slot = {int(i): ni + k for k, i in enumerate(d.indep)}
+        index = m.info.coordinate_index
+        gain, radius = np.zeros_like(y), np.zeros_like(y)
+        for name, g in (("chassis.x", t_hat[0]), ("chassis.z", t_hat[1])):
+            if name in index and index[name] in slot:
+                gain[slot[index[name]]] = g
+        for w, spin in enumerate(self.w_spin):
+            radius[slot[int(spin)]] = data.contact[w, OUT_RE]
+        y[ni:] = 0.0
+        # at rest the tires carry no lateral force; rolling straight, q = 0 is the steady state (the ply steer
+        # force builds up)
+        self._rest_lateral_states(system, y)
+        return StartTable(y, gain, radius, 2 * ni)
 
     def _rest_lateral_states(self, system, y):
         """Set each loaded tire's lateral state q = tan(alpha') in ``y`` so that it carries no lateral force
@@ -442,7 +454,8 @@ class VehicleSimulator:
         self.dt = float(dt)
         self.integrator = integrator
         self.system = vehicle.system(road)
-        self.stepper = make_stepper(self.system, vehicle.initial_state(self.system, v0, x0), integrator)
+        self.start_table = vehicle.start_table(self.system, x0)   # the native FMU ships it (v0 settable there)
+        self.stepper = make_stepper(self.system, initial_y(self.start_table, v0), integrator)
         self.set_sources(road_source, tire_source)
         self.t = 0.0
         self.row = np.zeros(len(vehicle.output_names))

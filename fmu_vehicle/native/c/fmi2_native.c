@@ -9,7 +9,8 @@
  * exactly as VehicleSimulator.advance calls the same kernels from Python. The variable table, the initial
  * state and the sizes come from the generated header fv_fmu_config.h (fmu_vehicle/native/fmu.py), made from the
  * same Var table as the Python FMU's modelDescription. Parameters that the Python loader needs were fixed at
- * export: setting one returns fmi2Error naming it. The internal step dt stays settable before initialization.
+ * export: setting one returns fmi2Error naming it. The internal step dt and the start speed v0 stay settable
+ * before initialization ends.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -62,6 +63,8 @@ int64_t fv_prepare(int64_t *model_buf, int64_t *data_buf, double t, double h, do
 int64_t fv_advance(int64_t *model_buf, int64_t *data_buf, double t0, double h, int64_t nsteps, double *y,
                    double *row, double *work, double *key, double *saved, int64_t *done);
 int64_t fv_final(int64_t *model_buf, int64_t *data_buf, double t, double *y, double *row, double *ydot);
+int64_t fv_start(const double *y_rest, const double *speed_gain, const double *spin_radius, int64_t tire_from,
+                 double v0, double *y);
 int64_t fv_instance_blob(void *instance, unsigned char **blob);
 
 /* ---- the generated variable table ------------------------------------------------------------------------ */
@@ -72,6 +75,7 @@ enum {
     K_STEERING_ANGLE,  /* Real input: steering-wheel angle [rad]; the rack target is FV_RACK_GAIN x it if used */
     K_RACK_TRAVEL,     /* Real input: rack travel [m]; the rack target if used */
     K_DT,              /* Real parameter: the internal step [s], settable before initialization */
+    K_V0,              /* Real parameter: the start speed [m/s], settable before initialization */
     K_FIXED            /* a parameter fixed at export (any type) */
 };
 typedef struct {
@@ -83,7 +87,9 @@ typedef struct {
 
 #include "fv_fmu_config.h"
 /* defines FV_MODEL_IDENTIFIER, FV_GUID, FV_N_VARS, FV_VARS[], FV_N_INPUT_COLS, FV_KEY_WORD, FV_STEERING
- * (0 none, 1 steering-wheel angle, 2 rack travel), FV_RACK_GAIN [m/rad], FV_Y0[FV_N_STATES], FV_IMAGE_FILE */
+ * (0 none, 1 steering-wheel angle, 2 rack travel), FV_RACK_GAIN [m/rad], FV_IMAGE_FILE, the start table
+ * (vehicle.start: FV_Y_REST, FV_SPEED_GAIN, FV_SPIN_RADIUS [FV_N_STATES], FV_TIRE_FROM) and FV_ROW0, the
+ * outputs at the export's start (their wheel centres are those of every start speed) */
 
 enum { S_INSTANTIATED, S_INIT, S_STEPPING, S_FAILED, S_TERMINATED };
 
@@ -97,7 +103,7 @@ typedef struct {
     int64_t *model, *data;
     double *inputs;                  /* the kernel's input matrix (data.inputs) inside the instance */
     double y[FV_N_STATES], row[FV_N_OUTPUTS], work[5 * FV_N_STATES], saved[1 + FV_N_KEY];
-    double t, dt, steering_angle, rack_travel;
+    double t, dt, steering_angle, rack_travel, v0;
 } Comp;
 
 static void logf_(Comp *c, fmi2Status status, const char *category, const char *fmt, ...) {
@@ -195,8 +201,8 @@ static double rack_target(const Comp *c) {
 }
 
 static void start_values(Comp *c) {
-    memcpy(c->y, FV_Y0, sizeof c->y);
-    memcpy(c->row, FV_ROW0, sizeof c->row);      /* the outputs at y0: fv_final takes the wheel centres from them */
+    memcpy(c->y, FV_Y_REST, sizeof c->y);
+    memcpy(c->row, FV_ROW0, sizeof c->row);      /* fv_final takes the wheel centres from them */
     memset(c->work, 0, sizeof c->work);
     memset(c->saved, 0, sizeof c->saved);
     c->t = 0.0;
@@ -206,6 +212,7 @@ static void start_values(Comp *c) {
         else if (v->kind == K_STEERING_ANGLE) c->steering_angle = v->start;
         else if (v->kind == K_RACK_TRAVEL) c->rack_travel = v->start;
         else if (v->kind == K_DT) c->dt = v->start;
+        else if (v->kind == K_V0) c->v0 = v->start;
     }
 }
 
@@ -281,6 +288,13 @@ FMI_API fmi2Status fmi2SetupExperiment(fmi2Component comp, fmi2Boolean tolDefine
     return fmi2OK;
 }
 
+/* The start (initialization mode): the state moving at v0 from the shipped equilibrium (vehicle.start.start_state),
+ * then the outputs there with the inputs set so far (VehicleSimulator.refresh). Returns fv_final's status. */
+static int64_t initial_outputs(Comp *c) {
+    fv_start(FV_Y_REST, FV_SPEED_GAIN, FV_SPIN_RADIUS, FV_TIRE_FROM, c->v0, c->y);
+    return fv_final(c->model, c->data, c->t, c->y, c->row, c->work);
+}
+
 FMI_API fmi2Status fmi2EnterInitializationMode(fmi2Component comp) {
     Comp *c = (Comp *)comp;
     if (!c) return fmi2Error;
@@ -293,8 +307,7 @@ FMI_API fmi2Status fmi2ExitInitializationMode(fmi2Component comp) {
     Comp *c = (Comp *)comp;
     if (!c) return fmi2Error;
     if (c->state != S_INIT) return fail(c, fmi2Error, "fmi2ExitInitializationMode: not in initialization mode");
-    /* the outputs at the initial state with the inputs set so far (VehicleSimulator.refresh) */
-    int64_t st = fv_final(c->model, c->data, c->t, c->y, c->row, c->work);
+    int64_t st = initial_outputs(c);
     c->saved[0] = 0.0;
     if (st < 0) {
         c->state = S_FAILED;
@@ -330,6 +343,7 @@ static double real_value(const Comp *c, const fv_var *v) {
     case K_STEERING_ANGLE: return c->steering_angle;
     case K_RACK_TRAVEL: return c->rack_travel;
     case K_DT: return c->dt;
+    case K_V0: return c->v0;
     default: return v->start;
     }
 }
@@ -340,7 +354,7 @@ FMI_API fmi2Status fmi2GetReal(fmi2Component comp, const fmi2ValueReference vr[]
     /* In initialization mode the outputs a master reads (and hands to other FMUs) are the initial outputs with
      * the inputs set so far, as fmi2ExitInitializationMode will compute them, not zeros. A failure is reported
      * by fmi2ExitInitializationMode, which computes them again. */
-    if (c->state == S_INIT) fv_final(c->model, c->data, c->t, c->y, c->row, c->work);
+    if (c->state == S_INIT) initial_outputs(c);
     for (size_t i = 0; i < nvr; i++) {
         const fv_var *v = lookup(c, vr[i], T_REAL, "fmi2GetReal");
         if (!v) return fmi2Error;
@@ -362,8 +376,8 @@ FMI_API fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference vr[]
         if (v->kind == K_FIXED && x != v->start)      /* its own value is accepted: hosts set every parameter */
             return fail(c, fmi2Error, "parameter '%s' is fixed at export (%.17g) in this native FMU: export it again "
                         "with --set %s=<value>", v->name, v->start, v->name);
-        if (v->kind == K_DT && c->state != S_INSTANTIATED && c->state != S_INIT)
-            return fail(c, fmi2Error, "parameter 'dt' can only be set before initialization ends");
+        if ((v->kind == K_DT || v->kind == K_V0) && c->state != S_INSTANTIATED && c->state != S_INIT)
+            return fail(c, fmi2Error, "parameter '%s' can only be set before initialization ends", v->name);
         if (!(x >= v->min && x <= v->max))     /* also refuses NaN */
             return fail(c, fmi2Error, "%s = %g is outside its range [%g, %g]", v->name, x, v->min, v->max);
     }
@@ -374,6 +388,7 @@ FMI_API fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference vr[]
         case K_STEERING_ANGLE: c->steering_angle = value[i]; break;
         case K_RACK_TRAVEL: c->rack_travel = value[i]; break;
         case K_DT: c->dt = value[i]; break;
+        case K_V0: c->v0 = value[i]; break;
         default: break;
         }
     }
@@ -542,11 +557,11 @@ FMI_API fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp, const fmi2Va
  * A state is its serialized form (one malloc'd block): everything a run writes, so that a restore continues
  * bit-identically:
  *   char magic[8] = "FVSTATE1"; char guid[64] (this FMU's, zero padded); int64 sizes[5] (fv_shape) and
- *   blob bytes; int64 instance state; double t, dt, steering angle, rack travel; double y[], row[], work[],
+ *   blob bytes; int64 instance state; double t, dt, steering angle, rack travel, v0; double y[], row[], work[],
  *   saved[]; uint8 blob[] (the instance's arrays: fv_instance_blob).
  * Restoring one made by another FMU, another build or cut short is refused with a message. */
 #define FV_STATE_MAGIC "FVSTATE1"
-#define FV_STATE_HEAD (8 + 64 + 8 * 7 + 8 * 4)
+#define FV_STATE_HEAD (8 + 64 + 8 * 7 + 8 * 5)
 
 static size_t state_size(Comp *c) {
     unsigned char *blob;
@@ -566,7 +581,7 @@ static void serialize(Comp *c, unsigned char *out) {
     head[6] = c->state;
     char guid[64] = {0};
     strncpy(guid, FV_GUID, sizeof guid - 1);
-    double scalars[4] = {c->t, c->dt, c->steering_angle, c->rack_travel};
+    double scalars[5] = {c->t, c->dt, c->steering_angle, c->rack_travel, c->v0};
     unsigned char *p = out;
     put(&p, FV_STATE_MAGIC, 8);
     put(&p, guid, sizeof guid);
@@ -598,7 +613,7 @@ static fmi2Status deserialize(Comp *c, const unsigned char *in, size_t n, const 
     if (check_state(c, in, n, fn) != fmi2OK) return fmi2Error;
     const unsigned char *p = in + 8 + 64;
     int64_t head[7], shape[5];
-    double scalars[4];
+    double scalars[5];
     get(&p, head, sizeof head);
     fv_shape(shape);
     if (memcmp(head, shape, sizeof shape) != 0 || head[5] != nb || head[6] < S_INSTANTIATED || head[6] > S_TERMINATED)
@@ -609,6 +624,7 @@ static fmi2Status deserialize(Comp *c, const unsigned char *in, size_t n, const 
     c->dt = scalars[1];
     c->steering_angle = scalars[2];
     c->rack_travel = scalars[3];
+    c->v0 = scalars[4];
     get(&p, c->y, sizeof c->y);
     get(&p, c->row, sizeof c->row);
     get(&p, c->work, sizeof c->work);

@@ -218,6 +218,8 @@ int64_t fv_advance_raw(int64_t *model_buf, int64_t *data_buf, double t0, double 
 int64_t fv_final_raw(int64_t *model_buf, int64_t *data_buf, double t, double *y, double *row, double *ydot);
 int64_t fv_prepare_raw(int64_t *model_buf, int64_t *data_buf, double t, double h, double rack_target, double *y,
                        double *row);
+int64_t fv_start_raw(const double *y_rest, const double *speed_gain, const double *spin_radius, int64_t tire_from,
+                     double v0, double *y);
 
 /* nsteps RK4 steps of h [s] from t0 [s], then the output row of the final state (integrators.rk4.rk4_advance):
  * y (FV_N_STATES) in place, row (FV_N_OUTPUTS), work (5 x FV_N_STATES, C order; work[0] the next k1), key
@@ -259,5 +261,19 @@ FV_API int64_t fv_prepare(int64_t *model_buf, int64_t *data_buf, double t, doubl
         return FV_STATUS_BAD_ARGUMENT;
     }
     int64_t status = fv_prepare_raw(model_buf, data_buf, t, h, rack_target, y, row);
+    return fv_err.raised ? FV_STATUS_RAISED : status;
+}
+
+/* The state moving at v0 [m/s] from a start table (vehicle.start.start_state): y (FV_N_STATES) from y_rest,
+ * speed_gain, spin_radius (FV_N_STATES each) and the first tire state tire_from. Returns 0, or
+ * FV_STATUS_BAD_ARGUMENT / FV_STATUS_RAISED. */
+FV_API int64_t fv_start(const double *y_rest, const double *speed_gain, const double *spin_radius, int64_t tire_from,
+                        double v0, double *y) {
+    fv_clear_error();
+    if (!y_rest || !speed_gain || !spin_radius || !y) {
+        fv_raise("fv_start: a null pointer");
+        return FV_STATUS_BAD_ARGUMENT;
+    }
+    int64_t status = fv_start_raw(y_rest, speed_gain, spin_radius, tire_from, v0, y);
     return fv_err.raised ? FV_STATUS_RAISED : status;
 }
