@@ -187,6 +187,37 @@ def check(structure: dict, seen: dict) -> None:
         assert set(deps.values()) <= {"dependent"}, output
 
 
+def test_a_declaration_that_names_no_such_variable_or_skips_initialization_is_refused():
+    from lxml import etree
+    from fmu_vehicle.errors import ModelError
+    from fmu_vehicle.fmi.post_process import patch_model_description
+    from fmu_vehicle.fmi.variables import Structure, Var
+    table = (Var("k", "parameter", "fixed", "1", "gain", 2.0), Var("u", "input", "continuous", "m", "in", 0.0),
+             Var("y", "output", "continuous", "m", "out", 0.0))
+    with pytest.raises(ModelError, match="'u' is not an output"):
+        Structure(initial={"u": ("y",)}).check(table)
+    with pytest.raises(ModelError, match="'y' follows 'u' while stepping but does not depend on it in Init"):
+        Structure(stepping={"y": {"u": "constant"}}).check(table)
+    with pytest.raises(ModelError, match="dependenciesKind 'linear'"):
+        Structure(initial={"y": ("u",)}, stepping={"y": {"u": "linear"}}).check(table)
+    root = etree.fromstring(
+        '<fmiModelDescription fmiVersion="2.0" modelName="m" guid="g"><ModelVariables>'
+        '<ScalarVariable name="k" valueReference="0" causality="parameter" variability="fixed"><Real start="2"/>'
+        '</ScalarVariable><ScalarVariable name="u" valueReference="1" causality="input" variability="continuous">'
+        '<Real start="0"/></ScalarVariable><ScalarVariable name="y" valueReference="2" causality="output" '
+        'variability="continuous"><Real/></ScalarVariable></ModelVariables></fmiModelDescription>')
+    patch_model_description(root, table, Structure(initial={"y": ("u",)}, stepping={"y": {"u": "constant"}}))
+    outputs, initial = root.find("ModelStructure")
+    assert (outputs.tag, dict(outputs[0].attrib)) == ("Outputs", {"index": "3", "dependencies": "2",
+                                                                  "dependenciesKind": "constant"})
+    assert (initial.tag, dict(initial[0].attrib)) == ("InitialUnknowns", {"index": "3", "dependencies": "1 2",
+                                                                          "dependenciesKind": "dependent dependent"})
+    patch_model_description(root, table, Structure())           # again, with no dependence: replaced, not added
+    outputs, initial = root.find("ModelStructure")
+    assert dict(outputs[0].attrib) == {"index": "3", "dependencies": ""}
+    assert dict(initial[0].attrib) == {"index": "3", "dependencies": "1", "dependenciesKind": "dependent"}
+
+
 @pytest.mark.parametrize("name", ALL_FMUS)
 def test_declared_dependencies_are_what_the_fmu_does(all_fmus, name, tmp_path):
     path = all_fmus[name]
