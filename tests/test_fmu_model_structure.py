@@ -22,7 +22,7 @@ Asserted against the modelDescription the FMU ships:
   for one of them. Not every declared pair is asserted: the Tire's contact outputs and the vehicles' tire
   outputs are declared on groups of inputs, the union over parameter settings (wheel_interface, road_source,
   tire_source) that a modelDescription cannot follow, and some pairs act only in states the probe does not
-  reach (a normalized quaternion component alone at the identity rotation, a shift threshold).
+  reach (a normalized quaternion or normal component alone at the identity rotation or a level road).
 * ``InitialUnknowns`` also lists every parameter (the other knowns of Initialization Mode), every non-empty
   ``dependencies`` has a ``dependenciesKind`` of the same length, and FMPy's validation finds no problem.
 """
@@ -50,7 +50,8 @@ _LOADS = {f"wheel_{w}.{n}": v for w in ("FL", "FR", "RL", "RR")
 
 #: FMU -> parameter settings probed: {"parameters": start values set before initialization, "inputs": base
 #: values of inputs}. Chosen so that every declared input acts (road and tire-load inputs under their source,
-#: the Controller near its detection, AEB and hold thresholds, the Tire's rotation away from the identity).
+#: the Controller near its detection, AEB and hold thresholds, a shift threshold of the Powertrain, the Tire's
+#: rotation and terrain normal away from the identity and the vertical).
 PROBES = {
     "LeadVehicle": [{}],
     "Powertrain": [{}, {"inputs": {"throttle": 0.5, "wheel_left.omega": 20.0, "wheel_right.omega": 20.0}},
@@ -68,7 +69,8 @@ PROBES = {
              {"parameters": {"wheel_interface": "chrono"}, "inputs": _CHROND},
              {"parameters": {"wheel_interface": "chrono", "road_source": "inputs"},
               "inputs": {**_CHROND, "wheel_state.rot.e0": 0.99, "wheel_state.rot.e1": 0.05,
-                         "wheel_state.rot.e3": 0.08, "wheel_state.ang_vel.x": 1.0, "wheel_state.ang_vel.z": 1.0}},
+                         "wheel_state.rot.e3": 0.08, "wheel_state.ang_vel.x": 1.0, "wheel_state.ang_vel.z": 1.0,
+                         "terrain_normal.x": 0.05, "terrain_normal.y": 0.05}},
              {"parameters": {"wheel_interface": "chrono"},                                # low speed
               "inputs": {"wheel_state.lin_vel.x": 0.5, "wheel_state.lin_vel.y": 0.2, "wheel_state.ang_vel.y": 1.0,
                          "wheel_state.pos.z": 0.45}}],
