@@ -234,8 +234,9 @@ def test_declared_dependencies_are_what_the_fmu_does(all_fmus, name, tmp_path):
 def test_vehicle_declaration_in_numbers(all_fmus):
     """The vehicles' initial dependencies as documented (docs/fmus.md §1): accelerations on every wheel input,
     tire outputs on their own wheel's, positions and speeds on none."""
-    lv = declared(all_fmus["VehicleLV"])["initial"]
-    inputs = lambda deps: sorted(d for d in deps if d.startswith("wheel_"))
+    lv_structure, full_structure = declared(all_fmus["VehicleLV"]), declared(all_fmus["Vehicle"])
+    lv = lv_structure["initial"]
+    inputs = lambda deps: sorted(d for d in deps if d in lv_structure["inputs"] | full_structure["inputs"])
     assert len(inputs(lv["chassis.ax"])) == 16                      # 2 wheels x 8 inputs
     assert inputs(lv["wheel_front.tire_fz"]) == sorted(
         f"wheel_front.{n}" for n in ("road_height", "road_slope", "road_mu", "tire_force_x", "tire_force_z",
@@ -243,7 +244,7 @@ def test_vehicle_declaration_in_numbers(all_fmus):
     assert inputs(lv["wheel_rear.torque_brake_applied"]) == ["wheel_rear.torque_brake"]
     for output in ("chassis.x", "chassis.vx", "chassis.pitch", "wheel_front.omega", "wheel_rear.slip"):
         assert inputs(lv[output]) == [], output
-    full = declared(all_fmus["Vehicle"])["initial"]
+    full = full_structure["initial"]
     assert len(inputs(full["chassis.yaw_acc"])) == len(inputs(full["rack_force"])) == 60     # 4 wheels x 15
     assert inputs(full["wheel_FL.camber"]) == ["wheel_FL.road_slope", "wheel_FL.road_slope_y"]
     assert not [o for o, deps in full.items() if "steering_wheel_angle" in deps or "rack_travel_command" in deps]
