@@ -23,6 +23,9 @@ Asserted against the modelDescription the FMU ships:
   outputs are declared on groups of inputs, the union over parameter settings (wheel_interface, road_source,
   tire_source) that a modelDescription cannot follow, and some pairs act only in states the probe does not
   reach (a normalized quaternion or normal component alone at the identity rotation or a level road).
+
+The native VehicleLV and Vehicle (slow: an export each) write the same declaration and are probed at their
+defaults.
 * ``InitialUnknowns`` also lists every parameter (the other knowns of Initialization Mode), every non-empty
   ``dependencies`` has a ``dependenciesKind`` of the same length, and FMPy's validation finds no problem.
 """
@@ -251,18 +254,19 @@ def test_vehicle_declaration_in_numbers(all_fmus):
 
 
 @pytest.mark.slow
-def test_native_vehicle_lv_declares_and_does_the_same(all_fmus, tmp_path):
-    """The native VehicleLV (parameters fixed at export, defaults here) writes the Python FMU's declaration and
-    does what it says."""
+@pytest.mark.parametrize("name, wheel", [("VehicleLV", "front"), ("Vehicle", "FL")])
+def test_native_vehicle_declares_and_does_the_same(all_fmus, name, wheel, tmp_path):
+    """The native vehicle FMU (parameters fixed at export, defaults here) writes the Python FMU's declaration and
+    does what it says (fmi2GetReal in initialization mode runs the same initial evaluation)."""
     from fmu_vehicle.native import fmu as native
-    path = native.export("VehicleLV", tmp_path / "native", targets=("linux64",))
+    path = native.export(name, tmp_path / "native", targets=("linux64",))
     assert validate_fmu(str(path)) == []
     structure = declared(path)
-    python = declared(all_fmus["VehicleLV"])
+    python = declared(all_fmus[name])
     for mode in ("initial", "stepping"):
         assert {o: sorted(d) for o, d in structure[mode].items()} == {o: sorted(d) for o, d in python[mode].items()}
     seen = observe(path, [{}], tmp_path / "probe")
-    assert ("chassis.ax", "wheel_front.torque_drive") in seen["initial"]          # the same initial evaluation
+    assert ("chassis.ax", f"wheel_{wheel}.torque_drive") in seen["initial"]
     for mode in ("initial", "stepping"):
         pairs = {(o, i) for o, deps in structure[mode].items() for i in deps if i in structure["inputs"]}
         assert seen[mode] <= pairs, sorted(seen[mode] - pairs)[:8]
