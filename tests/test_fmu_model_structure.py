@@ -24,10 +24,11 @@ Asserted against the modelDescription the FMU ships:
   tire_source) that a modelDescription cannot follow, and some pairs act only in states the probe does not
   reach (a normalized quaternion or normal component alone at the identity rotation or a level road).
 
-The native VehicleLV and Vehicle (slow: an export each) write the same declaration and are probed at their
-defaults.
 * ``InitialUnknowns`` also lists every parameter (the other knowns of Initialization Mode), every non-empty
   ``dependencies`` has a ``dependenciesKind`` of the same length, and FMPy's validation finds no problem.
+
+The native VehicleLV and Vehicle (slow: an export each) write the same declaration and are probed at their
+defaults.
 """
 from __future__ import annotations
 
