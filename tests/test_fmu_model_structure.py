@@ -23,7 +23,6 @@ Asserted against the modelDescription the FMU ships:
   outputs are declared on groups of inputs, the union over parameter settings (wheel_interface, road_source,
   tire_source) that a modelDescription cannot follow, and some pairs act only in states the probe does not
   reach (a normalized quaternion or normal component alone at the identity rotation or a level road).
-
 * ``InitialUnknowns`` also lists every parameter (the other knowns of Initialization Mode), every non-empty
   ``dependencies`` has a ``dependenciesKind`` of the same length, and FMPy's validation finds no problem.
 
