@@ -293,7 +293,11 @@ def _build_here(script: Path, work: Path, extra: list[Path]) -> Path:
         options = {"canGetAndSetFMUstate": True, "canSerializeFMUstate": True}
     out = work / "out"
     fmu = Path(FmuBuilder.build_FMU(staged_script, dest=out, project_files=project_files, **options))
-    patch_fmu(fmu, slave_cls.VARIABLES, root_attrs={
+    structure = getattr(slave_cls, "STRUCTURE", None)
+    if structure is None:
+        raise BuildError(f"{script.name}: slave class {slave_cls.__name__} declares no STRUCTURE (which outputs "
+                         f"depend on which inputs: fmu_vehicle.fmi.variables.Structure)")
+    patch_fmu(fmu, slave_cls.VARIABLES, structure, root_attrs={
         "version": version,
         "generationTool": f"fmu_vehicle {version} (PythonFMU {pythonfmu_version})",
         "copyright": f"fmu_vehicle developers, {slave_cls.LICENSE} license",

@@ -1,9 +1,11 @@
 """Patch ``modelDescription.xml`` of a built FMU from the slave's ``Var`` table (lxml).
 
 pythonfmu 0.7.0 writes no units, min/max, UnitDefinitions or InitialUnknowns (FMPy's validator then
-reports the missing InitialUnknowns, and importers show unit-less signals).  See docs/fmus.md §1.
-``patch_fmu`` adds them, sets root attributes, keeps the FMI 2.0 element order and rewrites the zip
-atomically (temp file in the same folder + ``os.replace``).  The binary ignores the XML, so start
+reports the missing InitialUnknowns, and importers show unit-less signals), and its ``Outputs`` carry no
+``dependencies`` (FMI 2.0: every output depends on every input, so a master sees an algebraic loop in every
+feedback).  See docs/fmus.md §1.  ``patch_fmu`` adds them, writes ``ModelStructure`` from the slave's
+declaration (``variables.Structure``), sets root attributes, keeps the FMI 2.0 element order and rewrites
+the zip atomically (temp file in the same folder + ``os.replace``).  The binary ignores the XML, so start
 values and value references are left exactly as pythonfmu wrote them (they come from the code).
 """
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Iterable, Mapping
 from lxml import etree
 
 from fmu_vehicle.errors import ModelError
-from fmu_vehicle.fmi.variables import UNITS, Var, unit_exponents, var_table
+from fmu_vehicle.fmi.variables import UNITS, Structure, Var, unit_exponents, var_table
 from fmu_vehicle.util import atomic_write
 
 MODEL_DESCRIPTION = "modelDescription.xml"
@@ -54,15 +56,55 @@ def _reorder(parent: etree._Element, order: tuple[str, ...]) -> None:
         parent.append(child)
 
 
-def patch_model_description(root: etree._Element, variables: Iterable[Var],
+def _unknown(parent: etree._Element, index: int, dependencies: list[int], kinds: list[str]) -> None:
+    """<Unknown index dependencies [dependenciesKind]> (``dependencies`` sorted by index, ``kinds`` in that
+    order; dependenciesKind only where there are dependencies, as FMPy's validation wants both or neither)."""
+    node = etree.SubElement(parent, "Unknown", index=str(index), dependencies=" ".join(map(str, dependencies)))
+    if dependencies:
+        node.set("dependenciesKind", " ".join(kinds))
+
+
+def _model_structure(structure_node: etree._Element, scalars: list, table: dict[str, Var],
+                     structure: Structure) -> None:
+    """Write ``Outputs`` and ``InitialUnknowns`` (replacing any) from ``structure``; ``scalars`` are the
+    <ScalarVariable> elements in index order (index = position + 1)."""
+    index = {sv.get("name"): i for i, sv in enumerate(scalars, start=1)}
+    # the knowns of Initialization Mode besides the inputs: variables with initial="exact" (the parameters)
+    exact = [index[sv.get("name")] for sv in scalars
+             if table[sv.get("name")].causality == "parameter" and sv.get("initial") in (None, "exact")]
+    for tag in ("Outputs", "InitialUnknowns"):
+        old = structure_node.find(tag)
+        if old is not None:
+            structure_node.remove(old)
+    outputs = etree.SubElement(structure_node, "Outputs")
+    initial = etree.SubElement(structure_node, "InitialUnknowns")
+    for i, sv in enumerate(scalars, start=1):
+        name = sv.get("name")
+        if table[name].causality != "output":
+            continue
+        follows = sorted((index[n], kind) for n, kind in structure.stepping.get(name, {}).items())
+        _unknown(outputs, i, [k for k, _ in follows], [kind for _, kind in follows])
+        if sv.get("initial") in (None, "calculated", "approx"):
+            known = sorted(set(exact) | {index[n] for n in structure.initial.get(name, ())})
+            _unknown(initial, i, known, ["dependent"] * len(known))
+    for node in (outputs, initial):
+        if not len(node):                       # an empty list is not valid FMI 2.0 XML
+            structure_node.remove(node)
+
+
+def patch_model_description(root: etree._Element, variables: Iterable[Var], structure: Structure,
                             root_attrs: Mapping[str, str] | None = None) -> None:
-    """Patch a parsed modelDescription in place from ``variables`` (the slave's VARIABLES).
+    """Patch a parsed modelDescription in place from ``variables`` (the slave's VARIABLES) and ``structure``
+    (its STRUCTURE).
 
     root       the <fmiModelDescription> element written by pythonfmu
     variables  Var records; names, causality, variability and type must match the XML
+    structure  which outputs depend on which inputs, in Initialization Mode and while stepping: written as
+               ``ModelStructure/Outputs`` and ``InitialUnknowns`` with their dependencies
     root_attrs attributes to set on the root (version, copyright, generationTool, ...)
     """
     table = var_table(tuple(variables))
+    structure.check(table.values())
     for key, value in (root_attrs or {}).items():
         root.set(key, value)
 
@@ -77,8 +119,7 @@ def patch_model_description(root: etree._Element, variables: Iterable[Var],
     if sorted(names) != sorted(table):
         raise ModelError(f"{MODEL_DESCRIPTION}: variables {sorted(set(names) ^ set(table))} differ "
                          f"between the XML and the Var table")
-    calculated_outputs = []
-    for index, sv in enumerate(scalars, start=1):
+    for sv in scalars:
         var = table[sv.get("name")]
         type_node = sv[0]
         if (sv.get("causality"), sv.get("variability"), type_node.tag) != (var.causality, var.variability, var.type):
@@ -95,24 +136,17 @@ def patch_model_description(root: etree._Element, variables: Iterable[Var],
             type_node.set("min", _number(var.min))
         if var.max is not None:
             type_node.set("max", _number(var.max))
-        if var.causality == "output" and sv.get("initial") in (None, "calculated", "approx"):
-            calculated_outputs.append(index)
 
-    structure = root.find("ModelStructure")
-    if structure is None:
-        structure = etree.SubElement(root, "ModelStructure")
-    old = structure.find("InitialUnknowns")
-    if old is not None:
-        structure.remove(old)
-    if calculated_outputs:
-        initial = etree.SubElement(structure, "InitialUnknowns")
-        for index in calculated_outputs:
-            etree.SubElement(initial, "Unknown", index=str(index))   # no dependencies = all knowns
-    _reorder(structure, STRUCTURE_ORDER)
+    node = root.find("ModelStructure")
+    if node is None:
+        node = etree.SubElement(root, "ModelStructure")
+    _model_structure(node, scalars, table, structure)
+    _reorder(node, STRUCTURE_ORDER)
     _reorder(root, ROOT_ORDER)
 
 
-def patch_fmu(fmu_path: Path, variables: Iterable[Var], root_attrs: Mapping[str, str] | None = None) -> None:
+def patch_fmu(fmu_path: Path, variables: Iterable[Var], structure: Structure,
+              root_attrs: Mapping[str, str] | None = None) -> None:
     """Rewrite ``modelDescription.xml`` inside ``fmu_path`` (see ``patch_model_description``), atomically."""
     fmu_path = Path(fmu_path)
     with zipfile.ZipFile(fmu_path) as zin:
@@ -122,7 +156,7 @@ def patch_fmu(fmu_path: Path, variables: Iterable[Var], root_attrs: Mapping[str,
     if xml is None:
         raise ModelError(f"{fmu_path}: no {MODEL_DESCRIPTION} in the archive")
     root = etree.fromstring(xml, parser)
-    patch_model_description(root, variables, root_attrs)
+    patch_model_description(root, variables, structure, root_attrs)
     new_xml = etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
 
     def write(stream):

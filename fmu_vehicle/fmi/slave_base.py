@@ -9,6 +9,8 @@ for a 40-line example)::
         RESOURCES = ()                              # sub-paths of <repo>/resources shipped in the FMU
         INTERNAL_STEP = None                        # parameter holding the internal step [s], if any
         VARIABLES = (Var("x0", "parameter", "fixed", "m", "initial position", 50.0), ...)
+        STRUCTURE = Structure()                     # which outputs follow which inputs (none here; see
+                                                    # variables.Structure): the FMU's ModelStructure
 
         def _setup(self):            # parameters are final: build the plain-Python model, set outputs
         def _advance(self, t, h):    # one communication step [t, t+h]: read self.values, step, write outputs
@@ -96,7 +98,7 @@ from pythonfmu.enums import Fmi2Status
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.fmi import state_format as sf
 from fmu_vehicle.fmi.messages import MESSAGE_LIMIT, clip, describe_exception, short
-from fmu_vehicle.fmi.variables import Var, var_table
+from fmu_vehicle.fmi.variables import Structure, Var, var_table
 from fmu_vehicle.fmi import embedding
 from fmu_vehicle.fmi.version import build_info, fmu_guid, package_version
 
@@ -163,6 +165,7 @@ class VehicleSlaveBase(Fmi2Slave):
     DESCRIPTION: ClassVar[str] = ""
     VARIANT: ClassVar[str] = ""
     VARIABLES: ClassVar[tuple[Var, ...]] = ()
+    STRUCTURE: ClassVar[Structure]                 # no default: every slave declares its ModelStructure
     RESOURCES: ClassVar[tuple[str, ...]] = ()
     AUTHOR: ClassVar[str] = "fmu_vehicle developers"
     LICENSE: ClassVar[str] = "MIT"

@@ -25,6 +25,11 @@ Integer, Boolean and String inputs/outputs are always ``discrete``.  Outputs are
 ``initial="calculated"``: their start value is only the value before initialization, the real
 initial value is computed in ``exitInitializationMode`` and listed in ``ModelStructure/InitialUnknowns``
 by the post-processor.
+
+Next to its variable table a slave declares which outputs depend on which inputs (``Structure``), once:
+``post_process`` writes it into ``ModelStructure`` (``Outputs`` and ``InitialUnknowns`` with their
+``dependencies``), the native export writes the same declaration, and tests/test_fmu_model_structure.py
+checks it against what each FMU does when its inputs move.
 """
 from __future__ import annotations
 
@@ -201,3 +206,54 @@ def var_table(variables: tuple[Var, ...]) -> dict[str, Var]:
             raise ModelError(f"FMI variable '{var.name}' is declared twice")
         table[var.name] = var
     return table
+
+
+#: Values of ``dependenciesKind`` in FMI 2.0 (section 2.2.8): how a known enters an unknown.
+DEPENDENCY_KINDS = ("dependent", "constant", "fixed", "tunable", "discrete")
+
+
+@dataclass(frozen=True)
+class Structure:
+    """Which outputs of a slave depend on which of its inputs: the ``ModelStructure`` of its FMU.
+
+    One declaration per slave (its ``STRUCTURE``, next to ``VARIABLES``), written by ``post_process`` for the
+    pythonfmu FMUs and by ``native.fmu.model_description`` for the native ones.
+
+    initial   output name -> the input names its value depends on in Initialization Mode. The slaves compute
+              their outputs there from the parameters and the inputs set so far (``VehicleSlaveBase.
+              _initial_outputs``), so an output may follow an input before ``exitInitializationMode``. An output
+              not listed depends on no input there. ``ModelStructure/InitialUnknowns`` lists these inputs and,
+              for every output, every parameter (FMI 2.0 counts the parameters, ``initial="exact"``, among the
+              knowns of Initialization Mode; the outputs are computed from them).
+    stepping  output name -> {input name: dependenciesKind} for an output that follows an input while stepping,
+              before the next ``doStep`` (direct feedthrough). An output not listed moves only in ``doStep``:
+              ``ModelStructure/Outputs`` gives it ``dependencies=""``, so a master finds no algebraic loop through
+              it. An input an output follows while stepping must also be in its ``initial`` entry.
+    """
+
+    initial: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    stepping: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+    def check(self, variables) -> None:
+        """Raise ModelError unless every name is an output (keys) or an input (dependencies) of ``variables``
+        (Var records), every kind is one of ``DEPENDENCY_KINDS`` and the stepping dependencies are initial ones."""
+        table = {v.name: v for v in variables}
+
+        def causality(name, expected, where):
+            var = table.get(name)
+            if var is None or var.causality != expected:
+                raise ModelError(f"model structure ({where}): '{name}' is not an {expected} of the variable table")
+
+        for mode, entries in (("initial", self.initial), ("stepping", self.stepping)):
+            for output, inputs in entries.items():
+                causality(output, "output", mode)
+                for name in inputs:
+                    causality(name, "input", f"{mode} dependencies of '{output}'")
+        for output, inputs in self.stepping.items():
+            for name, kind in inputs.items():
+                if kind not in DEPENDENCY_KINDS:
+                    raise ModelError(f"model structure: dependenciesKind {kind!r} of '{output}' on '{name}' is not "
+                                     f"one of {DEPENDENCY_KINDS}")
+                if name not in self.initial.get(output, ()):
+                    raise ModelError(f"model structure: '{output}' follows '{name}' while stepping but does not "
+                                     f"depend on it in Initialization Mode")

@@ -41,7 +41,7 @@ from fmu_vehicle.errors import FmuVehicleError, ModelError
 from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER
 from fmu_vehicle.fmi.roads import road_parameter
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
-from fmu_vehicle.fmi.variables import Var
+from fmu_vehicle.fmi.variables import Structure, Var
 from fmu_vehicle.fmi.vehicle_parameters import KINDS, ParameterTable
 from fmu_vehicle.integrators import STEPPING_INTEGRATORS
 from fmu_vehicle.tire.tir import P_R0
@@ -117,6 +117,50 @@ def vehicle_variables(fmu: str, table: ParameterTable) -> tuple:
     )
 
 
+#: Outputs that follow the inputs in Initialization Mode (``vehicle_structure``): the whole-body accelerations and
+#: the rack force come from the one evaluation of the equations of motion, which every force input of every wheel
+#: enters (its own or, for the internal tire on road inputs, through the tire load); a wheel's tire forces and
+#: moments follow its road and tire-load inputs, its camber (to the road normal) its road slopes; the applied
+#: torques repeat the wheel's torque inputs. Everything else is the state, which the inputs move only in doStep.
+BODY_OUTPUTS = ("chassis.ax", "chassis.ay", "chassis.az", "chassis.roll_acc", "chassis.pitch_acc", "chassis.yaw_acc",
+                "rack_force")
+TIRE_OUTPUTS = ("tire_fx", "tire_fy", "tire_fz", "tire_mz")
+ROAD_INPUTS = ("road_height", "road_slope", "road_slope_y", "road_mu")
+TORQUE_INPUTS = ("torque_drive", "torque_brake")
+
+
+def vehicle_structure(fmu: str, table: ParameterTable) -> Structure:
+    """The ModelStructure (``Structure``) of vehicle FMU ``fmu`` (a key of ``KINDS``) with the wheels of
+    ``table``: the Python FMU's and the native FMU's.
+
+    Initialization: the initial state is the static equilibrium on the internal road (no input enters it); the
+    outputs read in Initialization Mode are evaluated at that state with the inputs set so far (``_setup``:
+    ``_apply_inputs`` then ``VehicleSimulator.refresh``), so the outputs of ``BODY_OUTPUTS``, the tire outputs
+    and the applied torques depend on inputs (see there). The steering inputs set the rack's target at the end of
+    the next step only: no output follows them in Initialization Mode. Declared for every parameter setting
+    (road_source, tire_source: an input the model ignores under one setting is declared all the same).
+    Stepping: the inputs act in doStep only (``dependencies=""`` for every output)."""
+    sig = KINDS[fmu].signals
+    wheels = table.wheels
+    names = [r.name for r in sig.inputs]
+    road = [n for n in names if n in ROAD_INPUTS]
+    loads = [n for n in names if n not in ROAD_INPUTS and n not in TORQUE_INPUTS]
+    every = tuple(f"wheel_{w}.{n}" for w in wheels for n in names)
+    initial = {}
+    for r, name in sig.outputs(wheels):
+        if name in BODY_OUTPUTS:
+            initial[name] = every
+        elif r.scope == "wheel":
+            prefix = name[:-len(r.name)]            # "wheel_<w>."
+            if r.name in TIRE_OUTPUTS:
+                initial[name] = tuple(prefix + n for n in road + loads)
+            elif r.name == "camber":
+                initial[name] = tuple(prefix + n for n in road if n in ("road_slope", "road_slope_y"))
+            elif r.name in ("torque_drive_applied", "torque_brake_applied"):
+                initial[name] = (prefix + r.name[:-len("_applied")],)
+    return Structure(initial=initial)
+
+
 def load_vehicle(table: ParameterTable, values: dict, resources: Path):
     """(Vehicle, road) of a vehicle FMU's parameter ``values`` (name -> value, every parameter of
     ``vehicle_variables``) with its data files in ``resources``: what the Python FMU builds at initialization
@@ -147,7 +191,7 @@ def _warm_up(sim) -> None:
 
 class VehicleFmu(VehicleSlaveBase):
     """The vehicle slave; a subclass sets MODEL_NAME (a key of ``KINDS``), DESCRIPTION, TABLE (its
-    ``parameter_table``) and VARIABLES (``vehicle_variables``)."""
+    ``parameter_table``), VARIABLES (``vehicle_variables``) and STRUCTURE (``vehicle_structure``)."""
     RESOURCES = ("vehicles", "tires", "roads")
     INTERNAL_STEP = "dt"
     TABLE: ParameterTable

@@ -40,7 +40,7 @@ from ..errors import ModelError
 from ..fmi.post_process import patch_model_description
 from ..fmi.variables import Var
 from ..fmi.vehicle_parameters import parameter_table
-from ..fmi.vehicle_slave import load_vehicle, vehicle_variables
+from ..fmi.vehicle_slave import load_vehicle, vehicle_structure, vehicle_variables
 from ..fmi.version import package_version
 from ..paths import resource_path
 from ..util import atomic_write
@@ -176,9 +176,11 @@ def config_header(model_id: str, guid: str, fixed, values: dict, car, sim, key_w
     return "\n".join(lines) + "\n"
 
 
-def model_description(model_id: str, guid: str, description: str, table) -> bytes:
-    """modelDescription.xml: the Var table ``table`` (:func:`exported_variables`), outputs with no input
-    dependencies, units and ranges by ``patch_model_description``."""
+def model_description(model_id: str, guid: str, description: str, table, structure) -> bytes:
+    """modelDescription.xml: the Var table ``table`` (:func:`exported_variables`); units, ranges and the
+    ModelStructure by ``patch_model_description`` from ``structure``, the Python FMU's declaration
+    (``fmi.vehicle_slave.vehicle_structure``: the C layer computes its outputs in Initialization Mode and in
+    doStep as the Python FMU does)."""
     version = package_version()
     root = etree.Element("fmiModelDescription", fmiVersion="2.0", modelName=model_id, guid=guid,
                          description=description, generationTool=f"fmu_vehicle {version} (native)",
@@ -188,24 +190,19 @@ def model_description(model_id: str, guid: str, description: str, table) -> byte
                      canGetAndSetFMUstate="true", canSerializeFMUstate="true", needsExecutionTool="false")
     etree.SubElement(root, "DefaultExperiment", startTime="0.0", stopTime="10.0", stepSize="0.001")
     mv = etree.SubElement(root, "ModelVariables")
-    outputs = []
     for vr, v in enumerate(table):
         sv = etree.SubElement(mv, "ScalarVariable", name=v.name, valueReference=str(vr), causality=v.causality,
                               variability=v.variability)
         node = etree.SubElement(sv, v.type)
         if v.causality == "output":
-            outputs.append(vr + 1)
-        elif v.type == "Boolean":
+            continue                    # initial="calculated": no start value
+        if v.type == "Boolean":
             node.set("start", "true" if v.start else "false")
         elif v.type == "String":
             node.set("start", str(v.start))
         else:
             node.set("start", repr(float(v.start)) if v.type == "Real" else str(int(v.start)))
-    structure = etree.SubElement(root, "ModelStructure")
-    out = etree.SubElement(structure, "Outputs")
-    for index in outputs:
-        etree.SubElement(out, "Unknown", index=str(index), dependencies="")
-    patch_model_description(root, table)
+    patch_model_description(root, table, structure)
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
 
 
@@ -240,7 +237,7 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
         image_bytes + repr((fmu, sorted(values.items(), key=str))).encode()).hexdigest()))
     description = f"{fmu} (native build: compiled model, no Python on the host; parameters fixed at export)"
     table = exported_variables(variables, values)
-    xml = model_description(fmu, guid, description, table)
+    xml = model_description(fmu, guid, description, table, vehicle_structure(fmu, parameter_table(fmu, None)))
     log(f"{fmu}: compiling the model's kernels for a generic x86-64 CPU (a few minutes)")
     irs, names = fresh_ir(p.model_type, p.data_type, p.shape, [type(sim.system).__module__, "fmu_vehicle.vehicle.dynamics"])
     dest_dir = Path(dest_dir)

@@ -5,7 +5,7 @@ Interface and semantics: docs/fmus.md §6.
 from fmu_vehicle.control.acc import MODES, AccController, AccParameters
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
-from fmu_vehicle.fmi.variables import Var
+from fmu_vehicle.fmi.variables import Structure, Var
 
 _D = AccParameters()
 
@@ -81,6 +81,16 @@ class Controller(VehicleSlaveBase):
         Var("held", "output", "discrete", None, "standstill hold engaged", False, type="Boolean"),
         Var("lead_detected", "output", "discrete", None, "lead vehicle within sensor range", False, type="Boolean"),
     )
+    #: Initialization: the first sample runs at the start time on the initial inputs (``AccController``): the gap
+    #: and detection come from the positions, the time-to-collision, the AEB state and the command from the
+    #: positions and speeds; the measured acceleration enters only the command held under AEB
+    #: (``use_accel_input``). Stepping: the outputs change only at sample instants, in doStep.
+    STRUCTURE = Structure(initial={
+        **{name: ("ego.x", "lead.x") for name in ("gap", "lead_detected")},
+        **{name: ("ego.x", "ego.vx", "lead.x", "lead.vx") for name in ("ttc", "aeb_active", "held", "throttle", "brake",
+                                                                      "brake_torque_front", "brake_torque_rear")},
+        "accel_command": ("ego.x", "ego.vx", "ego.ax", "lead.x", "lead.vx"),
+    })
 
     def _parameters(self) -> AccParameters:
         """The ACC parameters of the FMU's values; an error names the FMU's parameters (``aeb.ttc_on``, not the

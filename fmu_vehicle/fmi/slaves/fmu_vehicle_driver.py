@@ -46,7 +46,7 @@ from fmu_vehicle.fmi.driver_parameters import DEFAULT_DRIVER_FILE, FULLCAR14, VE
 from fmu_vehicle.fmi.messages import short
 from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER, load_file
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
-from fmu_vehicle.fmi.variables import Var
+from fmu_vehicle.fmi.variables import Structure, Var
 from fmu_vehicle.manoeuvres.lane_change import lane_change_path
 
 # Start values from the driver file in this FMU's resources folder (where this script sits), read once per
@@ -121,6 +121,15 @@ class Driver(VehicleSlaveBase):
         Var(ALLOW_PARAMETER, "parameter", "fixed", None, "allow driver_file and path outside the FMU resources "
             "(absolute paths, ..)", False, type="Boolean"),
     )
+    #: Initialization: the first sample at the start time (``PathFollower.command``): the foot point on the path
+    #: from the position, the steering from the foot point, the heading and the speed (preview distance), the
+    #: wheel torque from the speed and the target speed. Stepping: outputs change only at samples, in doStep.
+    STRUCTURE = Structure(initial={
+        "steering_wheel_angle": ("chassis.x", "chassis.y", "chassis.yaw", "chassis.vx"),
+        **{name: ("chassis.vx", "target_speed") for name in ("wheel_torque", "throttle", "brake")},
+        **{name: ("chassis.x", "chassis.y") for name in ("lateral_error", "path_s")},
+        "heading_error": ("chassis.x", "chassis.y", "chassis.yaw"),
+    })
 
     def _setup(self):
         v = self.values

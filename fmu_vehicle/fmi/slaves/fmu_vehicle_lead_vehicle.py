@@ -3,7 +3,7 @@
 Interface and semantics: docs/fmus.md §7.
 """
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
-from fmu_vehicle.fmi.variables import Var
+from fmu_vehicle.fmi.variables import Structure, Var
 from fmu_vehicle.traffic.lead_vehicle import DEFAULT_X0_M
 from fmu_vehicle.traffic.lead_vehicle import LeadVehicle as LeadVehicleModel
 from fmu_vehicle.traffic.lead_vehicle import parse_speed_profile
@@ -22,6 +22,7 @@ class LeadVehicle(VehicleSlaveBase):
         Var("vx", "output", "continuous", "m/s", "speed along x", 0.0, display_unit="km/h"),
         Var("ax", "output", "continuous", "m/s2", "acceleration along x (right-continuous)", 0.0),
     )
+    STRUCTURE = Structure()     # no inputs: the outputs follow the parameters and time only
 
     def _setup(self):
         profile = parse_speed_profile(self.values["speed_profile"], "speed_profile")

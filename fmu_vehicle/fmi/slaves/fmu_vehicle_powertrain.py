@@ -6,7 +6,7 @@ from pathlib import Path
 
 from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER, load_file
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
-from fmu_vehicle.fmi.variables import Var
+from fmu_vehicle.fmi.variables import Structure, Var
 from fmu_vehicle.powertrain.data import load_powertrain
 from fmu_vehicle.powertrain.model import Powertrain as PowertrainModel
 
@@ -39,6 +39,11 @@ class Powertrain(VehicleSlaveBase):
         Var(ALLOW_PARAMETER, "parameter", "fixed", None, "allow powertrain_file outside the FMU resources "
             "(absolute paths, ..)", False, type="Boolean"),
     )
+    #: Initialization: the model starts in the gear the shift schedule picks for the inputs' output-shaft
+    #: speed and throttle, with the engine at its steady speed for them, so every output follows every input.
+    #: Stepping: the inputs act in doStep only.
+    STRUCTURE = Structure(initial={v.name: ("throttle", "wheel_left.omega", "wheel_right.omega")
+                                   for v in VARIABLES if v.causality == "output"})
 
     def _setup(self):
         v = self.values

@@ -78,7 +78,7 @@ from fmu_vehicle.errors import ModelError
 from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER, load_file
 from fmu_vehicle.fmi.roads import road_parameter
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
-from fmu_vehicle.fmi.variables import Var
+from fmu_vehicle.fmi.variables import Structure, Var
 from fmu_vehicle.jit import entry_point
 from fmu_vehicle.road import plane_arrays, set_plane
 from fmu_vehicle.tire.contact import (OUT_DEFLECTION, OUT_FORCE, OUT_FX, OUT_FZ, OUT_KAPPA_SS, OUT_MY,
@@ -283,6 +283,38 @@ _get_pos, _get_rot, _get_lin_vel, _get_ang_vel, _get_normal = (itemgetter(*names
 #: the wheel state, as Chrono's co-simulation loop does, and evaluates the terrain there)
 _QUERY = {"wheel_state.pos.x": "query_point.x", "wheel_state.pos.y": "query_point.y",
           "wheel_state.pos.z": "query_point.z"}
+#: The outputs that report the wheel centre input (x, y, z components) and the inputs they repeat (planar:
+#: wheel.x, 0, wheel.z; chrono: wheel_state.pos), and the outputs that are slip states (the initial values
+#: slip0 and 0, no input).
+_CENTRE_OUTPUTS = ("query_point.", "wheel_load.point.")
+_CENTRE_INPUTS = {"x": ("wheel.x", "wheel_state.pos.x"), "y": ("wheel_state.pos.y",), "z": ("wheel.z", "wheel_state.pos.z")}
+_SLIP_STATES = ("slip", "lateral_slip")
+#: Outputs the planar interface holds at 0 (no lateral force, moment, slip or inclination): only the chrono
+#: interface's inputs move them.
+_SPATIAL_ONLY = (*_PLANAR_ZEROS, "contact.y", "wheel_load.force.y", "wheel_load.moment.x", "wheel_load.moment.z")
+
+
+def _structure(variables) -> Structure:
+    """The Tire's ModelStructure (``Structure``) over its ``variables``.
+
+    Initialization: the outputs are the load at the initial inputs (``_setup``). The wheel centre outputs
+    repeat the centre input of either interface; the slip states start at slip0 and 0; the outputs the planar
+    interface holds at 0 follow the chrono interface's inputs; every other output is the contact of the whole
+    wheel state with the road and is declared on every input of both interfaces (wheel_interface and road_source
+    are parameters, which a modelDescription cannot follow).
+    Stepping: with the chrono interface query_point follows wheel_state.pos as soon as it is set
+    (``_follow_query``), a factor 1 fixed by the parameter wheel_interface; everything else moves in doStep.
+    """
+    inputs = tuple(v.name for v in variables if v.causality == "input")
+    spatial = tuple(name for name in inputs if not name.startswith(("wheel.", "road.")))    # the chrono interface's
+    initial = {}
+    for v in variables:
+        if v.causality != "output" or v.name in _SLIP_STATES:
+            continue
+        centre = v.name.startswith(_CENTRE_OUTPUTS) and v.name[-1] in _CENTRE_INPUTS
+        initial[v.name] = (_CENTRE_INPUTS[v.name[-1]] if centre else spatial if v.name in _SPATIAL_ONLY
+                           else inputs)
+    return Structure(initial=initial, stepping={query: {pos: "fixed"} for pos, query in _QUERY.items()})
 
 
 class Tire(VehicleSlaveBase):
@@ -359,6 +391,7 @@ class Tire(VehicleSlaveBase):
         *(Var(name, "output", "continuous", unit, desc, 0.0, display_unit=_DISPLAY.get(unit))
           for name, (unit, desc) in SPATIAL_OUTPUTS.items()),
     )
+    STRUCTURE = _structure(VARIABLES)
 
     def _setup(self):
         v = self.values

@@ -10,7 +10,7 @@ unchanged) and the wheel states it needs out (``wheel_<w>.pos/rot/lin_vel/ang_ve
 from pathlib import Path
 
 from fmu_vehicle.fmi.vehicle_parameters import parameter_table
-from fmu_vehicle.fmi.vehicle_slave import VehicleFmu, vehicle_variables
+from fmu_vehicle.fmi.vehicle_slave import VehicleFmu, vehicle_structure, vehicle_variables
 
 # read once per process (see fmu_vehicle_vehicle_lv.py)
 TABLE = parameter_table("Vehicle", str(Path(__file__).resolve().parent))
@@ -24,3 +24,4 @@ class Vehicle(VehicleFmu):
                    "inputs; ISO 8855 axes, SI units")
     TABLE = TABLE
     VARIABLES = vehicle_variables("Vehicle", TABLE)
+    STRUCTURE = vehicle_structure("Vehicle", TABLE)

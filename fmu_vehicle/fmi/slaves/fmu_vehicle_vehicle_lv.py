@@ -7,7 +7,7 @@ See docs/fmus.md.
 from pathlib import Path
 
 from fmu_vehicle.fmi.vehicle_parameters import parameter_table
-from fmu_vehicle.fmi.vehicle_slave import VehicleFmu, vehicle_variables
+from fmu_vehicle.fmi.vehicle_slave import VehicleFmu, vehicle_structure, vehicle_variables
 
 # Start values from the vehicle files in this FMU's resources folder (where this script sits), read once per
 # process: pythonfmu re-executes this module-level code at every instantiation, with the globals of its first
@@ -22,3 +22,4 @@ class VehicleLV(VehicleFmu):
                    "profile); wheel torques, road and tire loads as inputs; ISO 8855 axes, SI units")
     TABLE = TABLE
     VARIABLES = vehicle_variables("VehicleLV", TABLE)
+    STRUCTURE = vehicle_structure("VehicleLV", TABLE)

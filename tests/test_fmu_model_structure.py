@@ -1,0 +1,272 @@
+"""Every FMU's ModelStructure checked against what the FMU does when its inputs move (docs/fmus.md §1).
+
+FMI 2.0 reads a missing ``dependencies`` as "depends on every input": a master then finds an algebraic loop in
+every feedback (OMSimulator solves one every step). The FMUs declare their true dependencies
+(``fmi.variables.Structure``, written by ``post_process`` and the native export); these tests keep that
+declaration honest.
+
+Each FMU runs in a fresh process (``test_fmi_support.run_child``, FMPy's ``FMU2Slave``). For each parameter
+setting of ``PROBES`` the child
+
+(a) in Initialization Mode sets every input to its base value (its start value or the setting's), reads every
+    output, then per input sets two other valid values (base +- 10 % of max(|base|, 1), within min/max), reads
+    every output after each, and sets the base value back (read again: the same outputs as at first);
+(b) after ``exitInitializationMode`` and two ``doStep`` of 1 ms does the same before the next ``doStep``.
+
+Asserted against the modelDescription the FMU ships:
+
+* soundness, pair by pair: an output that changed in (a) lists that input in its ``InitialUnknowns``
+  dependencies; one that changed in (b) lists it in its ``Outputs`` dependencies;
+* precision: every pair declared in ``Outputs`` changed in (b) for some setting; in ``InitialUnknowns`` every
+  input declared changed one of the outputs that declare it, and every output that declares inputs changed
+  for one of them. Not every declared pair is asserted: the Tire's contact outputs and the vehicles' tire
+  outputs are declared on groups of inputs, the union over parameter settings (wheel_interface, road_source,
+  tire_source) that a modelDescription cannot follow, and some pairs act only in states the probe does not
+  reach (a normalized quaternion or normal component alone at the identity rotation or a level road).
+* ``InitialUnknowns`` also lists every parameter (the other knowns of Initialization Mode), every non-empty
+  ``dependencies`` has a ``dependenciesKind`` of the same length, and FMPy's validation finds no problem.
+
+The native VehicleLV and Vehicle (slow: an export each) write the same declaration and are probed at their
+defaults.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fmpy import read_model_description
+from fmpy.validation import validate_fmu
+
+try:
+    from fmu_harness import ALL_FMUS, all_fmus  # noqa: F401
+    from test_fmi_support import run_child
+except ImportError:      # pragma: no cover - package-style import
+    from .fmu_harness import ALL_FMUS, all_fmus  # noqa: F401
+    from .test_fmi_support import run_child
+
+_CHROND = {"wheel_state.lin_vel.x": 10.0, "wheel_state.ang_vel.y": 20.0, "wheel_state.pos.z": 0.45}
+_LOADS_LV = {f"wheel_{w}.{n}": v for w in ("front", "rear") for n, v in (("tire_force_x", 300.0),
+                                                                           ("tire_force_z", 5000.0))}
+_LOADS = {f"wheel_{w}.{n}": v for w in ("FL", "FR", "RL", "RR")
+          for n, v in (("force.x", 300.0), ("force.y", 200.0), ("force.z", 5000.0), ("point.x", 1.0),
+                       ("point.y", 0.5), ("point.z", 0.1))}
+
+#: FMU -> parameter settings probed: {"parameters": start values set before initialization, "inputs": base
+#: values of inputs}. Chosen so that every declared input acts (road and tire-load inputs under their source,
+#: the Controller near its detection, AEB and hold thresholds, a shift threshold of the Powertrain, the Tire's
+#: rotation and terrain normal away from the identity and the vertical).
+PROBES = {
+    "LeadVehicle": [{}],
+    "Powertrain": [{}, {"inputs": {"throttle": 0.5, "wheel_left.omega": 20.0, "wheel_right.omega": 20.0}},
+                   {"inputs": {"throttle": 0.3, "wheel_left.omega": 30.0, "wheel_right.omega": 30.0}}],
+    "Controller": [{},
+                   {"inputs": {"lead.x": 150.0}},                                         # at the sensor range
+                   {"parameters": {"use_accel_input": True},                              # AEB engaged (ttc 1.2 s)
+                    "inputs": {"lead.x": 12.0, "ego.vx": 15.0, "lead.vx": 5.0, "ego.ax": -2.0}},
+                   {"inputs": {"lead.x": 15.0, "ego.vx": 15.0, "lead.vx": 5.0}},           # ttc at aeb.ttc_on
+                   {"inputs": {"lead.x": 5.0, "ego.vx": 0.05, "lead.vx": 0.0}}],           # held at standstill
+    "Driver": [{}, {"inputs": {"chassis.x": -50.0, "chassis.y": 0.1, "chassis.vx": 15.0, "target_speed": 20.0}}],
+    "Tire": [{},
+             {"parameters": {"road_source": "inputs"}, "inputs": {"wheel.vx": 10.0, "wheel.omega": 20.0,
+                                                                   "wheel.z": 0.45}},
+             {"parameters": {"wheel_interface": "chrono"}, "inputs": _CHROND},
+             {"parameters": {"wheel_interface": "chrono", "road_source": "inputs"},
+              "inputs": {**_CHROND, "wheel_state.rot.e0": 0.99, "wheel_state.rot.e1": 0.05,
+                         "wheel_state.rot.e3": 0.08, "wheel_state.ang_vel.x": 1.0, "wheel_state.ang_vel.z": 1.0,
+                         "terrain_normal.x": 0.05, "terrain_normal.y": 0.05}},
+             {"parameters": {"wheel_interface": "chrono"},                                # low speed
+              "inputs": {"wheel_state.lin_vel.x": 0.5, "wheel_state.lin_vel.y": 0.2, "wheel_state.ang_vel.y": 1.0,
+                         "wheel_state.pos.z": 0.45}}],
+    "VehicleLV": [{}, {"parameters": {"road_source": "inputs"}},
+                  {"parameters": {"tire_source": "external"}, "inputs": _LOADS_LV}],
+    "Vehicle": [{}, {"parameters": {"road_source": "inputs"}},
+                {"parameters": {"tire_source": "external", "steering_input": "rack_travel"}, "inputs": _LOADS}],
+}
+
+PROBE = r'''
+import math
+fmu = Fmu(INPUTS['fmu'])
+OUTS = [v for v in fmu.md.modelVariables if v.causality == 'output']
+INS = [v for v in fmu.md.modelVariables if v.causality == 'input']
+GET = {'Real': 'getReal', 'Integer': 'getInteger', 'Boolean': 'getBoolean'}
+SET = {'Real': 'setReal', 'Integer': 'setInteger', 'Boolean': 'setBoolean'}
+
+def read(f):
+    values = {}
+    for kind, getter in GET.items():
+        vs = [v for v in OUTS if v.type == kind]
+        if vs:
+            values.update(zip((v.name for v in vs), getattr(f, getter)([v.valueReference for v in vs])))
+    return values
+
+def put(f, v, x):
+    getattr(f, SET[v.type])([v.valueReference], [x])
+
+def others(v, base):
+    lo = -math.inf if v.min is None else float(v.min)
+    hi = math.inf if v.max is None else float(v.max)
+    d = 0.1 * max(abs(base), 1.0)
+    return [x for x in (base + d, base - d) if lo <= x <= hi]
+
+def moved(a, b):
+    return {k for k in a if a[k] != b[k]}
+
+def probe(f, base):
+    """input -> outputs that changed when it took other values; and inputs whose reset did not restore."""
+    ref, out, sticky = read(f), {}, []
+    for v in INS:
+        seen = set()
+        for x in others(v, base[v.name]):
+            put(f, v, x)
+            seen |= moved(ref, read(f))
+        put(f, v, base[v.name])
+        if moved(ref, read(f)):
+            sticky.append(v.name)
+        out[v.name] = sorted(seen)
+    return out, sticky
+
+RESULT = []
+for setting in INPUTS['settings']:
+    base = {v.name: float(v.start) for v in INS}
+    base.update(setting.get('inputs', {}))
+    f = fmu.new('probe', init=False, start=setting.get('parameters'))
+    f.enterInitializationMode()
+    for v in INS:
+        put(f, v, base[v.name])
+    initial, sticky_initial = probe(f, base)
+    f.exitInitializationMode()
+    status = [do_step(f, 0.0, 1e-3), do_step(f, 1e-3, 1e-3)]
+    stepping, sticky_stepping = probe(f, base)
+    f.terminate()
+    f.freeInstance()
+    RESULT.append({'initial': initial, 'stepping': stepping, 'sticky': sticky_initial + sticky_stepping,
+                   'status': status, 'errors': [m for s, m in MESSAGES if s >= 3]})
+    MESSAGES.clear()
+'''
+
+
+def declared(path: Path) -> dict:
+    """The modelDescription's ModelStructure by name: {"initial" | "stepping": {output: {known: kind}}},
+    "parameters": the parameter names, "inputs": the input names."""
+    md = read_model_description(str(path))
+    out = {"parameters": {v.name for v in md.modelVariables if v.causality == "parameter"},
+           "inputs": {v.name for v in md.modelVariables if v.causality == "input"}}
+    for key, unknowns in (("initial", md.initialUnknowns), ("stepping", md.outputs)):
+        table = {}
+        for u in unknowns:
+            assert u.dependencies is not None, f"{u.variable.name}: no dependencies attribute ({key})"
+            kinds = u.dependenciesKind or []
+            assert len(kinds) == len(u.dependencies), f"{u.variable.name}: dependenciesKind ({key})"
+            table[u.variable.name] = {d.name: k for d, k in zip(u.dependencies, kinds)}
+        out[key] = table
+    return out
+
+
+def observe(fmu: Path, settings: list, workdir: Path) -> dict:
+    """{"initial" | "stepping": {(output, input), ...}} seen over ``settings`` (PROBE in a fresh process)."""
+    runs = run_child(PROBE, workdir, fmu=str(fmu), settings=settings)
+    seen = {"initial": set(), "stepping": set()}
+    for setting, run in zip(settings, runs):
+        assert run["status"] == [0, 0] and not run["errors"], (setting, run["status"], run["errors"][:3])
+        assert not run["sticky"], (setting, run["sticky"])           # the outputs follow the inputs, not history
+        for mode in seen:
+            seen[mode] |= {(o, i) for i, outs in run[mode].items() for o in outs}
+    return seen
+
+
+def check(structure: dict, seen: dict) -> None:
+    """Soundness and precision of ``structure`` (:func:`declared`) against ``seen`` (:func:`observe`)."""
+    for mode in ("initial", "stepping"):
+        pairs = {(o, i) for o, deps in structure[mode].items() for i in deps if i in structure["inputs"]}
+        undeclared = sorted(seen[mode] - pairs)
+        assert not undeclared, f"{mode}: outputs that moved with an input they do not declare: {undeclared[:8]}"
+        if mode == "stepping":
+            assert pairs == seen[mode], f"declared in Outputs but never seen: {sorted(pairs - seen[mode])}"
+        else:
+            for name in {i for _, i in pairs}:
+                assert any(p in seen[mode] for p in pairs if p[1] == name), f"input {name} moves no output declaring it"
+            for name in {o for o, _ in pairs}:
+                assert any(p in seen[mode] for p in pairs if p[0] == name), f"output {name} moves for no input it declares"
+    for output, deps in structure["initial"].items():
+        assert structure["parameters"] <= set(deps), output
+        assert set(deps.values()) <= {"dependent"}, output
+
+
+def test_a_declaration_that_names_no_such_variable_or_skips_initialization_is_refused():
+    from lxml import etree
+    from fmu_vehicle.errors import ModelError
+    from fmu_vehicle.fmi.post_process import patch_model_description
+    from fmu_vehicle.fmi.variables import Structure, Var
+    table = (Var("k", "parameter", "fixed", "1", "gain", 2.0), Var("u", "input", "continuous", "m", "in", 0.0),
+             Var("y", "output", "continuous", "m", "out", 0.0))
+    with pytest.raises(ModelError, match="'u' is not an output"):
+        Structure(initial={"u": ("y",)}).check(table)
+    with pytest.raises(ModelError, match="'y' follows 'u' while stepping but does not depend on it in Init"):
+        Structure(stepping={"y": {"u": "constant"}}).check(table)
+    with pytest.raises(ModelError, match="dependenciesKind 'linear'"):
+        Structure(initial={"y": ("u",)}, stepping={"y": {"u": "linear"}}).check(table)
+    root = etree.fromstring(
+        '<fmiModelDescription fmiVersion="2.0" modelName="m" guid="g"><ModelVariables>'
+        '<ScalarVariable name="k" valueReference="0" causality="parameter" variability="fixed"><Real start="2"/>'
+        '</ScalarVariable><ScalarVariable name="u" valueReference="1" causality="input" variability="continuous">'
+        '<Real start="0"/></ScalarVariable><ScalarVariable name="y" valueReference="2" causality="output" '
+        'variability="continuous"><Real/></ScalarVariable></ModelVariables></fmiModelDescription>')
+    patch_model_description(root, table, Structure(initial={"y": ("u",)}, stepping={"y": {"u": "constant"}}))
+    outputs, initial = root.find("ModelStructure")
+    assert (outputs.tag, dict(outputs[0].attrib)) == ("Outputs", {"index": "3", "dependencies": "2",
+                                                                  "dependenciesKind": "constant"})
+    assert (initial.tag, dict(initial[0].attrib)) == ("InitialUnknowns", {"index": "3", "dependencies": "1 2",
+                                                                          "dependenciesKind": "dependent dependent"})
+    patch_model_description(root, table, Structure())           # again, with no dependence: replaced, not added
+    outputs, initial = root.find("ModelStructure")
+    assert dict(outputs[0].attrib) == {"index": "3", "dependencies": ""}
+    assert dict(initial[0].attrib) == {"index": "3", "dependencies": "1", "dependenciesKind": "dependent"}
+
+
+@pytest.mark.parametrize("name", ALL_FMUS)
+def test_declared_dependencies_are_what_the_fmu_does(all_fmus, name, tmp_path):
+    path = all_fmus[name]
+    assert validate_fmu(str(path)) == []
+    structure = declared(path)
+    check(structure, observe(path, PROBES[name], tmp_path))
+    # while stepping no output follows an input, except the Tire's query point (chrono interface)
+    expected = {f"query_point.{a}": {f"wheel_state.pos.{a}": "fixed"} for a in "xyz"} if name == "Tire" else {}
+    assert {o: d for o, d in structure["stepping"].items() if d} == expected
+
+
+def test_vehicle_declaration_in_numbers(all_fmus):
+    """The vehicles' initial dependencies as documented (docs/fmus.md §1): accelerations on every wheel input,
+    tire outputs on their own wheel's, positions and speeds on none."""
+    lv_structure, full_structure = declared(all_fmus["VehicleLV"]), declared(all_fmus["Vehicle"])
+    lv = lv_structure["initial"]
+    inputs = lambda deps: sorted(d for d in deps if d in lv_structure["inputs"] | full_structure["inputs"])
+    assert len(inputs(lv["chassis.ax"])) == 16                      # 2 wheels x 8 inputs
+    assert inputs(lv["wheel_front.tire_fz"]) == sorted(
+        f"wheel_front.{n}" for n in ("road_height", "road_slope", "road_mu", "tire_force_x", "tire_force_z",
+                                     "tire_moment_y"))
+    assert inputs(lv["wheel_rear.torque_brake_applied"]) == ["wheel_rear.torque_brake"]
+    for output in ("chassis.x", "chassis.vx", "chassis.pitch", "wheel_front.omega", "wheel_rear.slip"):
+        assert inputs(lv[output]) == [], output
+    full = full_structure["initial"]
+    assert len(inputs(full["chassis.yaw_acc"])) == len(inputs(full["rack_force"])) == 60     # 4 wheels x 15
+    assert inputs(full["wheel_FL.camber"]) == ["wheel_FL.road_slope", "wheel_FL.road_slope_y"]
+    assert not [o for o, deps in full.items() if "steering_wheel_angle" in deps or "rack_travel_command" in deps]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, wheel", [("VehicleLV", "front"), ("Vehicle", "FL")])
+def test_native_vehicle_declares_and_does_the_same(all_fmus, name, wheel, tmp_path):
+    """The native vehicle FMU (parameters fixed at export, defaults here) writes the Python FMU's declaration and
+    does what it says (fmi2GetReal in initialization mode runs the same initial evaluation)."""
+    from fmu_vehicle.native import fmu as native
+    path = native.export(name, tmp_path / "native", targets=("linux64",))
+    assert validate_fmu(str(path)) == []
+    structure = declared(path)
+    python = declared(all_fmus[name])
+    for mode in ("initial", "stepping"):
+        assert {o: sorted(d) for o, d in structure[mode].items()} == {o: sorted(d) for o, d in python[mode].items()}
+    seen = observe(path, [{}], tmp_path / "probe")
+    assert ("chassis.ax", f"wheel_{wheel}.torque_drive") in seen["initial"]
+    for mode in ("initial", "stepping"):
+        pairs = {(o, i) for o, deps in structure[mode].items() for i in deps if i in structure["inputs"]}
+        assert seen[mode] <= pairs, sorted(seen[mode] - pairs)[:8]
