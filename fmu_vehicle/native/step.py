@@ -15,12 +15,13 @@ output row of the final state; first-same-as-last reuse of ``work[0]`` through `
 (model, data) that ``packing.packed`` wrote into the two buffers; it stores the steps done in ``done[0]`` and
 returns the kernel's status (0 ok, 1 the system asks to be re-parameterized after ``done[0]`` steps, < 0 a
 failure code of the system). ``final`` is ``VehicleSimulator.refresh``: an external load's levers about the
-wheel centres of the outputs in ``row`` (``vehicle.stepping.refresh_levers``), then ``integrators.rk4.rk4_final``
-(evaluate and record the state ``y`` at ``t`` without a step; ``ydot`` receives dy/dt). ``prepare`` is ``vehicle.stepping.prepare_step`` (before a
-communication step of ``h`` from ``t``: the steering ramp to ``rack_target`` [m], an external load's levers,
-the origin rebase; returns 1 if the stepper must not reuse its last evaluation: zero ``saved[0]``). ``start``
-is ``vehicle.start.start_state`` (the initial state moving at ``v0`` [m/s] from a start table; returns 0). All four call the package's kernels themselves: no formula is
-written twice.
+wheel centres of the outputs in ``row`` (``vehicle.stepping.refresh_levers``), then
+``integrators.rk4.rk4_final`` (evaluate and record the state ``y`` at ``t`` without a step; ``ydot`` receives
+dy/dt). ``prepare`` is ``vehicle.stepping.prepare_step`` (before a communication step of ``h`` from ``t``: the
+steering ramp to ``rack_target`` [m], an external load's levers, the origin rebase; returns 1 if the stepper
+must not reuse its last evaluation: zero ``saved[0]``). ``start`` is ``vehicle.start.start_state`` (the
+initial state moving at ``v0`` [m/s] from a start table; returns 0). All four call the package's kernels
+themselves: no formula is written twice.
 
 The buffer types and every array length are compile-time constants of the pair (``StepShape``): the
 pointers are wrapped with ``numba.carray`` of those lengths, so the entry points take no sizes. ``work`` is
