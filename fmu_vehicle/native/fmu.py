@@ -214,8 +214,8 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
     child process (minutes). Returns the FMU's path; nothing is written on failure."""
     if fmu not in NATIVE_FMUS:
         raise ModelError(f"no native build of {fmu!r}; native FMUs: {', '.join(NATIVE_FMUS)}")
-    table = parameter_table(fmu, None)
-    variables = vehicle_variables(fmu, table)
+    params = parameter_table(fmu, None)
+    variables = vehicle_variables(fmu, params)
     values = parameter_values(variables, settings)
     _refuse_unsupported(values)
     usable = []
@@ -237,7 +237,7 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
         image_bytes + repr((fmu, sorted(values.items(), key=str))).encode()).hexdigest()))
     description = f"{fmu} (native build: compiled model, no Python on the host; parameters fixed at export)"
     table = exported_variables(variables, values)
-    xml = model_description(fmu, guid, description, table, vehicle_structure(fmu, parameter_table(fmu, None)))
+    xml = model_description(fmu, guid, description, table, vehicle_structure(fmu, params))
     log(f"{fmu}: compiling the model's kernels for a generic x86-64 CPU (a few minutes)")
     irs, names = fresh_ir(p.model_type, p.data_type, p.shape, [type(sim.system).__module__, "fmu_vehicle.vehicle.dynamics"])
     dest_dir = Path(dest_dir)

@@ -245,21 +245,19 @@ class Vehicle:
         if err > 1e-6 * self.total_mass_kg * 9.81:
             raise SimulationError(f"vehicle '{self.name}': no static equilibrium found on this road "
                                   f"(residual {err:.3g} N: {msg})")
-        # velocities: chassis along the road tangent, wheels free rolling (the independent coordinates' slots)
-        vehicle_rhs(0.0, y, model, data, ydot)
-        t_hat = np.array([1.0, grade]) / math.hypot(1.0, grade)
-        slot = {int(i): ni + k for k, i in enumerate(d.indep)}
-        index = m.info.coordinate_index
-        gain, radius = np.zeros_like(y), np.zeros_like(y)
-        for name, g in (("chassis.x", t_hat[0]), ("chassis.z", t_hat[1])):
-            if name in index and index[name] in slot:
-                gain[slot[index[name]]] = g
-        for w, spin in enumerate(self.w_spin):
-            radius[slot[int(spin)]] = data.contact[w, OUT_RE]
         y[ni:] = 0.0
         # at rest the tires carry no lateral force; rolling straight, q = 0 is the steady state (the ply steer
-        # force builds up)
+        # force builds up). Its evaluation at the equilibrium also gives the rolling radii used below.
         self._rest_lateral_states(system, y)
+        # velocities: chassis along the road tangent, wheels free rolling (the independent coordinates' slots)
+        t_hat = np.array([1.0, grade]) / math.hypot(1.0, grade)
+        slot = {int(i): ni + k for k, i in enumerate(d.indep)}
+        gain, radius = np.zeros_like(y), np.zeros_like(y)
+        for c, g in ((self.chassis_coords[0], t_hat[0]), (self.chassis_coords[2], t_hat[1])):
+            if int(c) in slot:                 # absent coordinates are -1
+                gain[slot[int(c)]] = g
+        for w, spin in enumerate(self.w_spin):
+            radius[slot[int(spin)]] = data.contact[w, OUT_RE]
         return StartTable(y, gain, radius, 2 * ni)
 
     def _rest_lateral_states(self, system, y):
