@@ -37,6 +37,7 @@ from urllib.parse import unquote, urlparse
 
 from lxml import etree
 
+from fmu_vehicle.cosim.ssp_schema import check_ssd
 from fmu_vehicle.cosim.system import (CONNECTOR_TYPES, Component, Connection, Connector, ParameterValue,
                                       System, parameter_type, split_component_variable)
 from fmu_vehicle.errors import ModelError
@@ -452,6 +453,7 @@ def _ssd_document(system: System, sources: dict[str, str], *, connected_only: bo
     root.set("name", system.name)
     system_el = etree.SubElement(root, _q(SSD_NS, "System"), name=system.name)
     elements_el = etree.SubElement(system_el, _q(SSD_NS, "Elements"))
+    units_used: dict[str, object] = {}          # unit name -> the FMU's BaseUnit (None: not defined there)
     for comp in system.components:
         source = comp.source.resolve()
         try:
@@ -459,6 +461,7 @@ def _ssd_document(system: System, sources: dict[str, str], *, connected_only: bo
         except Exception as exc:
             raise ModelError(f"component '{comp.name}': cannot read the FMU {source}: {exc}") from exc
         variables = {v.name: v for v in md.modelVariables}
+        fmu_units = {u.name: u.baseUnit for u in md.unitDefinitions}
         comp_el = etree.SubElement(elements_el, _q(SSD_NS, "Component"), name=comp.name,
                                    type=FMU_MIME_TYPE, source=sources[comp.name])
         connectors = comp.connectors or _connectors_from_md(comp, variables)
@@ -474,6 +477,12 @@ def _ssd_document(system: System, sources: dict[str, str], *, connected_only: bo
                 tel = etree.SubElement(cel, _q(SSC_NS, "Integer" if ctype == "Enumeration" else ctype))
                 if connector.unit and ctype == "Real":
                     tel.set("unit", connector.unit)
+                    if units_used.get(connector.unit) is None:
+                        if connector.unit not in fmu_units and connector.unit not in units_used:
+                            raise ModelError(f"component '{comp.name}': connector '{connector.name}': unit "
+                                             f"'{connector.unit}' is not defined in the FMU {source} "
+                                             f"(its UnitDefinitions: {', '.join(fmu_units) or 'none'})")
+                        units_used[connector.unit] = fmu_units.get(connector.unit)
         if comp.parameters:
             bindings = etree.SubElement(comp_el, _q(SSD_NS, "ParameterBindings"))
             binding = etree.SubElement(bindings, _q(SSD_NS, "ParameterBinding"))
@@ -498,6 +507,8 @@ def _ssd_document(system: System, sources: dict[str, str], *, connected_only: bo
             if con.factor != 1.0 or con.offset != 0.0:
                 etree.SubElement(cel, _q(SSC_NS, "LinearTransformation"), factor=repr(float(con.factor)),
                                  offset=repr(float(con.offset)))
+    if units_used:
+        _units_element(root, units_used)
     experiment_el = etree.SubElement(root, _q(SSD_NS, "DefaultExperiment"),
                                      startTime=repr(float(system.start_time)))
     if system.stop_time is not None:
@@ -505,7 +516,28 @@ def _ssd_document(system: System, sources: dict[str, str], *, connected_only: bo
     if system.step_size is not None:
         algorithm = etree.SubElement(_osp_annotation(experiment_el), _q(OSP_NS, "Algorithm"))
         etree.SubElement(algorithm, _q(OSP_NS, "FixedStepAlgorithm"), baseStepSize=repr(float(system.step_size)))
-    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
+    document = etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
+    check_ssd(document)
+    return document
+
+
+def _units_element(root, units: dict) -> None:
+    """``ssd:Units``: every unit a connector names, with the SI base-unit exponents, factor and offset of the
+    FMU's UnitDefinitions (SSP 1.0 requires each referenced unit to be declared there)."""
+    units_el = etree.SubElement(root, _q(SSD_NS, "Units"))
+    for name in sorted(units):
+        unit_el = etree.SubElement(units_el, _q(SSC_NS, "Unit"), name=name)
+        base_el = etree.SubElement(unit_el, _q(SSC_NS, "BaseUnit"))
+        base = units[name]
+        if base is None:
+            continue
+        for key in ("kg", "m", "s", "A", "K", "mol", "cd", "rad"):
+            if getattr(base, key, 0):
+                base_el.set(key, str(int(getattr(base, key))))
+        if getattr(base, "factor", 1.0) != 1.0:
+            base_el.set("factor", repr(float(base.factor)))
+        if getattr(base, "offset", 0.0) != 0.0:
+            base_el.set("offset", repr(float(base.offset)))
 
 
 def _check_connections(system: System) -> None:
