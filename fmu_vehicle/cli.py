@@ -1,4 +1,4 @@
-"""Command line: ``fmu-vehicle simulate | reproduce-paper | demo | sweep | bench | info``.
+"""Command line: ``fmu-vehicle simulate | reproduce-paper | demo | sweep | ssp | bench | info``.
 
 Errors in the user's input (options included) print one line ``fmu-vehicle: error: ...`` and exit with
 code 2; output paths are checked before a run, and output files are written only when the run succeeded,
@@ -443,6 +443,25 @@ def cmd_demo(a) -> int:
     return 0 if check["stopped_behind"] else 1
 
 
+def cmd_ssp(a) -> int:
+    """Each shipped scenario system as a self-contained .ssp archive with its FMUs inside (built if missing or
+    stale); names are checked before anything is built, archives are written atomically."""
+    from .adas.systems import system_file, write_archives
+    for name in a.names:
+        system_file(name)                       # an unknown name fails before any build
+    out = _output_dir(a.out, "--out")
+    if a.fmu_dir is not None and not Path(a.fmu_dir).is_dir():
+        raise ModelError(f"--fmu-dir: {a.fmu_dir} is not a directory")
+
+    def say(line: str) -> None:
+        if not a.quiet:       # ensure_fmus says "building <folder>/<Name>.fmu (missing|stale)"
+            built = line.split(" ", 2)[1] if line.startswith("building ") else ""
+            print(line + (_build_notice(Path(built).stem) if built.endswith(".fmu") else ""))
+
+    write_archives(a.names or None, out, a.fmu_dir, log=say)
+    return 0
+
+
 def _build_notice(fmu_name: str) -> str:
     """What the build of the registered FMU ``fmu_name`` compiles, for the line that says it is built: the
     kernels of the models it imports (``jit.dependencies`` of its slave script), compiled once per source
@@ -645,6 +664,14 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--fmu-dir", help="folder of the FMUs (default dist/fmus, built if missing or stale)")
     w.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     w.set_defaults(func=cmd_sweep)
+    x = sub.add_parser("ssp", help="write each shipped scenario system (resources/scenarios/*.ssd) as a "
+                                   "self-contained .ssp archive with its FMUs inside")
+    x.add_argument("names", nargs="*", metavar="NAME", help="systems to write, by file stem (default: every "
+                                                             "shipped system)")
+    x.add_argument("--out", default="dist/ssp", help="output folder (default dist/ssp)")
+    x.add_argument("--fmu-dir", help="folder of the FMUs (default dist/fmus, built if missing or stale)")
+    x.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
+    x.set_defaults(func=cmd_ssp)
     b = sub.add_parser("bench", help="speed: 20 s of the bumpy road per vehicle, vs the paper's C++ and uncompiled")
     b.add_argument("--vehicles", nargs="+", metavar="VEHICLE",
                    help="vehicle names (default: every vehicle file in resources/vehicles)")

@@ -17,6 +17,11 @@ The files are generated (the FMUs' model descriptions give the connectors' types
     python -m fmu_vehicle.adas.systems [--fmu-dir DIR]      rewrite resources/scenarios/*.ssd
 
 and tests/test_sweep.py checks that the shipped files are what this module writes.
+
+Each system also exists as a self-contained SSP archive, its FMUs inside (``resources/<component>.fmu``), that any
+SSP host runs as it is::
+
+    fmu-vehicle ssp [--out dist/ssp] [NAME ...]              one <name>.ssp per system (write_archives)
 """
 from __future__ import annotations
 
@@ -85,6 +90,56 @@ def write_systems(fmus: dict, folder: str | Path) -> list[Path]:
     from fmu_vehicle.cosim.ssp import write_ssd
 
     return [write_ssd(build(fmus), Path(folder) / f"{stem}.ssd") for stem, build in SYSTEMS.items()]
+
+
+def system_file(stem: str) -> Path:
+    """The shipped system file ``resources/scenarios/<stem>.ssd`` (ModelError naming the known ones if unknown)."""
+    from fmu_vehicle.errors import ModelError
+    from fmu_vehicle.paths import resource_path
+
+    if stem not in SYSTEMS:
+        raise ModelError(f"unknown scenario system '{stem}' (shipped: {', '.join(SYSTEMS)})")
+    return resource_path("scenarios", f"{stem}.ssd")
+
+
+def system_fmu_names(stem: str) -> list[str]:
+    """Registry names of the FMUs the shipped system ``stem`` uses (its components' sources, in order)."""
+    from lxml import etree
+
+    from fmu_vehicle.cosim.ssp import SSD_NS
+
+    root = etree.parse(str(system_file(stem))).getroot()
+    names = [Path(el.get("source")).stem for el in root.iter(f"{{{SSD_NS}}}Component")]
+    return list(dict.fromkeys(names))
+
+
+def write_archives(stems=None, out: str | Path | None = None, fmu_dir: str | Path | None = None,
+                   log=print) -> list[Path]:
+    """Write every shipped system in ``stems`` (default all of SYSTEMS) as ``out/<stem>.ssp`` (default dist/ssp).
+
+    The archive holds the shipped ``<stem>.ssd`` as its ``SystemStructure.ssd`` (the same components,
+    connectors, parameter bindings, connections and default experiment; sources ``resources/<component>.fmu``)
+    and the FMUs from ``fmu_dir`` (default dist/fmus), built there first if missing or stale (``ensure_fmus``).
+    The names are checked before anything is built; each archive is checked against the SSP 1.0 schema and
+    written atomically (an error or Ctrl-C leaves no partial archive).  ``log`` gets one line per FMU built and
+    per archive written.  Returns the archives' paths.
+    """
+    from fmu_vehicle.cosim.build_cache import ensure_fmus
+    from fmu_vehicle.cosim.ssp import read_ssp, write_ssp
+    from fmu_vehicle.paths import dist_dir
+
+    stems = list(dict.fromkeys(stems or SYSTEMS))
+    files = {stem: system_file(stem) for stem in stems}
+    out = Path(out) if out is not None else dist_dir() / "ssp"
+    written = []
+    for i, (stem, ssd) in enumerate(files.items(), 1):
+        built = ensure_fmus(system_fmu_names(stem), fmu_dir, log=log)
+        system = read_ssp(ssd, fmu_dir=Path(next(iter(built.values()))).parent)
+        path = write_ssp(system, out / f"{stem}.ssp")
+        written.append(path)
+        log(f"[{i}/{len(files)}] wrote {path} ({len(system.components)} components, "
+            f"{path.stat().st_size / 1e6:.1f} MB)")
+    return written
 
 
 def main(argv: list[str] | None = None) -> int:
