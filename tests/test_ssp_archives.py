@@ -117,8 +117,10 @@ def test_the_check_finds_what_the_ssp_standard_forbids():
 def test_the_ssp_command_writes_each_shipped_system_with_its_fmus(archives, fmu_dir):
     paths, printed = archives
     assert list(paths) == sorted(SYSTEMS)
-    assert [line.split("] ", 1)[0] for line in printed.splitlines() if line.startswith("[")] == \
-        [f"[{i}/{len(SYSTEMS)}" for i in range(1, len(SYSTEMS) + 1)]
+    wrote = [line for line in printed.splitlines() if line.startswith("[")]
+    assert [line.split(" (", 1)[0] for line in wrote] == \
+        [f"[{i}/{len(SYSTEMS)}] wrote {paths[stem]}" for i, stem in enumerate(SYSTEMS, 1)]
+    assert wrote[-1].startswith(f"[{len(SYSTEMS)}/{len(SYSTEMS)}] wrote {paths['ride']} (1 component, ")
     for stem, path in paths.items():
         check_ssd(path)
         with zipfile.ZipFile(path) as archive:

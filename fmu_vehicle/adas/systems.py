@@ -137,7 +137,8 @@ def write_archives(stems=None, out: str | Path | None = None, fmu_dir: str | Pat
         system = read_ssp(ssd, fmu_dir=Path(next(iter(built.values()))).parent)
         path = write_ssp(system, out / f"{stem}.ssp")
         written.append(path)
-        log(f"[{i}/{len(files)}] wrote {path} ({len(system.components)} components, "
+        n = len(system.components)
+        log(f"[{i}/{len(files)}] wrote {path} ({n} component{'' if n == 1 else 's'}, "
             f"{path.stat().st_size / 1e6:.1f} MB)")
     return written
 
