@@ -533,6 +533,18 @@ def cmd_bench(a) -> int:
         if abs(duration / dt - round(duration / dt)) > 1e-6 or duration < dt:
             raise ModelError(f"--integrators: {entry}: the duration {duration:g} s is not a multiple of its step "
                              f"{dt * 1e3:g} ms")
+    if a.baseline is not None:
+        from .bench_baseline import run_baseline
+        if fmu is not None or native is not None:
+            raise ModelError("--baseline: compares the kernels only; time --fmu/--native-fmu in a run without it")
+        specs = [parse_integrator(entry) for entry in a.integrators if entry != "reference"]
+        if not specs:
+            raise ModelError("--baseline: give at least one fixed-step method in --integrators (the adaptive "
+                             "reference is not compared)")
+        run_baseline(a.baseline, vehicles, specs, Path(a.out), repeats=a.repeats, duration=duration,
+                     passes=a.passes)
+        print(f"wrote {a.out}")
+        return 0
     run_bench(vehicles, Path(a.out), uncompiled=not a.no_uncompiled, fmu=fmu, repeats=a.repeats,
               duration=a.duration, integrators=a.integrators, cold_compile=not a.no_cold_compile,
               stability=not a.no_stability, fmu_baseline=not a.no_fmu_baseline, passes=a.passes,
@@ -699,6 +711,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "first run compiles a timing loop, about a minute): ns per call, ratio to the first vehicle")
     b.add_argument("--native-fmu", metavar="FMU", help="also time this native FMU (fmu-vehicle export --native) "
                    "through FMPy and in the C host, with its first step in a fresh process")
+    b.add_argument("--baseline", metavar="REF",
+                   help="instead, time the working tree against commit REF of this git checkout in one sitting: "
+                        "each vehicle and fixed-step method of --integrators in fresh processes, the two "
+                        "alternating, each with its own kernel cache (REF's compiled on its first use, minutes); "
+                        "reports each side's best of --repeats and the ratio working tree / REF (with --passes "
+                        "also pass by pass)")
     b.set_defaults(func=cmd_bench)
     e = sub.add_parser("export", help="build native vehicle FMUs: the compiled model and an FMI layer in C, no "
                        "Python on the host (linux64, and win64 with mingw); every parameter but dt fixed at export")

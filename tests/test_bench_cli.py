@@ -90,3 +90,53 @@ def test_bench_steps_stability_ladder_and_fastest_within(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "| halfcar7 | abm4@2ms | 16 / 9 / 7 |" in printed and "| 10 ms (12.5 ms not) |" in printed
     assert "| 50 ms (largest tried) |" in printed and "halfcar7: fastest within max(2 x rk4's" in printed
+
+
+def _git(*args):
+    return subprocess.run(["git", *args], capture_output=True, text=True)
+
+
+def test_bench_baseline_times_another_commit_in_the_same_sitting(tmp_path):
+    """``bench --baseline HEAD``: the commit is extracted into the work folder with its own kernel cache and
+    timed in fresh processes alternating with the working tree; the report holds each side's best wall time
+    and the ratio. The baseline's cache is seeded with hard links to this checkout's kernels (the same
+    sources give the same keys) so that the test does not compile them cold."""
+    import os
+    import shutil
+    from pathlib import Path
+
+    import fmu_vehicle
+    from fmu_vehicle.bench_baseline import _order
+    from fmu_vehicle.vehicle.pass_timing import PASSES
+    repo = Path(fmu_vehicle.__file__).resolve().parents[1]
+    head = _git("-C", str(repo), "rev-parse", "HEAD")
+    if head.returncode != 0:
+        pytest.skip(f"{repo} is not a git checkout: --baseline needs one")
+    sha = head.stdout.strip()
+    work = tmp_path / "dist" / "bench-baseline"
+    if fmu_vehicle.CACHE_DIR and not os.environ.get("FMU_VEHICLE_CACHE_DIR"):
+        seeded = work / sha / "cache" / "fmu_vehicle" / Path(fmu_vehicle.CACHE_DIR).name
+        shutil.copytree(fmu_vehicle.CACHE_DIR, seeded, copy_function=os.link,
+                        ignore=shutil.ignore_patterns("*.lock"))
+    out = tmp_path / "baseline.json"
+    run = subprocess.run([sys.executable, "-m", "fmu_vehicle", "bench", "--baseline", "HEAD", "--vehicles", "halfcar7",
+                          "--integrators", "rk4", "reference", "--repeats", "1", "--duration", "0.02", "--passes",
+                          "--out", str(out)], cwd=tmp_path, capture_output=True, text=True, timeout=HANG_GUARD_S)
+    assert run.returncode == 0, run.stderr[-3000:]
+    report = json.loads(out.read_text())
+    assert report["baseline_commit"] == sha and report["baseline_ref"] == "HEAD"
+    assert (work / sha / "src" / "fmu_vehicle" / "__init__.py").is_file()
+    (row,) = report["results"]                    # the adaptive reference is not compared
+    assert (row["vehicle"], row["integrator"], row["dt_s"], row["simulated_s"]) == ("halfcar7", "rk4", 1e-3, 0.02)
+    for side in ("baseline", "work"):
+        r = row[side]
+        assert r["evaluations"] == 4 * 20 + 1 and r["coordinates"] == 16 and r["wall_s"] > 0.0
+        assert r["us_per_evaluation"] == pytest.approx(r["wall_s"] / r["evaluations"] * 1e6)
+    assert row["ratio"] == pytest.approx(row["work"]["wall_s"] / row["baseline"]["wall_s"])
+    passes = report["passes_ns"]["halfcar7"]
+    assert list(passes) == list(PASSES)
+    for v in passes.values():
+        assert 0.0 < v["baseline"] < 1e6 and 0.0 < v["work"] < 1e6
+        assert v["ratio"] == pytest.approx(v["work"] / v["baseline"])
+    assert "| halfcar7 | rk4 1 ms |" in run.stdout and f"({sha[:12]})" in run.stdout
+    assert [_order(r) for r in range(3)] == [("baseline", "work"), ("work", "baseline"), ("baseline", "work")]

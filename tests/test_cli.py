@@ -115,6 +115,8 @@ BAD = [
     (["bench", "--duration", "-1"], ["--duration", "positive"]),
     (["bench", "--no-uncompiled=1"], ["--no-uncompiled"]),
     (["bench", "--fmu", "missing.fmu"], ["--fmu", "missing.fmu"]),
+    (["bench", "--baseline", "no-such-commit"], ["--baseline", "no-such-commit", "not a commit"]),
+    (["bench", "--baseline", "HEAD", "--integrators", "reference"], ["--baseline", "fixed-step"]),
     (["info", "extra"], ["unrecognized arguments", "extra"]),
 ]
 

@@ -1,0 +1,198 @@
+"""Same-sitting speed comparison with another commit (``fmu-vehicle bench --baseline REF``).
+
+A speed change on a shared, noisy machine is only believable when both versions are timed in one sitting,
+interleaved: a load that comes and goes then hits both alike. :func:`run_baseline` extracts the commit REF
+of the repository this package is run from (``git archive``; kept under ``dist/bench-baseline/<sha>`` and
+reused), gives it its own kernel cache (its own ``XDG_CACHE_HOME``, so neither side loads the other's
+machine code), and times each vehicle and fixed-step method on the bumpy road in fresh interpreters,
+baseline and working tree alternating (B W, W B, B W, ...). Each child calls its own checkout's
+``bench.time_vehicle`` once (a warm-up run, then one timed run), so each side runs its own code end to end.
+The result of a side is the best of its ``repeats`` children; the ratio is working tree over baseline
+(below 1: the working tree is faster). With ``passes``, each vehicle's evaluation is also timed pass by pass
+(``bench.time_passes``, where the baseline has it) in the same alternation.
+
+The first run of a new baseline compiles its kernels (minutes: the children say so on the terminal).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+from .errors import ModelError
+from .util import CHILD_HANG_GUARD_S, atomic_write
+
+_PKG = Path(__file__).resolve().parent
+
+_TIME = """
+import inspect, json, sys
+from fmu_vehicle import bench
+name, integrator, dt, duration = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+r = bench.time_vehicle(name, duration=duration, dt=dt, repeats=1, integrator=integrator)
+print(json.dumps({k: r[k] for k in ("wall_s", "us_per_evaluation", "evaluations", "coordinates")}))
+"""
+
+_PASSES = """
+import json, sys
+from fmu_vehicle import bench
+if not hasattr(bench, "time_passes"):
+    print(json.dumps(None))
+else:
+    print(json.dumps(bench.time_passes(sys.argv[1])))
+"""
+
+
+def repository_root() -> Path:
+    """The git work tree this package is run from (its parent folder), or ModelError."""
+    root = _PKG.parent
+    out = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True, text=True)
+    if out.returncode != 0 or Path(out.stdout.strip()).resolve() != root.resolve():
+        raise ModelError(f"--baseline: fmu_vehicle is not run from a git checkout ({root}); a baseline commit "
+                         "can only be taken from one")
+    return root
+
+
+def resolve_commit(root: Path, ref: str) -> str:
+    """The full hash of commit ``ref`` in the repository at ``root``, or ModelError naming it."""
+    out = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
+                         capture_output=True, text=True)
+    if out.returncode != 0 or not out.stdout.strip():
+        raise ModelError(f"--baseline: '{ref}' is not a commit of {root}")
+    return out.stdout.strip()
+
+
+def baseline_checkout(root: Path, sha: str, work: Path) -> Path:
+    """``work/<sha>/src``: the commit's ``fmu_vehicle`` package, extracted once (atomically) and reused."""
+    dest = work / sha / "src"
+    if (dest / "fmu_vehicle" / "__init__.py").is_file():
+        return dest
+    work.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{sha[:12]}-", dir=work))
+    try:
+        archive = staging / "src.tar"
+        with open(archive, "wb") as stream:
+            out = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", sha, "fmu_vehicle"],
+                                 stdout=stream, stderr=subprocess.PIPE, text=False)
+        if out.returncode != 0:
+            raise ModelError(f"--baseline: git archive of {sha[:12]} failed: "
+                             f"{out.stderr.decode(errors='replace').strip()}")
+        (staging / "src").mkdir()
+        with tarfile.open(archive) as tar:
+            tar.extractall(staging / "src", filter="data")
+        archive.unlink()
+        (work / sha).mkdir(exist_ok=True)
+        os.replace(staging / "src", dest)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return dest
+
+
+def _child(src: Path, env: dict, script: str, *args: str):
+    """Run ``script`` with ``src`` first on the path; its last stdout line is JSON, returned here. The child's
+    stderr (compile notices, progress) goes to this terminal."""
+    out = subprocess.run([sys.executable, "-c", script, *args], cwd=src, env=dict(env, PYTHONPATH=str(src)),
+                         stdout=subprocess.PIPE, text=True, timeout=CHILD_HANG_GUARD_S)
+    if out.returncode != 0:
+        raise ModelError(f"--baseline: a timing run of {src} failed (exit {out.returncode}): see the messages above")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _sides(root: Path, sha: str, work: Path) -> dict:
+    """{"baseline": (src, env), "work": (src, env)}: the baseline with its own XDG_CACHE_HOME and no
+    inherited kernel-cache variables; the working tree with this process's environment."""
+    base_env = {k: v for k, v in os.environ.items()
+                if k not in ("NUMBA_CACHE_DIR", "FMU_VEHICLE_CACHE_DIR", "NUMBA_DISABLE_JIT", "PYTHONPATH")}
+    base_env["XDG_CACHE_HOME"] = str(work / sha / "cache")
+    work_env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_DISABLE_JIT", "PYTHONPATH")}
+    return {"baseline": (baseline_checkout(root, sha, work), base_env), "work": (root, work_env)}
+
+
+def _order(repeat: int) -> tuple[str, str]:
+    """B W, W B, B W, ...: neither side always runs right after the other's warm-up."""
+    return ("baseline", "work") if repeat % 2 == 0 else ("work", "baseline")
+
+
+def run_baseline(ref: str, vehicles, specs, out: Path, *, repeats: int = 3, duration: float = 20.0,
+                 passes: bool = False, work: Path = Path("dist/bench-baseline")) -> dict:
+    """Time the working tree against commit ``ref`` in one sitting (module docstring). ``specs``: (method,
+    step [s]) pairs of fixed-step methods. Writes the JSON report to ``out``, prints a Markdown table and
+    returns the report: per vehicle and method each side's best wall time [s] and µs per evaluation, and
+    ratio = work / baseline."""
+    root = repository_root()
+    sha = resolve_commit(root, ref)
+    sides = _sides(root, sha, Path(work))
+    rows = []
+    for name in vehicles:
+        for integrator, dt in specs:
+            best: dict[str, dict] = {}
+            for r in range(repeats):
+                for side in _order(r):
+                    src, env = sides[side]
+                    t = _child(src, env, _TIME, name, integrator, repr(dt), repr(duration))
+                    if side not in best or t["wall_s"] < best[side]["wall_s"]:
+                        best[side] = t
+            row = {"vehicle": name, "integrator": integrator, "dt_s": dt, "simulated_s": duration,
+                   "baseline": best["baseline"], "work": best["work"],
+                   "ratio": best["work"]["wall_s"] / best["baseline"]["wall_s"]}
+            rows.append(row)
+            print(_line(row), flush=True)
+    report = {"baseline_commit": sha, "baseline_ref": ref, "repeats": repeats, "results": rows}
+    if passes:
+        report["passes_ns"] = {name: _passes(sides, name, repeats) for name in vehicles}
+    atomic_write(out, lambda stream: stream.write(json.dumps(report, indent=2) + "\n"))
+    print(markdown_table(report), flush=True)
+    return report
+
+
+def _passes(sides: dict, name: str, repeats: int) -> dict:
+    """{pass: {"baseline": ns, "work": ns, "ratio": work/baseline}} (best per side over ``repeats``
+    alternating children); a pass the baseline does not time has baseline None."""
+    best: dict[str, dict] = {"baseline": {}, "work": {}}
+    missing = False
+    for r in range(repeats):
+        for side in _order(r):
+            src, env = sides[side]
+            got = _child(src, env, _PASSES, name)
+            if got is None:
+                missing = True
+                continue
+            for k, ns in got.items():
+                best[side][k] = min(ns, best[side].get(k, ns))
+    if missing:
+        print(f"{name}: the baseline has no pass-by-pass timing (bench.time_passes)", flush=True)
+    return {k: {"baseline": best["baseline"].get(k), "work": ns,
+                "ratio": ns / best["baseline"][k] if k in best["baseline"] else None}
+            for k, ns in best["work"].items()}
+
+
+def _line(row: dict) -> str:
+    b, w = row["baseline"], row["work"]
+    return (f"{row['vehicle']:<18} {row['integrator']}@{row['dt_s'] * 1e3:g}ms {row['simulated_s']:g} s: "
+            f"baseline {b['wall_s']:.3f} s ({b['us_per_evaluation']:.2f} us/eval), working tree "
+            f"{w['wall_s']:.3f} s ({w['us_per_evaluation']:.2f} us/eval), ratio {row['ratio']:.3f}")
+
+
+def markdown_table(report: dict) -> str:
+    """The comparison as Markdown: one row per vehicle and method, then the passes if timed."""
+    lines = [f"Baseline {report['baseline_ref']} ({report['baseline_commit'][:12]}) and the working tree, "
+             f"one sitting, alternating, best of {report['repeats']}:", "",
+             "| vehicle | method | baseline [s] | working tree [s] | ratio | baseline [µs/eval] | "
+             "working tree [µs/eval] |", "|---|---|---|---|---|---|---|"]
+    for r in report["results"]:
+        b, w = r["baseline"], r["work"]
+        lines.append(f"| {r['vehicle']} | {r['integrator']} {r['dt_s'] * 1e3:g} ms | {b['wall_s']:.3f} | "
+                     f"{w['wall_s']:.3f} | {r['ratio']:.3f} | {b['us_per_evaluation']:.2f} | "
+                     f"{w['us_per_evaluation']:.2f} |")
+    for name, table in report.get("passes_ns", {}).items():
+        lines += ["", f"{name}, ns per call of each pass:", "", "| pass | baseline | working tree | ratio |",
+                  "|---|---|---|---|"]
+        for k, v in table.items():
+            base = "-" if v["baseline"] is None else f"{v['baseline']:.0f}"
+            ratio = "-" if v["ratio"] is None else f"{v['ratio']:.3f}"
+            lines.append(f"| {k} | {base} | {v['work']:.0f} | {ratio} |")
+    return "\n".join(lines)
