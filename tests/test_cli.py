@@ -115,6 +115,9 @@ BAD = [
     (["bench", "--duration", "-1"], ["--duration", "positive"]),
     (["bench", "--no-uncompiled=1"], ["--no-uncompiled"]),
     (["bench", "--fmu", "missing.fmu"], ["--fmu", "missing.fmu"]),
+    (["crosscheck", "--out", "{file}"], ["--out", "not a directory"]),
+    (["crosscheck", "--fmu-dir", "{file}"], ["--fmu-dir", "not a directory"]),
+    (["crosscheck", "--quiet=1"], ["--quiet"]),
     (["info", "extra"], ["unrecognized arguments", "extra"]),
 ]
 

@@ -76,7 +76,7 @@ def test_every_fmu_alone_with_its_defaults_does_something_recognizable(all_fmus)
     assert lead["x"][-1] - lead["x"][0] == pytest.approx(20.0, rel=1e-9)
     for name in ("VehicleLV", "Vehicle"):
         car = _alone(all_fmus[name], stop=0.5)
-        assert car["chassis.vx"][0] == pytest.approx(20.0, rel=1e-6)
+        assert car["chassis.vx"][0] == pytest.approx(20.0, rel=1e-3)       # the centre of mass, not the wheels
         assert car["chassis.x"][-1] - car["chassis.x"][0] == pytest.approx(10.0, rel=0.02)
 
 
