@@ -1,4 +1,4 @@
-"""Command line: ``fmu-vehicle simulate | reproduce-paper | demo | sweep | ssp | bench | info``.
+"""Command line: ``fmu-vehicle simulate | reproduce-paper | demo | sweep | ssp | bench | crosscheck | info``.
 
 Errors in the user's input (options included) print one line ``fmu-vehicle: error: ...`` and exit with
 code 2; output paths are checked before a run, and output files are written only when the run succeeded,
@@ -462,6 +462,23 @@ def cmd_ssp(a) -> int:
     return 0
 
 
+def cmd_crosscheck(a) -> int:
+    """The FMI Cross-Check folders of every FMU (``fmi.crosscheck``): the FMUs built into --fmu-dir (default
+    dist/fmus) if missing or stale, each run through FMPy, the whole set written under --out or nothing."""
+    from .cosim.build_cache import ensure_fmus
+    from .fmi.crosscheck import CASES, write_crosscheck
+    say = (lambda message: None) if a.quiet else print
+    _output_dir(a.out, "--out")
+    if a.fmu_dir is not None:
+        _output_dir(a.fmu_dir, "--fmu-dir")
+    fmus = {}
+    for name in CASES:
+        fmus.update(ensure_fmus([name], a.fmu_dir, log=lambda line, name=name: say(line + _build_notice(name))))
+    folder = write_crosscheck(a.out, fmus, log=say)
+    print(f"wrote {folder}: {', '.join(sorted(fmus))}")
+    return 0
+
+
 def _build_notice(fmu_name: str) -> str:
     """What the build of the registered FMU ``fmu_name`` compiles, for the line that says it is built: the
     kernels of the models it imports (``jit.dependencies`` of its slave script), compiled once per source
@@ -737,6 +754,12 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--runs", type=_count, default=3, help="C host runs per FMU (default 3); each must exit 0")
     c.add_argument("--steps", type=_count, default=1000, help="1 ms steps per run (default 1000)")
     c.set_defaults(func=cmd_doctor)
+    x = sub.add_parser("crosscheck", help="FMI Cross-Check results of every FMU: the FMU, input and reference "
+                       "CSVs, options and a ReadMe under fmus/2.0/cs/linux64/fmu_vehicle/<version>/<Model>/")
+    x.add_argument("--out", default="dist/crosscheck", help="output folder (default dist/crosscheck)")
+    x.add_argument("--fmu-dir", default=None, help="where the FMUs are built or reused (default dist/fmus)")
+    x.add_argument("--quiet", action="store_true", help="no progress output")
+    x.set_defaults(func=cmd_crosscheck)
     i = sub.add_parser("info", help="list the shipped vehicles and roads")
     i.set_defaults(func=cmd_info)
     return p
@@ -748,9 +771,10 @@ def _one_line(e: Exception) -> str:
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["demo"]:
-        # before anything defines a compiled function (the parser imports the integrators): the demo's FMUs
-        # then load the kernels they ship instead of compiling them for this CPU (docs/fmu_hosts.md)
+    if argv[:1] in (["demo"], ["crosscheck"]):
+        # before anything defines a compiled function (the parser imports the integrators): the FMUs these
+        # commands run in this process then load the kernels they ship instead of compiling them for this CPU
+        # (docs/fmu_hosts.md)
         from .jit import pin_portable_cpu
         pin_portable_cpu()
     parser = build_parser()

@@ -117,6 +117,9 @@ BAD = [
     (["bench", "--fmu", "missing.fmu"], ["--fmu", "missing.fmu"]),
     (["bench", "--baseline", "no-such-commit"], ["--baseline", "no-such-commit", "not a commit"]),
     (["bench", "--baseline", "HEAD", "--integrators", "reference"], ["--baseline", "fixed-step"]),
+    (["crosscheck", "--out", "{file}"], ["--out", "not a directory"]),
+    (["crosscheck", "--fmu-dir", "{file}"], ["--fmu-dir", "not a directory"]),
+    (["crosscheck", "--quiet=1"], ["--quiet"]),
     (["info", "extra"], ["unrecognized arguments", "extra"]),
 ]
 

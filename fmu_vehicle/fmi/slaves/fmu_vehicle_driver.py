@@ -46,6 +46,7 @@ from fmu_vehicle.fmi.driver_parameters import DEFAULT_DRIVER_FILE, FULLCAR14, VE
 from fmu_vehicle.fmi.messages import short
 from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER, load_file
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
+from fmu_vehicle.fmi.start_values import driver_path_start
 from fmu_vehicle.fmi.variables import Structure, Var
 from fmu_vehicle.manoeuvres.lane_change import lane_change_path
 
@@ -61,6 +62,11 @@ SAMPLE_TOLERANCE = 1e-6
 """A step start within this fraction of sample_period before a sample instant samples it."""
 
 _DISPLAY = {"m/s": "km/h", "rad": "deg", "rad/s": "deg/s"}
+
+#: Start values of the chassis inputs and the target speed: on the default path (the ISO 3888-1 centre line
+#: for the default width) at its sharpest bend, heading along it, at the standard's entry speed 80 km/h, so
+#: that the FMU run alone with its defaults steers to follow the path (``start_values.driver_path_start``).
+START = driver_path_start(FULLCAR14["width_m"])
 
 #: Output name -> (unit, description), in modelDescription order.
 OUTPUTS = {
@@ -108,13 +114,13 @@ class Driver(VehicleSlaveBase):
         Var("brake_torque_max", "parameter", "fixed", "N.m", "total brake torque at brake = 1 (start: the "
             "Controller FMU's)", 14000.0, min=1.0, max=1e6),
         Var("chassis.x", "input", "continuous", "m", "chassis centre of mass x, global (the full vehicle's "
-            "output)", 0.0, min=-1e7, max=1e7),
-        Var("chassis.y", "input", "continuous", "m", "chassis centre of mass y, global", 0.0, min=-1e7, max=1e7),
-        Var("chassis.yaw", "input", "continuous", "rad", "yaw angle about global z (+ left)", 0.0,
+            "output; start: at the sharpest bend of the default path)", START.x, min=-1e7, max=1e7),
+        Var("chassis.y", "input", "continuous", "m", "chassis centre of mass y, global", START.y, min=-1e7, max=1e7),
+        Var("chassis.yaw", "input", "continuous", "rad", "yaw angle about global z (+ left)", START.yaw,
             min=-1e6, max=1e6, display_unit="deg"),
         Var("chassis.vx", "input", "continuous", "m/s", "velocity of the centre of mass along the chassis x "
-            "axis", 0.0, min=-100.0, max=100.0, display_unit="km/h"),
-        Var("target_speed", "input", "continuous", "m/s", "speed the driver holds", 0.0, min=0.0, max=100.0,
+            "axis", START.vx, min=-100.0, max=100.0, display_unit="km/h"),
+        Var("target_speed", "input", "continuous", "m/s", "speed the driver holds", START.vx, min=0.0, max=100.0,
             display_unit="km/h"),
         *(Var(name, "output", "discrete", unit, desc, 0.0, display_unit=_DISPLAY.get(unit) if name != "path_s"
               else None) for name, (unit, desc) in OUTPUTS.items()),

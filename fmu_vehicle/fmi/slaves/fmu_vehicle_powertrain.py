@@ -22,7 +22,8 @@ class Powertrain(VehicleSlaveBase):
             "powertrain JSON, relative to the FMU resources folder (other files need allow_external_files)", "powertrain/suv_diesel_6at.json",
             type="String"),
         Var("step_size", "parameter", "fixed", "s", "maximum internal integration step", 1e-3, min=1e-5, max=0.01),
-        Var("throttle", "input", "continuous", "1", "accelerator pedal position", 0.0, min=0.0, max=1.0,
+        Var("throttle", "input", "continuous", "1", "accelerator pedal position (start: half throttle, a launch "
+            "from rest)", 0.5, min=0.0, max=1.0,
             display_unit="%"),
         Var("wheel_left.omega", "input", "continuous", "rad/s",
             "spin speed of the left driven wheel (positive = forward)", 0.0, display_unit="rpm", min=-1e4, max=1e4),

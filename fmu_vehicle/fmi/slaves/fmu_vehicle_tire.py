@@ -78,6 +78,7 @@ from fmu_vehicle.errors import ModelError
 from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER, load_file
 from fmu_vehicle.fmi.roads import road_parameter
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
+from fmu_vehicle.fmi.start_values import DEFAULT_TIRE_FILE, tire_rolling_start
 from fmu_vehicle.fmi.variables import Structure, Var
 from fmu_vehicle.jit import entry_point
 from fmu_vehicle.road import plane_arrays, set_plane
@@ -317,6 +318,12 @@ def _structure(variables) -> Structure:
     return Structure(initial=initial, stepping={query: {pos: "fixed"} for pos, query in _QUERY.items()})
 
 
+#: The default wheel (start values of the wheel inputs of both interfaces): rolling freely on the road at the
+#: default tire's loaded radius under its nominal load, from the property file in this FMU's resources (where
+#: this script sits; ``start_values.tire_rolling_start``).
+START = tire_rolling_start(str(Path(__file__).resolve().parent))
+
+
 class Tire(VehicleSlaveBase):
     MODEL_NAME = "Tire"
     DESCRIPTION = ("Magic Formula tire with transient slip (relaxation lengths) and rolling resistance, one wheel: "
@@ -327,7 +334,7 @@ class Tire(VehicleSlaveBase):
     INTERNAL_STEP = "dt"
     VARIABLES = (
         Var("tire_file", "parameter", "fixed", None, ".tir property file, relative to the FMU resources "
-            "(tires/...; other files need allow_external_files)", "tires/dai2022_sedan.tir", type="String"),
+            "(tires/...; other files need allow_external_files)", DEFAULT_TIRE_FILE, type="String"),
         Var("road_source", "parameter", "fixed", None, "internal (the road parameter, evaluated under the wheel "
             "centre) | inputs (planar: road.height/road.slope/road.mu; chrono: terrain_height/terrain_normal/"
             "terrain_mu)", "internal", type="String", choices=("internal", "inputs")),
@@ -346,10 +353,12 @@ class Tire(VehicleSlaveBase):
         Var("fail_at_time", "parameter", "fixed", "s", "test hook: every doStep starting at t >= fail_at_time "
             "fails (error logged, fmi2Discard); negative = never", -1.0),
         Var("wheel.x", "input", "continuous", "m", "wheel centre position, global x", 0.0, min=-10000000.0, max=10000000.0),
-        Var("wheel.z", "input", "continuous", "m", "wheel centre position, global z (up)", 0.4672, min=-10000.0, max=10000.0),
-        Var("wheel.vx", "input", "continuous", "m/s", "wheel centre velocity, global x", 0.0, display_unit="km/h", min=-1000.0, max=1000.0),
+        Var("wheel.z", "input", "continuous", "m", "wheel centre position, global z (up) (start: the loaded radius "
+            "at the nominal load)", START.z, min=-10000.0, max=10000.0),
+        Var("wheel.vx", "input", "continuous", "m/s", "wheel centre velocity, global x", START.vx, display_unit="km/h", min=-1000.0, max=1000.0),
         Var("wheel.vz", "input", "continuous", "m/s", "wheel centre velocity, global z", 0.0, min=-1000.0, max=1000.0),
-        Var("wheel.omega", "input", "continuous", "rad/s", "absolute wheel spin about +y (+ rolling forward)", 0.0,
+        Var("wheel.omega", "input", "continuous", "rad/s", "absolute wheel spin about +y (+ rolling forward; "
+            "start: free rolling)", START.omega,
             display_unit="rpm", min=-10000.0, max=10000.0),
         Var("road.height", "input", "continuous", "m", "road height under the wheel centre (road_source = inputs)",
             0.0, min=-10000.0, max=10000.0),
@@ -370,15 +379,15 @@ class Tire(VehicleSlaveBase):
         Var("side", "parameter", "fixed", None, "chrono interface: left | right; a right-hand tire is the mirror "
             "image of the property file's tire (its Fy and Mz change sign at mirrored slip angle and camber)",
             "left", type="String", choices=("left", "right")),
-        *_vec("wheel_state.pos", "m", "chrono interface: wheel centre position, global", (0.0, 0.0, 0.4672),
+        *_vec("wheel_state.pos", "m", "chrono interface: wheel centre position, global", (0.0, 0.0, START.z),
               -10000000.0, 10000000.0),
         *_vec("wheel_state.rot", "1", "chrono interface: rotation quaternion (scalar first) of the wheel frame "
               "w.r.t. the global frame; its y axis is the spin axis, pointing to the vehicle's left on both sides "
               "(normalized; a zero quaternion is refused)", (1.0, 0.0, 0.0, 0.0), -10.0, 10.0),
-        *_vec("wheel_state.lin_vel", "m/s", "chrono interface: wheel centre velocity, global", (0.0, 0.0, 0.0),
+        *_vec("wheel_state.lin_vel", "m/s", "chrono interface: wheel centre velocity, global", (START.vx, 0.0, 0.0),
               -1000.0, 1000.0, "km/h"),
         *_vec("wheel_state.ang_vel", "rad/s", "chrono interface: wheel angular velocity (spin included; rolling "
-              "forward spins positively about the wheel frame's y axis), global", (0.0, 0.0, 0.0),
+              "forward spins positively about the wheel frame's y axis), global", (0.0, START.omega, 0.0),
               -10000.0, 10000.0, "rpm"),
         Var("terrain_height", "input", "continuous", "m", "chrono interface: terrain height under query_point "
             "(road_source = inputs)", 0.0, min=-10000.0, max=10000.0),
