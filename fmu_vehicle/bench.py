@@ -404,7 +404,9 @@ def time_fmu(fmu: Path, duration: float = 20.0, baseline: bool = True, repeats: 
     """
     import tempfile
     man = MANEUVERS["bumpy_road"]
-    start = json.dumps({"v0": man.v0, "road": man.road, "wheel_front.torque_drive": man.drive_torque})
+    from .fmi.roads import SHIPPED_ROADS       # FMPy's simulate_fmu sets an Enumeration by its item value
+    start = json.dumps({"v0": man.v0, "road": SHIPPED_ROADS.index(man.road) + 1,
+                        "wheel_front.torque_drive": man.drive_torque})
     base = {k: v for k, v in os.environ.items() if k not in ("FMU_VEHICLE_CACHE_DIR", "FMU_VEHICLE_NATIVE")}
     run = _fmu_run(fmu, start, duration, base, repeats)
     native = _fmu_run(fmu, start, duration, dict(base, FMU_VEHICLE_NATIVE="1"), repeats)["seconds"]

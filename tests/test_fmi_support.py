@@ -57,8 +57,8 @@ class Fmu:
         f.instantiate(loggingOn=True, callbacks=CALLBACKS)
         f.setupExperiment(startTime=0.0)
         for k, v in (start or {}).items():
-            if k in self.items and isinstance(v, str):
-                v = self.items[k][v]
+            if k in self.items and isinstance(v, str):      # an unknown name stays a String (refused)
+                v = self.items[k].get(v, v)
             setter = {float: f.setReal, int: f.setInteger, bool: f.setBoolean, str: f.setString}[type(v)]
             setter([self.vr[k]], [v])
         if init:

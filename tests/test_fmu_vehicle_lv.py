@@ -299,16 +299,18 @@ def _slave_module():
     ("nope.json", "no such file in the FMU resources"), ("moon", "shipped roads: bumpy"),
 ])
 def test_road_parameter_names_a_shipped_road_or_a_resource_file(name, kind):
-    """The ``road`` parameter resolves against the resources folder the instance was given (in-process)."""
+    """The ``road`` enumeration names a shipped road, ``road_file`` (when not empty) a file resolved against the
+    resources folder the instance was given (in-process)."""
     from fmu_vehicle.errors import ModelError
     from fmu_vehicle.fmi.vehicle_slave import load_vehicle
     res = resources_dir()
     slave = _slave_module().VehicleLV(instance_name="roads", resources=str(res))
-    slave.values["road"] = name.replace("ABS", str(res))
+    parameter = "road" if "." not in name and "/" not in name else "road_file"
+    slave.values[parameter] = name.replace("ABS", str(res))
     if kind.endswith("Road"):       # (vehicle, road) as the slave builds them at initialization
         assert type(load_vehicle(slave.TABLE, slave.values, res)[1]).__name__ == kind
     else:
-        with pytest.raises(ModelError, match=f"parameter 'road' = '{name}'.*{kind}"):
+        with pytest.raises(ModelError, match=f"parameter '{parameter}' = '{name}'.*{kind}"):
             load_vehicle(slave.TABLE, slave.values, res)
 
 

@@ -321,8 +321,8 @@ class VehicleSlaveBase(Fmi2Slave):
             if var.type == "Enumeration":
                 name = var.item_name(value)
                 if name is None:
-                    self._refuse(f"setting Enumeration '{var.name}' (type {var.enumeration_type}) to {short(value)}: "
-                                 f"not one of its item values {var.items_text()}; ignored")
+                    self._refuse(f"parameter '{var.name}' (Enumeration of type {var.enumeration_type}) set to "
+                                 f"{short(value)}: not one of its item values {var.items_text()}; ignored")
                     return
                 value = name
             elif not _accepts(var, value):
@@ -389,12 +389,12 @@ class VehicleSlaveBase(Fmi2Slave):
         other text is refused (logged, next doStep Discard) with the items."""
         name = value if isinstance(value, str) and value in var.choices else None
         if name is None:
-            self._refuse(f"setString of '{var.name}' to {short(value)}: '{var.name}' is an Enumeration (type "
+            self._refuse(f"parameter '{var.name}' set by fmi2SetString to {short(value)}: it is an Enumeration (type "
                          f"{var.enumeration_type}), set it with fmi2SetInteger to one of {var.items_text()}; ignored")
             return
-        self.log_message(f"setString of '{var.name}' to {name!r}: '{var.name}' is an Enumeration (type "
-                         f"{var.enumeration_type}), set it with fmi2SetInteger({var.item_value(name)}); the name was "
-                         f"taken this time", Fmi2Status.warning)
+        self.log_message(f"parameter '{var.name}' set by fmi2SetString to {name!r}: it is an Enumeration (type "
+                         f"{var.enumeration_type}), set it with fmi2SetInteger to {var.item_value(name)} ({name}); the "
+                         f"name was taken", Fmi2Status.warning)
         self._set_value(var, var.item_value(name))
 
     def get_real(self, vrs):

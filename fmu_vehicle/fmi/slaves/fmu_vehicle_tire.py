@@ -76,7 +76,7 @@ import numpy as np
 
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER, load_file
-from fmu_vehicle.fmi.roads import road_parameter
+from fmu_vehicle.fmi.roads import SHIPPED_ROADS, road_parameter
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
 from fmu_vehicle.fmi.variables import Structure, Var
 from fmu_vehicle.jit import entry_point
@@ -331,9 +331,8 @@ class Tire(VehicleSlaveBase):
         Var("road_source", "parameter", "fixed", None, "internal (the road parameter, evaluated under the wheel "
             "centre) | inputs (planar: road.height/road.slope/road.mu; chrono: terrain_height/terrain_normal/"
             "terrain_mu)", "internal", type="Enumeration", choices=("internal", "inputs")),
-        Var("road", "parameter", "fixed", None, "internal road: shipped name (bumpy, flat, slope16_5, ...), a "
-            ".json/.csv file relative to the FMU resources (or resources/roads), or an absolute path",
-            "bumpy", type="String"),
+        Var("road", "parameter", "fixed", None, "internal road: a shipped road (resources/roads; road_file, when "
+            "set, replaces it)", "bumpy", type="Enumeration", choices=SHIPPED_ROADS),
         Var("dt", "parameter", "fixed", "s", "internal RK4 step of the slip states; a communication step h runs "
             "max(1, round(h/dt)) equal sub-steps", 1e-3, min=1e-6, max=0.1, display_unit="ms"),
         Var("output_time", "parameter", "fixed", None, "when in the step [t, t+h] the outputs are evaluated: "
@@ -390,6 +389,10 @@ class Tire(VehicleSlaveBase):
             "coefficients (LMUX, LMUY times mu, nominal 1)", 1.0, min=0.0, max=10.0),
         *(Var(name, "output", "continuous", unit, desc, 0.0, display_unit=_DISPLAY.get(unit))
           for name, (unit, desc) in SPATIAL_OUTPUTS.items()),
+        # last: the value references of the variables above are those of the FMUs without it
+        Var("road_file", "parameter", "fixed", None, "a user's road: a .json/.csv file relative to the FMU resources "
+            "(or resources/roads), or an absolute path (allow_external_files); empty: the shipped road", "",
+            type="String"),
     )
     STRUCTURE = _structure(VARIABLES)
 
@@ -425,7 +428,7 @@ class Tire(VehicleSlaveBase):
         return Terrain(v["terrain_height"], _get_normal(v), v["terrain_mu"])
 
     def _road(self, res: Path):
-        return road_parameter(self.values["road"], res, self.values[ALLOW_PARAMETER])
+        return road_parameter(self.values["road"], self.values["road_file"], res, self.values[ALLOW_PARAMETER])
 
     def _chrono(self) -> bool:
         return self.values["wheel_interface"] == "chrono"
