@@ -24,6 +24,7 @@ from typing import Callable
 from fmu_vehicle.cosim.scenarios import FRONT_BUMPER_FROM_COM_M, FRONT_OVERHANG_M, Scenario
 from fmu_vehicle.cosim.system import System
 from fmu_vehicle.errors import ModelError
+from fmu_vehicle.fmi.roads import road_parameters
 from fmu_vehicle.traffic.lead_vehicle import lead_profile_parameters
 from fmu_vehicle.util import atomic_write
 
@@ -53,6 +54,14 @@ def _set_lead_profile(system: System, profile: str) -> None:
     set_parameters(system, "lead", **chosen)
     system.component("lead").parameters.pop("speed_profile_points" if "speed_profile" in chosen else "speed_profile",
                                             None)
+
+
+def _set_road(system: System, component: str, road) -> None:
+    """Give ``component`` the road ``road``: a shipped road name through the ``road`` enumeration, a file as
+    ``road_file`` (``fmi.roads.road_parameters``); the other of the two bindings is removed."""
+    chosen = road_parameters(road)
+    set_parameters(system, component, **chosen)
+    system.component(component).parameters.pop("road_file" if "road" in chosen else "road", None)
 
 
 def _order(system: System) -> tuple[str, ...]:
@@ -116,7 +125,7 @@ def acc(system: System, *, lead_profile: str, time_gap_s: float | None = None, d
     if set_speed_m_per_s is not None:
         set_parameters(system, "controller", **{"acc.set_speed": float(set_speed_m_per_s)})
     if road is not None:
-        set_parameters(system, "vehicle", road=str(road))
+        _set_road(system, "vehicle", road)
     if duration_s is not None:
         system.stop_time = float(duration_s)
     outputs = ("lead.x", "lead.vx", "vehicle.chassis.x", "vehicle.chassis.vx", "vehicle.chassis.ax",
@@ -148,7 +157,7 @@ def platoon(system: System, *, lead_profile: str, time_gap_s: float | None = Non
         if time_gap_s is not None:
             set_parameters(system, f"controller_{k}", **{"acc.time_gap": float(time_gap_s)})
         if road is not None:
-            set_parameters(system, car, road=str(road))
+            _set_road(system, car, road)
     if duration_s is not None:
         system.stop_time = float(duration_s)
     outputs = ("lead.x", "lead.vx") + tuple(f"{car}.chassis.{q}" for car in cars for q in ("x", "vx"))
@@ -174,7 +183,8 @@ def road_file(road_class: str, seed: int, folder: Path) -> Path:
 def ride(system: System, *, road_class: str, speed_kmh: float, duration_s: float | None = None, seed: int = 1,
          drive_torque_nm: float | None = None, work_dir: Path, **_ignored) -> tuple[Scenario, None]:
     """The vehicle at ``speed_kmh`` on an ISO 8608 road of ``road_class`` (file in ``work_dir``), 1 kHz record."""
-    set_parameters(system, "vehicle", road=str(road_file(road_class, seed, work_dir)), v0=float(speed_kmh) * KMH)
+    _set_road(system, "vehicle", road_file(road_class, seed, work_dir))
+    set_parameters(system, "vehicle", v0=float(speed_kmh) * KMH)
     if drive_torque_nm is not None:
         set_parameters(system, "vehicle", **{"wheel_front.torque_drive": float(drive_torque_nm)})
     if duration_s is not None:

@@ -59,6 +59,7 @@ from fmu_vehicle.cosim.master import run_system
 from fmu_vehicle.cosim.ssp import read_ssp, write_ssp
 from fmu_vehicle.cosim.system import Component, Connection, Experiment, System
 from fmu_vehicle.errors import ModelError
+from fmu_vehicle.fmi.roads import road_parameters
 from fmu_vehicle.plotting import Panel
 from fmu_vehicle.results import Result
 from fmu_vehicle.traffic.lead_vehicle import DEFAULT_X0_M, SPEED_PROFILES, lead_profile_parameters
@@ -198,12 +199,12 @@ def follow_connections(leader: str, controller: str, leader_is_vehicle: bool) ->
 def _vehicle(name: str, fmus: dict, *, road: str, v0: float, x0: float = 0.0, tires: str = "internal",
              **extra) -> Component:
     return Component(name, _fmu(fmus, "VehicleLV"),
-                     {"model": VEHICLE, "road": road, "v0": float(v0), "x0": float(x0),
+                     {"model": VEHICLE, **road_parameters(road), "v0": float(v0), "x0": float(x0),
                       "tire_source": tires, **extra})
 
 
 def _tires(vehicle: str, fmus: dict, road: str, prefix: str = "tire_", **params):
-    comps = [Component(f"{prefix}{w}", _fmu(fmus, "Tire"), {"road": road, **params}) for w in WHEELS]
+    comps = [Component(f"{prefix}{w}", _fmu(fmus, "Tire"), {**road_parameters(road), **params}) for w in WHEELS]
     cons = [c for w in WHEELS for c in tire_connections(vehicle, f"{prefix}{w}", w)]
     return comps, cons
 

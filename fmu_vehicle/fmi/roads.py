@@ -18,6 +18,13 @@ SHIPPED_ROADS = ("bumpy", "csv_example", "flat", "iso8608_c", "iso8608_c_two_tra
 enumeration of the FMUs that carry a road, in this order (item values 1, 2, ...)."""
 
 
+def road_parameters(road) -> dict[str, str]:
+    """The parameters of an FMU with a road that give it ``road``: ``{"road": name}`` for a shipped road name
+    (the enumeration, which every host sets), else ``{"road_file": path}`` (a user's file)."""
+    text = str(road)
+    return {"road": text} if text in SHIPPED_ROADS else {"road_file": text}
+
+
 def road_parameter(road: str, road_file: str, resources: Path, allow_external: bool = False):
     """The road of an FMU's parameters: ``road_file`` when it is not empty (a user's .json/.csv file inside the
     FMU resources or their ``roads/`` folder; files elsewhere only with ``allow_external``, ``resource_files``

@@ -20,7 +20,11 @@ for a 40-line example)::
         def _on_tunable_change(self, names):   # optional: tunable parameters changed (already validated)
 
 All values live in ``self.values`` (name -> float/int/bool/str); every variable is registered with an
-explicit getter/setter on that store (no attribute paths).  The per-step calls have fast paths, since a
+explicit getter/setter on that store (no attribute paths). An Enumeration (``Var``) is held there by its option
+name and registered with pythonfmu as an Integer: fmi2GetInteger gives the option's item value, fmi2SetInteger
+takes an item value (another is refused, naming the variable and its items), and fmi2SetString of an option
+name on its value reference (a host written when it was a String) is taken with a warning naming the
+enumeration and the item value to set.  The per-step calls have fast paths, since a
 host makes them every communication step (the model's own step may cost less than their Python work):
 
 * ``set_real`` of Real inputs with float values (what the wrapper passes) stores them without the per-value
@@ -480,8 +484,7 @@ class VehicleSlaveBase(Fmi2Slave):
     def _set_string(self, vrs, values, conversion_failed: bool) -> None:
         """fmi2SetString (reached through ``_SetStringEntry``, which already cleared a pending error)."""
         if conversion_failed:                 # `values` holds NULL items: never read them
-            table = self._by_type["String"]
-            names = [table[vr].name if vr in table else str(vr) for vr in vrs]
+            names = [self.vars[vr].name if type(vr) is int and vr in self.vars else str(vr) for vr in vrs]
             self._refuse(f"setString of {', '.join(repr(n) for n in names[:5])}: a value is not valid UTF-8 "
                          f"text, the call was ignored")
             return
