@@ -381,9 +381,12 @@ def build_bare_fmu(fmu: Path, dest: Path) -> Path:
 
 
 def _fmu_model(fmu: Path) -> str | None:
-    """The vehicle file an FMU runs by default (start value of its ``model`` parameter), if it has one."""
+    """The vehicle file an FMU runs by default (the option its ``model`` enumeration starts at), if it has one."""
     from fmpy import read_model_description
-    return next((v.start for v in read_model_description(str(fmu)).modelVariables if v.name == "model"), None)
+    var = next((v for v in read_model_description(str(fmu)).modelVariables if v.name == "model"), None)
+    if var is None:
+        return None
+    return next(i.name for i in var.declaredType.items if int(i.value) == int(var.start))
 
 
 def time_fmu(fmu: Path, duration: float = 20.0, baseline: bool = True, repeats: int = 3) -> dict:
