@@ -381,9 +381,12 @@ def build_bare_fmu(fmu: Path, dest: Path) -> Path:
 
 
 def _fmu_model(fmu: Path) -> str | None:
-    """The vehicle file an FMU runs by default (start value of its ``model`` parameter), if it has one."""
+    """The vehicle file an FMU runs by default (the option its ``model`` enumeration starts at), if it has one."""
     from fmpy import read_model_description
-    return next((v.start for v in read_model_description(str(fmu)).modelVariables if v.name == "model"), None)
+    var = next((v for v in read_model_description(str(fmu)).modelVariables if v.name == "model"), None)
+    if var is None:
+        return None
+    return next(i.name for i in var.declaredType.items if int(i.value) == int(var.start))
 
 
 def time_fmu(fmu: Path, duration: float = 20.0, baseline: bool = True, repeats: int = 3) -> dict:
@@ -404,7 +407,9 @@ def time_fmu(fmu: Path, duration: float = 20.0, baseline: bool = True, repeats: 
     """
     import tempfile
     man = MANEUVERS["bumpy_road"]
-    start = json.dumps({"v0": man.v0, "road": man.road, "wheel_front.torque_drive": man.drive_torque})
+    from .fmi.roads import SHIPPED_ROADS       # FMPy's simulate_fmu sets an Enumeration by its item value
+    start = json.dumps({"v0": man.v0, "road": SHIPPED_ROADS.index(man.road) + 1,
+                        "wheel_front.torque_drive": man.drive_torque})
     base = {k: v for k, v in os.environ.items() if k not in ("FMU_VEHICLE_CACHE_DIR", "FMU_VEHICLE_NATIVE")}
     run = _fmu_run(fmu, start, duration, base, repeats)
     native = _fmu_run(fmu, start, duration, dict(base, FMU_VEHICLE_NATIVE="1"), repeats)["seconds"]

@@ -42,9 +42,9 @@ UNITS: dict[str, dict[str, str | None]] = {
         "throttle": "1", "brake": "1", "brake_torque_front": _NM, "brake_torque_rear": _NM,
         "accel_command": "m/s2", "gap": "m", "ttc": "s", "aeb_active": None, "held": None, "lead_detected": None,
     },
-    "LeadVehicle": {"speed_profile": None, "x0": "m", "x": "m", "vx": _MS, "ax": "m/s2"},
+    "LeadVehicle": {"speed_profile": None, "speed_profile_points": None, "x0": "m", "x": "m", "vx": _MS, "ax": "m/s2"},
     "Tire": {
-        "tire_file": None, "allow_external_files": None, "road_source": None, "road": None, "dt": "s",
+        "tire_file": None, "allow_external_files": None, "road_source": None, "road": None, "road_file": None, "dt": "s",
         "output_time": None,
         "input_extrapolation": None, "slip0": "1", "fail_at_time": "s",
         "wheel.x": "m", "wheel.z": "m", "wheel.vx": _MS, "wheel.vz": _MS, "wheel.omega": "rad/s",
@@ -89,7 +89,7 @@ UNITS: dict[str, dict[str, str | None]] = {
            for k, u in (("spring_stiffness", "N/m"), ("spring_preload", _N), ("damping", "N.s/m"))},
         **{f"wheel_{w}.{k}": u for w in ("front", "rear") for k, u in (("mass", "kg"), ("inertia_yy", "kg.m2"))},
         "tire_front.unloaded_radius": "m", "tire_rear.unloaded_radius": "m",
-        "v0": _MS, "x0": "m", "integrator": None, "dt": "s", "road_source": None, "road": None,
+        "v0": _MS, "x0": "m", "integrator": None, "dt": "s", "road_source": None, "road": None, "road_file": None,
         "allow_external_files": None,
         "tire_source": None,
         **{f"wheel_{w}.{k}": u for w in ("front", "rear") for k, u in (
@@ -110,7 +110,7 @@ UNITS: dict[str, dict[str, str | None]] = {
            for k, u in (("spring_stiffness", "N/m"), ("spring_preload", _N), ("damping", "N.s/m"))},
         **{f"wheel_{w}.{k}": u for w in _CORNERS for k, u in (("mass", "kg"), ("inertia_yy", "kg.m2"))},
         **{f"tire_{w}.unloaded_radius": "m" for w in _CORNERS},
-        "v0": _MS, "x0": "m", "integrator": None, "dt": "s", "road_source": None, "road": None,
+        "v0": _MS, "x0": "m", "integrator": None, "dt": "s", "road_source": None, "road": None, "road_file": None,
         "allow_external_files": None, "tire_source": None, "steering_input": None,
         **{f"wheel_{w}.{k}": u for w in _CORNERS for k, u in (
             ("torque_drive", _NM), ("torque_brake", _NM), ("road_height", "m"), ("road_slope", "1"),
@@ -246,6 +246,8 @@ def check_state(fmu, drive, n, k_save, h=1e-3, start=None, other_drive=None, oth
     a.reset()
     a.setupExperiment(startTime=0.0)
     for name, value in (start or {}).items():
+        if isinstance(value, str) and name in fmu.items:       # an Enumeration by its option's item value
+            value = fmu.items[name].get(value, value)
         {float: a.setReal, int: a.setInteger, bool: a.setBoolean, str: a.setString}[type(value)]([fmu.vr[name]], [value])
     a.enterInitializationMode()
     a.exitInitializationMode()

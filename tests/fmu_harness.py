@@ -39,7 +39,9 @@ STATUSES, EXTRA = [], {}
 reals = [v for v in md.modelVariables if v.type == 'Real']
 outputs = [v for v in reals if v.causality == 'output']
 inputs = [v for v in reals if v.causality == 'input']
-strings = [v for v in md.modelVariables if v.type == 'String' and v.causality == 'parameter']
+# String parameters first, then Enumerations (a host may call fmi2SetString on those too: the Controller has no String)
+strings = sorted((v for v in md.modelVariables if v.type in ('String', 'Enumeration') and v.causality == 'parameter'),
+                 key=lambda v: v.type != 'String')
 fixed_reals = [v for v in reals if v.causality == 'parameter' and v.variability == 'fixed']
 H = 1e-3
 

@@ -64,6 +64,8 @@ def _value(var, value) -> str:
         return "true" if value else "false"
     if var.type == "Real":
         return f"{value:g}"
+    if var.type == "Enumeration":          # the option's name and its item value
+        return f"{value} ({var.item_value(value)})"
     return str(value)
 
 
@@ -74,6 +76,8 @@ def variable_table(cls) -> str:
              "|---|---|---|---|---|---|---|"]
     for var in cls.VARIABLES:
         kind = var.unit if var.type == "Real" else var.type
+        if var.type == "Enumeration":
+            kind += f" `{var.enumeration_type}`: {var.items_text()}"
         if var.display_unit:
             kind += f" (shown in {var.display_unit})"
         span = "" if var.min is None and var.max is None else f"{_value(var, var.min)} .. {_value(var, var.max)}"
@@ -147,7 +151,9 @@ def test_generated_tables_name_no_variable_that_is_gone(slaves, fmus_md):
 
 def test_variable_table_reads_the_slave_tables(slaves):
     table = variable_table(slaves["LeadVehicle"])
-    assert "| `speed_profile` | parameter | fixed | String |" in table
+    assert "| `speed_profile` | parameter | fixed | Enumeration `SpeedProfile`: 1 = brake_to_8, 2 = stop_and_go, " \
+           "3 = platoon, 4 = standstill | brake_to_8 (1) |" in table
+    assert "| `speed_profile_points` | parameter | fixed | String |" in table
     assert "| `vx` | output | continuous | m/s (shown in km/h) |" in table
     assert len(table.splitlines()) == 2 + len(slaves["LeadVehicle"].VARIABLES)
 

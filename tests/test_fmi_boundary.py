@@ -21,12 +21,12 @@ case(pt, 'inf_parameter', start={'step_size': math.inf}, actions=[('step', 0.0, 
 case(pt, 'parameter_range', start={'step_size': 0.5}, actions=[('step', 0.0, 1e-3)])
 case(pt, 'missing_file', start={'powertrain_file': 'powertrain/none.json'}, actions=[('step', 0.0, 1e-3)])
 case(ctl, 'unknown_mode', start={'mode': 'autopilot'}, actions=[('step', 0.0, 1e-3)])
-case(lead, 'bad_profile', start={'speed_profile': '0:20,5:x'}, actions=[('step', 0.0, 1e-3)])
+case(lead, 'bad_profile', start={'speed_profile_points': '0:20,5:x'}, actions=[('step', 0.0, 1e-3)])
 case(ctl, 'set_output', actions=[('set', 'Real', 'throttle', 0.3), ('step', 0.0, 1e-3), ('step', 0.0, 1e-3)])
 case(ctl, 'fixed_after_init', actions=[('set', 'Real', 'sample_period', 0.02), ('step', 0.0, 1e-3)])
 case(ctl, 'tunable_range', actions=[('set', 'Real', 'acc.time_gap', 50.0), ('step', 0.0, 1e-3),
                                     ('set', 'Real', 'acc.time_gap', 2.0), ('step', 0.0, 1e-3)])
-case(lead, 'percent_in_message', start={'speed_profile': '0:20%'}, actions=[('step', 0.0, 1e-3)])
+case(lead, 'percent_in_message', start={'speed_profile_points': '0:20%'}, actions=[('step', 0.0, 1e-3)])
 RESULT = BAD
 """
 
@@ -47,11 +47,11 @@ def results(companion_fmus, tmp_path_factory):
     ("parameter_range", [DISCARD], ["parameter 'step_size'", "above max 0.01"]),
     ("missing_file", [DISCARD], ["parameter 'powertrain_file'", "none.json"]),
     ("unknown_mode", [DISCARD], ["parameter 'mode'", "autopilot"]),
-    ("bad_profile", [DISCARD], ["parameter 'speed_profile'", "entry 2"]),
+    ("bad_profile", [DISCARD], ["parameter 'speed_profile_points'", "entry 2"]),
     ("set_output", [DISCARD, 0], ["'throttle' is an output"]),
     ("fixed_after_init", [DISCARD], ["fixed parameter 'sample_period'"]),
     ("tunable_range", [DISCARD, 0], ["tunable parameter 'acc.time_gap'", "above max"]),
-    ("percent_in_message", [DISCARD], ["parameter 'speed_profile'", "20%"]),
+    ("percent_in_message", [DISCARD], ["parameter 'speed_profile_points'", "20%"]),
 ])
 def test_bad_input_is_refused_with_a_message_naming_the_variable(results, case, statuses, words):
     assert_refused(results[case], statuses, words)     # terminate/freeInstance ran after it (no crash)

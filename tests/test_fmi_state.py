@@ -30,13 +30,13 @@ def ctl_other(k):
 lead = Fmu(INPUTS['LeadVehicle'])
 PROFILE = '0:10,1:14,2:6,3:6'
 RESULT = {'Powertrain': check_state(pt, pt_drive, 2500, 900, other_drive=pt_other),
-          'LeadVehicle': check_state(lead, lambda k: {}, 2500, 777, start={'speed_profile': PROFILE},
-                                     other_start={'speed_profile': PROFILE, 'x0': 20.0},
-                                     restore_start={'speed_profile': PROFILE}),
+          'LeadVehicle': check_state(lead, lambda k: {}, 2500, 777, start={'speed_profile_points': PROFILE},
+                                     other_start={'speed_profile_points': PROFILE, 'x0': 20.0},
+                                     restore_start={'speed_profile_points': PROFILE}),
           'Controller': check_state(ctl, ctl_drive, 3000, 1234, other_drive=ctl_other,
                                     tunable=('acc.time_gap', INPUTS['time_gap']))}
 # a LeadVehicle state made with PROFILE, restored into an instance with the default speed profile
-p = lead.new('P', start={'speed_profile': PROFILE})
+p = lead.new('P', start={'speed_profile_points': PROFILE})
 do_step(p, 0.0, H)
 saved = p.getFMUstate()
 blob = bytes(p.serializeFMUstate(saved))
@@ -84,7 +84,7 @@ def test_state_restored_into_an_instance_with_other_fixed_parameters_is_refused(
     step (it does not restore fixed parameters, see docs/fmu_robustness.md)."""
     r = results["other_profile"]
     assert r["status"] == 2                                     # fmi2Discard
-    assert any("speed_profile = '0:10,1:14,2:6,3:6' in the state" in m for m in r["errors"]), r["errors"]
+    assert any("speed_profile_points = '0:10,1:14,2:6,3:6' in the state" in m for m in r["errors"]), r["errors"]
 
 
 def test_instances_after_the_first_extraction_is_deleted_keep_the_guid(companion_fmus, tmp_path):

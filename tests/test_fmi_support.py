@@ -48,12 +48,17 @@ class Fmu:
         self.md = read_model_description(path)
         self.dir = extract(path)
         self.vr = {v.name: v.valueReference for v in self.md.modelVariables}
+        # an Enumeration set by an option name: its item value (the name stays what the tests write)
+        self.items = {v.name: {i.name: int(i.value) for i in v.declaredType.items}
+                      for v in self.md.modelVariables if v.type == 'Enumeration'}
     def new(self, name="inst", init=True, start=None):
         f = FMU2Slave(guid=self.md.guid, unzipDirectory=self.dir,
                       modelIdentifier=self.md.coSimulation.modelIdentifier, instanceName=name)
         f.instantiate(loggingOn=True, callbacks=CALLBACKS)
         f.setupExperiment(startTime=0.0)
         for k, v in (start or {}).items():
+            if k in self.items and isinstance(v, str):      # an unknown name stays a String (refused)
+                v = self.items[k].get(v, v)
             setter = {float: f.setReal, int: f.setInteger, bool: f.setBoolean, str: f.setString}[type(v)]
             setter([self.vr[k]], [v])
         if init:

@@ -25,7 +25,11 @@ def test_defaults_follow_fmi_rules():
     (dict(name="x", causality="input", unit="m", start=5.0, max=1.0), "above max"),
     (dict(name="x", causality="input", unit="m", start=math.nan), "not finite"),
     (dict(name="x", causality="input", unit="m"), "start value is required"),
-    (dict(name="m", causality="parameter", start="b", type="String", choices=("a",)), "not one of"),
+    (dict(name="m", causality="parameter", start="b", type="Enumeration", choices=("a",)), "not one of"),
+    (dict(name="m", causality="parameter", start="a", type="String", choices=("a",)), "only an Enumeration"),
+    (dict(name="m", causality="parameter", start="a", type="Enumeration"), "needs its choices"),
+    (dict(name="m", causality="input", start="a", type="Enumeration", choices=("a",)), "must be a parameter"),
+    (dict(name="m", causality="parameter", start="a", type="Enumeration", choices=("a", "a")), "distinct"),
     (dict(name="x", causality="local", unit="m", start=0.0), "causality"),
 ])
 def test_invalid_declarations_name_the_variable(kwargs, match):

@@ -28,6 +28,7 @@ import numpy as np
 import pytest
 
 from fmu_vehicle.fmi.hosts import Inputs, build_host, check_fmu, default_outputs, run_c_host, run_fmpy
+from fmu_vehicle.fmi.roads import SHIPPED_ROADS
 from fmu_vehicle.paths import REPO_DIR
 from fmu_harness import registered_fmus  # noqa: F401  (session fixture)
 from test_tire_fmu_support import scenario_fmus  # noqa: F401  (session fixture)
@@ -254,7 +255,7 @@ def test_outputs_are_valid_during_and_after_initialization(scenario_fmus):
 
     car, vr = open_fmu("VehicleLV")
     car.setReal([vr["v0"]], [15.0])
-    car.setString([vr["road"]], ["flat"])
+    car.setInteger([vr["road"]], [SHIPPED_ROADS.index("flat") + 1])     # an Enumeration: its item value
     car.enterInitializationMode()
     vx, z = car.getReal([vr["chassis.vx"], vr["chassis.z"]])     # before exitInitializationMode
     sim = Vehicle.load("halfcar7").simulator("flat", v0=15.0)   # the same initial state through the Python API

@@ -79,6 +79,9 @@ import os, time
 RESULT = {"hidden": HIDDEN, "cwd": os.getcwd()}
 FMU_PATH, H, N = INPUTS["fmu"], INPUTS["h"], INPUTS["duration_steps"]
 TORQUE = {"wheel_front.torque_drive": 300.0}
+# the enumerations' item values (FMPy's simulate_fmu sets an Enumeration by its item value)
+ITEMS = {v.name: {i.name: int(i.value) for i in v.declaredType.items}
+         for v in read_model_description(FMU_PATH).modelVariables if v.type == "Enumeration"}
 
 # ---- 1. bumpy road through simulate_fmu (the .fmu file: FMPy extracts and deletes it) --------------
 t0 = time.time()
@@ -99,7 +102,8 @@ for w in ("front", "rear"):
     table[f"wheel_{w}.road_slope"] = np.interp(x_mid, xg, sg)
 t0 = time.time()
 RESULT["road_inputs"] = simulate_fmu(FMU_PATH, stop_time=N * H, output_interval=H, input=table,
-                                     start_values={**TORQUE, "road_source": "inputs", "road": "flat"})
+                                     start_values={**TORQUE, "road_source": ITEMS["road_source"]["inputs"],
+                                                   "road": ITEMS["road"]["flat"]})     # FMPy: item values
 RESULT["time_second_simulate_s"] = time.time() - t0
 
 # ---- 3. FMU state, reset, interleaved instances (low-level API, shared harness) -------------------
@@ -255,7 +259,10 @@ def test_interface_names_units_and_structure(fmu):
     assert (by["chassis.mass"][0].get("unit"), by["chassis.mass"][0].get("min")) == ("kg", "50.0")
     assert by["wheel_front.torque_brake"][0].get("min") == "0.0"
     assert by["chassis.vx"][0].get("displayUnit") == "km/h"
-    assert by["model"][0].get("start") == "halfcar7" and "halfcar7_forkarm" in by["model"].get("description")
+    assert (by["model"][0].tag, by["model"][0].get("declaredType"), by["model"][0].get("start")) == \
+        ("Enumeration", "Model", "1") and "halfcar7_forkarm" in by["model"].get("description")
+    items = root.find("TypeDefinitions/SimpleType[@name='Model']/Enumeration")
+    assert [(i.get("name"), i.get("value")) for i in items] == [("halfcar7", "1"), ("halfcar7_forkarm", "2")]
 
 
 def test_parameter_defaults_are_the_shipped_vehicle(fmu):
@@ -299,16 +306,18 @@ def _slave_module():
     ("nope.json", "no such file in the FMU resources"), ("moon", "shipped roads: bumpy"),
 ])
 def test_road_parameter_names_a_shipped_road_or_a_resource_file(name, kind):
-    """The ``road`` parameter resolves against the resources folder the instance was given (in-process)."""
+    """The ``road`` enumeration names a shipped road, ``road_file`` (when not empty) a file resolved against the
+    resources folder the instance was given (in-process)."""
     from fmu_vehicle.errors import ModelError
     from fmu_vehicle.fmi.vehicle_slave import load_vehicle
     res = resources_dir()
     slave = _slave_module().VehicleLV(instance_name="roads", resources=str(res))
-    slave.values["road"] = name.replace("ABS", str(res))
+    parameter = "road" if "." not in name and "/" not in name else "road_file"
+    slave.values[parameter] = name.replace("ABS", str(res))
     if kind.endswith("Road"):       # (vehicle, road) as the slave builds them at initialization
         assert type(load_vehicle(slave.TABLE, slave.values, res)[1]).__name__ == kind
     else:
-        with pytest.raises(ModelError, match=f"parameter 'road' = '{name}'.*{kind}"):
+        with pytest.raises(ModelError, match=f"parameter '{parameter}' = '{name}'.*{kind}"):
             load_vehicle(slave.TABLE, slave.values, res)
 
 

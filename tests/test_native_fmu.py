@@ -153,13 +153,14 @@ def test_a_fixed_parameter_is_refused_by_name_and_dt_and_v0_are_settable(native_
     try:
         fmu.instantiate(loggingOn=True, callbacks=callbacks)
         fmu.setReal([vr["x0"]], [0.0])                        # its own value: accepted (hosts set them all)
-        fmu.setString([vr["road"]], ["bumpy"])
+        road = {i.name: int(i.value) for i in next(v for v in md.modelVariables if v.name == "road").declaredType.items}
+        fmu.setInteger([vr["road"]], [road["bumpy"]])            # an Enumeration: its item value, fixed too
         with pytest.raises(FMICallException):
             fmu.setReal([vr["x0"]], [10.0])
         assert any("parameter 'x0' is fixed at export (0)" in m for m in messages), messages
         fmu.setReal([vr["v0"]], [15.0])                       # settable until initialization ends
         with pytest.raises(FMICallException):
-            fmu.setString([vr["road"]], ["flat"])
+            fmu.setInteger([vr["road"]], [road["flat"]])
         assert any("parameter 'road' is fixed at export" in m for m in messages), messages
         with pytest.raises(FMICallException):
             fmu.setReal([vr["wheel_front.torque_drive"]], [math.nan])

@@ -14,6 +14,7 @@ from fmu_vehicle.cosim.scenarios import (ACC_DURATION_S, CONTROLLER, FRONT_BUMPE
                                          STOP_GAP_BAND, STOP_SPEED_MAX, acc_stop_and_go, following_metrics,
                                          run_scenario, stop_check)
 from fmu_vehicle.traffic import parse_speed_profile
+from fmu_vehicle.traffic.lead_vehicle import SPEED_PROFILES
 
 try:
     from test_tire_fmu_support import scenario_fmus  # noqa: F401
@@ -55,7 +56,7 @@ def test_follower_keeps_the_time_gap_and_never_collides(acc_run):
     assert time_gap.min() >= TIME_GAP - 0.3                              # the acceptance criterion
     assert time_gap.min() < TIME_GAP + 0.5                               # ... while actually following
     # the lead drove its profile and the ego followed it: up to cruise speed, then to a stop behind it
-    profile = parse_speed_profile(acc_run.scenario.system.component("lead").parameters["speed_profile"])
+    profile = parse_speed_profile(SPEED_PROFILES[acc_run.scenario.system.component("lead").parameters["speed_profile"]])
     np.testing.assert_allclose(v_lead, [profile.evaluate(t)[1] for t in r.time], atol=1e-9)
     assert v_ego.max() == pytest.approx(16.0, abs=0.5)
     assert not r["controller.aeb_active"].any()                          # the ACC stage alone (2.5 m/s2 lead)

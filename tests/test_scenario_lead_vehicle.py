@@ -44,9 +44,9 @@ def test_bad_profiles_name_the_parameter_and_entry(text, reason):
 
 
 def test_fmu_equals_python_model(companion_fmus, tmp_path):
-    start = {"speed_profile": "0:20,5:20,8:8,12:8,14:12.5", "x0": 12.5}
+    start = {"speed_profile_points": "0:20,5:20,8:8,12:8,14:12.5", "x0": 12.5}
     res = simulate_in_child(companion_fmus["LeadVehicle"], tmp_path, stop_time=15.0, start_values=start)
-    lead = LeadVehicle(parse_speed_profile(start["speed_profile"]), start["x0"], 0.0)
+    lead = LeadVehicle(parse_speed_profile(start["speed_profile_points"]), start["x0"], 0.0)
     rows = [(lead.x, lead.vx, lead.ax)]
     for t0, t1 in zip(res["time"][:-1], res["time"][1:]):
         lead.set_time(t0)

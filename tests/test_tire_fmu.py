@@ -16,6 +16,7 @@ from lxml import etree
 
 from fmu_vehicle.cosim import Component, Experiment, System, read_ssp, run_system, write_ssp
 from fmu_vehicle.cosim.scenarios import bumpy_road
+from fmu_vehicle.fmi.roads import SHIPPED_ROADS
 from fmu_vehicle.fmi.slaves.fmu_vehicle_tire import OUTPUTS, TireModel
 from fmu_vehicle.paths import resource_path
 from fmu_vehicle.tire.contact import CONTACT_OUT_N, OUT_FORCE, OUT_MY, OUT_POINT, tire_contact
@@ -125,7 +126,8 @@ def test_fmu_runs_standalone_on_its_shipped_package(scenario_fmus, tmp_path):
     rig test above (FMPy's own stepping loop, midpoint outputs)."""
     delta, vx, vsx = 0.02, 10.0, -0.01
     omega = (vx - vsx) / effective_rolling_radius(P, delta)
-    start = {"road": "flat", "wheel.z": P[P_R0] - delta, "wheel.vx": vx, "wheel.omega": omega}
+    # FMPy's simulate_fmu sets the road enumeration by its item value
+    start = {"road": SHIPPED_ROADS.index("flat") + 1, "wheel.z": P[P_R0] - delta, "wheel.vx": vx, "wheel.omega": omega}
     r = run_child(STANDALONE_CHILD, tmp_path, fmu=str(scenario_fmus["Tire"]), start=start,
                   repo=str(Path(__file__).resolve().parents[1]))
     assert r["hidden"] and len(r["package"]) == 1                      # one package copy: the FMU's own

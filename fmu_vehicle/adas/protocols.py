@@ -24,6 +24,8 @@ from typing import Callable
 from fmu_vehicle.cosim.scenarios import FRONT_BUMPER_FROM_COM_M, FRONT_OVERHANG_M, Scenario
 from fmu_vehicle.cosim.system import System
 from fmu_vehicle.errors import ModelError
+from fmu_vehicle.fmi.roads import road_parameters
+from fmu_vehicle.traffic.lead_vehicle import lead_profile_parameters
 from fmu_vehicle.util import atomic_write
 
 KMH = 1.0 / 3.6
@@ -42,6 +44,24 @@ def set_parameters(system: System, component: str, **values) -> None:
         raise ModelError(f"system '{system.name}' has no component '{component}' (the protocol sets "
                          f"{', '.join(f'{component}.{k}' for k in values)})") from None
     comp.parameters.update(values)
+
+
+def _set_lead_profile(system: System, profile: str) -> None:
+    """Drive the lead with speed profile ``profile`` ('t:v,...' [s:m/s]): a shipped profile through the
+    ``speed_profile`` enumeration, any other as ``speed_profile_points`` (``lead_profile_parameters``); the
+    other of the two bindings is removed, so a profile set earlier does not stay in force."""
+    chosen = lead_profile_parameters(profile)
+    set_parameters(system, "lead", **chosen)
+    system.component("lead").parameters.pop("speed_profile_points" if "speed_profile" in chosen else "speed_profile",
+                                            None)
+
+
+def _set_road(system: System, component: str, road) -> None:
+    """Give ``component`` the road ``road``: a shipped road name through the ``road`` enumeration, a file as
+    ``road_file`` (``fmi.roads.road_parameters``); the other of the two bindings is removed."""
+    chosen = road_parameters(road)
+    set_parameters(system, component, **chosen)
+    system.component(component).parameters.pop("road_file" if "road" in chosen else "road", None)
 
 
 def _order(system: System) -> tuple[str, ...]:
@@ -79,7 +99,8 @@ def ccr(system: System, *, v_vut_kmh: float, v_target_kmh: float = 0.0, target_d
         approach = gap0 / max(v - vt, 0.1)
     system.stop_time = float(duration_s if duration_s is not None else math.ceil(approach + v / 4.0 + 1.0))
     ego_x0 = 0.0
-    set_parameters(system, "lead", speed_profile=profile, x0=ego_x0 + FRONT_OVERHANG_M + gap0)
+    _set_lead_profile(system, profile)
+    set_parameters(system, "lead", x0=ego_x0 + FRONT_OVERHANG_M + gap0)
     set_parameters(system, "vehicle", v0=v, x0=ego_x0)
     if drive_torque_nm is not None:
         set_parameters(system, "vehicle", **{"wheel_front.torque_drive": float(drive_torque_nm)})
@@ -98,13 +119,13 @@ def acc(system: System, *, lead_profile: str, time_gap_s: float | None = None, d
         road: str | None = None, set_speed_m_per_s: float | None = None, **_ignored) -> tuple[Scenario, None]:
     """ISO 15622 ACC case: the ego behind a lead driving ``lead_profile`` ('t:v,...' [s:m/s]); the time gap
     [s], set speed [m/s], road and duration [s] replace the system's when given."""
-    set_parameters(system, "lead", speed_profile=str(lead_profile))
+    _set_lead_profile(system, lead_profile)
     if time_gap_s is not None:
         set_parameters(system, "controller", **{"acc.time_gap": float(time_gap_s)})
     if set_speed_m_per_s is not None:
         set_parameters(system, "controller", **{"acc.set_speed": float(set_speed_m_per_s)})
     if road is not None:
-        set_parameters(system, "vehicle", road=str(road))
+        _set_road(system, "vehicle", road)
     if duration_s is not None:
         system.stop_time = float(duration_s)
     outputs = ("lead.x", "lead.vx", "vehicle.chassis.x", "vehicle.chassis.vx", "vehicle.chassis.ax",
@@ -131,12 +152,12 @@ def platoon(system: System, *, lead_profile: str, time_gap_s: float | None = Non
     """Vehicles ``vehicle_k`` with controllers ``controller_k`` behind ``lead``: the lead's profile, every
     controller's time gap [s] and every vehicle's road replace the system's when given."""
     cars = platoon_cars(system)
-    set_parameters(system, "lead", speed_profile=str(lead_profile))
+    _set_lead_profile(system, lead_profile)
     for k, car in enumerate(cars, 1):
         if time_gap_s is not None:
             set_parameters(system, f"controller_{k}", **{"acc.time_gap": float(time_gap_s)})
         if road is not None:
-            set_parameters(system, car, road=str(road))
+            _set_road(system, car, road)
     if duration_s is not None:
         system.stop_time = float(duration_s)
     outputs = ("lead.x", "lead.vx") + tuple(f"{car}.chassis.{q}" for car in cars for q in ("x", "vx"))
@@ -162,7 +183,8 @@ def road_file(road_class: str, seed: int, folder: Path) -> Path:
 def ride(system: System, *, road_class: str, speed_kmh: float, duration_s: float | None = None, seed: int = 1,
          drive_torque_nm: float | None = None, work_dir: Path, **_ignored) -> tuple[Scenario, None]:
     """The vehicle at ``speed_kmh`` on an ISO 8608 road of ``road_class`` (file in ``work_dir``), 1 kHz record."""
-    set_parameters(system, "vehicle", road=str(road_file(road_class, seed, work_dir)), v0=float(speed_kmh) * KMH)
+    _set_road(system, "vehicle", road_file(road_class, seed, work_dir))
+    set_parameters(system, "vehicle", v0=float(speed_kmh) * KMH)
     if drive_torque_nm is not None:
         set_parameters(system, "vehicle", **{"wheel_front.torque_drive": float(drive_torque_nm)})
     if duration_s is not None:

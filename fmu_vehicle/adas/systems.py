@@ -41,7 +41,7 @@ so the speed stays within Euro NCAP's 1 km/h tolerance over the approach."""
 
 def ccr_system(fmus: dict) -> System:
     """Euro NCAP car-to-car rear: the AEB alone brakes the car under test (the driver holds the speed)."""
-    comps = [Component("lead", _fmu(fmus, "LeadVehicle"), {"speed_profile": "0:0,1000:0", "x0": LEAD_START_X_M}),
+    comps = [Component("lead", _fmu(fmus, "LeadVehicle"), {"speed_profile": "standstill", "x0": LEAD_START_X_M}),
              Component("controller", _fmu(fmus, "Controller"), {**CONTROLLER, "mode": "aeb"}, step_size=0.01),
              _vehicle("vehicle", fmus, road="flat", v0=0.0, x0=0.0,
                       **{"wheel_front.torque_drive": CCR_DRIVE_TORQUE_NM})]
@@ -56,7 +56,7 @@ def ccr_system(fmus: dict) -> System:
 
 def acc_system(fmus: dict) -> System:
     """ISO 15622 ACC: the ego (ACC + AEB, powertrain, internal tires) from rest behind a lead 50 m ahead."""
-    comps = [Component("lead", _fmu(fmus, "LeadVehicle"), {"speed_profile": "0:0,1000:0", "x0": LEAD_START_X_M}),
+    comps = [Component("lead", _fmu(fmus, "LeadVehicle"), {"speed_profile": "standstill", "x0": LEAD_START_X_M}),
              Component("controller", _fmu(fmus, "Controller"),
                        {**CONTROLLER, "acc.time_gap": 1.8, "acc.set_speed": 25.0, "mode": "acc_aeb"},
                        step_size=0.01),

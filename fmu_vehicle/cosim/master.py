@@ -40,7 +40,7 @@ from typing import Callable
 
 import numpy as np
 
-from fmu_vehicle.cosim.system import Component, Experiment, System
+from fmu_vehicle.cosim.system import Component, Experiment, System, enumeration_value
 from fmu_vehicle.errors import ModelError, SimulationError
 from fmu_vehicle.results import Result
 
@@ -380,9 +380,11 @@ def _check_parameter(slot: _Slot, name: str, value) -> None:
             (var.causality not in ("input", "parameter") and var.initial not in ("exact", "approx")):
         raise ModelError(f"parameter binding: {slot.name}.{name} (causality '{var.causality}', variability "
                          f"'{var.variability}') cannot be set")
+    if var.type == "Enumeration":           # an option name or an item value (``enumeration_value``)
+        enumeration_value(var, value, f"parameter binding {slot.name}.{name}")
+        return
     ok = {"Real": isinstance(value, (int, float)) and not isinstance(value, bool),
           "Integer": isinstance(value, int) and not isinstance(value, bool),
-          "Enumeration": isinstance(value, int) and not isinstance(value, bool),
           "Boolean": isinstance(value, bool),
           "String": isinstance(value, str)}.get(var.type, False)
     if not ok:
@@ -426,6 +428,8 @@ def _initialize(plan: _Plan) -> None:
         _call(slot, t0, "fmi2SetupExperiment", slot.fmu.setupExperiment, startTime=t0, stopTime=exp.stop_time)
         for name, value in slot.comp.parameters.items():
             var = slot.variables[name]
+            if var.type == "Enumeration":       # set as its item value (fmi2SetInteger), also when bound by name
+                value = enumeration_value(var, value, f"parameter binding {slot.name}.{name}")
             setter = {"Real": slot.fmu.setReal, "Integer": slot.fmu.setInteger, "Enumeration": slot.fmu.setInteger,
                       "Boolean": slot.fmu.setBoolean, "String": slot.fmu.setString}[var.type]
             _call(slot, t0, f"setting parameter '{name}'", setter, [var.valueReference], [value])

@@ -59,9 +59,10 @@ from fmu_vehicle.cosim.master import run_system
 from fmu_vehicle.cosim.ssp import read_ssp, write_ssp
 from fmu_vehicle.cosim.system import Component, Connection, Experiment, System
 from fmu_vehicle.errors import ModelError
+from fmu_vehicle.fmi.roads import road_parameters
 from fmu_vehicle.plotting import Panel
 from fmu_vehicle.results import Result
-from fmu_vehicle.traffic.lead_vehicle import DEFAULT_X0_M
+from fmu_vehicle.traffic.lead_vehicle import DEFAULT_X0_M, SPEED_PROFILES, lead_profile_parameters
 from fmu_vehicle.util import fixed
 from fmu_vehicle.vehicle.loader import load_vehicle_spec
 
@@ -97,7 +98,7 @@ CONTROLLER = {
     "acc.gap_offset": FRONT_BUMPER_FROM_COM_M,
 }
 
-ACC_LEAD_PROFILE = "0:0,1:0,9:16,14:16,20.4:0,30:0"
+ACC_LEAD_PROFILE = SPEED_PROFILES["stop_and_go"]
 """Lead vehicle of acc_stop_and_go: waits 1 s, 2 m/s^2 to 16 m/s, cruises 5 s, brakes at 2.5 m/s^2 to a stop
 (the ISO 15622 stop case) and stays there; the ACC stops behind it and holds."""
 ACC_DURATION_S = 30.0
@@ -198,12 +199,12 @@ def follow_connections(leader: str, controller: str, leader_is_vehicle: bool) ->
 def _vehicle(name: str, fmus: dict, *, road: str, v0: float, x0: float = 0.0, tires: str = "internal",
              **extra) -> Component:
     return Component(name, _fmu(fmus, "VehicleLV"),
-                     {"model": VEHICLE, "road": road, "v0": float(v0), "x0": float(x0),
+                     {"model": VEHICLE, **road_parameters(road), "v0": float(v0), "x0": float(x0),
                       "tire_source": tires, **extra})
 
 
 def _tires(vehicle: str, fmus: dict, road: str, prefix: str = "tire_", **params):
-    comps = [Component(f"{prefix}{w}", _fmu(fmus, "Tire"), {"road": road, **params}) for w in WHEELS]
+    comps = [Component(f"{prefix}{w}", _fmu(fmus, "Tire"), {**road_parameters(road), **params}) for w in WHEELS]
     cons = [c for w in WHEELS for c in tire_connections(vehicle, f"{prefix}{w}", w)]
     return comps, cons
 
@@ -335,7 +336,7 @@ def acc_stop_and_go(fmus: dict, *, duration: float = ACC_DURATION_S, lead_profil
     ``step`` except the controller.  Both cars start at rest, the lead's rear bumper 50 m ahead of the ego's
     front axle.  ``tire_params`` adds Tire parameters (e.g. ``{"fail_at_time": 0.3}``, for the front tire).
     """
-    comps = [Component("lead", _fmu(fmus, "LeadVehicle"), {"speed_profile": lead_profile, "x0": LEAD_START_X_M}),
+    comps = [Component("lead", _fmu(fmus, "LeadVehicle"), {**lead_profile_parameters(lead_profile), "x0": LEAD_START_X_M}),
              Component("controller", _fmu(fmus, "Controller"),
                        {**CONTROLLER, "acc.time_gap": float(time_gap), "mode": "acc_aeb"}, step_size=0.01),
              Component("powertrain", _fmu(fmus, "Powertrain"), {})]
@@ -408,7 +409,7 @@ def slope_cruise(fmus: dict, *, duration: float = 30.0, set_speed: float = 15.0,
                             Panel("pitch [rad]", (("pitch", v + "chassis.pitch"),))))
 
 
-def platoon(fmus: dict, *, n: int = 3, duration: float = 20.0, lead_profile: str = "0:0,1:0,8:14,13:14,16:4,20:4",
+def platoon(fmus: dict, *, n: int = 3, duration: float = 20.0, lead_profile: str = SPEED_PROFILES["platoon"],
             step: float = 2e-3, road: str = "bumpy") -> Scenario:
     """``n`` vehicles (VehicleLV internal tires + Powertrain + Controller each) behind a lead vehicle.
 
@@ -420,7 +421,7 @@ def platoon(fmus: dict, *, n: int = 3, duration: float = 20.0, lead_profile: str
     if not isinstance(n, int) or n < 1:
         raise ModelError(f"platoon: n must be a positive integer, got {n!r}")
     spacing = WHEELBASE_M + REAR_OVERHANG_M + FRONT_OVERHANG_M + 5.0      # standstill_distance default 5 m
-    comps = [Component("lead", _fmu(fmus, "LeadVehicle"), {"speed_profile": lead_profile, "x0": LEAD_START_X_M},
+    comps = [Component("lead", _fmu(fmus, "LeadVehicle"), {**lead_profile_parameters(lead_profile), "x0": LEAD_START_X_M},
                        step_size=step)]
     cons, order, outputs = [], ["lead"], ["lead.x", "lead.vx"]
     for k in range(1, n + 1):

@@ -27,6 +27,7 @@ See docs/cosimulation.md §8.
 from __future__ import annotations
 
 import atexit
+import logging
 import math
 import os
 import shutil
@@ -39,7 +40,7 @@ from lxml import etree
 
 from fmu_vehicle.cosim.ssp_schema import check_ssd
 from fmu_vehicle.cosim.system import (CONNECTOR_TYPES, Component, Connection, Connector, ParameterValue,
-                                      System, parameter_type, split_component_variable)
+                                      System, enumeration_value, parameter_type, split_component_variable)
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.util import atomic_write
 
@@ -56,6 +57,7 @@ _NSMAP = {"ssd": SSD_NS, "ssc": SSC_NS, "ssv": SSV_NS, "osp": OSP_NS}
 _START_KINDS = ("output", "calculatedParameter", "inout")
 _END_KINDS = ("input", "parameter", "inout")
 _extracted_dirs: list[str] = []
+log = logging.getLogger(__name__)
 
 
 # ----------------------------------------------------------------------------------------------- reading
@@ -207,12 +209,36 @@ def _read_component(ssd_file: Path, el, fmu_dir: Path | None = None) -> Componen
     for bel in ([] if bindings_el is None else bindings_el.iterchildren(_q(SSD_NS, "ParameterBinding"))):
         parameters.update(_read_binding(ssd_file, bel))
 
+    if any(isinstance(v, str) for v in parameters.values()):
+        parameters = _enumerations_by_item(ssd_file, name, source, parameters)
+
     step_size = None
     for hint in _osp_annotations(el):
         if hint.tag == _q(OSP_NS, "StepSizeHint"):
             step_size = _positive(ssd_file, hint, "value")
     return Component(name=name, source=source, parameters=parameters, step_size=step_size,
                      connectors=tuple(connectors))
+
+
+def _enumerations_by_item(ssd_file: Path, comp: str, source: Path, parameters: dict) -> dict:
+    """``parameters`` with every option name bound (ssv:String) to an Enumeration of the FMU replaced by its item
+    value, each logged as a warning saying which ssv:Integer to bind (an SSD written when the parameter was a
+    String; hosts that drop String parameters would run another setting)."""
+    from fmpy import read_model_description
+
+    try:
+        variables = {v.name: v for v in read_model_description(str(source), validate=False).modelVariables}
+    except Exception:       # an unreadable FMU is reported by the master with its reason
+        return parameters
+    out = dict(parameters)
+    for pname, value in parameters.items():
+        var = variables.get(pname)
+        if isinstance(value, str) and var is not None and var.type == "Enumeration":
+            out[pname] = enumeration_value(var, value, f"{ssd_file}: component '{comp}' parameter '{pname}'")
+            log.warning("%s: component '%s': parameter '%s' is bound as <ssv:String value=\"%s\"/>, but it is an "
+                        "Enumeration (type %s): bind <ssv:Integer value=\"%d\"/> (taken as that value)", ssd_file,
+                        comp, pname, value, var.declaredType.name, out[pname])
+    return out
 
 
 def _read_connector(ssd_file: Path, el) -> Connector:
@@ -492,6 +518,8 @@ def _ssd_document(system: System, sources: dict[str, str], *, connected_only: bo
             params_el = etree.SubElement(set_el, _q(SSV_NS, "Parameters"))
             for name, value in comp.parameters.items():
                 ptype = _md_type(variables.get(name)) or parameter_type(value)
+                if ptype == "Enumeration":      # bound as its item value, also when the system names the option
+                    value = enumeration_value(variables[name], value, f"component '{comp.name}' parameter '{name}'")
                 pel = etree.SubElement(params_el, _q(SSV_NS, "Parameter"), name=name)
                 etree.SubElement(pel, _q(SSV_NS, "Integer" if ptype == "Enumeration" else ptype),
                                  value=_format_value(ptype, value))

@@ -182,3 +182,18 @@ def parameter_type(value: ParameterValue) -> str:
     if isinstance(value, str):
         return "String"
     raise TypeError(f"unsupported parameter value {value!r} of type {type(value).__name__}")
+
+
+def enumeration_value(var, value: ParameterValue, where: str) -> int:
+    """The item value of ``value`` for the Enumeration variable ``var`` (FMPy's ``ModelVariable`` of the FMU's
+    modelDescription): an option name (what the Python API and the CLI write, e.g. ``model="fullcar14"``) is
+    looked up among the items of its ``declaredType``, an Integer must be one of the item values. ModelError
+    (starting with ``where``) names the variable, its type and its items otherwise."""
+    items = {item.name: int(item.value) for item in var.declaredType.items}
+    if isinstance(value, str) and value in items:
+        return items[value]
+    if isinstance(value, int) and not isinstance(value, bool) and value in items.values():
+        return value
+    listed = ", ".join(f"{v} = {n}" for n, v in items.items())
+    raise ModelError(f"{where}: {value!r} is not an option of the Enumeration '{var.name}' (type "
+                     f"{var.declaredType.name}: {listed})")

@@ -42,6 +42,8 @@ class Inputs:
     signals: dict[str, tuple[float, float, float]] = field(default_factory=dict)
     reals: dict[str, float] = field(default_factory=dict)
     strings: dict[str, str] = field(default_factory=dict)
+    """String parameters and Enumerations by option name (the FMPy host sets an Enumeration's item value with
+    fmi2SetInteger; the C host sets the name with fmi2SetString, which the Python FMUs take with a warning)."""
 
     def value(self, name: str, t: float) -> float:
         off, amp, freq = self.signals[name]
@@ -164,7 +166,11 @@ fmu = FMU2Slave(guid=md.guid, unzipDirectory=folder, modelIdentifier=md.coSimula
                 instanceName="fmpy")
 fmu.instantiate(loggingOn=True); fmu.setupExperiment(startTime=0.0)
 for name, value in spec["reals"].items(): fmu.setReal([vr[name]], [value])
-for name, text in spec["strings"].items(): fmu.setString([vr[name]], [text])
+items = {v.name: {i.name: int(i.value) for i in v.declaredType.items} for v in md.modelVariables
+         if v.type == "Enumeration"}
+for name, text in spec["strings"].items():      # an Enumeration by its option's item value
+    if name in items: fmu.setInteger([vr[name]], [items[name][text]])
+    else: fmu.setString([vr[name]], [text])
 def inputs(t):
     for name, (off, amp, freq) in spec["signals"].items():
         fmu.setReal([vr[name]], [off + amp * math.sin(2.0 * math.pi * freq * t)])

@@ -1,9 +1,12 @@
 """Patch ``modelDescription.xml`` of a built FMU from the slave's ``Var`` table (lxml).
 
-pythonfmu 0.7.0 writes no units, min/max, UnitDefinitions or InitialUnknowns (FMPy's validator then
-reports the missing InitialUnknowns, and importers show unit-less signals), and its ``Outputs`` carry no
+pythonfmu 0.7.0 writes no units, min/max, UnitDefinitions, TypeDefinitions or InitialUnknowns (FMPy's validator
+then reports the missing InitialUnknowns, and importers show unit-less signals), knows no Enumeration (the slave
+registers one as an Integer: ``slave_base``), and its ``Outputs`` carry no
 ``dependencies`` (FMI 2.0: every output depends on every input, so a master sees an algebraic loop in every
-feedback).  See docs/fmus.md §1.  ``patch_fmu`` adds them, writes ``ModelStructure`` from the slave's
+feedback).  See docs/fmus.md §1.  ``patch_fmu`` adds them, turns the Integer element of every Enumeration
+parameter into ``<Enumeration declaredType=.../>`` with a ``<TypeDefinitions><SimpleType><Enumeration><Item .../>``
+type (FMI 2.0 section 2.2.3; item values 1, 2, ... in the order of ``Var.choices``), writes ``ModelStructure`` from the slave's
 declaration (``variables.Structure``), sets root attributes, keeps the FMI 2.0 element order and rewrites
 the zip atomically (temp file in the same folder + ``os.replace``).  The binary ignores the XML, so start
 values and value references are left exactly as pythonfmu wrote them (they come from the code).
@@ -42,6 +45,28 @@ def _unit_definitions(variables: Iterable[Var]) -> etree._Element:
         etree.SubElement(unit, "BaseUnit", {k: str(e) for k, e in unit_exponents(name).items()})
         for display, factor in UNITS[name].display.items():
             etree.SubElement(unit, "DisplayUnit", name=display, factor=repr(float(factor)))
+    return node
+
+
+def _type_definitions(variables: Iterable[Var]) -> etree._Element | None:
+    """<TypeDefinitions> with one <SimpleType><Enumeration> per Enumeration type used (None: no Enumeration).
+    Two variables of one type name must have the same items."""
+    types: dict[str, Var] = {}
+    for var in variables:
+        if var.type != "Enumeration":
+            continue
+        other = types.setdefault(var.enumeration_type, var)
+        if other.choices != var.choices:
+            raise ModelError(f"Enumeration type {var.enumeration_type}: '{other.name}' and '{var.name}' have "
+                             f"different items")
+    if not types:
+        return None
+    node = etree.Element("TypeDefinitions")
+    for name, var in sorted(types.items()):
+        simple = etree.SubElement(node, "SimpleType", name=name, description=f"the options of '{var.name}'")
+        items = etree.SubElement(simple, "Enumeration")
+        for value, choice in enumerate(var.choices, start=1):
+            etree.SubElement(items, "Item", name=choice, value=str(value))
     return node
 
 
@@ -108,10 +133,14 @@ def patch_model_description(root: etree._Element, variables: Iterable[Var], stru
     for key, value in (root_attrs or {}).items():
         root.set(key, value)
 
-    old = root.find("UnitDefinitions")
-    if old is not None:
-        root.remove(old)
+    for tag in ("UnitDefinitions", "TypeDefinitions"):
+        old = root.find(tag)
+        if old is not None:
+            root.remove(old)
     root.append(_unit_definitions(table.values()))
+    types = _type_definitions(table.values())
+    if types is not None:
+        root.append(types)
 
     model_variables = root.find("ModelVariables")
     scalars = list(model_variables) if model_variables is not None else []
@@ -122,7 +151,12 @@ def patch_model_description(root: etree._Element, variables: Iterable[Var], stru
     for sv in scalars:
         var = table[sv.get("name")]
         type_node = sv[0]
-        if (sv.get("causality"), sv.get("variability"), type_node.tag) != (var.causality, var.variability, var.type):
+        written = var.type
+        if var.type == "Enumeration" and type_node.tag in ("Integer", "Enumeration"):   # registered as an Integer
+            type_node.tag = "Enumeration"
+            type_node.set("declaredType", var.enumeration_type)
+            written = type_node.tag
+        if (sv.get("causality"), sv.get("variability"), type_node.tag) != (var.causality, var.variability, written):
             raise ModelError(f"{MODEL_DESCRIPTION}: variable '{var.name}' was written as "
                              f"{sv.get('causality')}/{sv.get('variability')}/{type_node.tag}, the Var table "
                              f"says {var.causality}/{var.variability}/{var.type}")

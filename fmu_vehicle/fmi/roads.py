@@ -5,30 +5,36 @@ See docs/road.md §7.
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from ..errors import ModelError
 from ..road import load_road
-from ..road.loader import shipped_roads
 from .messages import short
 from .resource_files import load_file
 
-#: A shipped road name: one file name stem in ``resources/roads`` (no separators, no dots).
-ROAD_NAME = re.compile(r"^[A-Za-z0-9_\-]+$")
+SHIPPED_ROADS = ("bumpy", "csv_example", "flat", "iso8608_c", "iso8608_c_two_track", "one_sided_bumps", "slope16_5",
+                 "split_mu", "two_track_example")
+"""The road files shipped in ``resources/roads`` (``road.loader.shipped_roads``): the options of the ``road``
+enumeration of the FMUs that carry a road, in this order (item values 1, 2, ...)."""
 
 
-def road_parameter(value: str, resources: Path, allow_external: bool = False):
-    """The road named by an FMU's String parameter ``road``: a shipped road name (``bumpy``), or a
-    .json/.csv file inside the FMU resources (or their ``roads/`` folder); files elsewhere only with
-    ``allow_external`` (``resource_files`` rules). Errors name the parameter, never the file content."""
+def road_parameters(road) -> dict[str, str]:
+    """The parameters of an FMU with a road that give it ``road``: ``{"road": name}`` for a shipped road name
+    (the enumeration, which every host sets), else ``{"road_file": path}`` (a user's file)."""
+    text = str(road)
+    return {"road": text} if text in SHIPPED_ROADS else {"road_file": text}
+
+
+def road_parameter(road: str, road_file: str, resources: Path, allow_external: bool = False):
+    """The road of an FMU's parameters: ``road_file`` when it is not empty (a user's .json/.csv file inside the
+    FMU resources or their ``roads/`` folder; files elsewhere only with ``allow_external``, ``resource_files``
+    rules), else the shipped road named by the enumeration ``road`` (one of ``SHIPPED_ROADS``). Errors name the
+    parameter, never the file content."""
     resources = Path(resources)
-    if ROAD_NAME.match(value):
-        try:
-            return load_road(value, base=resources)
-        except ModelError:
-            raise ModelError(f"parameter 'road' = {short(value)}: no such road; shipped roads: "
-                             f"{', '.join(shipped_roads(resources))}; or a .json/.csv file in the FMU "
-                             f"resources") from None
-    return load_file(value, "road", resources, lambda path: load_road(path, base=resources),
-                     search=("roads",), allow_external=allow_external)
+    if road_file.strip():
+        return load_file(road_file, "road_file", resources, lambda path: load_road(path, base=resources),
+                         search=("roads",), allow_external=allow_external)
+    try:
+        return load_road(road, base=resources)
+    except ModelError as exc:
+        raise ModelError(f"parameter 'road' = {short(road)}: {exc}") from None

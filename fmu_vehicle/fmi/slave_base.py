@@ -20,7 +20,11 @@ for a 40-line example)::
         def _on_tunable_change(self, names):   # optional: tunable parameters changed (already validated)
 
 All values live in ``self.values`` (name -> float/int/bool/str); every variable is registered with an
-explicit getter/setter on that store (no attribute paths).  The per-step calls have fast paths, since a
+explicit getter/setter on that store (no attribute paths). An Enumeration (``Var``) is held there by its option
+name and registered with pythonfmu as an Integer: fmi2GetInteger gives the option's item value, fmi2SetInteger
+takes an item value (another is refused, naming the variable and its items), and fmi2SetString of an option
+name on its value reference (a host written when it was a String) is taken with a warning naming the
+enumeration and the item value to set.  The per-step calls have fast paths, since a
 host makes them every communication step (the model's own step may cost less than their Python work):
 
 * ``set_real`` of Real inputs with float values (what the wrapper passes) stores them without the per-value
@@ -105,6 +109,9 @@ from fmu_vehicle.fmi.version import build_info, fmu_guid, package_version
 _COMPILE_NOTICE_LOGGED = False
 
 _PYTHONFMU_TYPES = {"Real": Real, "Integer": Integer, "Boolean": Boolean, "String": String}
+#: pythonfmu class a variable of each Var type is registered as: an Enumeration is set and read as an Integer
+#: (FMI 2.0 fmi2SetInteger/fmi2GetInteger with the item value); ``post_process`` declares it an Enumeration.
+_REGISTERED_AS = {**_PYTHONFMU_TYPES, "Enumeration": Integer}
 _PLACEHOLDER = {"Real": math.nan, "Integer": 0, "Boolean": False, "String": ""}
 _INT32 = (-2 ** 31, 2 ** 31 - 1)
 
@@ -297,9 +304,13 @@ class VehicleSlaveBase(Fmi2Slave):
     def _pythonfmu_variable(self, var: Var):
         causality = getattr(Fmi2Causality, var.causality)
         variability = getattr(Fmi2Variability, var.variability)
-        return _PYTHONFMU_TYPES[var.type](
+        if var.type == "Enumeration":          # the item value of the option named in self.values
+            getter = lambda v=var: v.item_value(self.values[v.name])     # noqa: E731
+        else:
+            getter = lambda name=var.name: self._value(name)              # noqa: E731
+        return _REGISTERED_AS[var.type](
             var.name, causality=causality, variability=variability, description=var.description or None,
-            getter=lambda name=var.name: self._value(name),
+            getter=getter,
             setter=lambda value, v=var: self._set_value(v, value))
 
     def _set_value(self, var: Var, value: Any) -> None:
@@ -311,7 +322,14 @@ class VehicleSlaveBase(Fmi2Slave):
                 self._refuse(f"fixed parameter '{var.name}' cannot be changed after initialization "
                              f"(value {short(value)} ignored)")
                 return
-            if not _accepts(var, value):
+            if var.type == "Enumeration":
+                name = var.item_name(value)
+                if name is None:
+                    self._refuse(f"parameter '{var.name}' (Enumeration of type {var.enumeration_type}) set to "
+                                 f"{short(value)}: not one of its item values {var.items_text()}; ignored")
+                    return
+                value = name
+            elif not _accepts(var, value):
                 self._refuse(f"setting {var.type} variable '{var.name}' to {short(value)}: wrong type, ignored")
                 return
             self.values[var.name] = var.coerce(value)
@@ -345,7 +363,9 @@ class VehicleSlaveBase(Fmi2Slave):
                 out.append(_PLACEHOLDER[kind])
                 continue
             value = self.values[var.name]
-            if kind == "String" and not (isinstance(value, str) and _utf8(value)):
+            if var.type == "Enumeration":
+                value = var.item_value(value)
+            elif kind == "String" and not (isinstance(value, str) and _utf8(value)):
                 value = str(value).encode("utf-8", "replace").decode("utf-8")
             out.append(value)
         if bad:
@@ -356,13 +376,30 @@ class VehicleSlaveBase(Fmi2Slave):
         table, bad = self._by_type[kind], []
         for vr, value in zip(vrs, values):
             var = table.get(vr) if type(vr) is int else None
-            if var is None:
+            if var is None and kind == "String" and type(vr) is int and vr in self._by_type["Integer"] \
+                    and self._by_type["Integer"][vr].type == "Enumeration":
+                self._set_enumeration_name(self._by_type["Integer"][vr], value)
+            elif var is None:
                 bad.append(self._describe_ref(vr, kind))
             else:
                 self._set_value(var, value)
         if bad or len(vrs) != len(values):
             self._refuse(f"set{kind}: " + ("; ".join(bad[:3]) or f"{len(vrs)} references, {len(values)} values")
                          + ", ignored")
+
+    def _set_enumeration_name(self, var: Var, value) -> None:
+        """fmi2SetString on an Enumeration (a host or script written when the parameter was a String): an option
+        name is taken, with a warning saying which enumeration and item value to set with fmi2SetInteger; any
+        other text is refused (logged, next doStep Discard) with the items."""
+        name = value if isinstance(value, str) and value in var.choices else None
+        if name is None:
+            self._refuse(f"parameter '{var.name}' set by fmi2SetString to {short(value)}: it is an Enumeration (type "
+                         f"{var.enumeration_type}), set it with fmi2SetInteger to one of {var.items_text()}; ignored")
+            return
+        self.log_message(f"parameter '{var.name}' set by fmi2SetString to {name!r}: it is an Enumeration (type "
+                         f"{var.enumeration_type}), set it with fmi2SetInteger to {var.item_value(name)} ({name}); the "
+                         f"name was taken", Fmi2Status.warning)
+        self._set_value(var, var.item_value(name))
 
     def get_real(self, vrs):
         """fmi2GetReal (never raises). Fast path: the references of the last call again (a host reads the
@@ -447,8 +484,7 @@ class VehicleSlaveBase(Fmi2Slave):
     def _set_string(self, vrs, values, conversion_failed: bool) -> None:
         """fmi2SetString (reached through ``_SetStringEntry``, which already cleared a pending error)."""
         if conversion_failed:                 # `values` holds NULL items: never read them
-            table = self._by_type["String"]
-            names = [table[vr].name if vr in table else str(vr) for vr in vrs]
+            names = [self.vars[vr].name if type(vr) is int and vr in self.vars else str(vr) for vr in vrs]
             self._refuse(f"setString of {', '.join(repr(n) for n in names[:5])}: a value is not valid UTF-8 "
                          f"text, the call was ignored")
             return
@@ -821,6 +857,8 @@ def _accepts(var: Var, value) -> bool:
         return isinstance(value, int) and not isinstance(value, bool)
     if var.type == "Boolean":
         return isinstance(value, (bool, int))
+    if var.type == "Enumeration":          # held by its option name (``Var``)
+        return isinstance(value, str) and value in var.choices
     return isinstance(value, str) and _utf8(value)
 
 

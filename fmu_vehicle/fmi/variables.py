@@ -42,7 +42,7 @@ from fmu_vehicle.errors import ModelError
 
 CAUSALITIES = ("parameter", "input", "output")
 VARIABILITIES = ("fixed", "tunable", "discrete", "continuous")
-TYPES = ("Real", "Integer", "Boolean", "String")
+TYPES = ("Real", "Integer", "Boolean", "String", "Enumeration")
 
 #: Structured-name grammar accepted by FMPy's validator, restricted to dotted identifiers.
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -87,7 +87,7 @@ UNITS: dict[str, Unit] = {
     "Pa": Unit({"kg": 1, "m": -1, "s": -2}, {"bar": 1e-5}),
 }
 
-_PY_TYPES = {"Real": (float, int), "Integer": (int,), "Boolean": (bool,), "String": (str,)}
+_PY_TYPES = {"Real": (float, int), "Integer": (int,), "Boolean": (bool,), "String": (str,), "Enumeration": (str,)}
 
 
 @dataclass(frozen=True)
@@ -102,8 +102,15 @@ class Var:
     start         value before initialization (parameters/inputs: the default value)
     min, max      inclusive bounds (Real/Integer), checked at the FMI boundary
     display_unit  a display unit of ``unit`` (e.g. ``"km/h"`` for ``"m/s"``)
-    type          ``"Real" | "Integer" | "Boolean" | "String"``
-    choices       allowed values of a String/Integer parameter (enumerated model names)
+    type          ``"Real" | "Integer" | "Boolean" | "String" | "Enumeration"``
+    choices       the option names of an Enumeration parameter, in item order
+
+    An Enumeration (FMI 2.0 section 2.2.3) is a parameter that chooses among named options: its value in
+    Python (``self.values``, the start value, the scripts and the CLI) is the option's name; in the FMU it is
+    the item value ``choices.index(name) + 1``, set and read with fmi2SetInteger/fmi2GetInteger, and the
+    modelDescription declares the items in ``<TypeDefinitions>`` as the type ``enumeration_type`` (the
+    variable name in CamelCase, e.g. ``RoadSource`` for ``road_source``). A String stays only where the value
+    is a user's file name or free text.
     """
 
     name: str
@@ -151,10 +158,16 @@ class Var:
             raise ModelError(f"{where}: min/max apply to Real and Integer only")
         if self.min is not None and self.max is not None and not self.min <= self.max:
             raise ModelError(f"{where}: min {self.min} > max {self.max}")
+        if (self.choices is not None) != (self.type == "Enumeration"):
+            raise ModelError(f"{where}: an Enumeration needs its choices, and only an Enumeration has choices "
+                             f"(a parameter that names options is an Enumeration, not a {self.type})")
         if self.choices is not None:
-            if self.type not in ("String", "Integer") or self.causality != "parameter":
-                raise ModelError(f"{where}: choices are for String/Integer parameters")
             object.__setattr__(self, "choices", tuple(self.choices))
+            if self.causality != "parameter":
+                raise ModelError(f"{where}: an Enumeration must be a parameter")
+            if not self.choices or len(set(self.choices)) != len(self.choices) or \
+                    not all(isinstance(c, str) and NAME_PATTERN.match(c) and "." not in c for c in self.choices):
+                raise ModelError(f"{where}: choices must be distinct identifiers, got {self.choices!r}")
         if self.start is None:
             raise ModelError(f"{where}: a start value is required")
         problem = self.check(self.start)
@@ -171,6 +184,26 @@ class Var:
         if self.type == "Boolean":
             return bool(value)
         return str(value)
+
+    @property
+    def enumeration_type(self) -> str:
+        """The name of an Enumeration's type in the modelDescription: the variable name in CamelCase
+        (``road_source`` -> ``RoadSource``)."""
+        return "".join(part[:1].upper() + part[1:] for part in re.split(r"[._]", self.name))
+
+    def item_value(self, name: str) -> int:
+        """The FMI item value (1, 2, ...) of option ``name`` of this Enumeration."""
+        return self.choices.index(name) + 1
+
+    def item_name(self, value) -> str | None:
+        """The option named by FMI item value ``value`` of this Enumeration (None: not an item value)."""
+        if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= len(self.choices):
+            return self.choices[value - 1]
+        return None
+
+    def items_text(self) -> str:
+        """``1 = fullcar14, 2 = fullcar14_forkarm`` (the items, for messages and docs)."""
+        return ", ".join(f"{i} = {c}" for i, c in enumerate(self.choices, start=1))
 
     def check(self, value: Any) -> str | None:
         """None if ``value`` is acceptable, else the reason (used for parameters and inputs)."""

@@ -39,7 +39,7 @@ from pathlib import Path
 
 from fmu_vehicle.errors import FmuVehicleError, ModelError
 from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER
-from fmu_vehicle.fmi.roads import road_parameter
+from fmu_vehicle.fmi.roads import SHIPPED_ROADS, road_parameter
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
 from fmu_vehicle.fmi.variables import Structure, Var
 from fmu_vehicle.fmi.vehicle_parameters import KINDS, ParameterTable
@@ -81,7 +81,7 @@ def vehicle_variables(fmu: str, table: ParameterTable) -> tuple:
     steered = bool(kind.signals.vehicle_inputs)
     return (
         Var("model", "parameter", "fixed", None, f"vehicle file in resources/vehicles: one of {', '.join(kind.models)}",
-            kind.models[0], type="String", choices=kind.models),
+            kind.models[0], type="Enumeration", choices=kind.models),
         *(Var(name, "parameter", "fixed", unit, desc, start, min=lo, max=hi)
           for name, (_, unit, desc, start, lo, hi) in table.overrides.items()),
         *(Var(name, "parameter", "fixed", "m", f"{w} tire free (unloaded) radius (road-vehicle tire sizes about "
@@ -94,26 +94,29 @@ def vehicle_variables(fmu: str, table: ParameterTable) -> tuple:
             "at x = x0)", 0.0, min=-1e6, max=1e6),
         Var("integrator", "parameter", "fixed", None, "internal integrator: one of "
             f"{', '.join(STEPPING_INTEGRATORS)} (rk4: classical fixed-step Runge-Kutta)",
-            "rk4", type="String", choices=STEPPING_INTEGRATORS),
+            "rk4", type="Enumeration", choices=STEPPING_INTEGRATORS),
         Var("dt", "parameter", "fixed", "s", "internal integration step; a communication step h runs "
             "max(1, round(h/dt)) equal sub-steps (at most 10 ms: RK4 at 0.1 s loses the wheel-hop and tire "
             "modes)", 1e-3, min=1e-6, max=0.01, display_unit="ms"),
         Var("road_source", "parameter", "fixed", None, "internal (the road parameter) | inputs "
-            "(wheel_<w>.road_* inputs)", "internal", type="String", choices=("internal", "inputs")),
-        Var("road", "parameter", "fixed", None, "internal road: shipped name (bumpy, flat, slope16_5, iso8608_c, ...), "
-            "a .json/.csv file relative to the FMU resources (or resources/roads), or an absolute path; "
-            "with road_source = inputs it still gives the road for the initial equilibrium", "bumpy",
-            type="String"),
+            "(wheel_<w>.road_* inputs)", "internal", type="Enumeration", choices=("internal", "inputs")),
+        Var("road", "parameter", "fixed", None, "internal road: a shipped road (resources/roads; road_file, when "
+            "set, replaces it); with road_source = inputs it still gives the road for the initial equilibrium",
+            "bumpy", type="Enumeration", choices=SHIPPED_ROADS),
         Var("tire_source", "parameter", "fixed", None, "internal (Magic Formula tire on the road) | external "
             "(the wheel_<w> tire load inputs" + (": point, force, moment, global, as Project Chrono's wheel "
                                                  "interface)" if steered else ")"),
-            "internal", type="String", choices=("internal", "external")),
+            "internal", type="Enumeration", choices=("internal", "external")),
         *((Var("steering_input", "parameter", "fixed", None, "which input moves the steering rack: "
                "steering_wheel_angle (through the steering ratio) | rack_travel (directly)",
-               STEERING_INPUTS[0], type="String", choices=STEERING_INPUTS),) if steered else ()),
+               STEERING_INPUTS[0], type="Enumeration", choices=STEERING_INPUTS),) if steered else ()),
         *_signal_vars(kind, table.wheels, table.steering),
         Var(ALLOW_PARAMETER, "parameter", "fixed", None, "allow a road file outside the FMU resources "
             "(absolute paths, ..)", False, type="Boolean"),
+        # last: the value references of the variables above are those of the FMUs without it
+        Var("road_file", "parameter", "fixed", None, "a user's road: a .json/.csv file relative to the FMU resources "
+            "(or resources/roads), or an absolute path (allow_external_files); empty: the shipped road", "",
+            type="String"),
     )
 
 
@@ -178,7 +181,7 @@ def load_vehicle(table: ParameterTable, values: dict, resources: Path):
                          f"{table.wheels}")
     for name, (w, _) in table.tire_radius.items():
         car.tire_p[car.wheel_index(w), P_R0] = values[name]
-    return car, road_parameter(values["road"], resources, values[ALLOW_PARAMETER])
+    return car, road_parameter(values["road"], values["road_file"], resources, values[ALLOW_PARAMETER])
 
 
 def _warm_up(sim) -> None:
@@ -215,7 +218,7 @@ class VehicleFmu(VehicleSlaveBase):
             sim.refresh()
             _warm_up(sim)
         except FmuVehicleError as exc:
-            raise ModelError(f"initial state of model {v['model']!r} on road {v['road']!r} at v0 = {v['v0']} m/s, "
+            raise ModelError(f"initial state of model {v['model']!r} on road {v['road_file'] or v['road']!r} at v0 = {v['v0']} m/s, "
                              f"x0 = {v['x0']} m: {exc}") from None
         self._write_outputs()
 

@@ -20,7 +20,8 @@ step and an FMI 2.0 layer in C (``c/fmi2_native.c``), with no Python on the host
 What stays settable in the native FMU: every input, and the internal step ``dt`` and the start speed ``v0``
 before initialization ends.
 Every other parameter is fixed at export (its value is the start value in the modelDescription, and setting
-it returns fmi2Error naming it). The FMU state can be saved, restored and serialized. Not yet native: a new
+it returns fmi2Error naming it; an Enumeration, e.g. ``model``, is an Integer in the C layer holding its item
+value: setting that value is accepted, another refused by name). The FMU state can be saved, restored and serialized. Not yet native: a new
 coordinate partition during a run (fmi2Error) and integrators other than RK4 (refused at export). See
 docs/native.md §5.
 """
@@ -163,6 +164,8 @@ def config_header(model_id: str, guid: str, fixed, values: dict, car, sim, key_w
     for v, (type_, kind, index, start, lo, hi, string) in zip(fixed, variable_rows(fixed, car)):
         if kind == K_WHEEL_INPUT:
             index = index[0] * n_cols + index[1]
+        if type_ == "Enumeration":       # an Integer in the C layer, holding the item value of its option
+            type_, start = "Integer", v.item_value(start)
         number = float(start) if type_ in ("Real", "Integer", "Boolean") else 0.0
         lines.append(f"    {{{_TYPES[type_]}, {kind}, {index}, {_c_number(number)}, {_c_number(lo)}, {_c_number(hi)}, "
                      f"{_c_string(string if type_ == 'String' else '')}, {_c_string(v.name)}}},")
@@ -193,10 +196,14 @@ def model_description(model_id: str, guid: str, description: str, table, structu
     for vr, v in enumerate(table):
         sv = etree.SubElement(mv, "ScalarVariable", name=v.name, valueReference=str(vr), causality=v.causality,
                               variability=v.variability)
-        node = etree.SubElement(sv, v.type)
+        # an Enumeration is written as an Integer holding its item value, as pythonfmu writes the Python FMU's;
+        # patch_model_description declares it an Enumeration of its type
+        node = etree.SubElement(sv, "Integer" if v.type == "Enumeration" else v.type)
         if v.causality == "output":
             continue                    # initial="calculated": no start value
-        if v.type == "Boolean":
+        if v.type == "Enumeration":
+            node.set("start", str(v.item_value(v.start)))
+        elif v.type == "Boolean":
             node.set("start", "true" if v.start else "false")
         elif v.type == "String":
             node.set("start", str(v.start))

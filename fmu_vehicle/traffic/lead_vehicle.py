@@ -21,6 +21,29 @@ DEFAULT_X0_M = 50.0
 """Position of the lead vehicle's rear bumper at the start time [m] when none is given (the LeadVehicle
 FMU's start value of ``x0`` and, before initialization, of ``x``)."""
 
+SPEED_PROFILES = {
+    "brake_to_8": "0:20,5:20,8:8,12:8",
+    "stop_and_go": "0:0,1:0,9:16,14:16,20.4:0,30:0",
+    "platoon": "0:0,1:0,8:14,13:14,16:4,20:4",
+    "standstill": "0:0,1000:0",
+}
+"""The shipped speed profiles (name -> profile text): the LeadVehicle FMU's ``speed_profile`` enumeration, in this
+order (item values 1, 2, ...). brake_to_8: cruises at 20 m/s, brakes to 8 m/s between 5 and 8 s (the FMU's
+default); stop_and_go: pulls away to 16 m/s, cruises, brakes to a stop (the demo's ACC scenario); platoon: the
+platoon scenario's lead; standstill: a stopped target (Euro NCAP CCRs). Other profiles are free text
+(``speed_profile_points``)."""
+
+
+def lead_profile_parameters(text: str) -> dict[str, str]:
+    """The LeadVehicle FMU parameters that drive profile ``text`` ('t:v,...' [s:m/s]): the shipped profile's name
+    as ``speed_profile`` (an enumeration, which every host sets) when ``text`` is one of ``SPEED_PROFILES``, else
+    the text as ``speed_profile_points`` (a String, which overrides the enumeration)."""
+    text = str(text)
+    for name, shipped in SPEED_PROFILES.items():
+        if shipped == text:
+            return {"speed_profile": name}
+    return {"speed_profile_points": text}
+
 
 @dataclass(frozen=True)
 class SpeedProfile:

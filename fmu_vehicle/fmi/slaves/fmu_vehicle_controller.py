@@ -62,7 +62,7 @@ class Controller(VehicleSlaveBase):
           for name, (field, unit, desc, lo, hi, var) in PARAMETERS.items()),
         Var("mode", "parameter", "fixed", None, "acc_aeb | acc (no AEB) | cruise (lead ignored) | aeb (AEB only)",
             _D.mode,
-            type="String", choices=MODES),
+            type="Enumeration", choices=MODES),
         Var("use_accel_input", "parameter", "fixed", None,
             "use input ego.ax as measured acceleration (else differentiate ego.vx)", False, type="Boolean"),
         Var("ego.x", "input", "continuous", "m", "own position along x", 0.0, min=-10000000.0, max=10000000.0),

@@ -1,4 +1,6 @@
-"""LeadVehicle.fmu: a lead vehicle driving a piecewise-linear speed profile (exact positions).
+"""LeadVehicle.fmu: a lead vehicle driving a piecewise-linear speed profile (exact positions): a shipped one
+(the ``speed_profile`` enumeration, ``traffic.lead_vehicle.SPEED_PROFILES``) or a user's breakpoints
+(``speed_profile_points``, a String that overrides it when not empty).
 
 Interface and semantics: docs/fmus.md §7.
 """
@@ -6,26 +8,33 @@ from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
 from fmu_vehicle.fmi.variables import Structure, Var
 from fmu_vehicle.traffic.lead_vehicle import DEFAULT_X0_M
 from fmu_vehicle.traffic.lead_vehicle import LeadVehicle as LeadVehicleModel
-from fmu_vehicle.traffic.lead_vehicle import parse_speed_profile
+from fmu_vehicle.traffic.lead_vehicle import SPEED_PROFILES, parse_speed_profile
 
 
 class LeadVehicle(VehicleSlaveBase):
     MODEL_NAME = "LeadVehicle"
     DESCRIPTION = ("Lead vehicle on the x axis following a piecewise-linear speed profile "
-                   "'t0:v0,t1:v1,...' [s:m/s]; positions integrated exactly")
+                   "'t0:v0,t1:v1,...' [s:m/s] (shipped or a user's); positions integrated exactly")
     VARIABLES = (
-        Var("speed_profile", "parameter", "fixed", None,
-            "speed breakpoints 'time:speed,...' [s:m/s], linear in between, constant outside", "0:20,5:20,8:8,12:8",
-            type="String"),
+        Var("speed_profile", "parameter", "fixed", None, "shipped speed profile: "
+            + "; ".join(f"{name} = '{text}'" for name, text in SPEED_PROFILES.items())
+            + " (time:speed [s:m/s], linear in between, constant outside)", "brake_to_8",
+            type="Enumeration", choices=tuple(SPEED_PROFILES)),
         Var("x0", "parameter", "fixed", "m", "position at the start time", DEFAULT_X0_M),
         Var("x", "output", "continuous", "m", "position along x", DEFAULT_X0_M),
         Var("vx", "output", "continuous", "m/s", "speed along x", 0.0, display_unit="km/h"),
         Var("ax", "output", "continuous", "m/s2", "acceleration along x (right-continuous)", 0.0),
+        # after the others: their value references are those of the FMUs where speed_profile was the text
+        Var("speed_profile_points", "parameter", "fixed", None,
+            "a user's speed breakpoints 'time:speed,...' [s:m/s], linear in between, constant outside; "
+            "empty: the shipped speed_profile (a non-empty text overrides it)", "", type="String"),
     )
     STRUCTURE = Structure()     # no inputs: the outputs follow the parameters and time only
 
     def _setup(self):
-        profile = parse_speed_profile(self.values["speed_profile"], "speed_profile")
+        points = self.values["speed_profile_points"]
+        profile = (parse_speed_profile(points, "speed_profile_points") if points.strip() else
+                   parse_speed_profile(SPEED_PROFILES[self.values["speed_profile"]], "speed_profile"))
         self.model = LeadVehicleModel(profile, self.values["x0"], self.start_time)
         self._write_outputs()
 

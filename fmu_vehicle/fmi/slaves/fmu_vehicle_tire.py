@@ -76,7 +76,7 @@ import numpy as np
 
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER, load_file
-from fmu_vehicle.fmi.roads import road_parameter
+from fmu_vehicle.fmi.roads import SHIPPED_ROADS, road_parameter
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
 from fmu_vehicle.fmi.start_values import DEFAULT_TIRE_FILE, tire_rolling_start
 from fmu_vehicle.fmi.variables import Structure, Var
@@ -337,18 +337,17 @@ class Tire(VehicleSlaveBase):
             "(tires/...; other files need allow_external_files)", DEFAULT_TIRE_FILE, type="String"),
         Var("road_source", "parameter", "fixed", None, "internal (the road parameter, evaluated under the wheel "
             "centre) | inputs (planar: road.height/road.slope/road.mu; chrono: terrain_height/terrain_normal/"
-            "terrain_mu)", "internal", type="String", choices=("internal", "inputs")),
-        Var("road", "parameter", "fixed", None, "internal road: shipped name (bumpy, flat, slope16_5, ...), a "
-            ".json/.csv file relative to the FMU resources (or resources/roads), or an absolute path",
-            "bumpy", type="String"),
+            "terrain_mu)", "internal", type="Enumeration", choices=("internal", "inputs")),
+        Var("road", "parameter", "fixed", None, "internal road: a shipped road (resources/roads; road_file, when "
+            "set, replaces it)", "bumpy", type="Enumeration", choices=SHIPPED_ROADS),
         Var("dt", "parameter", "fixed", "s", "internal RK4 step of the slip states; a communication step h runs "
             "max(1, round(h/dt)) equal sub-steps", 1e-3, min=1e-6, max=0.1, display_unit="ms"),
         Var("output_time", "parameter", "fixed", None, "when in the step [t, t+h] the outputs are evaluated: "
             "midpoint (t + h/2, the midpoint-rule mean load of the step; second order when the vehicle takes "
-            "the same step after the tire) | end (t + h)", "midpoint", type="String", choices=("midpoint", "end")),
+            "the same step after the tire) | end (t + h)", "midpoint", type="Enumeration", choices=("midpoint", "end")),
         Var("input_extrapolation", "parameter", "fixed", None, "wheel state inside a step: linear (velocities "
             "and spin extrapolated with their rates over the previous step, positions integrated) | none "
-            "(velocities and spin held)", "linear", type="String", choices=("linear", "none")),
+            "(velocities and spin held)", "linear", type="Enumeration", choices=("linear", "none")),
         Var("slip0", "parameter", "fixed", "1", "initial transient slip kappa'", 0.0, min=-1.0, max=1.0),
         Var("fail_at_time", "parameter", "fixed", "s", "test hook: every doStep starting at t >= fail_at_time "
             "fails (error logged, fmi2Discard); negative = never", -1.0),
@@ -375,10 +374,10 @@ class Tire(VehicleSlaveBase):
             "plane, longitudinal tire) | chrono (Project Chrono's force-element tire interface: inputs "
             "wheel_state.*, terrain_*; outputs wheel_load.point/force/moment, query_point; MF 5.2 combined slip; a host that gives the terrain sets "
             "road_source = inputs)",
-            "planar", type="String", choices=("planar", "chrono")),
+            "planar", type="Enumeration", choices=("planar", "chrono")),
         Var("side", "parameter", "fixed", None, "chrono interface: left | right; a right-hand tire is the mirror "
             "image of the property file's tire (its Fy and Mz change sign at mirrored slip angle and camber)",
-            "left", type="String", choices=("left", "right")),
+            "left", type="Enumeration", choices=("left", "right")),
         *_vec("wheel_state.pos", "m", "chrono interface: wheel centre position, global", (0.0, 0.0, START.z),
               -10000000.0, 10000000.0),
         *_vec("wheel_state.rot", "1", "chrono interface: rotation quaternion (scalar first) of the wheel frame "
@@ -399,6 +398,10 @@ class Tire(VehicleSlaveBase):
             "coefficients (LMUX, LMUY times mu, nominal 1)", 1.0, min=0.0, max=10.0),
         *(Var(name, "output", "continuous", unit, desc, 0.0, display_unit=_DISPLAY.get(unit))
           for name, (unit, desc) in SPATIAL_OUTPUTS.items()),
+        # last: the value references of the variables above are those of the FMUs without it
+        Var("road_file", "parameter", "fixed", None, "a user's road: a .json/.csv file relative to the FMU resources "
+            "(or resources/roads), or an absolute path (allow_external_files); empty: the shipped road", "",
+            type="String"),
     )
     STRUCTURE = _structure(VARIABLES)
 
@@ -434,7 +437,7 @@ class Tire(VehicleSlaveBase):
         return Terrain(v["terrain_height"], _get_normal(v), v["terrain_mu"])
 
     def _road(self, res: Path):
-        return road_parameter(self.values["road"], res, self.values[ALLOW_PARAMETER])
+        return road_parameter(self.values["road"], self.values["road_file"], res, self.values[ALLOW_PARAMETER])
 
     def _chrono(self) -> bool:
         return self.values["wheel_interface"] == "chrono"
