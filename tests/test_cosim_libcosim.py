@@ -13,6 +13,7 @@ libcosim quirks met here:
 * it prints its own log to stdout unless ``log_output_level(CosimLogLevel.WARNING)``.
 """
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -36,7 +37,13 @@ def run_libcosim(ssp_path, n_steps, step_ns, signals):
     from libcosimpy.CosimLogging import CosimLogLevel, log_output_level
     from libcosimpy.CosimObserver import CosimObserver
 
+    from fmu_vehicle.cosim.ssp import ssp_with_integer_choices
     log_output_level(CosimLogLevel.WARNING)
+    # libcosim skips FMI Enumeration variables and drops their bindings: it runs the copy whose FMUs declare
+    # their choices as Integers (docs/cosimulation.md)
+    import tempfile
+    copy_dir = Path(tempfile.mkdtemp(prefix="libcosim_"))
+    ssp_path = ssp_with_integer_choices(ssp_path, copy_dir / Path(ssp_path).name)
     ex = CosimExecution.from_ssp_file(str(ssp_path), step_size=step_ns)
     index = {info.name.decode(): info.index for info in ex.slave_infos()}
     refs = {(name, v.name.decode()): v.reference for name, i in index.items() for v in ex.slave_variables(i)}

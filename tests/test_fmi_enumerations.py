@@ -296,3 +296,42 @@ def test_master_refuses_an_unknown_option_naming_the_enumeration(scenario_fmus, 
     with pytest.raises(ModelError, match=r"lead.speed_profile: '0:20,5:20' is not an option of the Enumeration "
                                          r"'speed_profile' \(type SpeedProfile: 1 = brake_to_8, 2 = stop_and_go"):
         run_system(system, Experiment(stop_time=0.01, step_size=1e-3), progress=False)
+
+
+def test_the_libcosim_copy_declares_choices_as_integers_and_libcosim_then_sets_them(all_fmus, tmp_path):
+    """libcosim skips Enumeration variables (a binding on them is dropped); the copy written by
+    ``ssp_with_integer_choices`` declares them as Integer (min 1, max items, names in the description), and
+    libcosim then lists them and applies an ``ssv:Integer`` binding: the LeadVehicle's speed profile chosen by
+    item value changes its speed, as in our master."""
+    pytest.importorskip("libcosimpy")
+    from libcosimpy.CosimExecution import CosimExecution
+    from libcosimpy.CosimLogging import CosimLogLevel, log_output_level
+    from libcosimpy.CosimObserver import CosimObserver
+
+    from fmu_vehicle.cosim import Component, Experiment, System, read_ssp, run_system, write_ssp
+    from fmu_vehicle.cosim.ssp import ssp_with_integer_choices
+    from fmu_vehicle.fmi.slaves.fmu_vehicle_lead_vehicle import LeadVehicle
+    choices = next(v for v in LeadVehicle.VARIABLES if v.name == "speed_profile").choices
+    other = next(c for c in choices if c != next(v for v in LeadVehicle.VARIABLES if v.name == "speed_profile").start)
+    item = choices.index(other) + 1
+    system = System("lead", [Component("lead", Path(all_fmus["LeadVehicle"]),
+                                       parameters={"speed_profile": item})], [], step_size=1e-2)
+    path = write_ssp(system, tmp_path / "lead.ssp")
+    copy = ssp_with_integer_choices(path, tmp_path / "lead_libcosim.ssp")
+    import zipfile
+    with zipfile.ZipFile(copy) as outer, zipfile.ZipFile(__import__("io").BytesIO(outer.read("resources/lead.fmu"))) as fmu:
+        md = fmu.read("modelDescription.xml").decode()
+    assert 'declaredType' not in md.split('name="speed_profile"')[1].split("</ScalarVariable>")[0]
+    ours = run_system(read_ssp(path), Experiment.from_system(system, stop_time=3.0), progress=False)
+    log_output_level(CosimLogLevel.WARNING)
+    results = {}
+    for name, p in (("as written", path), ("integer copy", copy)):
+        ex = CosimExecution.from_ssp_file(str(p), step_size=10_000_000)
+        refs = {v.name.decode(): v.reference for v in ex.slave_variables(0)}
+        results[name] = "speed_profile" in refs
+        if results[name]:
+            last = CosimObserver.create_last_value()
+            ex.add_observer(last)
+            assert ex.simulate_until(target_time=3_000_000_000)
+            results["vx"] = last.last_real_values(0, [refs["vx"]])[0]
+    assert results == {"as written": False, "integer copy": True, "vx": pytest.approx(ours["lead.vx"][-1], rel=1e-12)}

@@ -15,6 +15,7 @@ from fmpy.validation import validate_fmu
 from lxml import etree
 
 from fmu_vehicle.cosim import Component, Experiment, System, read_ssp, run_system, write_ssp
+from fmu_vehicle.cosim.ssp import ssp_with_integer_choices
 from fmu_vehicle.cosim.scenarios import bumpy_road
 from fmu_vehicle.fmi.roads import SHIPPED_ROADS
 from fmu_vehicle.fmi.slaves.fmu_vehicle_tire import OUTPUTS, TireModel
@@ -264,6 +265,9 @@ def test_written_ssp_runs_in_libcosim_with_the_same_jacobi_result(scenario_fmus,
     ours = run_system(read_ssp(path), scenario.experiment(stop_time=1.25, scheme="jacobi", outputs=signals),
                       progress=False)
     log_output_level(CosimLogLevel.WARNING)
+    # libcosim skips FMI Enumeration variables (tire_source = external would be dropped): give it the copy
+    # whose FMUs declare their choices as Integers
+    path = ssp_with_integer_choices(path, tmp_path / "bumpy_road_external_tires_libcosim.ssp")
     ex = CosimExecution.from_ssp_file(str(path), step_size=1_000_000)
     index = {info.name.decode(): info.index for info in ex.slave_infos()}
     refs = {(name, v.name.decode()): v.reference for name, i in index.items() for v in ex.slave_variables(i)}

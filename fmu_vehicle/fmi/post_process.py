@@ -202,3 +202,41 @@ def patch_fmu(fmu_path: Path, variables: Iterable[Var], structure: Structure,
                 zout.writestr(info, payload)
 
     atomic_write(fmu_path, write, mode="wb")
+
+
+def enumerations_as_integers(xml: bytes) -> bytes:
+    """``modelDescription.xml`` with every Enumeration variable declared as an Integer with min 1 and max the
+    number of items (the same value references and item values; the items' names appended to the description),
+    for importers that skip FMI Enumeration variables: libcosim leaves them out of its variable list, so an
+    SSP binding on them is dropped. Our FMUs register enumerations as Integers, so such a copy runs unchanged."""
+    root = etree.fromstring(xml, etree.XMLParser(remove_blank_text=True))
+    items = {simple.get("name"): [i.get("name") for i in simple.iterfind("Enumeration/Item")]
+             for simple in root.iterfind("TypeDefinitions/SimpleType")}
+    for sv in root.iterfind("ModelVariables/ScalarVariable"):
+        node = sv.find("Enumeration")
+        if node is None:
+            continue
+        names = items.get(node.get("declaredType"))
+        if not names:
+            raise ModelError(f"{MODEL_DESCRIPTION}: '{sv.get('name')}' has no items (declaredType "
+                             f"{node.get('declaredType')!r})")
+        node.tag = "Integer"
+        del node.attrib["declaredType"]
+        node.set("min", "1")
+        node.set("max", str(len(names)))
+        listing = ", ".join(f"{k} = {name}" for k, name in enumerate(names, 1))
+        sv.set("description", f"{sv.get('description', '')} [{listing}]".strip())
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
+
+
+def fmu_with_integer_choices(fmu: bytes) -> bytes:
+    """The FMU archive ``fmu`` (bytes) with :func:`enumerations_as_integers` applied to its modelDescription."""
+    import io
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(fmu)) as zin, zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            data = zin.read(info)
+            if info.filename == MODEL_DESCRIPTION:
+                data = enumerations_as_integers(data)
+            zout.writestr(copy.copy(info), data)
+    return out.getvalue()
