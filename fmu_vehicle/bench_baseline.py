@@ -125,7 +125,7 @@ def run_baseline(ref: str, vehicles, specs, out: Path, *, repeats: int = 3, dura
     ratio = work / baseline."""
     root = repository_root()
     sha = resolve_commit(root, ref)
-    sides = _sides(root, sha, Path(work))
+    sides = _sides(root, sha, Path(work).resolve())      # absolute: the children run in their checkouts
     rows = []
     for name in vehicles:
         for integrator, dt in specs:

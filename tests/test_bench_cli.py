@@ -126,6 +126,7 @@ def test_bench_baseline_times_another_commit_in_the_same_sitting(tmp_path):
     report = json.loads(out.read_text())
     assert report["baseline_commit"] == sha and report["baseline_ref"] == "HEAD"
     assert (work / sha / "src" / "fmu_vehicle" / "__init__.py").is_file()
+    assert not (work / sha / "src" / "dist").exists()      # the baseline's cache is the work folder's, not its own
     (row,) = report["results"]                    # the adaptive reference is not compared
     assert (row["vehicle"], row["integrator"], row["dt_s"], row["simulated_s"]) == ("halfcar7", "rk4", 1e-3, 0.02)
     for side in ("baseline", "work"):

@@ -105,12 +105,13 @@ def test_cli_writes_the_rows_so_far_on_ctrl_c(tmp_path, monkeypatch):
 
 
 def test_vehicle_fmu_drives_from_100_km(all_fmus, tmp_path):
+    from fmu_vehicle.fmi.roads import SHIPPED_ROADS
     r = run_child("""
         res = simulate_fmu(INPUTS['fmu'], stop_time=8.0, output_interval=0.01,
-                           start_values={'x0': 999900.0, 'v0': 28.0, 'road': 'flat'},
+                           start_values={'x0': 999900.0, 'v0': 28.0, 'road': INPUTS['flat']},
                            output=['chassis.x', 'chassis.z', 'constraint_residual'])
         RESULT = {k: res[k] for k in res.dtype.names}
-        """, tmp_path / "far", fmu=str(all_fmus["VehicleLV"]))
+        """, tmp_path / "far", fmu=str(all_fmus["VehicleLV"]), flat=SHIPPED_ROADS.index("flat") + 1)
     assert r["time"][-1] == pytest.approx(8.0)
     assert r["chassis.x"][-1] > 999900.0 + 8 * 27.0                     # re-based twice on the way
     assert np.max(r["constraint_residual"]) < 1e-8 and np.all(np.isfinite(r["chassis.z"]))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import zipfile
 from pathlib import Path
 
@@ -106,10 +107,12 @@ def test_the_check_finds_what_the_ssp_standard_forbids():
     problems = ssd_problems(etree.fromstring(no_units.encode()))
     assert problems and all("is not declared in the Units of <SystemStructureDescription>" in p for p in problems)
     assert any("unit 'm/s'" in p for p in problems)
-    # a choice bound as an enumeration's Integer instead of its String name
-    as_integer = text.replace('<ssv:String value="aeb"/>', '<ssv:Integer value="2"/>')
-    assert as_integer != text
-    check_ssd(as_integer.encode())
+    # the shipped files bind choices as enumeration item values (ssv:Integer); an older file's String name is
+    # as valid SSP (the master reads it with a warning)
+    assert '<ssv:String' not in text and '<ssv:Integer value="' in text
+    as_string = re.sub(r'<ssv:Integer value="\d+"/>', '<ssv:String value="aeb"/>', text, count=1)
+    assert as_string != text
+    check_ssd(as_string.encode())
 
 
 # ------------------------------------------------------------------------------------------- archives

@@ -278,7 +278,9 @@ def test_fmu_validates_and_declares_the_chrono_interface(tire_fmu):
         assert by_name[name].causality == "input" and by_name[name].variability == "continuous", name
     assert set(SPATIAL_OUTPUTS) <= set(tire_fmu.outputs)
     assert [by_name[f"wheel_state.rot.e{i}"].start for i in range(4)] == ["1", "0", "0", "0"]
-    assert by_name["wheel_interface"].start == "planar"
+    interface = by_name["wheel_interface"]            # an Enumeration: item 1 of (planar, chrono) by default
+    assert interface.type == "Enumeration" and interface.start == "1"
+    assert [item.name for item in interface.declaredType.items] == ["planar", "chrono"]
 
 
 def right_inputs(k: int, shift: float = 0.0) -> tuple[WheelState, Terrain]:
