@@ -30,7 +30,7 @@ from .util import CHILD_HANG_GUARD_S, atomic_write
 _PKG = Path(__file__).resolve().parent
 
 _TIME = """
-import inspect, json, sys
+import json, sys
 from fmu_vehicle import bench
 name, integrator, dt, duration = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
 r = bench.time_vehicle(name, duration=duration, dt=dt, repeats=1, integrator=integrator)

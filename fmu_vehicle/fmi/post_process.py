@@ -14,6 +14,7 @@ values and value references are left exactly as pythonfmu wrote them (they come 
 from __future__ import annotations
 
 import copy
+import io
 import zipfile
 from pathlib import Path
 from typing import Iterable, Mapping
@@ -231,7 +232,6 @@ def enumerations_as_integers(xml: bytes) -> bytes:
 
 def fmu_with_integer_choices(fmu: bytes) -> bytes:
     """The FMU archive ``fmu`` (bytes) with :func:`enumerations_as_integers` applied to its modelDescription."""
-    import io
     out = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(fmu)) as zin, zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zout:
         for info in zin.infolist():
