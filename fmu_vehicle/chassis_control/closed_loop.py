@@ -1,0 +1,150 @@
+"""A vehicle driven through its hydraulic brakes and (optionally) the chassis-control unit, with the Python API.
+
+Every vehicle step h (1 ms), from time t:
+
+    1. at a sample instant of the unit (t a multiple of its period): sensors from the vehicle's outputs at t
+       and the driver's demands -> the commands held until the next instant (``ecu.ChassisController``);
+    2. the driver's command for the step: steering-wheel angle to reach at t + h, pedal force, drive torque;
+    3. the vehicle's inputs: brake torque capacity K_w p_w(t) per wheel (``hydraulics``), drive torque
+       factor x demand split evenly over the driven wheels, the steering ramp; the vehicle advances to t + h;
+    4. the wheel pressures advance to t + h under the held valve modes and active pressures.
+
+A driver is any object with ``command(t, h, outputs) -> (steering_wheel_angle_at_t_plus_h [rad],
+pedal_force [N], drive_torque [N m])``; :class:`OpenLoopDriver` plays back profiles.
+
+The result holds the vehicle's outputs and, per row, ``driver.*``, ``brakes.*`` (master-cylinder and wheel
+pressures [Pa], brake torques [N m]), ``ecu.*`` (valve modes, active pressures, drive-torque factor) and the
+functions' diagnostic signals.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ModelError
+from ..results import Result
+from .ecu import ChassisController, Commands, ControlledVehicle, Sensors
+from .hydraulics import BrakeSystem, advance_pressures
+
+
+def _profile(points, what: str):
+    """A piecewise-linear function of time from [(t [s], value), ...] (held outside), or a constant."""
+    if points is None:
+        return lambda t: 0.0
+    if isinstance(points, (int, float)):
+        v = float(points)
+        return lambda t: v
+    pts = np.asarray(points, dtype=float)
+    if pts.ndim != 2 or pts.shape[1] != 2 or not np.all(np.isfinite(pts)) or np.any(np.diff(pts[:, 0]) <= 0):
+        raise ModelError(f"{what}: expected [(t, value), ...] with increasing finite times, got {points!r}")
+    return lambda t: float(np.interp(t, pts[:, 0], pts[:, 1]))
+
+
+@dataclass
+class OpenLoopDriver:
+    """Profiles played back: ``steer`` a :class:`~fmu_vehicle.driver.profile.SteeringProfile` (or None: wheel
+    held straight), ``pedal_force_N`` and ``drive_torque_Nm`` as [(t, value), ...] piecewise linear or a
+    constant."""
+
+    steer: object = None
+    pedal_force_N: object = None
+    drive_torque_Nm: object = None
+
+    def __post_init__(self):
+        self._pedal = _profile(self.pedal_force_N, "pedal_force_N")
+        self._drive = _profile(self.drive_torque_Nm, "drive_torque_Nm")
+
+    def command(self, t: float, h: float, outputs: dict):
+        swa = 0.0 if self.steer is None else float(self.steer.angle(t + h))
+        return swa, self._pedal(t), self._drive(t)
+
+
+def sensors_from(outputs: dict, vehicle: ControlledVehicle, t: float, steering_wheel_angle: float,
+                 master_cylinder_pressure: float, drive_torque: float) -> Sensors:
+    """The unit's sensors read from a vehicle's outputs (full-vehicle signal names)."""
+    return Sensors(t, np.array([outputs[f"wheel_{w}.omega"] for w in vehicle.wheel_names]),
+                   float(outputs["chassis.yaw_rate"]), float(outputs["chassis.ay"]), float(steering_wheel_angle),
+                   float(outputs["chassis.vx"]), float(master_cylinder_pressure), float(drive_torque))
+
+
+def run(car, road, duration: float, driver, brakes: BrakeSystem, controller: ChassisController | None = None, *,
+        v0: float = 0.0, x0: float | None = None, dt: float = 1e-3, record_every: int = 1, stop=None) -> Result:
+    """Drive ``car`` on ``road`` for ``duration`` [s] from speed ``v0`` [m/s] (module docstring). ``x0``
+    (default: the centre of mass starts at x = 0) as in ``Vehicle.simulator``; ``controller`` None runs the
+    brakes alone (every valve APPLY). ``stop(outputs)`` True ends the run after that step."""
+    if tuple(brakes.wheel_names) != tuple(car.wheel_names):
+        raise ModelError(f"brake system '{brakes.name}' is for wheels {brakes.wheel_names}, the vehicle has "
+                         f"{car.wheel_names}")
+    n_steps = int(round(duration / dt))
+    if n_steps < 1 or abs(n_steps * dt - duration) > 1e-9 * max(duration, 1.0):
+        raise ModelError(f"duration {duration!r} s must be a positive whole number of steps dt = {dt!r} s")
+    every = 1
+    if controller is not None:
+        every = int(round(controller.sample_period_s / dt))
+        if every < 1 or abs(every * dt - controller.sample_period_s) > 1e-9:
+            raise ModelError(f"the controller's sample period {controller.sample_period_s} s must be a whole "
+                             f"number of vehicle steps dt = {dt} s")
+        controller.reset()
+        cv = controller.vehicle
+    else:
+        cv = None
+    x0 = -float(car.chassis_com0[0]) if x0 is None else float(x0)
+    sim = car.simulator(road, v0=v0, x0=x0, dt=dt)
+    nw = car.n_wheels
+    driven = np.array([w.driven for w in car.spec.wheels])
+    n_driven = max(int(driven.sum()), 1)
+    p = np.zeros(nw)
+    commands = Commands.neutral(nw)
+    extra_names = (["driver.steering_wheel_angle", "driver.pedal_force", "driver.drive_torque",
+                    "brakes.master_cylinder_pressure"]
+                   + [f"brakes.pressure_{w}" for w in car.wheel_names]
+                   + [f"brakes.torque_{w}" for w in car.wheel_names]
+                   + [f"ecu.mode_{w}" for w in car.wheel_names]
+                   + [f"ecu.active_pressure_{w}" for w in car.wheel_names] + ["ecu.drive_torque_factor"])
+    extra_units = (["rad", "N", "N.m", "Pa"] + ["Pa"] * nw + ["N.m"] * nw + ["1"] * nw + ["Pa"] * nw + ["1"])
+    diag = controller.output_table() if controller is not None else []
+    extra_names += [n for n, _, _ in diag]
+    extra_units += [u for _, u, _ in diag]
+    swa = 0.0
+    times, rows = [], []
+
+    def record(t, pedal, drive, p_mc):
+        ext = [swa, pedal, drive, p_mc, *p, *brakes.torques(p), *commands.modes, *commands.active_pressure,
+               commands.drive_torque_factor]
+        if controller is not None:
+            ext.extend(controller.output_values())
+        times.append(t)
+        rows.append(np.concatenate([sim.row, ext]))
+
+    for k in range(n_steps):
+        t = k * dt
+        out = sim.outputs()
+        swa_next, pedal, drive = driver.command(t, dt, out)
+        if not (math.isfinite(swa_next) and math.isfinite(pedal) and math.isfinite(drive)):
+            raise ModelError(f"driver command at t = {t:g} s is not finite: {(swa_next, pedal, drive)}")
+        p_mc = brakes.master_cylinder_pressure(pedal)
+        if controller is not None and k % every == 0:
+            commands = controller.sample(sensors_from(out, cv, t, swa, p_mc, drive))
+        if k == 0:
+            record(t, pedal, drive, p_mc)
+        torque_b = brakes.torques(p)
+        per_wheel_drive = drive * commands.drive_torque_factor / n_driven
+        for w, name in enumerate(car.wheel_names):
+            sim.set_input(name, torque_brake=torque_b[w], torque_drive=per_wheel_drive if driven[w] else 0.0)
+        if car.steer_drv >= 0:
+            sim.set_steering(swa_next)
+        sim.advance(dt)
+        swa = swa_next
+        advance_pressures(brakes, p, p_mc, commands.modes, commands.active_pressure, dt)
+        if (k + 1) % record_every == 0 or k + 1 == n_steps:
+            record(sim.t, pedal, drive, p_mc)
+        if stop is not None and stop(sim.outputs()):
+            break
+    names = list(car.output_names) + extra_names
+    units = [u for _, u, _ in car.outputs] + extra_units
+    return Result.from_columns(times, names, units, np.array(rows),
+                               {"vehicle": car.name, "brakes": brakes.name, "dt": dt, "v0": v0,
+                                "controller": None if controller is None else
+                                [n for n, on in controller.enabled.items() if on]})

@@ -1,0 +1,223 @@
+"""The chassis-control unit: samples its sensors every ``sample_period_s`` (10 ms, like an ECU) and runs its
+functions in a fixed order, each of which may change the commands the hydraulics and the powertrain get.
+
+At a sample instant t_k the unit reads :class:`Sensors` (wheel spins, yaw rate, lateral acceleration,
+steering-wheel angle, longitudinal speed, the driver's master-cylinder pressure and drive torque), starts from
+the neutral :class:`Commands` (every valve APPLY, no active pressure, drive-torque factor 1) and hands them to
+
+    tcs   traction control: active pressure on a spinning driven wheel, drive-torque factor < 1
+    esc   yaw control: active pressure on one wheel against over- or understeer
+    abs   anti-lock: HOLD or RELEASE on a wheel whose slip or deceleration says it is locking; it acts last,
+          so it also limits the pressures TCS and ESC build
+
+in that order. The commands are held until the next sample instant. A function switched off is not run
+(its state stays as it was). Each function is a class in its own module (``FUNCTIONS``) with
+
+    name                         its key in the tuning file and in ``enabled``
+    OUTPUTS                      (name, unit, description) of its diagnostic signals
+    __init__(vehicle, tuning)    ``vehicle`` a :class:`ControlledVehicle`, ``tuning`` its section of the file
+    state                        a float64 array: everything that carries from one sample to the next
+    reset()                      the state at the start of a run
+    step(sensors, commands, period_s)   one sample: reads sensors and state, updates both commands and state
+    output_values()              its diagnostic signals now, in OUTPUTS order
+
+so that the unit's state is the concatenation of its functions' states (saved and restored bit for bit).
+
+Tunings: ``resources/chassis_control/<name>.json`` (:func:`load_tuning`), one section per function.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import ModelError
+from ..paths import resource_path
+from .hydraulics import APPLY
+
+FUNCTIONS = {"tcs": "fmu_vehicle.chassis_control.tcs:TractionControl",
+             "esc": "fmu_vehicle.chassis_control.esc:StabilityControl",
+             "abs": "fmu_vehicle.chassis_control.abs:AntiLock"}
+"""The functions in the order they run at a sample instant: name -> ``module:Class``."""
+
+SAMPLE_PERIOD_S = 0.01
+"""Default sample period of the unit [s]."""
+
+
+@dataclass(frozen=True)
+class ControlledVehicle:
+    """What the controller knows of its vehicle (constants, SI): per-wheel arrays in the vehicle's wheel order.
+
+    side is +1 for a left wheel and -1 for a right one; ``front``/``driven`` are booleans; ``radius_m`` the
+    rolling radius that turns a wheel spin into a wheel speed; the single-track constants (mass, yaw inertia,
+    axle distances, cornering stiffnesses, steering ratio) are those of ``manoeuvres.vehicle_model
+    .single_track_of``; ``track_m`` the mean track width."""
+
+    wheel_names: tuple[str, ...]
+    side: np.ndarray
+    front: np.ndarray
+    driven: np.ndarray
+    radius_m: np.ndarray
+    mass_kg: float
+    yaw_inertia_kg_m2: float
+    a_m: float
+    b_m: float
+    cf_N_per_rad: float
+    cr_N_per_rad: float
+    steering_ratio: float
+    track_m: float
+    brake_gain_Nm_per_Pa: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    @property
+    def n_wheels(self) -> int:
+        return len(self.wheel_names)
+
+    @property
+    def wheelbase_m(self) -> float:
+        return self.a_m + self.b_m
+
+    @property
+    def stability_factor_s2_per_m2(self) -> float:
+        """K = m (b C_r - a C_f) / (L^2 C_f C_r) [s^2/m^2] (single-track model; > 0 understeer)."""
+        L = self.wheelbase_m
+        return self.mass_kg * (self.b_m * self.cr_N_per_rad - self.a_m * self.cf_N_per_rad) / (
+            L * L * self.cf_N_per_rad * self.cr_N_per_rad)
+
+    @classmethod
+    def of(cls, car, brakes=None) -> "ControlledVehicle":
+        """The constants of a :class:`~fmu_vehicle.vehicle.vehicle.Vehicle` (and its brake system's gains)."""
+        from ..manoeuvres.vehicle_model import single_track_of
+        st = single_track_of(car)
+        y = np.array([w.center_m[1] for w in car.spec.wheels])
+        left, right = y[car.w_side > 0], y[car.w_side < 0]
+        track = float(np.mean(left) - np.mean(right)) if left.size and right.size else 0.0
+        x = np.array([w.center_m[0] for w in car.spec.wheels])
+        front = x > 0.5 * (x.max() + x.min())
+        gains = brakes.torque_gain_Nm_per_Pa.copy() if brakes is not None else np.zeros(car.n_wheels)
+        return cls(tuple(car.wheel_names), car.w_side.copy(), front,
+                   np.array([w.driven for w in car.spec.wheels]), car.tire_p[:, 0].copy(), st.mass_kg,
+                   float(st.yaw_inertia_kg_m2), st.a_m, st.b_m, st.cf_N_per_rad, st.cr_N_per_rad,
+                   st.steering_ratio, track, gains)
+
+
+@dataclass
+class Sensors:
+    """The unit's inputs at a sample instant (SI, ISO 8855 axes)."""
+
+    t: float                        # time [s]
+    omega: np.ndarray               # wheel spins [rad/s] (+ rolling forward), vehicle wheel order
+    yaw_rate: float                 # [rad/s], + turning left
+    ay: float                       # lateral acceleration of the centre of mass along chassis y [m/s^2]
+    steering_wheel_angle: float     # [rad], + left
+    vx: float                       # longitudinal speed of the centre of mass [m/s]
+    master_cylinder_pressure: float  # the driver's brake demand p_mc [Pa]
+    drive_torque: float             # the driver's drive-torque demand [N m] (total over the driven wheels)
+
+
+@dataclass
+class Commands:
+    """The unit's outputs, held between sample instants: valve mode and active pressure per wheel, the
+    factor on the driver's drive torque."""
+
+    modes: np.ndarray               # APPLY, HOLD or RELEASE per wheel (int64)
+    active_pressure: np.ndarray     # pressure the pump builds at the wheel [Pa]
+    drive_torque_factor: float = 1.0
+
+    @classmethod
+    def neutral(cls, n_wheels: int) -> "Commands":
+        return cls(np.full(n_wheels, APPLY, dtype=np.int64), np.zeros(n_wheels))
+
+
+def load_tuning(name_or_path="default") -> dict:
+    """The tuning file ``resources/chassis_control/<name>.json`` (or a path): {function: {parameter: value}}."""
+    p = Path(name_or_path)
+    if p.suffix != ".json":
+        p = resource_path("chassis_control", f"{name_or_path}.json")
+    try:
+        doc = json.loads(p.read_text())
+    except FileNotFoundError:
+        raise ModelError(f"chassis-control tuning '{name_or_path}': no file {p}") from None
+    except json.JSONDecodeError as e:
+        raise ModelError(f"{p}: not valid JSON ({e})") from None
+    unknown = set(doc) - set(FUNCTIONS) - {"name", "description", "sample_period_s"}
+    if unknown:
+        raise ModelError(f"{p}: unknown section(s) {', '.join(sorted(unknown))}; valid: {', '.join(FUNCTIONS)}")
+    return doc
+
+
+def tuning_value(tuning: dict, key: str, src: str, lo: float | None = None, hi: float | None = None) -> float:
+    """``tuning[key]`` as a float, checked finite and inside [lo, hi]; the error names ``src.key``."""
+    v = tuning.get(key)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise ModelError(f"{src}.{key} must be a finite number, got {v!r}")
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise ModelError(f"{src}.{key} = {v!r} is outside [{lo}, {hi}]")
+    return float(v)
+
+
+def _function_class(name: str):
+    module, cls = FUNCTIONS[name].split(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+class ChassisController:
+    """The unit (module docstring) for one vehicle: ``enabled`` switches functions on or off by name."""
+
+    def __init__(self, vehicle: ControlledVehicle, tuning: dict | None = None, *, enabled: dict | None = None,
+                 sample_period_s: float | None = None):
+        tuning = load_tuning() if tuning is None else tuning
+        self.vehicle = vehicle
+        enabled = {} if enabled is None else dict(enabled)
+        unknown = set(enabled) - set(FUNCTIONS)
+        if unknown:
+            raise ModelError(f"unknown chassis-control function(s) {', '.join(sorted(unknown))}; "
+                             f"valid: {', '.join(FUNCTIONS)}")
+        self.enabled = {n: bool(enabled.get(n, True)) for n in FUNCTIONS}
+        period = sample_period_s if sample_period_s is not None else tuning.get("sample_period_s", SAMPLE_PERIOD_S)
+        self.sample_period_s = tuning_value({"sample_period_s": period}, "sample_period_s", "chassis control",
+                                            1e-4, 1.0)
+        self.functions = [_function_class(n)(vehicle, tuning.get(n, {})) for n in FUNCTIONS]
+        self.commands = Commands.neutral(vehicle.n_wheels)
+
+    def reset(self):
+        for f in self.functions:
+            f.reset()
+        self.commands = Commands.neutral(self.vehicle.n_wheels)
+
+    def sample(self, sensors: Sensors) -> Commands:
+        """Run the enabled functions at one sample instant; the commands to hold until the next."""
+        c = Commands.neutral(self.vehicle.n_wheels)
+        for f in self.functions:
+            if self.enabled[f.name]:
+                f.step(sensors, c, self.sample_period_s)
+        self.commands = c
+        return c
+
+    # -- diagnostics and state ---------------------------------------------------------------------------
+    def output_table(self) -> list[tuple[str, str, str]]:
+        """(name, unit, description) of every function's diagnostic signals, named ``<function>.<signal>``."""
+        return [(f"{f.name}.{n}", u, d) for f in self.functions for n, u, d in f.OUTPUTS]
+
+    def output_values(self) -> np.ndarray:
+        return np.concatenate([np.asarray(f.output_values(), dtype=float) for f in self.functions])
+
+    def get_state(self) -> np.ndarray:
+        """The unit's state: each function's state, then the held commands (modes, active pressures, factor)."""
+        c = self.commands
+        return np.concatenate([*(f.state for f in self.functions), c.modes.astype(float), c.active_pressure,
+                               [c.drive_torque_factor]])
+
+    def set_state(self, state) -> None:
+        s = np.asarray(state, dtype=float)
+        n, k = self.vehicle.n_wheels, 0
+        expected = sum(f.state.size for f in self.functions) + 2 * n + 1
+        if s.shape != (expected,):
+            raise ModelError(f"chassis-control state must have {expected} values, got shape {s.shape}")
+        for f in self.functions:
+            f.state[:] = s[k:k + f.state.size]
+            k += f.state.size
+        self.commands = Commands(s[k:k + n].astype(np.int64), s[k + n:k + 2 * n].copy(), float(s[k + 2 * n]))
