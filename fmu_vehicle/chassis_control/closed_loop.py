@@ -1,16 +1,20 @@
 """A vehicle driven through its hydraulic brakes and (optionally) the chassis-control unit, with the Python API.
 
-Every vehicle step h (1 ms), from time t:
+Every vehicle step h (1 ms), from time t, in the order of a Gauss-Seidel co-simulation of the Robot,
+ChassisControl and Vehicle FMUs (so the FMU system gives the same numbers):
 
-    1. at a sample instant of the unit (t a multiple of its period): sensors from the vehicle's outputs at t
-       and the driver's demands -> the commands held until the next instant (``ecu.ChassisController``);
-    2. the driver's command for the step: steering-wheel angle to reach at t + h, pedal force, drive torque;
-    3. the vehicle's inputs: brake torque capacity K_w p_w(t) per wheel (``hydraulics``), drive torque
-       factor x demand split evenly over the driven wheels, the steering ramp; the vehicle advances to t + h;
-    4. the wheel pressures advance to t + h under the held valve modes and active pressures.
+    1. the driver's commands for the step, their values at t + h: steering-wheel angle, pedal force [N] ->
+       master-cylinder pressure p_mc (``hydraulics``), drive-torque demand [N m];
+    2. at a sample instant of the unit (t a multiple of its period): sensors = the vehicle's outputs at t and
+       the driver's commands of 1. -> the commands held until the next instant (``ecu.ChassisController``);
+    3. the wheel pressures advance to t + h under the held valve modes and active pressures;
+    4. the vehicle's inputs over [t, t + h]: brake torque capacity K_w p_w(t + h) per wheel, drive torque
+       = factor x demand split evenly over the driven wheels, the steering wheel ramping to its angle at
+       t + h; the vehicle advances to t + h.
 
-A driver is any object with ``command(t, h, outputs) -> (steering_wheel_angle_at_t_plus_h [rad],
-pedal_force [N], drive_torque [N m])``; :class:`OpenLoopDriver` plays back profiles.
+A driver is any object with ``command(t, h, outputs) -> (steering_wheel_angle [rad], pedal_force [N],
+drive_torque [N m])``, the values for t + h from the vehicle's outputs at t; :class:`OpenLoopDriver` plays
+back profiles.
 
 The result holds the vehicle's outputs and, per row, ``driver.*``, ``brakes.*`` (master-cylinder and wheel
 pressures [Pa], brake torques [N m]), ``ecu.*`` (valve modes, active pressures, drive-torque factor) and the
@@ -56,9 +60,12 @@ class OpenLoopDriver:
         self._pedal = _profile(self.pedal_force_N, "pedal_force_N")
         self._drive = _profile(self.drive_torque_Nm, "drive_torque_Nm")
 
+    def at(self, t: float) -> tuple[float, float, float]:
+        """(steering-wheel angle [rad], pedal force [N], drive torque [N m]) at time ``t`` [s]."""
+        return 0.0 if self.steer is None else float(self.steer.angle(t)), self._pedal(t), self._drive(t)
+
     def command(self, t: float, h: float, outputs: dict):
-        swa = 0.0 if self.steer is None else float(self.steer.angle(t + h))
-        return swa, self._pedal(t), self._drive(t)
+        return self.at(t + h)
 
 
 def sensors_from(outputs: dict, vehicle: ControlledVehicle, t: float, steering_wheel_angle: float,
@@ -126,9 +133,10 @@ def run(car, road, duration: float, driver, brakes: BrakeSystem, controller: Cha
             raise ModelError(f"driver command at t = {t:g} s is not finite: {(swa_next, pedal, drive)}")
         p_mc = brakes.master_cylinder_pressure(pedal)
         if controller is not None and k % every == 0:
-            commands = controller.sample(sensors_from(out, cv, t, swa, p_mc, drive))
+            commands = controller.sample(sensors_from(out, cv, t, swa_next, p_mc, drive))
         if k == 0:
             record(t, pedal, drive, p_mc)
+        advance_pressures(brakes, p, p_mc, commands.modes, commands.active_pressure, dt)
         torque_b = brakes.torques(p)
         per_wheel_drive = drive * commands.drive_torque_factor / n_driven
         for w, name in enumerate(car.wheel_names):
@@ -137,7 +145,6 @@ def run(car, road, duration: float, driver, brakes: BrakeSystem, controller: Cha
             sim.set_steering(swa_next)
         sim.advance(dt)
         swa = swa_next
-        advance_pressures(brakes, p, p_mc, commands.modes, commands.active_pressure, dt)
         if (k + 1) % record_every == 0 or k + 1 == n_steps:
             record(sim.t, pedal, drive, p_mc)
         if stop is not None and stop(sim.outputs()):
