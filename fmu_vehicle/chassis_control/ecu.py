@@ -14,6 +14,8 @@ in that order. The commands are held until the next sample instant. A function s
 (its state stays as it was). Each function is a class in its own module (``FUNCTIONS``) with
 
     name                         its key in the tuning file and in ``enabled``
+    TUNING                       {key: (unit, description, min, max)} of its tuning values (the FMU's
+                                 parameters ``<name>.<key>``; start values from the default tuning file)
     OUTPUTS                      (name, unit, description) of its diagnostic signals
     __init__(vehicle, tuning)    ``vehicle`` a :class:`ControlledVehicle`, ``tuning`` its section of the file
     state                        a float64 array: everything that carries from one sample to the next
@@ -159,7 +161,8 @@ def tuning_value(tuning: dict, key: str, src: str, lo: float | None = None, hi: 
     return float(v)
 
 
-def _function_class(name: str):
+def function_class(name: str):
+    """The class of function ``name`` (a key of ``FUNCTIONS``)."""
     module, cls = FUNCTIONS[name].split(":")
     return getattr(importlib.import_module(module), cls)
 
@@ -180,7 +183,7 @@ class ChassisController:
         period = sample_period_s if sample_period_s is not None else tuning.get("sample_period_s", SAMPLE_PERIOD_S)
         self.sample_period_s = tuning_value({"sample_period_s": period}, "sample_period_s", "chassis control",
                                             1e-4, 1.0)
-        self.functions = [_function_class(n)(vehicle, tuning.get(n, {})) for n in FUNCTIONS]
+        self.functions = [function_class(n)(vehicle, tuning.get(n, {})) for n in FUNCTIONS]
         self.commands = Commands.neutral(vehicle.n_wheels)
 
     def reset(self):

@@ -56,23 +56,7 @@ class SteeringProfile:
 
         Raises ModelError naming the offending item for an empty text, an item without exactly one
         ``:``, a value that is not a finite number, or times that do not increase strictly."""
-        if text is None or not str(text).strip():
-            raise ModelError(f"{name}: empty steering profile; expected 'time_s:angle_deg,...', e.g. '0:0,1:30'")
-        times, angles = [], []
-        for k, item in enumerate(str(text).split(","), start=1):
-            item = item.strip()
-            parts = item.split(":")
-            if not item or len(parts) != 2:
-                raise ModelError(f"{name}: item {k} {item!r} is not 'time_s:angle_deg'")
-            for label, part, out in (("time", parts[0], times), ("angle", parts[1], angles)):
-                try:
-                    value = float(part)
-                except ValueError:
-                    raise ModelError(f"{name}: item {k} {item!r}: the {label} {part.strip()!r} is not a number") \
-                        from None
-                if not math.isfinite(value):
-                    raise ModelError(f"{name}: item {k} {item!r}: the {label} is not a finite number")
-                out.append(value)
+        times, angles = parse_pairs(text, name, "angle_deg", "e.g. '0:0,1:30'")
         return cls(times, np.radians(angles), name=name)
 
     # ------------------------------------------------------------------ evaluation
@@ -108,3 +92,27 @@ class SteeringProfile:
     def __repr__(self) -> str:
         pairs = ",".join(f"{t:g}:{math.degrees(d):g}" for t, d in zip(self._t, self._d))
         return f"SteeringProfile.parse({pairs!r})"
+
+
+def parse_pairs(text: str, name: str, value_label: str = "value", example: str = "") -> tuple[list, list]:
+    """Read ``"t0:v0,t1:v1,..."`` into (times [s], values): the breakpoint text of the steering profiles and of
+    the Robot FMU's tables. Raises ModelError naming ``name`` and the offending item for an empty text, an item
+    without exactly one ``:`` or a value that is not a finite number (the caller checks the order of times)."""
+    if text is None or not str(text).strip():
+        raise ModelError(f"{name}: empty table; expected 'time_s:{value_label},...' {example}".rstrip())
+    times, values = [], []
+    for k, item in enumerate(str(text).split(","), start=1):
+        item = item.strip()
+        parts = item.split(":")
+        if not item or len(parts) != 2:
+            raise ModelError(f"{name}: item {k} {item!r} is not 'time_s:{value_label}'")
+        for label, part, out in (("time", parts[0], times), (value_label.split("_")[0], parts[1], values)):
+            try:
+                value = float(part)
+            except ValueError:
+                raise ModelError(f"{name}: item {k} {item!r}: the {label} {part.strip()!r} is not a number") \
+                    from None
+            if not math.isfinite(value):
+                raise ModelError(f"{name}: item {k} {item!r}: the {label} is not a finite number")
+            out.append(value)
+    return times, values

@@ -85,6 +85,9 @@ UNITS: dict[str, Unit] = {
     "N.m.s/rad": Unit({"kg": 1, "m": 2, "s": -1, "rad": -1}),
     "W": Unit({"kg": 1, "m": 2, "s": -3}, {"kW": 1e-3}),
     "Pa": Unit({"kg": 1, "m": -1, "s": -2}, {"bar": 1e-5}),
+    "Pa/s": Unit({"kg": 1, "m": -1, "s": -3}, {"bar/s": 1e-5}),
+    "N/rad": Unit({"kg": 1, "m": 1, "s": -2, "rad": -1}),
+    "N.m/Pa": Unit({"m": 3}, {"N.m/bar": 1e5}),
 }
 
 _PY_TYPES = {"Real": (float, int), "Integer": (int,), "Boolean": (bool,), "String": (str,), "Enumeration": (str,)}
