@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from fmu_vehicle.chassis_control.closed_loop import OpenLoopDriver, run
 from fmu_vehicle.chassis_control.hydraulics import PA_PER_BAR, load_brake_system
 from fmu_vehicle.manoeuvres.runs import constant_radius
 from fmu_vehicle.manoeuvres.vehicle_model import single_track_of
@@ -146,3 +147,43 @@ def test_midsize14_brakes_lock_front_and_rear_at_about_the_same_pressure(car):
     assert np.all((90.0 <= lock_bar) & (lock_bar <= 110.0)) and np.ptp(lock_bar) < 5.0
     assert brakes.max_pressure_Pa / PA_PER_BAR == 180.0
     assert brakes.pedal_force_for(100.0 * PA_PER_BAR) == pytest.approx(196.0, abs=1.0)
+
+
+def test_midsize14_brakes_lock_the_front_axle_first_below_0_8_g(car):
+    """Braking rate z (deceleration / g) with the file's fixed front/rear split: the utilised adhesion of an
+    axle f = (its share of the brake force) z W / (its load at z), loads = static + z m g h / L. The front's
+    is above the rear's for 0.15 <= z <= 0.8 (the ordering UN Regulation 13-H, Annex 5, asks of a passenger
+    car: the front axle locks first), and the two meet near 1 g (the split, 81.7 % front, is the ideal one
+    there)."""
+    brakes = load_brake_system(NAME, car.wheel_names)
+    fz, com, xc = at_rest(car)
+    W = car.total_mass_kg * G
+    transfer = W * com[2] / (xc[:2].mean() - xc[2:].mean())
+    force_gain = brakes.torque_gain_Nm_per_Pa / (car.tire_p[:, P_R0] - fz / car.tire_p[:, P_CZ])    # [N/Pa]
+    share_front = force_gain[:2].sum() / force_gain.sum()
+    assert share_front == pytest.approx(0.817, abs=0.002)
+    z = np.linspace(0.15, 0.8, 14)
+    front = share_front * z * W / (fz[:2].sum() + z * transfer)
+    rear = (1.0 - share_front) * z * W / (fz[2:].sum() - z * transfer)
+    assert np.all(front > rear)
+    f1, r1 = (share_front * W / (fz[:2].sum() + transfer), (1.0 - share_front) * W / (fz[2:].sum() - transfer))
+    assert f1 == pytest.approx(r1, rel=0.05)
+
+
+def test_midsize14_pedal_ramp_locks_its_wheels_at_the_tires_grip(car):
+    """A pedal ramp from 0 to 400 N over 3 s from 100 km/h on the dry road (mu = 1), without a controller
+    (``chassis_control.closed_loop.run``): the car decelerates beyond 1 g (the Pacejka (2006) tire's
+    longitudinal peak is about 1.2) and the wheels lock (slip beyond 0.2) at 116 bar (rear) and 127 bar
+    (front), left and right together: beyond the 1 g of the sizing the rear, whose load falls with the
+    deceleration, locks first (below 0.8 g the front would: the test above)."""
+    brakes = load_brake_system(NAME, car.wheel_names)
+    res = run(car, "flat", 3.0, OpenLoopDriver(pedal_force_N=[(0.0, 0.0), (3.0, 400.0)]), brakes, v0=100 / 3.6)
+    lock_bar = {}
+    for w in car.wheel_names:
+        k = int(np.argmax(np.abs(res[f"wheel_{w}.slip"]) > 0.2))
+        assert k > 0, w
+        lock_bar[w] = res[f"brakes.pressure_{w}"][k] / PA_PER_BAR
+    assert lock_bar["FL"] == pytest.approx(lock_bar["FR"], abs=1e-9)
+    assert lock_bar["RL"] == pytest.approx(lock_bar["RR"], abs=1e-9)
+    assert lock_bar["FL"] == pytest.approx(126.9, abs=1.0) and lock_bar["RL"] == pytest.approx(116.1, abs=1.0)
+    assert -res["chassis.ax"].min() > 1.1 * G
