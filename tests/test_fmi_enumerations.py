@@ -82,9 +82,12 @@ def test_var_refuses_choices_on_a_string():
 
 
 def test_shipped_roads_are_the_road_enumeration():
+    """Every shipped road file is an item, once; a road added later is appended (earlier item values stay)."""
     from fmu_vehicle.fmi.roads import SHIPPED_ROADS
     from fmu_vehicle.road.loader import shipped_roads
-    assert list(SHIPPED_ROADS) == shipped_roads()
+    assert sorted(SHIPPED_ROADS) == shipped_roads()
+    assert SHIPPED_ROADS[:9] == ("bumpy", "csv_example", "flat", "iso8608_c", "iso8608_c_two_track",
+                                 "one_sided_bumps", "slope16_5", "split_mu", "two_track_example")
 
 
 SELECT_CHILD = r"""

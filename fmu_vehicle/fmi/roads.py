@@ -13,9 +13,10 @@ from .messages import short
 from .resource_files import load_file
 
 SHIPPED_ROADS = ("bumpy", "csv_example", "flat", "iso8608_c", "iso8608_c_two_track", "one_sided_bumps", "slope16_5",
-                 "split_mu", "two_track_example")
+                 "split_mu", "two_track_example", "low_mu")
 """The road files shipped in ``resources/roads`` (``road.loader.shipped_roads``): the options of the ``road``
-enumeration of the FMUs that carry a road, in this order (item values 1, 2, ...)."""
+enumeration of the FMUs that carry a road, in this order (item values 1, 2, ...): the first nine in name order,
+later ones appended, so that a system file's item values stay valid."""
 
 
 def road_parameters(road) -> dict[str, str]:
