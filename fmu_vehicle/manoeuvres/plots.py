@@ -161,3 +161,60 @@ def plot_kinematics(path: str | os.PathLike, table, *, title: str | None = None)
                     transform=ax.transAxes, va="top", fontsize=8)
     fig.suptitle(fit_title(title or f"Suspension kinematics: {table.name}", fig.get_figwidth(), 12))
     return save_figure(fig, path)
+
+
+def plot_sine_with_dwell(path: str | os.PathLike, runs, *,
+                         title: str = "Sine with dwell (UN R140 Annex 3, FMVSS 126 S7)") -> Path:
+    """The sine-with-dwell runs of one amplitude overlaid (e.g. ESC off and on): steering-wheel angle, yaw rate
+    with the first peak after the steering reversal and the 35 % and 20 % limits at COS + 1.0 s and
+    COS + 1.75 s, and the lateral displacement (a_y integrated twice from BOS) with the 1.83 m limit at
+    BOS + 1.07 s. ``runs``: dicts with ``label``, ``t`` [s], ``steering_wheel_angle`` [rad], ``yaw_rate``
+    [rad/s], ``ay`` [m/s^2] and ``row`` (their :func:`~fmu_vehicle.manoeuvres.sine_with_dwell.swd_criteria`)."""
+    from .sine_with_dwell import (DISPLACEMENT_MIN_M, DISPLACEMENT_TIME_S, YAW_RATE_CHECKS,
+                                  lateral_displacement_series)
+
+    fig = new_figure(9.0, 9.0)
+    ax0, ax1, ax2 = fig.subplots(3, 1, sharex=True)
+    for k, run in enumerate(runs):
+        colour, row = f"C{k}", run["row"]
+        t = np.asarray(run["t"], dtype=float)
+        s = 1.0 if row["direction"] == "counter-clockwise" else -1.0
+        verdict = "pass" if row["passed"] else f"FAIL: {row['failed']}"
+        ax0.plot(t, np.degrees(run["steering_wheel_angle"]), c=colour, lw=1.2, label=run["label"])
+        ax1.plot(t, np.degrees(run["yaw_rate"]), c=colour, lw=1.2,
+                 label=f"{run['label']}: {row['yaw_rate_ratio_1s_pct']:.1f} %, {row['yaw_rate_ratio_1_75s_pct']:.1f} %"
+                       f" ({verdict})")
+        peak = -s * row["peak_yaw_rate_deg_s"]
+        ax1.axhline(peak, c=colour, ls=":", lw=0.8)
+        for after, limit in YAW_RATE_CHECKS:
+            tc = row["cos_s"] + after
+            ax1.axvline(tc, c="k", ls="--", lw=0.6)
+            ax1.plot([tc - 0.12, tc + 0.12], [peak * limit / 100.0] * 2, c=colour, lw=2.0)
+            ax1.annotate(f"{limit:g} %", (tc + 0.14, peak * limit / 100.0), fontsize=7, va="center", color=colour)
+            ax1.plot([tc], [float(np.interp(tc, t, np.degrees(run["yaw_rate"])))], "o", ms=4, c=colour)
+        tt, y = lateral_displacement_series(t, run["ay"], row["bos_s"])
+        keep = tt <= row["cos_s"]                  # the steer; afterwards the double integral drifts off
+        ax2.plot(tt[keep], s * y[keep], c=colour, lw=1.2,
+                 label=f"{run['label']}: {row['lateral_displacement_m']:.2f} m at BOS + {DISPLACEMENT_TIME_S:g} s"
+                       + ("" if row["lateral_displacement_applies"] else " (criterion applies from 5 A)"))
+        tb = row["bos_s"] + DISPLACEMENT_TIME_S
+        ax2.axvline(tb, c="k", ls="--", lw=0.6)
+        ax2.plot([tb], [row["lateral_displacement_m"]], "o", ms=4, c=colour)
+    if runs:
+        row = runs[0]["row"]
+        for ax in (ax0, ax1, ax2):
+            ax.axvline(row["bos_s"], c="tab:gray", lw=0.6)
+            ax.axvline(row["cos_s"], c="tab:gray", lw=0.6)
+        ax0.annotate("BOS", (row["bos_s"], 0.0), fontsize=7, xytext=(2, 2), textcoords="offset points")
+        ax0.annotate("COS", (row["cos_s"], 0.0), fontsize=7, xytext=(2, 2), textcoords="offset points")
+        title = f"{title}: {row['amplitude_deg']:.1f} deg = {row['amplitude_A']:.2f} A ({row['direction']})"
+    ax2.axhline(DISPLACEMENT_MIN_M, c="tab:red", lw=0.8, label=f"{DISPLACEMENT_MIN_M:g} m")
+    ax0.set_ylabel("steering-wheel angle [deg]")
+    ax1.set_ylabel("yaw rate [deg/s]")
+    ax2.set_ylabel("lateral displacement [m]\n(in the first lobe's direction)")
+    ax2.set_xlabel("time [s]")
+    for ax in (ax0, ax1, ax2):
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7, loc="upper right")
+    fig.suptitle(fit_title(title, fig.get_figwidth(), 12))
+    return save_figure(fig, path)

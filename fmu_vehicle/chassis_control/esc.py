@@ -1,0 +1,140 @@
+"""ESC (electronic stability control, yaw control): a yaw-rate reference from the driver's steering, a
+differential brake against the yaw-rate error, and a sideslip limit. Described in docs/chassis_control.md §4.
+
+At each sample (period T, sensors of ``ecu.Sensors``):
+
+1. Reference. The steady-state yaw rate of the linear single-track model of the vehicle
+   (:class:`~fmu_vehicle.manoeuvres.single_track.SingleTrack`, the constants of ``ControlledVehicle``) for the
+   steering-wheel angle delta_sw at the speed v_x, capped by what the road can carry, then lagged::
+
+       r_lin = v_x / (L (1 + K v_x^2)) delta_sw / i_s            (SingleTrack.yaw_rate_gain)
+       r_cap = clip(r_lin, -mu g / v_x, mu g / v_x)             mu: ``friction_coefficient``
+       r_ref += (r_cap - r_ref) (1 - exp(-T / tau_ref))          tau_ref: ``reference_time_constant_s``
+
+   mu is a tuning value (the friction the reference assumes, 1.0 for a dry road), not an estimate: on a road
+   of lower friction the reference asks for more yaw than the car can make, which the understeer dead band
+   and the sideslip limit below keep from turning into a brake on the inner rear wheel that spins the car.
+2. Sideslip. The sideslip angle beta is not a sensor: it is estimated from its kinematic rate
+   d(beta)/dt = a_y / v_x - r (a constant v_x, small beta), integrated with a leak that forgets the drift of
+   sensor offsets::
+
+       beta += T (a_y / v_x - r - beta / tau_leak)               tau_leak: ``sideslip_leak_time_s``
+
+3. Control signal, in rad/s of yaw rate (e = r - r_ref, de/dt its difference over one sample)::
+
+       c = e + T_d de/dt - k_beta (beta - clip(beta, -beta_max, beta_max))
+
+   The correcting yaw moment has the sign of -c: a brake on a left wheel turns the car to the left, one on a
+   right wheel to the right, so the wheel is on the side sign(-c) (+1 left).
+4. Wheel and pressure. If that moment opposes the present yaw rate (sign(c) = sign(r): the car yaws more
+   than the reference, or the wrong way: oversteer) the brake goes on the front wheel on that side, the
+   OUTER front wheel of the turn; otherwise (it adds yaw: understeer) on the rear wheel on that side, the
+   INNER rear wheel. With the dead band d of that case (``deadband_oversteer_rad_s``,
+   ``deadband_understeer_rad_s``) and v_x above ``min_speed_m_s``::
+
+       active  if  |c| > d
+       p = min(k_p (|c| - d), p_max_front or p_max_rear)          k_p: ``pressure_gain_Pa_s_per_rad``
+
+   ``commands.active_pressure`` of that wheel becomes max(its value, p) (the pump builds it where it is above
+   the driver's pressure; ABS acts after ESC and limits it), and while active the drive-torque factor is at
+   most ``drive_torque_factor_active`` (an engine torque reduction).
+
+The state (``state``: r_ref, beta, the last e, and the diagnostics of the last sample) is everything carried
+from one sample to the next.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..manoeuvres.single_track import G, SingleTrack
+from .ecu import ControlledVehicle, Commands, Sensors, tuning_value
+
+# state layout
+_R_REF, _BETA, _E_PREV, _R_CAP, _ERROR, _SIGNAL, _ACTIVE, _WHEEL, _PRESSURE, _VALID = range(10)
+
+
+class StabilityControl:
+    """ESC (module docstring): ``name`` "esc" in the tuning file and in ``enabled``."""
+
+    name = "esc"
+    OUTPUTS = (("yaw_rate_ref", "rad/s", "yaw-rate reference r_ref (capped single-track steady state, lagged)"),
+               ("yaw_rate_error", "rad/s", "yaw-rate error e = r - r_ref"),
+               ("control_signal", "rad/s", "control signal c = e + T_d de/dt - sideslip term"),
+               ("sideslip_estimate", "rad", "estimated sideslip angle beta (leaky integral of a_y / v_x - r)"),
+               ("active", "1", "1 while ESC brakes a wheel, else 0"),
+               ("wheel", "1", "index of the braked wheel in the vehicle's wheel order, -1 for none"),
+               ("pressure_request", "Pa", "active pressure requested on that wheel"))
+
+    def __init__(self, vehicle: ControlledVehicle, tuning: dict):
+        src = self.name
+        self.vehicle = vehicle
+        self.model = SingleTrack(vehicle.mass_kg, vehicle.yaw_inertia_kg_m2, vehicle.a_m, vehicle.b_m,
+                                 vehicle.cf_N_per_rad, vehicle.cr_N_per_rad, vehicle.steering_ratio)
+        self.min_speed = tuning_value(tuning, "min_speed_m_s", src, 0.1, 100.0)
+        self.mu = tuning_value(tuning, "friction_coefficient", src, 0.05, 2.0)
+        self.tau_ref = tuning_value(tuning, "reference_time_constant_s", src, 0.0, 5.0)
+        self.tau_leak = tuning_value(tuning, "sideslip_leak_time_s", src, 0.01, 100.0)
+        self.beta_max = tuning_value(tuning, "sideslip_limit_rad", src, 0.0, 1.0)
+        self.k_beta = tuning_value(tuning, "sideslip_gain_rad_s_per_rad", src, 0.0, 100.0)
+        self.t_d = tuning_value(tuning, "derivative_time_s", src, 0.0, 1.0)
+        self.db_over = tuning_value(tuning, "deadband_oversteer_rad_s", src, 0.0, 10.0)
+        self.db_under = tuning_value(tuning, "deadband_understeer_rad_s", src, 0.0, 10.0)
+        self.k_p = tuning_value(tuning, "pressure_gain_Pa_s_per_rad", src, 0.0, 1e10)
+        self.p_front = tuning_value(tuning, "max_pressure_front_Pa", src, 0.0, 5e7)
+        self.p_rear = tuning_value(tuning, "max_pressure_rear_Pa", src, 0.0, 5e7)
+        self.torque_factor = tuning_value(tuning, "drive_torque_factor_active", src, 0.0, 1.0)
+        self.front = np.asarray(vehicle.front, dtype=bool)
+        self.side = np.asarray(vehicle.side, dtype=float)
+        self.state = np.zeros(10)
+        self.reset()
+
+    def reset(self):
+        self.state[:] = 0.0
+        self.state[_WHEEL] = -1.0
+
+    def reference(self, steering_wheel_angle: float, vx: float) -> float:
+        """The capped steady-state reference r_cap [rad/s] (module docstring, step 1) for a steering-wheel
+        angle [rad] at ``vx`` [m/s] (> 0)."""
+        r_lin = self.model.yaw_rate_gain(vx) * steering_wheel_angle
+        cap = self.mu * G / vx
+        return min(max(r_lin, -cap), cap)
+
+    def _wheel(self, left: bool, front: bool) -> int:
+        k = np.flatnonzero((self.front == front) & ((self.side > 0.0) == left))
+        return int(k[0]) if k.size else -1
+
+    def step(self, sensors: Sensors, commands: Commands, period_s: float) -> None:
+        s = self.state
+        vx, r = sensors.vx, sensors.yaw_rate
+        if vx <= self.min_speed:
+            self.reset()
+            return
+        r_cap = self.reference(sensors.steering_wheel_angle, vx)
+        if s[_VALID] == 0.0 or self.tau_ref == 0.0:
+            s[_R_REF] = r_cap
+        else:
+            s[_R_REF] += (r_cap - s[_R_REF]) * (1.0 - math.exp(-period_s / self.tau_ref))
+        s[_BETA] += period_s * (sensors.ay / vx - r - s[_BETA] / self.tau_leak)
+        e = r - s[_R_REF]
+        de = (e - s[_E_PREV]) / period_s if s[_VALID] != 0.0 else 0.0
+        beta = s[_BETA]
+        c = e + self.t_d * de - self.k_beta * (beta - min(max(beta, -self.beta_max), self.beta_max))
+        oversteer = c * r > 0.0
+        dead = self.db_over if oversteer else self.db_under
+        s[_R_CAP], s[_ERROR], s[_SIGNAL], s[_E_PREV], s[_VALID] = r_cap, e, c, e, 1.0
+        s[_ACTIVE], s[_WHEEL], s[_PRESSURE] = 0.0, -1.0, 0.0
+        if abs(c) <= dead:
+            return
+        w = self._wheel(left=c < 0.0, front=oversteer)
+        if w < 0:
+            return
+        p = min(self.k_p * (abs(c) - dead), self.p_front if oversteer else self.p_rear)
+        commands.active_pressure[w] = max(commands.active_pressure[w], p)
+        commands.drive_torque_factor = min(commands.drive_torque_factor, self.torque_factor)
+        s[_ACTIVE], s[_WHEEL], s[_PRESSURE] = 1.0, float(w), p
+
+    def output_values(self) -> np.ndarray:
+        s = self.state
+        return np.array([s[_R_REF], s[_ERROR], s[_SIGNAL], s[_BETA], s[_ACTIVE], s[_WHEEL], s[_PRESSURE]])
