@@ -41,8 +41,6 @@ the zero offsets of steering-wheel angle, yaw rate and lateral acceleration are 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-
 import numpy as np
 
 from ..driver.profile import SteeringProfile
@@ -245,8 +243,8 @@ def swd_criteria(t, steering_wheel_angle, yaw_rate, ay, *, A_rad: float, x=None,
     Row: direction, amplitude_deg, amplitude_A (amplitude / A), A_deg, bos_s, cos_s, speed_at_bos_km_h,
     peak_yaw_rate_deg_s (> 0, in the direction of the second lobe), yaw_rate_ratio_1s_pct and
     yaw_rate_ratio_1_75s_pct (signed: > 0 the car still yaws the way of the second lobe),
-    lateral_displacement_m (regulation), lateral_displacement_ground_m, heading_change_deg (at the end of the
-    series), yaw_rate_1s_pass, yaw_rate_1_75s_pass, lateral_displacement_applies, lateral_displacement_pass
+    lateral_displacement_m (regulation), lateral_displacement_ground_m, heading_change_deg (BOS to
+    COS + 1.75 s), yaw_rate_1s_pass, yaw_rate_1_75s_pass, lateral_displacement_applies, lateral_displacement_pass
     (True where it does not apply), passed, failed (the failed criteria's names, comma-separated, '' if none)."""
     t = _series("t", t)
     if t.size < 3 or np.any(np.diff(t) <= 0.0):
@@ -320,71 +318,58 @@ def swd_criteria(t, steering_wheel_angle, yaw_rate, ay, *, A_rad: float, x=None,
 
 
 # ---------------------------------------------------------------------------------------------- runners
-@dataclass
-class _Coast:
-    """Open-loop driver: the steering profile, pedal and drive torque 0 (the closed-loop runner's interface)."""
+# A run is asked of ``simulate(steer, duration_s, stop=None) -> Result``: the car, entered at 80 km/h coasting
+# (pedal and drive torque 0), steered by the SteeringProfile ``steer`` for ``duration_s`` [s], ``stop(outputs)``
+# True ending it early; the Result has the full vehicle's chassis.* outputs and, if the simulation records it,
+# driver.steering_wheel_angle. With the hydraulic brakes and a chassis-control unit (docs/chassis_control.md §5):
+#     simulate = lambda steer, duration, stop=None: closed_loop.run(car, "flat", duration,
+#         OpenLoopDriver(steer), brakes, controller, v0=SPEED_M_S, stop=stop)
+def _steering(res, steer: SteeringProfile) -> np.ndarray:
+    """The recorded steering-wheel angle, or the profile's at the recorded times."""
+    return res["driver.steering_wheel_angle"] if "driver.steering_wheel_angle" in res else steer.angle(res.t)
 
-    steer: SteeringProfile
 
-    def command(self, t: float, h: float, outputs: dict):
-        return float(self.steer.angle(t + h)), 0.0, 0.0
-
-
-def run_slowly_increasing_steer(car, brakes, controller=None, *, direction: int = 1, road="flat",
-                                speed_m_s: float = SPEED_M_S, t_start: float = STEER_START_S):
-    """The SIS of ``car`` with its ``brakes`` (and ``controller`` or None) coasting from ``speed_m_s``: the
-    ramp until |a_y| passes 0.5 g. Returns (Result, the fit of :func:`angle_at_lateral_acceleration` with
-    ``speed_at_A_km_h``, the speed where a_y is 0.3 g)."""
-    from ..chassis_control.closed_loop import run
-
+def run_slowly_increasing_steer(simulate, *, direction: int = 1, t_start: float = STEER_START_S):
+    """The SIS through ``simulate`` (above): the ramp until |a_y| passes 0.5 g. Returns (Result, the fit of
+    :func:`angle_at_lateral_acceleration` with ``speed_at_A_km_h``, the speed where |a_y| is nearest 0.3 g)."""
     profile = slowly_increasing_steer_profile(direction=direction, t_start=t_start)
-    duration = t_start + math.radians(90.0) / SIS_RATE_RAD_S
-    res = run(car, road, round(duration, 3), _Coast(profile), brakes, controller, v0=speed_m_s,
-              stop=lambda out: abs(out["chassis.ay"]) > SIS_END_AY_M_S2)
-    fit = angle_at_lateral_acceleration(res["driver.steering_wheel_angle"], res["chassis.ay"])
+    duration = round(t_start + math.radians(90.0) / SIS_RATE_RAD_S, 3)
+    res = simulate(profile, duration, stop=lambda out: abs(out["chassis.ay"]) > SIS_END_AY_M_S2)
+    fit = angle_at_lateral_acceleration(_steering(res, profile), res["chassis.ay"])
     k = int(np.argmin(np.abs(np.abs(res["chassis.ay"]) - A_AY_M_S2)))
     fit["speed_at_A_km_h"] = 3.6 * float(res["chassis.vx"][k])
     return res, fit
 
 
-def find_A(car, brakes, controller=None, *, road="flat", speed_m_s: float = SPEED_M_S) -> dict:
+def find_A(simulate) -> dict:
     """A [rad] as the regulations define it: the mean of |A| of the SIS to the left and to the right (one run
     each: the simulation repeats exactly). Returns A_rad and the fit of each direction ("left", "right")."""
-    fits = {}
-    for d, name in ((1, "left"), (-1, "right")):
-        fits[name] = run_slowly_increasing_steer(car, brakes, controller, direction=d, road=road,
-                                                 speed_m_s=speed_m_s)[1]
+    fits = {name: run_slowly_increasing_steer(simulate, direction=d)[1] for d, name in ((1, "left"), (-1, "right"))}
     return {"A_rad": 0.5 * (fits["left"]["A_rad"] + fits["right"]["A_rad"]), **fits}
 
 
-def run_sine_with_dwell(car, brakes, controller, amplitude_rad: float, *, A_rad: float, direction: int = 1,
-                        road="flat", speed_m_s: float = SPEED_M_S, t_start: float = STEER_START_S):
-    """One SWD run of ``car`` with its ``brakes`` and ``controller`` (a ChassisController or None) at
-    ``amplitude_rad``, entered coasting at ``speed_m_s``. Returns (Result, the row of :func:`swd_criteria`
-    with ``controller``: the enabled functions, '' for none)."""
-    from ..chassis_control.closed_loop import run
-
+def run_sine_with_dwell(simulate, amplitude_rad: float, *, A_rad: float, direction: int = 1,
+                        t_start: float = STEER_START_S):
+    """One SWD run through ``simulate`` (above) at ``amplitude_rad`` in ``direction``, until 2 s after COS.
+    Returns (Result, the row of :func:`swd_criteria`)."""
     profile = sine_with_dwell_profile(amplitude_rad, direction=direction, t_start=t_start)
-    duration = round(t_start + steer_duration_s() + SETTLE_AFTER_S, 2)
-    res = run(car, road, duration, _Coast(profile), brakes, controller, v0=speed_m_s)
-    row = swd_criteria(res.t, res["driver.steering_wheel_angle"], res["chassis.yaw_rate"], res["chassis.ay"],
-                       A_rad=A_rad, x=res["chassis.x"], y=res["chassis.y"], yaw=res["chassis.yaw"],
-                       vx=res["chassis.vx"], zero_before=t_start)
-    row["controller"] = "" if controller is None else ",".join(n for n, on in controller.enabled.items() if on)
+    res = simulate(profile, round(t_start + steer_duration_s() + SETTLE_AFTER_S, 2))
+    row = swd_criteria(res.t, _steering(res, profile), res["chassis.yaw_rate"], res["chassis.ay"], A_rad=A_rad,
+                       x=res["chassis.x"], y=res["chassis.y"], yaw=res["chassis.yaw"], vx=res["chassis.vx"],
+                       zero_before=t_start)
     return res, row
 
 
-def run_series(car, brakes, controller=None, *, A_rad: float | None = None, directions=(1, -1), multiples=None,
-               road="flat") -> list[dict]:
-    """The SWD series: for each direction, each amplitude of :func:`amplitude_series` (or only those whose
-    multiple of A is in ``multiples``), one run; A from :func:`find_A` of the car without controller if not
-    given. Returns the rows in run order."""
+def run_series(simulate, *, A_rad: float | None = None, directions=(1, -1), multiples=None) -> list[dict]:
+    """The SWD series through ``simulate`` (above): for each direction, each amplitude of
+    :func:`amplitude_series` (or only those whose multiple of A is in ``multiples``), one run; A from
+    :func:`find_A` through the same ``simulate`` if not given (the regulations find A on the car as tested).
+    Returns the rows in run order."""
     if A_rad is None:
-        A_rad = find_A(car, brakes, None, road=road)["A_rad"]
+        A_rad = find_A(simulate)["A_rad"]
     rows = []
     for d in directions:
         for k, amp in amplitude_series(A_rad):
-            if multiples is not None and not any(abs(k - m) < 1e-9 for m in multiples):
-                continue
-            rows.append(run_sine_with_dwell(car, brakes, controller, amp, A_rad=A_rad, direction=d, road=road)[1])
+            if multiples is None or any(abs(k - m) < 1e-9 for m in multiples):
+                rows.append(run_sine_with_dwell(simulate, amp, A_rad=A_rad, direction=d)[1])
     return rows
