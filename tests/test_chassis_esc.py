@@ -209,22 +209,23 @@ def test_esc_brakes_the_outer_front_wheel_against_oversteer_and_the_inner_rear_a
             f.reset()
             c = Commands.neutral(4)
             f.step(_sensors(0.0, sign * (r_ref + dr), sign * swa, v), c, 0.01)
-            expect = min(tuning["pressure_gain_Pa_s_per_rad"] * (0.2 - tuning[dead]),
+            expect = min(tuning["max_pressure_front_Pa"] * (0.2 - tuning[dead]) / tuning["full_pressure_error_rad_s"],
                          tuning["max_pressure_front_Pa" if dr > 0 else "max_pressure_rear_Pa"])
             assert c.active_pressure[names.index(wheel)] == pytest.approx(expect, rel=1e-9), (sign, dr)
             assert np.count_nonzero(c.active_pressure) == 1 and c.drive_torque_factor == 0.0
-            assert f.output_values()[4] == 1.0 and f.output_values()[5] == names.index(wheel)
+            assert f.output_values()[4] == 1.0 and f.output_values()[5] == names.index(wheel) + 1
     for r, vx in ((r_ref + 0.02, v), (5.0, 4.0)):
         f.reset()
         c = Commands.neutral(4)
         f.step(_sensors(0.0, r, swa, vx), c, 0.01)
-        assert not c.active_pressure.any() and c.drive_torque_factor == 1.0
+        assert not c.active_pressure.any() and c.drive_torque_factor == 1.0 and f.output_values()[5] == 0.0
 
 
 def test_esc_state_is_restored_bit_for_bit_and_a_bad_tuning_is_named(car, brakes):
     """A closed-loop-like sequence of samples (a left-right swerve with a sideslip building up): the unit's
     state taken after 60 samples and set into a fresh unit gives the next 60 samples' commands and
-    diagnostics bit for bit; a missing or out-of-range tuning value names esc.<key>."""
+    diagnostics bit for bit; a missing or out-of-range tuning value names esc.<key>, an unknown key is
+    refused; the tuning file's keys are those of StabilityControl.TUNING (the FMU's parameters)."""
     cv = ControlledVehicle.of(car, brakes)
     seq = [_sensors(0.01 * k, 0.4 * math.sin(0.05 * k), 2.0 * math.sin(0.045 * k), 22.0 - 0.02 * k,
                     ay=6.0 * math.sin(0.05 * k - 0.3)) for k in range(120)]
@@ -245,8 +246,13 @@ def test_esc_state_is_restored_bit_for_bit_and_a_bad_tuning_is_named(car, brakes
     assert np.array(out_a)[:, active].max() == 1.0          # ESC acted in the part compared
     assert np.array_equal(a.get_state(), b.get_state())
     tuning = load_tuning()
-    del tuning["esc"]["pressure_gain_Pa_s_per_rad"]
-    with pytest.raises(ModelError, match=r"esc\.pressure_gain_Pa_s_per_rad"):
+    assert list(tuning["esc"]) == list(esc_module.StabilityControl.TUNING)      # every key has its table row
+    del tuning["esc"]["full_pressure_error_rad_s"]
+    with pytest.raises(ModelError, match=r"esc\.full_pressure_error_rad_s"):
+        ChassisController(cv, tuning, enabled=ESC_ALONE)
+    tuning = load_tuning()
+    tuning["esc"]["pressure_gain"] = 1.0
+    with pytest.raises(ModelError, match="unknown tuning key.*pressure_gain"):
         ChassisController(cv, tuning, enabled=ESC_ALONE)
     tuning = load_tuning()
     tuning["esc"]["friction_coefficient"] = 0.0

@@ -32,8 +32,10 @@ At each sample (period T, sensors of ``ecu.Sensors``):
    INNER rear wheel. With the dead band d of that case (``deadband_oversteer_rad_s``,
    ``deadband_understeer_rad_s``) and v_x above ``min_speed_m_s``::
 
-       active  if  |c| > d
-       p = min(k_p (|c| - d), p_max_front or p_max_rear)          k_p: ``pressure_gain_Pa_s_per_rad``
+           active  if  |c| > d
+       p = min(p_max_front (|c| - d) / c_full, p_max_front or p_max_rear)   c_full: ``full_pressure_error_rad_s``
+
+   (a proportional gain k_p = p_max_front / c_full: the front cap is reached c_full beyond the dead band)
 
    ``commands.active_pressure`` of that wheel becomes max(its value, p) (the pump builds it where it is above
    the driver's pressure; ABS acts after ESC and limits it), and while active the drive-torque factor is at
@@ -48,6 +50,7 @@ import math
 
 import numpy as np
 
+from ..errors import ModelError
 from ..manoeuvres.single_track import G, SingleTrack
 from .ecu import ControlledVehicle, Commands, Sensors, tuning_value
 
@@ -59,32 +62,46 @@ class StabilityControl:
     """ESC (module docstring): ``name`` "esc" in the tuning file and in ``enabled``."""
 
     name = "esc"
+    TUNING = {
+        "min_speed_m_s": ("m/s", "below this speed ESC is off and reset", 0.1, 100.0),
+        "friction_coefficient": ("1", "friction mu of the cap mu g / v_x on the yaw-rate reference", 0.05, 2.0),
+        "reference_time_constant_s": ("s", "first-order lag of the yaw-rate reference (0: none)", 0.0, 5.0),
+        "sideslip_leak_time_s": ("s", "leak time constant of the sideslip estimate", 0.01, 100.0),
+        "sideslip_limit_rad": ("rad", "estimated sideslip beyond which the sideslip term acts", 0.0, 1.0),
+        "sideslip_gain_rad_s_per_rad": ("1/s", "yaw-rate equivalent of the sideslip excess", 0.0, 100.0),
+        "derivative_time_s": ("s", "derivative time of the yaw-rate error", 0.0, 1.0),
+        "deadband_oversteer_rad_s": ("rad/s", "dead band of the control signal against oversteer", 0.0, 10.0),
+        "deadband_understeer_rad_s": ("rad/s", "dead band of the control signal against understeer", 0.0, 10.0),
+        "full_pressure_error_rad_s": ("rad/s", "control signal beyond the dead band that asks for the front "
+                                      "pressure cap", 1e-3, 10.0),
+        "max_pressure_front_Pa": ("Pa", "largest active pressure on a front wheel", 0.0, 5e7),
+        "max_pressure_rear_Pa": ("Pa", "largest active pressure on a rear wheel", 0.0, 5e7),
+        "drive_torque_factor_active": ("1", "largest drive-torque factor while ESC brakes a wheel", 0.0, 1.0),
+    }
+    """key -> (unit, description, min, max) of the tuning values (section ``esc`` of the tuning file)."""
     OUTPUTS = (("yaw_rate_ref", "rad/s", "yaw-rate reference r_ref (capped single-track steady state, lagged)"),
                ("yaw_rate_error", "rad/s", "yaw-rate error e = r - r_ref"),
                ("control_signal", "rad/s", "control signal c = e + T_d de/dt - sideslip term"),
                ("sideslip_estimate", "rad", "estimated sideslip angle beta (leaky integral of a_y / v_x - r)"),
                ("active", "1", "1 while ESC brakes a wheel, else 0"),
-               ("wheel", "1", "index of the braked wheel in the vehicle's wheel order, -1 for none"),
+               ("wheel", "1", "the braked wheel: its place in the vehicle's wheel order counted from 1; 0 for none"),
                ("pressure_request", "Pa", "active pressure requested on that wheel"))
 
     def __init__(self, vehicle: ControlledVehicle, tuning: dict):
-        src = self.name
-        self.vehicle = vehicle
+        unknown = sorted(set(tuning) - set(self.TUNING))
+        if unknown:
+            raise ModelError(f"esc: unknown tuning key(s) {', '.join(unknown)}; valid: {', '.join(self.TUNING)}")
+        v = {k: tuning_value(tuning, k, self.name, lo, hi) for k, (_u, _d, lo, hi) in self.TUNING.items()}
         self.model = SingleTrack(vehicle.mass_kg, vehicle.yaw_inertia_kg_m2, vehicle.a_m, vehicle.b_m,
                                  vehicle.cf_N_per_rad, vehicle.cr_N_per_rad, vehicle.steering_ratio)
-        self.min_speed = tuning_value(tuning, "min_speed_m_s", src, 0.1, 100.0)
-        self.mu = tuning_value(tuning, "friction_coefficient", src, 0.05, 2.0)
-        self.tau_ref = tuning_value(tuning, "reference_time_constant_s", src, 0.0, 5.0)
-        self.tau_leak = tuning_value(tuning, "sideslip_leak_time_s", src, 0.01, 100.0)
-        self.beta_max = tuning_value(tuning, "sideslip_limit_rad", src, 0.0, 1.0)
-        self.k_beta = tuning_value(tuning, "sideslip_gain_rad_s_per_rad", src, 0.0, 100.0)
-        self.t_d = tuning_value(tuning, "derivative_time_s", src, 0.0, 1.0)
-        self.db_over = tuning_value(tuning, "deadband_oversteer_rad_s", src, 0.0, 10.0)
-        self.db_under = tuning_value(tuning, "deadband_understeer_rad_s", src, 0.0, 10.0)
-        self.k_p = tuning_value(tuning, "pressure_gain_Pa_s_per_rad", src, 0.0, 1e10)
-        self.p_front = tuning_value(tuning, "max_pressure_front_Pa", src, 0.0, 5e7)
-        self.p_rear = tuning_value(tuning, "max_pressure_rear_Pa", src, 0.0, 5e7)
-        self.torque_factor = tuning_value(tuning, "drive_torque_factor_active", src, 0.0, 1.0)
+        self.min_speed, self.mu = v["min_speed_m_s"], v["friction_coefficient"]
+        self.tau_ref, self.tau_leak = v["reference_time_constant_s"], v["sideslip_leak_time_s"]
+        self.beta_max, self.k_beta = v["sideslip_limit_rad"], v["sideslip_gain_rad_s_per_rad"]
+        self.t_d = v["derivative_time_s"]
+        self.db_over, self.db_under = v["deadband_oversteer_rad_s"], v["deadband_understeer_rad_s"]
+        self.p_front, self.p_rear = v["max_pressure_front_Pa"], v["max_pressure_rear_Pa"]
+        self.k_p = self.p_front / v["full_pressure_error_rad_s"]
+        self.torque_factor = v["drive_torque_factor_active"]
         self.front = np.asarray(vehicle.front, dtype=bool)
         self.side = np.asarray(vehicle.side, dtype=float)
         self.state = np.zeros(10)
@@ -92,7 +109,6 @@ class StabilityControl:
 
     def reset(self):
         self.state[:] = 0.0
-        self.state[_WHEEL] = -1.0
 
     def reference(self, steering_wheel_angle: float, vx: float) -> float:
         """The capped steady-state reference r_cap [rad/s] (module docstring, step 1) for a steering-wheel
@@ -124,7 +140,7 @@ class StabilityControl:
         oversteer = c * r > 0.0
         dead = self.db_over if oversteer else self.db_under
         s[_R_CAP], s[_ERROR], s[_SIGNAL], s[_E_PREV], s[_VALID] = r_cap, e, c, e, 1.0
-        s[_ACTIVE], s[_WHEEL], s[_PRESSURE] = 0.0, -1.0, 0.0
+        s[_ACTIVE], s[_WHEEL], s[_PRESSURE] = 0.0, 0.0, 0.0
         if abs(c) <= dead:
             return
         w = self._wheel(left=c < 0.0, front=oversteer)
@@ -133,7 +149,7 @@ class StabilityControl:
         p = min(self.k_p * (abs(c) - dead), self.p_front if oversteer else self.p_rear)
         commands.active_pressure[w] = max(commands.active_pressure[w], p)
         commands.drive_torque_factor = min(commands.drive_torque_factor, self.torque_factor)
-        s[_ACTIVE], s[_WHEEL], s[_PRESSURE] = 1.0, float(w), p
+        s[_ACTIVE], s[_WHEEL], s[_PRESSURE] = 1.0, float(w + 1), p
 
     def output_values(self) -> np.ndarray:
         s = self.state
