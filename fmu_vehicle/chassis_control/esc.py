@@ -12,8 +12,8 @@ At each sample (period T, sensors of ``ecu.Sensors``):
        r_ref += (r_cap - r_ref) (1 - exp(-T / tau_ref))          tau_ref: ``reference_time_constant_s``
 
    mu is a tuning value (the friction the reference assumes, 1.0 for a dry road), not an estimate: on a road
-   of lower friction the reference asks for more yaw than the car can make, which the understeer dead band
-   and the sideslip limit below keep from turning into a brake on the inner rear wheel that spins the car.
+   of lower friction the reference asks for more yaw than the car can make; the understeer dead band keeps
+   small errors of that kind from braking the inner rear wheel (docs/chassis_control.md §4, limits).
 2. Sideslip. The sideslip angle beta is not a sensor: it is estimated from its kinematic rate
    d(beta)/dt = a_y / v_x - r (a constant v_x, small beta), integrated with a leak that forgets the drift of
    sensor offsets::
@@ -32,10 +32,11 @@ At each sample (period T, sensors of ``ecu.Sensors``):
    INNER rear wheel. With the dead band d of that case (``deadband_oversteer_rad_s``,
    ``deadband_understeer_rad_s``) and v_x above ``min_speed_m_s``::
 
-           active  if  |c| > d
-       p = min(p_max_front (|c| - d) / c_full, p_max_front or p_max_rear)   c_full: ``full_pressure_error_rad_s``
+       active  if  |c| > d
+       p = min(k_p (|c| - d), p_max_front or p_max_rear)       k_p = p_max_front / c_full
 
-   (a proportional gain k_p = p_max_front / c_full: the front cap is reached c_full beyond the dead band)
+   (c_full: ``full_pressure_error_rad_s``, the control signal beyond the dead band at which a front wheel
+   gets its cap ``max_pressure_front_Pa``; the rear cap is ``max_pressure_rear_Pa``)
 
    ``commands.active_pressure`` of that wheel becomes max(its value, p) (the pump builds it where it is above
    the driver's pressure; ABS acts after ESC and limits it), and while active the drive-torque factor is at

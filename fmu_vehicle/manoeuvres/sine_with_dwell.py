@@ -7,9 +7,12 @@ Slowly increasing steer (SIS): coasting at 80 km/h, the steering-wheel angle ris
 until the lateral acceleration passes 0.5 g. A is the steering-wheel angle at a_y = 0.3 g of a straight line
 fitted by least squares to a_y against the steering-wheel angle delta over the samples of the ramp with
 0.1 g <= |a_y| <= 0.375 g (a window around 0.3 g inside the linear range; the regulations ask for a linear
-regression and A to 0.1 deg, the mean of |A| of the runs to the left and to the right)::
+regression)::
 
     a_y = k delta + c       ->       A = (0.3 g - c) / k
+
+As the regulations have it, each run's |A| is rounded to 0.1 deg and their mean, rounded to 0.1 deg, is the
+A of the series (the runs to the left and to the right; the simulation repeats exactly, so one of each).
 
 Sine with dwell (SWD), entered at 80 km/h coasting (pedal and drive torque 0), direction s = +1 counter-
 clockwise (left first, ISO 8855), s = -1 clockwise, tau = t - t_start, f = 0.7 Hz, T = 1/f, dwell 0.5 s::
@@ -342,10 +345,12 @@ def run_slowly_increasing_steer(simulate, *, direction: int = 1, t_start: float 
 
 
 def find_A(simulate) -> dict:
-    """A [rad] as the regulations define it: the mean of |A| of the SIS to the left and to the right (one run
-    each: the simulation repeats exactly). Returns A_rad and the fit of each direction ("left", "right")."""
+    """A [rad] as the regulations define it: the mean of the SIS's |A| to the left and to the right (one run
+    each: the simulation repeats exactly), each and the mean rounded to 0.1 deg. Returns A_rad, A_deg and the
+    fit of each direction ("left", "right", unrounded)."""
     fits = {name: run_slowly_increasing_steer(simulate, direction=d)[1] for d, name in ((1, "left"), (-1, "right"))}
-    return {"A_rad": 0.5 * (fits["left"]["A_rad"] + fits["right"]["A_rad"]), **fits}
+    a_deg = round(0.5 * sum(round(math.degrees(f["A_rad"]), 1) for f in fits.values()), 1)
+    return {"A_rad": math.radians(a_deg), "A_deg": a_deg, **fits}
 
 
 def run_sine_with_dwell(simulate, amplitude_rad: float, *, A_rad: float, direction: int = 1,
