@@ -98,8 +98,12 @@ class ControlledVehicle:
         x = np.array([w.center_m[0] for w in car.spec.wheels])
         front = x > 0.5 * (x.max() + x.min())
         gains = brakes.torque_gain_Nm_per_Pa.copy() if brakes is not None else np.zeros(car.n_wheels)
+        # rolling radius: the effective one of the free-rolling start at static load (v / omega), not the
+        # unloaded R0, which reads about 2 % slip on a free-rolling wheel
+        start = car.simulator(None, v0=1.0).outputs()
+        radius = np.array([1.0 / start[f"wheel_{w}.omega"] for w in car.wheel_names])
         return cls(tuple(car.wheel_names), car.w_side.copy(), front,
-                   np.array([w.driven for w in car.spec.wheels]), car.tire_p[:, 0].copy(), st.mass_kg,
+                   np.array([w.driven for w in car.spec.wheels]), radius, st.mass_kg,
                    float(st.yaw_inertia_kg_m2), st.a_m, st.b_m, st.cf_N_per_rad, st.cr_N_per_rad,
                    st.steering_ratio, track, gains)
 

@@ -1,0 +1,186 @@
+"""Anti-lock braking (ABS): a per-wheel slip and wheel-deceleration state machine with hold, release and
+apply phases, rear-axle select-low and yaw-moment build-up limiting on split friction. Described in
+docs/chassis_control.md section 2.
+
+At each sample instant, for every wheel w (radius r_w, spin omega_w, vehicle speed v_x from the sensors)::
+
+    v_w      = omega_w r_w                                   wheel speed [m/s]
+    lambda_w = (v_w - v_x) / max(v_x, v_ref)                 slip [-] (< 0 braking)
+    a_w      = (v_w - v_w,prev) / T                          wheel acceleration [m/s^2], T the sample period
+
+and the wheel's phase moves through the cycle (Bosch style; Breuer and Bill (eds.) 2008, *Brake Technology
+Handbook*, SAE, ch. 16; Reif (ed.) 2014, *Brakes, Brake Control and Driver Assistance Systems*, Springer)::
+
+    NORMAL       valve APPLY (the driver's pressure)    -> RELEASE    if lambda_w < -lambda_rel
+                                                         -> HOLD_DECEL if a_w < -a_hold and lambda_w < -lambda_hold
+    HOLD_DECEL   valve HOLD                              -> RELEASE    if lambda_w < -lambda_rel
+                                                         -> REAPPLY    if a_w >= -a_hold
+    RELEASE      valve RELEASE                           -> HOLD_REACC if a_w > a_rel_end and lambda_w > -lambda_deep
+    HOLD_REACC   valve HOLD (the wheel spins up)         -> RELEASE    if lambda_w < -lambda_deep
+                                                                       or (a_w < -a_hold and lambda_w < -lambda_rel)
+                                                         -> REAPPLY    if lambda_w > -lambda_reapply
+    REAPPLY      APPLY for t_fast, then pulses of        (as NORMAL)
+                 n_apply samples APPLY, n_hold HOLD
+
+The controller is active on a wheel only while v_x >= v_min and the wheel is braked (the driver's
+master-cylinder pressure above p_min, or a function before ABS asked for active pressure there); otherwise the
+wheel returns to NORMAL.
+
+Split friction: (1) rear select-low: both rear wheels get the most releasing of their two valve modes
+(RELEASE > HOLD > APPLY), so the rear axle brakes at the low-friction wheel's level and keeps its side force;
+(2) yaw-moment build-up limiting on the front axle: when a front wheel enters its first RELEASE while the other
+front wheel has not yet cycled, that other (high-friction) wheel follows the first release (RELEASE while the
+low-friction wheel's first release lasts) and its pressure rise is then slowed for t_ym (counted from that first
+release): it is held and given one APPLY sample every n_ym samples. The yaw moment of the brake-force difference then builds up
+over t_ym instead of within a few tenths of a second, slowly enough for the driver to counter-steer
+(Reif 2014, "yaw moment build-up delay"). The functions' valve modes only ever add holds and releases to
+what was asked before (the unit runs ABS last).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .ecu import Commands, ControlledVehicle, Sensors, tuning_value
+from .hydraulics import APPLY, HOLD, RELEASE
+
+NORMAL, HOLD_DECEL, RELEASE_PHASE, HOLD_REACC, REAPPLY = 0, 1, 2, 3, 4
+"""Phases of a wheel (module docstring), as written to ``abs.phase_<wheel>``."""
+PHASES = ("normal", "hold_decel", "release", "hold_reacc", "reapply")
+
+# per-wheel slots of the state
+_PHASE, _TIMER, _V_PREV, _SLIP, _ACC, _CYCLES, _YM = range(7)
+_N_SLOTS = 7
+
+
+class AntiLock:
+    """ABS (module docstring) for one vehicle; ``tuning`` the ``abs`` section of the tuning file."""
+
+    name = "abs"
+
+    def __init__(self, vehicle: ControlledVehicle, tuning: dict):
+        src = self.name
+        self.vehicle = vehicle
+        self.v_min = tuning_value(tuning, "speed_min_m_s", src, 0.1, 50.0)
+        self.v_ref = tuning_value(tuning, "slip_speed_min_m_s", src, 0.1, 50.0)
+        self.p_min = tuning_value(tuning, "pressure_min_Pa", src, 0.0, 1e7)
+        self.slip_release = tuning_value(tuning, "slip_release", src, 0.0, 1.0)
+        self.slip_deep = tuning_value(tuning, "slip_deep", src, 0.0, 1.0)
+        self.slip_reapply = tuning_value(tuning, "slip_reapply", src, 0.0, 1.0)
+        self.slip_hold = tuning_value(tuning, "slip_hold", src, 0.0, 1.0)
+        self.decel_hold = tuning_value(tuning, "wheel_decel_hold_m_s2", src, -1e3, 1e3)
+        self.acc_release_end = tuning_value(tuning, "wheel_acc_release_end_m_s2", src, -1e3, 1e3)
+        self.t_fast = tuning_value(tuning, "reapply_fast_time_s", src, 0.0, 10.0)
+        self.n_apply = int(tuning_value(tuning, "reapply_apply_samples", src, 1, 100))
+        self.n_hold = int(tuning_value(tuning, "reapply_hold_samples", src, 0, 100))
+        self.select_low = tuning_value(tuning, "rear_select_low", src, 0, 1) >= 0.5
+        self.t_ym = tuning_value(tuning, "yaw_moment_limit_time_s", src, 0.0, 10.0)
+        self.n_ym = int(tuning_value(tuning, "yaw_moment_limit_apply_every_samples", src, 1, 100))
+        n = vehicle.n_wheels
+        self.OUTPUTS = ([("active", "1", "1 while any wheel is in an ABS phase other than normal")]
+                        + [(f"phase_{w}", "1", "ABS phase: 0 normal, 1 hold (deceleration), 2 release, "
+                            "3 hold (re-acceleration), 4 stepped re-apply") for w in vehicle.wheel_names]
+                        + [(f"slip_{w}", "1", "longitudinal slip (omega r - v_x) / max(v_x, v_ref)")
+                           for w in vehicle.wheel_names]
+                        + [(f"wheel_acc_{w}", "m/s2", "wheel circumferential acceleration from successive samples")
+                           for w in vehicle.wheel_names])
+        self.state = np.zeros(_N_SLOTS * n + 1)
+        self._w = self.state[:_N_SLOTS * n].reshape(_N_SLOTS, n)      # views: set_state writes in place
+        self._front = np.flatnonzero(vehicle.front)
+        self._rear = np.flatnonzero(~np.asarray(vehicle.front, dtype=bool))
+        self.reset()
+
+    def reset(self):
+        self.state[:] = 0.0
+
+    def _transition(self, w: int, slip: float, acc: float, period_s: float) -> None:
+        """One wheel's phase update (module docstring table)."""
+        s = self._w
+        ph = int(s[_PHASE, w])
+        new = ph
+        if ph == NORMAL or ph == REAPPLY:
+            if slip < -self.slip_release:
+                new = RELEASE_PHASE
+            elif acc < -self.decel_hold and slip < -self.slip_hold:
+                new = HOLD_DECEL
+        elif ph == HOLD_DECEL:
+            if slip < -self.slip_release:
+                new = RELEASE_PHASE
+            elif acc >= -self.decel_hold:
+                new = REAPPLY
+        elif ph == RELEASE_PHASE:
+            if acc > self.acc_release_end and slip > -self.slip_deep:
+                new = HOLD_REACC
+        elif ph == HOLD_REACC:
+            if slip < -self.slip_deep or (acc < -self.decel_hold and slip < -self.slip_release):
+                new = RELEASE_PHASE
+            elif slip > -self.slip_reapply:
+                new = REAPPLY
+        if new != ph:
+            s[_PHASE, w] = new
+            s[_TIMER, w] = 0.0
+            if new == RELEASE_PHASE:
+                s[_CYCLES, w] += 1.0
+        else:
+            s[_TIMER, w] += period_s
+
+    def _mode(self, w: int, period_s: float) -> int:
+        """The valve mode a wheel's phase asks for."""
+        s = self._w
+        ph = int(s[_PHASE, w])
+        if ph in (HOLD_DECEL, HOLD_REACC):
+            return HOLD
+        if ph == RELEASE_PHASE:
+            return RELEASE
+        if ph == REAPPLY:
+            t = s[_TIMER, w]
+            if t < self.t_fast - 1e-9:
+                return APPLY
+            k = int(round((t - self.t_fast) / period_s)) % (self.n_apply + self.n_hold)
+            return APPLY if k < self.n_apply else HOLD
+        return APPLY
+
+    def step(self, sensors: Sensors, commands: Commands, period_s: float) -> None:
+        s, vx = self._w, float(sensors.vx)
+        v_wheel = np.asarray(sensors.omega, dtype=float) * self.vehicle.radius_m
+        slip = (v_wheel - vx) / max(vx, self.v_ref)
+        first = self.state[-1] == 0.0
+        acc = np.zeros_like(v_wheel) if first else (v_wheel - s[_V_PREV]) / period_s
+        s[_V_PREV] = v_wheel
+        s[_SLIP] = slip
+        s[_ACC] = acc
+        self.state[-1] = 1.0
+        braked = (sensors.master_cylinder_pressure > self.p_min) | (commands.active_pressure > self.p_min)
+        front_cycled_before = s[_CYCLES, self._front].copy()
+        modes = np.full(v_wheel.size, APPLY, dtype=np.int64)
+        for w in range(v_wheel.size):
+            if vx < self.v_min or not braked[w]:
+                s[_PHASE, w] = NORMAL
+                s[_TIMER, w] = 0.0
+                s[_CYCLES, w] = 0.0
+                s[_YM, w] = 0.0
+                continue
+            self._transition(w, float(slip[w]), float(acc[w]), period_s)
+            modes[w] = self._mode(w, period_s)
+        # yaw-moment build-up limiting: a front wheel's first release starts the other front wheel's slow rise
+        if self.t_ym > 0.0 and self._front.size == 2:
+            for i, w in enumerate(self._front):
+                other = self._front[1 - i]
+                if (front_cycled_before[i] == 0.0 and s[_CYCLES, w] > 0.0 and s[_CYCLES, other] == 0.0
+                        and s[_YM, other] == 0.0):
+                    s[_YM, other] = self.t_ym
+            for i, w in enumerate(self._front):
+                if s[_YM, w] > 0.0:
+                    other = self._front[1 - i]
+                    k = int(round((self.t_ym - s[_YM, w]) / period_s))
+                    if s[_PHASE, other] == RELEASE_PHASE and s[_CYCLES, other] <= 1.0:
+                        modes[w] = RELEASE          # the low-friction wheel's first release, mirrored
+                    elif modes[w] == APPLY and k % self.n_ym != self.n_ym - 1:
+                        modes[w] = HOLD
+                    s[_YM, w] = max(s[_YM, w] - period_s, 0.0)
+        if self.select_low and self._rear.size == 2:
+            modes[self._rear] = modes[self._rear].max()
+        commands.modes[:] = np.maximum(commands.modes, modes)
+
+    def output_values(self) -> np.ndarray:
+        s = self._w
+        return np.concatenate([[float(np.any(s[_PHASE] != NORMAL))], s[_PHASE], s[_SLIP], s[_ACC]])
