@@ -178,3 +178,13 @@ def test_state_round_trip_continues_bit_identically(car, brakes, cv):
     assert np.array_equal(rest, whole[half:])
     with pytest.raises(ModelError, match="state must have"):
         c.set_state(state[:-1])
+
+
+def test_plot_abs_braking_writes_the_figure(car, cv, dry_stop, tmp_path):
+    """Wheel speeds omega r_e against v_x and the pressures in bar, one row per wheel, as a PNG."""
+    from fmu_vehicle.manoeuvres.plots import plot_abs_braking
+    res, k = dry_stop
+    speeds = {w: res[f"wheel_{w}.omega"] * cv.radius_m[i] for i, w in enumerate(car.wheel_names)}
+    pressures = {w: res[f"brakes.pressure_{w}"] for w in car.wheel_names}
+    out = plot_abs_braking(tmp_path / "abs.png", res.time, res["chassis.vx"], speeds, pressures, kpis=k)
+    assert out.exists() and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 20000
