@@ -59,22 +59,33 @@ def test_stopping_distance_on_dry_road_within_110_percent_of_ideal(car, brakes, 
     assert locked["stopping_distance_m"] - k["stopping_distance_m"] > 8.0
 
 
+def test_low_friction_stop_with_abs(car, brakes, cv):
+    """From 100 km/h on mu = 0.3: with ABS 144.3 m (ideal 130.9 m, ratio 1.10), every wheel's slip in the band
+    for at least 93 % of the samples after its first cycle (95.4 % on the worse front wheel: a front wheel
+    locks at about 30 bar here, three 10 ms apply steps); locked wheels need 195.6 m (ratio 1.49)."""
+    _, on = braking.straight_braking(car, brakes, abs_unit(cv), mu=0.3)
+    _, off = braking.straight_braking(car, brakes, None, mu=0.3)
+    assert on["ratio"] < 1.13
+    assert off["ratio"] == pytest.approx(1.49, abs=0.03)
+    assert on["slip_band_fraction"] >= 0.93
+    assert all(on[f"{w}.abs_cycled"] == 1.0 for w in car.wheel_names)
+
+
 def test_every_wheel_slip_stays_in_band_after_first_cycle(car, dry_stop):
-    """Every wheel cycles, and after its first release (while v_x >= 5 m/s) at least 98 % of the 1 ms samples
-    of its slip (omega r_e - v_x)/v_x lie in the band -0.30 .. +0.05, and none below -0.5 (no lock); without
-    ABS every wheel locks (slip -1)."""
+    """Every wheel cycles, and after its first release (while v_x >= 5 m/s) at least 99 % of the 1 ms samples
+    of its slip (omega r_e - v_x)/v_x lie in the band -0.30 .. +0.05 (99.6 % front, 100 % rear), and none
+    below -0.35 (no lock; without ABS every wheel locks, slip -1)."""
     res, k = dry_stop
     for w in car.wheel_names:
         assert k[f"{w}.abs_cycled"] == 1.0, w
-        assert k[f"{w}.slip_band_fraction"] >= 0.98, (w, k[f"{w}.slip_band_fraction"])
-        assert k[f"{w}.slip_min"] > -0.5, (w, k[f"{w}.slip_min"])
-    assert k["slip_band_fraction"] >= 0.98
+        assert k[f"{w}.slip_band_fraction"] >= 0.99, (w, k[f"{w}.slip_band_fraction"])
+        assert k[f"{w}.slip_min"] > -0.35, (w, k[f"{w}.slip_min"])
     phases = np.array([res[f"abs.phase_{w}"] for w in car.wheel_names])
     assert {0, 1, 2, 3, 4} <= set(np.unique(phases).astype(int))       # every phase of the cycle is used
 
 
 def test_steering_changes_heading_with_abs_not_with_locked_wheels(car, brakes, cv):
-    """60 deg steering-wheel angle to the left during the stop: with ABS the car turns left by about 21 deg;
+    """60 deg steering-wheel angle to the left during the stop: with ABS the car turns left by about 22 deg;
     with locked front wheels the steering has no effect in its direction (the car ends 9 deg to the right)."""
     _, on = braking.straight_braking(car, brakes, abs_unit(cv), steer=STEER)
     _, off = braking.straight_braking(car, brakes, None, steer=STEER)
@@ -86,13 +97,13 @@ def test_steering_changes_heading_with_abs_not_with_locked_wheels(car, brakes, c
 def test_split_mu_yaw_rate_below_the_spin_bound_with_abs(car, brakes, cv):
     """ISO 14512, steering wheel held straight: without ABS the car spins (peak yaw rate -1.6 rad/s, heading
     -86 deg, sideslip 88 deg), its yaw rate far above mu_high g / v; with ABS (rear select-low and yaw-moment
-    build-up limiting) it stays below 0.75 of that bound and turns less than 25 deg; with a counter-steering
-    driver the heading stays within 10 deg."""
+    build-up limiting) it stays below 0.8 of that bound (0.71) and turns less than 25 deg; with a
+    counter-steering driver the heading stays within 10 deg (bound ratio 0.33)."""
     _, on = braking.split_mu_braking(car, brakes, abs_unit(cv))
     _, off = braking.split_mu_braking(car, brakes, None)
     assert off["yaw_rate_bound_ratio"] > 1.5 and abs(off["heading_change_deg"]) > 60.0
     assert off["max_abs_sideslip_deg"] > 45.0
-    assert on["yaw_rate_bound_ratio"] < 0.75
+    assert on["yaw_rate_bound_ratio"] < 0.8
     assert abs(on["max_yaw_rate_rad_s"]) < 0.35 and abs(on["heading_change_deg"]) < 25.0
     assert on["max_abs_sideslip_deg"] < 10.0 and on["stopped"] == 1.0
     _, driven = braking.split_mu_braking(car, brakes, abs_unit(cv), driver=braking.CounterSteerDriver())
@@ -100,12 +111,23 @@ def test_split_mu_yaw_rate_below_the_spin_bound_with_abs(car, brakes, cv):
     assert driven["yaw_rate_bound_ratio"] < on["yaw_rate_bound_ratio"]
 
 
-def test_yaw_moment_limiting_reduces_split_mu_yaw(car, brakes, cv):
-    """Switching the yaw-moment build-up limiting off (t_ym = 0) gives a larger peak yaw rate and heading."""
-    _, on = braking.split_mu_braking(car, brakes, abs_unit(cv))
-    _, off = braking.split_mu_braking(car, brakes, abs_unit(cv, yaw_moment_limit_time_s=0.0))
-    assert abs(off["max_yaw_rate_rad_s"]) > abs(on["max_yaw_rate_rad_s"]) + 0.02
-    assert abs(off["heading_change_deg"]) > abs(on["heading_change_deg"]) + 2.0
+def test_yaw_moment_limiting_slows_the_split_mu_yaw_build_up(car, brakes, cv):
+    """Yaw-moment build-up limiting gives the driver time: in the first 0.5 s after the brake onset the peak yaw
+    rate is 0.07 rad/s with it and 0.17 rad/s without (t_ym = 0), the heading after 1 s 4.6 deg against 8.3 deg;
+    the peak yaw rate of the whole stop is lower too (0.32 against 0.35 rad/s)."""
+    runs = {}
+    for t_ym in (1.0, 0.0):
+        res, k = braking.split_mu_braking(car, brakes, abs_unit(cv, yaw_moment_limit_time_s=t_ym))
+        k0 = braking.brake_onset_index(res.time, [res[f"brakes.pressure_{w}"] for w in car.wheel_names])
+        t0 = res.time[k0]
+        early = (res.time >= t0) & (res.time <= t0 + 0.5)
+        k1 = int(np.searchsorted(res.time, t0 + 1.0))
+        runs[t_ym] = (float(np.abs(res["chassis.yaw_rate"][early]).max()),
+                      math.degrees(abs(res["chassis.yaw"][k1] - res["chassis.yaw"][k0])), abs(k["max_yaw_rate_rad_s"]))
+    on, off = runs[1.0], runs[0.0]
+    assert on[0] < 0.5 * off[0]
+    assert on[1] < 0.65 * off[1]
+    assert on[2] < off[2]
 
 
 def test_broken_release_threshold_fails_the_stopping_criterion(car, brakes, cv):
@@ -120,7 +142,8 @@ def test_broken_release_threshold_fails_the_stopping_criterion(car, brakes, cv):
 
 def test_braking_in_turn_keeps_the_circle_better_with_abs(car, brakes, cv):
     """ISO 7975 on R = 100 m at 5 m/s^2 nominal: braking with the steering wheel held, ABS keeps the path within
-    0.6 m of the circle 1 s after the onset, locked wheels drift 1.5 m outward and lose 5 deg of heading."""
+    0.6 m of the circle 1 s after the onset (0.3 m), locked wheels drift 1.5 m outward and lose 5 deg of
+    heading against the circle (ABS: 0.9 deg)."""
     _, on = braking.braking_in_turn(car, brakes, abs_unit(cv))
     _, off = braking.braking_in_turn(car, brakes, None)
     assert on["yaw_rate_at_onset_rad_s"] == pytest.approx(0.19, abs=0.02)
