@@ -1,6 +1,6 @@
 """Anti-lock braking (ABS): a per-wheel slip and wheel-deceleration state machine with hold, release and
 apply phases, rear-axle select-low and yaw-moment build-up limiting on split friction. Described in
-docs/chassis_control.md section 2.
+docs/chassis_control.md §2.
 
 At each sample instant, for every wheel w (radius r_w, spin omega_w, vehicle speed v_x from the sensors)::
 
@@ -9,7 +9,7 @@ At each sample instant, for every wheel w (radius r_w, spin omega_w, vehicle spe
     a_w      = (v_w - v_w,prev) / T                          wheel acceleration [m/s^2], T the sample period
 
 and the wheel's phase moves through the cycle (Bosch style; Breuer and Bill (eds.) 2008, *Brake Technology
-Handbook*, SAE, ch. 16; Reif (ed.) 2014, *Brakes, Brake Control and Driver Assistance Systems*, Springer)::
+Handbook*, SAE; Reif (ed.) 2014, *Brakes, Brake Control and Driver Assistance Systems*, Springer)::
 
     NORMAL       valve APPLY (the driver's pressure)    -> RELEASE    if lambda_w < -lambda_rel
                                                          -> HOLD_DECEL if a_w < -a_hold and lambda_w < -lambda_hold

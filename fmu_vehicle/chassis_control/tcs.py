@@ -1,5 +1,5 @@
 """Traction control (TCS): driven-wheel slip limiting by active brake pressure on a spinning wheel and by
-drive-torque reduction when the driven wheels spin together. Described in docs/chassis_control.md section 3.
+drive-torque reduction when the driven wheels spin together. Described in docs/chassis_control.md §3.
 
 At each sample instant (period T), for every driven wheel w (radius r_w, spin omega_w, vehicle speed v_x)::
 
@@ -40,7 +40,7 @@ class TractionControl:
     def __init__(self, vehicle: ControlledVehicle, tuning: dict):
         src = self.name
         self.vehicle = vehicle
-        self.v_min = tuning_value(tuning, "speed_min_m_s", src, 0.1, 50.0)
+        self.v_min = tuning_value(tuning, "slip_speed_min_m_s", src, 0.1, 50.0)
         self.slip_brake = tuning_value(tuning, "slip_target_brake", src, 0.0, 1.0)
         self.slip_engine = tuning_value(tuning, "slip_target_engine", src, 0.0, 1.0)
         self.kp_b = tuning_value(tuning, "brake_kp_Pa", src, 0.0, 1e10)

@@ -1,11 +1,11 @@
 """Braking and launch tests for the chassis-control functions (ABS, TCS): KPIs as pure functions of time series
 (NumPy arrays, SI units) and thin runners on a full vehicle with its hydraulic brakes and (optionally) a
-chassis-control unit (``chassis_control.closed_loop.run``). Described in docs/chassis_control.md section 6.
+chassis-control unit (``chassis_control.closed_loop.run``). Described in docs/chassis_control.md §6.
 
 Tests (each runner returns ``(result, kpis)``; every KPI key carries its unit):
 
 * :func:`straight_braking`  full braking from 100 km/h in a straight line on a uniform road of friction mu
-  (ISO 21994 style), optionally with a steering input during the stop ("steerable");
+  (open-loop, as ISO 21994), optionally with a steering input during the stop ("steerable");
 * :func:`split_mu_braking`  full braking with the left wheels on ice, the right ones on dry asphalt
   (ISO 14512), with the steering wheel held straight or a counter-steering driver (:class:`CounterSteerDriver`);
 * :func:`braking_in_turn`   steady-state circle, then full braking with the steering wheel held (ISO 7975);
@@ -362,12 +362,15 @@ def launch_kpis(t, vx, yaw, slips, t_from: float = LAUNCH_BAND_FROM_S, band=TCS_
 
 
 def launch(car, brakes, controller=None, *, road="split_mu", drive_torque_Nm: float = 6000.0,
-           duration: float = 3.0, slip_speed_min_m_s: float = 3.0):
+           duration: float = 3.0, slip_speed_min_m_s: float | None = None):
     """Launch from rest with ``drive_torque_Nm`` (total) on ``road`` (default split friction; e.g.
     {"type": "flat", "mu": 0.3} for a low-friction launch). KPIs: :func:`launch_kpis` over the driven
-    wheels, slip (omega r - v_x) / max(v_x, ``slip_speed_min_m_s``)."""
+    wheels, slip (omega r - v_x) / max(v_x, ``slip_speed_min_m_s``) (default: the TCS's own
+    ``tcs.slip_speed_min_m_s`` of the default tuning)."""
     from ..chassis_control.closed_loop import run
-    from ..chassis_control.ecu import ControlledVehicle
+    from ..chassis_control.ecu import ControlledVehicle, load_tuning
+    if slip_speed_min_m_s is None:
+        slip_speed_min_m_s = float(load_tuning()["tcs"]["slip_speed_min_m_s"])
     res = run(car, road, duration, LaunchDriver(drive_torque_Nm), brakes, controller, v0=0.0)
     cv = controller.vehicle if controller is not None else ControlledVehicle.of(car, brakes)
     slips = [slip_of(res[f"wheel_{w}.omega"], res["chassis.vx"], cv.radius_m[i], slip_speed_min_m_s)
