@@ -211,3 +211,27 @@ def test_plot_abs_braking_writes_the_figure(car, cv, dry_stop, tmp_path):
     pressures = {w: res[f"brakes.pressure_{w}"] for w in car.wheel_names}
     out = plot_abs_braking(tmp_path / "abs.png", res.time, res["chassis.vx"], speeds, pressures, kpis=k)
     assert out.exists() and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 20000
+
+
+def test_kpis_on_known_series():
+    """Pure KPI functions on synthetic series: a constant deceleration of mu g from the pressure onset gives
+    ratio 1 (1e-3); the onset is the first sample with 1 bar on any wheel; a steady circle's yaw rate a_y / v
+    gives the bound ratio a_y / (mu g); the first cycle ends where the phase first leaves 2."""
+    dt, v0, mu = 1e-3, 100 / 3.6, 0.8
+    t = np.arange(0.0, 5.0, dt)
+    t0 = 0.3
+    a = mu * braking.G
+    v = np.where(t < t0, v0, np.maximum(v0 - a * (t - t0), 0.0))
+    x = np.concatenate([[0.0], np.cumsum(0.5 * (v[1:] + v[:-1]) * dt)])
+    p = np.where(t >= t0, 50e5, 0.0) * np.ones((4, 1))
+    p[:, int(round(t0 / dt)) - 1] = 0.5e5
+    k = braking.stopping_kpis(t, x, np.zeros_like(t), v, p, mu)
+    assert k["brake_onset_s"] == pytest.approx(t0, abs=1e-9)
+    assert k["ratio"] == pytest.approx(1.0, rel=1e-3)
+    assert k["mean_deceleration_m_s2"] == pytest.approx(a, rel=1e-3)
+    with pytest.raises(ModelError, match="never brakes"):
+        braking.stopping_kpis(t, x, 0 * t, v, 0 * p, mu)
+    speed, ay = np.full(100, 20.0), 4.0
+    assert braking.yaw_rate_bound_ratio(np.full(100, ay / 20.0), speed, 1.0) == pytest.approx(ay / braking.G)
+    assert braking.first_cycle_end_index([0, 0, 1, 2, 2, 3, 4, 2, 3]) == 5
+    assert braking.first_cycle_end_index([0, 1, 4]) is None

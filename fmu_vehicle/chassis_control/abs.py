@@ -2,7 +2,7 @@
 apply phases, rear-axle select-low and yaw-moment build-up limiting on split friction. Described in
 docs/chassis_control.md §2.
 
-At each sample instant, for every wheel w (radius r_w, spin omega_w, vehicle speed v_x from the sensors)::
+At each sample instant, for every wheel w (effective rolling radius r_w, spin omega_w, vehicle speed v_x)::
 
     v_w      = omega_w r_w                                   wheel speed [m/s]
     lambda_w = (v_w - v_x) / max(v_x, v_ref)                 slip [-] (< 0 braking)
@@ -31,10 +31,10 @@ Split friction: (1) rear select-low: both rear wheels get the most releasing of 
 (2) yaw-moment build-up limiting on the front axle: when a front wheel enters its first RELEASE while the other
 front wheel has not yet cycled, that other (high-friction) wheel follows the first release (RELEASE while the
 low-friction wheel's first release lasts) and its pressure rise is then slowed for t_ym (counted from that first
-release): it is held and given one APPLY sample every n_ym samples. The yaw moment of the brake-force difference then builds up
-over t_ym instead of within a few tenths of a second, slowly enough for the driver to counter-steer
-(Reif 2014, "yaw moment build-up delay"). The functions' valve modes only ever add holds and releases to
-what was asked before (the unit runs ABS last).
+release): it is held and given one APPLY sample every n_ym samples. The yaw moment of the brake-force
+difference then builds up over about t_ym instead of within a few tenths of a second, slowly enough for the
+driver to counter-steer (the "yaw moment build-up delay" of Reif 2014). ABS only ever adds holds and
+releases to the valve modes it is handed (the unit runs it last).
 """
 from __future__ import annotations
 
