@@ -141,12 +141,12 @@ def test_broken_release_threshold_fails_the_stopping_criterion(car, brakes, cv):
 
 
 def test_braking_in_turn_keeps_the_circle_better_with_abs(car, brakes, cv):
-    """ISO 7975 on R = 100 m at 5 m/s^2 nominal: braking with the steering wheel held, ABS keeps the path within
-    0.6 m of the circle 1 s after the onset (0.3 m), locked wheels drift 1.5 m outward and lose 5 deg of
-    heading against the circle (ABS: 0.9 deg)."""
+    """ISO 7975 on R = 100 m at 5 m/s^2 nominal (4.4 m/s^2 reached): braking with the steering wheel held, ABS
+    keeps the path within 0.6 m of the circle 1 s after the onset (0.3 m), locked wheels drift 1.6 m outward
+    and lose 5.0 deg of heading against the circle (ABS: 0.8 deg)."""
     _, on = braking.braking_in_turn(car, brakes, abs_unit(cv))
     _, off = braking.braking_in_turn(car, brakes, None)
-    assert on["yaw_rate_at_onset_rad_s"] == pytest.approx(0.19, abs=0.02)
+    assert on["yaw_rate_at_onset_rad_s"] == pytest.approx(0.196, abs=0.01)
     assert abs(on["path_deviation_m"]) < 0.6
     assert off["path_deviation_m"] > 1.2
     assert abs(on["heading_deviation_deg"]) < abs(off["heading_deviation_deg"]) - 2.0

@@ -173,6 +173,8 @@ class CounterSteerDriver(BrakingDriver):
         self._hist: list = []
 
     def command(self, t, h, outputs):
+        if t == 0.0:                                   # a new run
+            self.__post_init__()
         _, f, _ = BrakingDriver.command(self, t, h, outputs)
         self._hist.append((t, float(outputs["chassis.yaw_rate"]), float(outputs["chassis.yaw"])))
         target = 0.0
@@ -332,11 +334,7 @@ def braking_in_turn(car, brakes, controller=None, *, radius_m: float = 100.0, ay
     from .vehicle_model import single_track_of
     v = math.sqrt(ay_m_s2 * radius_m)
     if swa_rad is None:
-        st = single_track_of(car)
-        L = st.a_m + st.b_m
-        K = st.mass_kg * (st.b_m * st.cr_N_per_rad - st.a_m * st.cf_N_per_rad) / (L * L * st.cf_N_per_rad
-                                                                                  * st.cr_N_per_rad)
-        swa_rad = st.steering_ratio * (L + K * v * v) / radius_m
+        swa_rad = single_track_of(car).steady_state_steering(v, radius_m)
     drv = CircleDriver(swa_rad, v, brake_at_s)
     res = run(car, "flat", duration, drv, brakes, controller, v0=v, stop=_stop)
     k0 = brake_onset_index(res.time, _pressures(res, car))
