@@ -18,6 +18,8 @@ ALLOWED = {
     "driver": {"jit", "errors", "paths"},
     "manoeuvres": {"jit", "errors", "paths", "util", "plotting", "results", "driver", "multibody", "tire",
                    "vehicle"},
+    "chassis_control": {"errors", "paths", "util", "plotting", "results", "driver", "road", "vehicle",
+                        "manoeuvres"},
 }
 
 

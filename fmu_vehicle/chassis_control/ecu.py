@@ -16,7 +16,8 @@ in that order. The commands are held until the next sample instant. A function s
     name                         its key in the tuning file and in ``enabled``
     TUNING                       {key: (unit, description, min, max)} of its tuning values (the FMU's
                                  parameters ``<name>.<key>``; start values from the default tuning file)
-    OUTPUTS                      (name, unit, description) of its diagnostic signals
+    OUTPUTS                      (name, unit, description) of its diagnostic signals; a name with ``{wheel}``
+                                 is one signal per wheel, in wheel order (``function_outputs``)
     __init__(vehicle, tuning)    ``vehicle`` a :class:`ControlledVehicle`, ``tuning`` its section of the file
     state                        a float64 array: everything that carries from one sample to the next
     reset()                      the state at the start of a run
@@ -100,8 +101,12 @@ class ControlledVehicle:
         x = np.array([w.center_m[0] for w in car.spec.wheels])
         front = x > 0.5 * (x.max() + x.min())
         gains = brakes.torque_gain_Nm_per_Pa.copy() if brakes is not None else np.zeros(car.n_wheels)
+        # rolling radius: the effective one of the free-rolling start at static load (v / omega), not the
+        # unloaded R0, which reads about 2 % slip on a free-rolling wheel
+        start = car.simulator(None, v0=1.0).outputs()
+        radius = np.array([1.0 / start[f"wheel_{w}.omega"] for w in car.wheel_names])
         return cls(tuple(car.wheel_names), car.w_side.copy(), front,
-                   np.array([w.driven for w in car.spec.wheels]), car.tire_p[:, 0].copy(), st.mass_kg,
+                   np.array([w.driven for w in car.spec.wheels]), radius, st.mass_kg,
                    float(st.yaw_inertia_kg_m2), st.a_m, st.b_m, st.cf_N_per_rad, st.cr_N_per_rad,
                    st.steering_ratio, track, gains)
 
@@ -161,6 +166,26 @@ def tuning_value(tuning: dict, key: str, src: str, lo: float | None = None, hi: 
     return float(v)
 
 
+def read_tuning(function, tuning: dict) -> dict:
+    """A function's tuning values: every key of its class's ``TUNING`` table read from ``tuning`` (its section of
+    the tuning file) with ``tuning_value`` and the table's bounds; an unknown key is refused, naming the valid ones."""
+    unknown = sorted(set(tuning) - set(function.TUNING))
+    if unknown:
+        raise ModelError(f"{function.name}: unknown tuning key(s) {', '.join(unknown)}; "
+                         f"valid: {', '.join(function.TUNING)}")
+    return {k: tuning_value(tuning, k, function.name, lo, hi) for k, (_u, _d, lo, hi) in function.TUNING.items()}
+
+
+def function_outputs(cls, wheel_names) -> list[tuple[str, str, str]]:
+    """(name, unit, description) of a function class's diagnostic signals for a vehicle's wheels: an entry whose
+    name holds ``{wheel}`` stands for one signal per wheel, in wheel order."""
+    out = []
+    for name, unit, desc in cls.OUTPUTS:
+        out += [(name.format(wheel=w), unit, f"{desc} (wheel {w})") for w in wheel_names] if "{wheel}" in name \
+            else [(name, unit, desc)]
+    return out
+
+
 def function_class(name: str):
     """The class of function ``name`` (a key of ``FUNCTIONS``)."""
     module, cls = FUNCTIONS[name].split(":")
@@ -203,7 +228,8 @@ class ChassisController:
     # -- diagnostics and state ---------------------------------------------------------------------------
     def output_table(self) -> list[tuple[str, str, str]]:
         """(name, unit, description) of every function's diagnostic signals, named ``<function>.<signal>``."""
-        return [(f"{f.name}.{n}", u, d) for f in self.functions for n, u, d in f.OUTPUTS]
+        return [(f"{f.name}.{n}", u, d) for f in self.functions
+                for n, u, d in function_outputs(f, self.vehicle.wheel_names)]
 
     def output_values(self) -> np.ndarray:
         return np.concatenate([np.asarray(f.output_values(), dtype=float) for f in self.functions])

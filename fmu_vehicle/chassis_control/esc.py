@@ -51,9 +51,8 @@ import math
 
 import numpy as np
 
-from ..errors import ModelError
 from ..manoeuvres.single_track import G, SingleTrack
-from .ecu import ControlledVehicle, Commands, Sensors, tuning_value
+from .ecu import ControlledVehicle, Commands, Sensors, read_tuning
 
 # state layout
 _R_REF, _BETA, _E_PREV, _R_CAP, _ERROR, _SIGNAL, _ACTIVE, _WHEEL, _PRESSURE, _VALID = range(10)
@@ -89,10 +88,7 @@ class StabilityControl:
                ("pressure_request", "Pa", "active pressure requested on that wheel"))
 
     def __init__(self, vehicle: ControlledVehicle, tuning: dict):
-        unknown = sorted(set(tuning) - set(self.TUNING))
-        if unknown:
-            raise ModelError(f"esc: unknown tuning key(s) {', '.join(unknown)}; valid: {', '.join(self.TUNING)}")
-        v = {k: tuning_value(tuning, k, self.name, lo, hi) for k, (_u, _d, lo, hi) in self.TUNING.items()}
+        v = read_tuning(self, tuning)
         self.model = SingleTrack(vehicle.mass_kg, vehicle.yaw_inertia_kg_m2, vehicle.a_m, vehicle.b_m,
                                  vehicle.cf_N_per_rad, vehicle.cr_N_per_rad, vehicle.steering_ratio)
         self.min_speed, self.mu = v["min_speed_m_s"], v["friction_coefficient"]

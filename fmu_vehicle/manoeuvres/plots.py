@@ -218,3 +218,32 @@ def plot_sine_with_dwell(path: str | os.PathLike, runs, *,
         ax.legend(fontsize=7, loc="upper right")
     fig.suptitle(fit_title(title, fig.get_figwidth(), 12))
     return save_figure(fig, path)
+
+
+def plot_abs_braking(path: str | os.PathLike, t, vx, wheel_speeds: dict, pressures: dict, *, kpis: dict | None = None,
+                     title: str = "ABS braking") -> Path:
+    """ABS cycling: per wheel (one row each) the wheel speed omega r_e against the vehicle speed v_x [m/s], and
+    the wheel's brake pressure [bar] on a second axis. ``wheel_speeds`` and ``pressures`` map a wheel name to its
+    series (omega r_e [m/s], p [Pa]); ``kpis`` (e.g. of :func:`fmu_vehicle.chassis_control.braking.straight_braking`)
+    are written into the title when given."""
+    t, vx = np.asarray(t, dtype=float), np.asarray(vx, dtype=float)
+    names = list(wheel_speeds)
+    fig = new_figure(9.0, 2.2 * len(names) + 1.0)
+    axes = np.atleast_1d(fig.subplots(len(names), 1, sharex=True))
+    for ax, w in zip(axes, names):
+        ax.plot(t, vx, c="k", lw=1.0, label="vehicle speed v_x")
+        ax.plot(t, np.asarray(wheel_speeds[w], dtype=float), c="tab:blue", lw=0.9, label=f"wheel speed {w}")
+        ax.set_ylabel("speed [m/s]")
+        ax.grid(True, alpha=0.3)
+        ax2 = ax.twinx()
+        ax2.plot(t, np.asarray(pressures[w], dtype=float) / 1e5, c="tab:red", lw=0.8, label=f"brake pressure {w}")
+        ax2.set_ylabel("pressure [bar]", color="tab:red")
+        lines = ax.get_lines() + ax2.get_lines()
+        ax.legend(lines, [ln.get_label() for ln in lines], fontsize=7, loc="upper right")
+    axes[-1].set_xlabel("time [s]")
+    text = title
+    if kpis and "stopping_distance_m" in kpis:
+        text += (f": stopping distance {kpis['stopping_distance_m']:.1f} m, ideal {kpis['ideal_distance_m']:.1f} m "
+                 f"(ratio {kpis['ratio']:.3f})")
+    fig.suptitle(fit_title(text, fig.get_figwidth(), 11), fontsize=11)
+    return save_figure(fig, path)
