@@ -134,6 +134,48 @@ UNITS: dict[str, dict[str, str | None]] = {
         "steering_wheel_angle_applied": "rad", "rack_travel": "m", "rack_force": _N,
         "constraint_residual": "1",
     },
+    "ChassisControl": {
+        "sample_period": "s", "abs.enabled": None, "tcs.enabled": None, "esc.enabled": None,
+        "brakes.pedal_ratio": "1", "brakes.booster_gain": "1", "brakes.master_cylinder_area": "m2",
+        "brakes.max_pressure": "Pa", "brakes.time_constant": "s", "brakes.build_rate": "Pa/s",
+        "brakes.release_rate": "Pa/s", "brakes.active_build_rate": "Pa/s",
+        **{f"brakes.torque_gain_{w}": "N.m/Pa" for w in _CORNERS},       # torque per pressure
+        "vehicle.mass": "kg", "vehicle.yaw_inertia": "kg.m2", "vehicle.a": "m", "vehicle.b": "m",
+        "vehicle.cf": "N/rad", "vehicle.cr": "N/rad",                       # axle cornering stiffness
+        "vehicle.steering_ratio": "1", "vehicle.track": "m", "vehicle.wheel_radius_front": "m",
+        "vehicle.wheel_radius_rear": "m", **{f"vehicle.driven_{w}": None for w in _CORNERS},
+        # tunings: speeds, slips (1), pressures, wheel accelerations, times, gains
+        "abs.speed_min_m_s": _MS, "abs.slip_speed_min_m_s": _MS, "abs.pressure_min_Pa": "Pa",
+        "abs.wheel_decel_hold_m_s2": "m/s2", "abs.slip_hold": "1", "abs.slip_release": "1",
+        "abs.wheel_acc_release_end_m_s2": "m/s2", "abs.slip_deep": "1", "abs.slip_reapply": "1",
+        "abs.reapply_fast_time_s": "s", "abs.reapply_apply_samples": "1", "abs.reapply_hold_samples": "1",
+        "abs.rear_select_low": "1", "abs.yaw_moment_limit_time_s": "s", "abs.yaw_moment_limit_apply_every_samples": "1",
+        "tcs.slip_speed_min_m_s": _MS, "tcs.slip_target_brake": "1",
+        "tcs.brake_kp_Pa": "Pa",                   # pressure per unit slip
+        "tcs.brake_ki_Pa_per_s": "Pa/s",           # pressure rate per unit slip
+        "tcs.brake_pressure_max_Pa": "Pa", "tcs.driver_brake_pressure_max_Pa": "Pa", "tcs.slip_target_engine": "1",
+        "tcs.engine_kp": "1", "tcs.engine_ki_per_s": "1/s", "tcs.torque_factor_min": "1",
+        "esc.min_speed_m_s": _MS, "esc.friction_coefficient": "1", "esc.reference_time_constant_s": "s",
+        "esc.sideslip_leak_time_s": "s", "esc.sideslip_limit_rad": "rad",
+        "esc.sideslip_gain_rad_s_per_rad": "1/s",  # yaw rate [rad/s] per sideslip [rad]
+        "esc.derivative_time_s": "s", "esc.deadband_oversteer_rad_s": "rad/s", "esc.deadband_understeer_rad_s": "rad/s",
+        "esc.full_pressure_error_rad_s": "rad/s", "esc.max_pressure_front_Pa": "Pa", "esc.max_pressure_rear_Pa": "Pa",
+        "esc.drive_torque_factor_active": "1",
+        **{f"wheel_{w}.omega": "rad/s" for w in _CORNERS}, "chassis.yaw_rate": "rad/s", "chassis.ay": "m/s2",
+        "chassis.vx": _MS, "steering_wheel_angle": "rad", "driver.pedal_force": _N, "driver.drive_torque": _NM,
+        **{f"wheel_{w}.torque_{k}": _NM for w in _CORNERS for k in ("brake", "drive")},
+        "brakes.master_cylinder_pressure": "Pa", **{f"brakes.pressure_{w}": "Pa" for w in _CORNERS},
+        **{f"ecu.mode_{w}": None for w in _CORNERS},                      # Integer
+        **{f"ecu.active_pressure_{w}": "Pa" for w in _CORNERS}, "ecu.drive_torque_factor": "1",
+        "esc.yaw_rate_ref": "rad/s", "esc.yaw_rate_error": "rad/s", "esc.control_signal": "rad/s",
+        "esc.sideslip_estimate": "rad", "esc.active": "1", "esc.wheel": "1", "esc.pressure_request": "Pa",
+        "abs.active": "1", **{f"abs.{k}_{w}": u for w in _CORNERS for k, u in (("phase", "1"), ("slip", "1"),
+                                                                               ("wheel_acc", "m/s2"))},
+        "tcs.active": "1", **{f"tcs.{k}_{w}": u for w in _CORNERS for k, u in (("slip", "1"), ("pressure", "Pa"))},
+        "tcs.torque_factor": "1",
+    },
+    "Robot": {"steering_profile": None, "pedal_force_profile": None, "drive_torque_profile": None,
+              "steering_wheel_angle": "rad", "pedal_force": _N, "drive_torque": _NM},
 }
 
 # ------------------------------------------------------------------------------------------------

@@ -24,7 +24,8 @@ try:
 except ImportError:      # pragma: no cover - package-style import
     from .test_fmi_support import build_companions, run_child
 
-ALL_FMUS = ("Powertrain", "Controller", "LeadVehicle", "VehicleLV", "Vehicle", "Tire", "Driver")
+ALL_FMUS = ("Powertrain", "Controller", "LeadVehicle", "VehicleLV", "Vehicle", "Tire", "Driver", "ChassisControl",
+            "Robot")
 _BUILT: dict[str, Path] = {}
 
 CASES = r'''

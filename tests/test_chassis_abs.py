@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from fmu_vehicle.chassis_control.abs import AntiLock
-from fmu_vehicle.chassis_control.closed_loop import sensors_from
-from fmu_vehicle.chassis_control.ecu import ChassisController, ControlledVehicle, load_tuning
+from fmu_vehicle.chassis_control.closed_loop import controlled_vehicle, sensors_from
+from fmu_vehicle.chassis_control.ecu import ChassisController, load_tuning
 from fmu_vehicle.chassis_control.hydraulics import load_brake_system
 from fmu_vehicle.driver.profile import SteeringProfile
 from fmu_vehicle.errors import ModelError
@@ -32,7 +32,7 @@ def brakes(car):
 
 @pytest.fixture(scope="module")
 def cv(car, brakes):
-    return ControlledVehicle.of(car, brakes)
+    return controlled_vehicle(car, brakes)
 
 
 def abs_unit(cv, **abs_tuning):

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from fmu_vehicle.chassis_control import esc as esc_module
-from fmu_vehicle.chassis_control.closed_loop import OpenLoopDriver, run
-from fmu_vehicle.chassis_control.ecu import ChassisController, Commands, ControlledVehicle, Sensors, load_tuning
+from fmu_vehicle.chassis_control.closed_loop import OpenLoopDriver, controlled_vehicle, run
+from fmu_vehicle.chassis_control.ecu import ChassisController, Commands, Sensors, load_tuning
 from fmu_vehicle.chassis_control.hydraulics import load_brake_system
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.manoeuvres import sine_with_dwell as swd
@@ -45,7 +45,7 @@ def A(car, brakes):
 
 
 def _esc(car, brakes, tuning=None):
-    return ChassisController(ControlledVehicle.of(car, brakes), tuning, enabled=ESC_ALONE)
+    return ChassisController(controlled_vehicle(car, brakes), tuning, enabled=ESC_ALONE)
 
 
 # ------------------------------------------------------------------------------------- steering and criteria
@@ -211,7 +211,7 @@ def test_esc_brakes_the_outer_front_wheel_against_oversteer_and_the_inner_rear_a
     band or under the minimum speed nothing. The reference is the single-track steady state, capped at
     mu g / v."""
     tuning = load_tuning()["esc"]
-    f = esc_module.StabilityControl(ControlledVehicle.of(car, brakes), tuning)
+    f = esc_module.StabilityControl(controlled_vehicle(car, brakes), tuning)
     st = single_track_of(car)
     v = 22.0
     swa = 1.0
@@ -242,7 +242,7 @@ def test_esc_state_is_restored_bit_for_bit_and_a_bad_tuning_is_named(car, brakes
     state taken after 60 samples and set into a fresh unit gives the next 60 samples' commands and
     diagnostics bit for bit; a missing or out-of-range tuning value names esc.<key>, an unknown key is
     refused; the tuning file's keys are those of StabilityControl.TUNING (the FMU's parameters)."""
-    cv = ControlledVehicle.of(car, brakes)
+    cv = controlled_vehicle(car, brakes)
     seq = [_sensors(0.01 * k, 0.4 * math.sin(0.05 * k), 2.0 * math.sin(0.045 * k), 22.0 - 0.02 * k,
                     ay=6.0 * math.sin(0.05 * k - 0.3)) for k in range(120)]
     a = ChassisController(cv, enabled=ESC_ALONE)

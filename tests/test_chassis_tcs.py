@@ -4,8 +4,8 @@ and on a uniform mu = 0.3 road; a deliberately flipped slip sign; tuning errors 
 import numpy as np
 import pytest
 
-from fmu_vehicle.chassis_control.closed_loop import sensors_from
-from fmu_vehicle.chassis_control.ecu import ChassisController, ControlledVehicle, load_tuning
+from fmu_vehicle.chassis_control.closed_loop import controlled_vehicle, sensors_from
+from fmu_vehicle.chassis_control.ecu import ChassisController, load_tuning
 from fmu_vehicle.chassis_control.hydraulics import load_brake_system
 from fmu_vehicle.chassis_control.tcs import TractionControl
 from fmu_vehicle.errors import ModelError
@@ -28,7 +28,7 @@ def brakes(car):
 
 @pytest.fixture(scope="module")
 def cv(car, brakes):
-    return ControlledVehicle.of(car, brakes)
+    return controlled_vehicle(car, brakes)
 
 
 def tcs_unit(cv):

@@ -464,7 +464,8 @@ def test_the_build_notice_names_a_compile_only_for_fmus_that_compile_one():
     from fmu_vehicle.cli import _build_notice
     from fmu_vehicle.fmi.registry import FMUS
     notices = {name: _build_notice(name) for name in FMUS}
-    assert notices == {"Powertrain": "", "Controller": "", "LeadVehicle": "", "Driver": "",
+    assert notices == {"Powertrain": "", "Controller": "", "LeadVehicle": "", "Driver": "", "ChassisControl": "",
+                       "Robot": "",
                        "VehicleLV": " (compiles the vehicle model once: 1-2 minutes)",
                        "Vehicle": " (compiles the vehicle model once: 1-2 minutes)",
                        "Tire": " (compiles the tire model once)"}

@@ -4,7 +4,7 @@
   model at work: the Tire on the road at its loaded radius under its nominal load, rolling; the Driver steering
   along its default path with no path error; the Powertrain launching at its default throttle (more torque than
   at idle); the Controller cruising at its set speed; the lead vehicle and the vehicles driving.
-* Cross-check: the command writes the rules' folder for all seven FMUs; every CSV keeps the rules (quoted
+* Cross-check: the command writes the rules' folder for all nine FMUs; every CSV keeps the rules (quoted
   header, time first and non-decreasing, C number literals, at most 1 MB, names of the modelDescription, every
   input in ``_in.csv``, at most 10 reference variables); FMPy's own validator of vendor repositories finds
   nothing; and an FMPy run from ``_in.csv`` and ``_ref.opt`` alone reproduces ``_ref.csv`` to 1e-9 relative.
@@ -107,7 +107,7 @@ def test_crosscheck_writes_complete_valid_folders_that_fmpy_reproduces(all_fmus,
     out = tmp_path / "xc"
     assert main(["crosscheck", "--out", str(out), "--fmu-dir", str(fmu_dir)]) == 0
     printed = capsys.readouterr().out
-    assert "[7/7]" in printed and "building" not in printed
+    assert f"[{len(ALL_FMUS)}/{len(ALL_FMUS)}]" in printed and "building" not in printed
     root = out.joinpath(*LAYOUT, package_version())
     assert sorted(p.name for p in root.iterdir()) == sorted(ALL_FMUS) == sorted(CASES)
     assert not list(out.rglob(".crosscheck-*"))
@@ -149,6 +149,9 @@ def test_crosscheck_writes_complete_valid_folders_that_fmpy_reproduces(all_fmus,
             assert refs["fx"][int(1.5 / 0.002)] > 1000.0
         elif name == "Driver":        # steers through the lane change, close to the path
             assert np.ptp(refs["steering_wheel_angle"]) > 0.1 and np.abs(refs["lateral_error"]).max() < 0.05
+        elif name == "ChassisControl":   # the pedal builds pressure; ABS releases the overbraked wheel
+            assert refs["brakes.master_cylinder_pressure"][-1] > 1e7 and refs["abs.active"].max() == 1.0
+            assert (refs["brakes.pressure_FR"] - refs["brakes.pressure_FL"]).max() > 2e6
         elif name == "Vehicle":       # the step steer turns the car left
             assert refs["chassis.yaw_rate"][-1] > 0.1 and refs["chassis.ay"][-1] > 2.0
 

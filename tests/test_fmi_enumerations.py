@@ -36,7 +36,8 @@ except ImportError:      # pragma: no cover - package-style import
 #: The String parameters left: a user's file name (with a shipped default) or free text (a user's breakpoints).
 STRINGS = {"Powertrain": {"powertrain_file"}, "Controller": set(), "LeadVehicle": {"speed_profile_points"},
            "VehicleLV": {"road_file"}, "Vehicle": {"road_file"}, "Tire": {"tire_file", "road_file"},
-           "Driver": {"driver_file", "path"}}
+           "Driver": {"driver_file", "path"}, "ChassisControl": set(),
+           "Robot": {"steering_profile", "pedal_force_profile", "drive_torque_profile"}}
 
 
 def _slave_variables(name: str):

@@ -57,6 +57,13 @@ _LOADS = {f"wheel_{w}.{n}": v for w in ("FL", "FR", "RL", "RR")
 #: rotation and terrain normal away from the identity and the vertical).
 PROBES = {
     "LeadVehicle": [{}],
+    "Robot": [{}],
+    # braking on a slowing front wheel (ABS), turning faster than the reference (ESC), a spinning driven wheel (TCS)
+    "ChassisControl": [{}, {"inputs": {"driver.pedal_force": 400.0, "chassis.vx": 20.0, "wheel_FL.omega": 30.0,
+                                       "wheel_FR.omega": 43.0, "wheel_RL.omega": 43.0, "wheel_RR.omega": 43.0,
+                                       "chassis.yaw_rate": 0.5, "chassis.ay": 5.0, "steering_wheel_angle": 0.3}},
+                       {"inputs": {"driver.drive_torque": 3000.0, "chassis.vx": 5.0, "wheel_FL.omega": 20.0,
+                                   "wheel_FR.omega": 11.0, "wheel_RL.omega": 11.0, "wheel_RR.omega": 11.0}}],
     "Powertrain": [{}, {"inputs": {"throttle": 0.5, "wheel_left.omega": 20.0, "wheel_right.omega": 20.0}},
                    {"inputs": {"throttle": 0.3, "wheel_left.omega": 30.0, "wheel_right.omega": 30.0}}],
     "Controller": [{},

@@ -57,6 +57,13 @@ HOST_INPUTS = {
     "Driver": Inputs(signals={"chassis.x": (0.0, 10.0, 0.2), "chassis.y": (0.3, 0.5, 0.5),
                               "chassis.yaw": (0.0, 0.1, 0.5), "chassis.vx": (15.0, 2.0, 0.5),
                               "target_speed": (15.0, 1.0, 0.3)}, reals={"path.x_offset": 60.0}),
+    # braking at 20 m/s with the front wheels slowing (ABS cycles), turning (ESC acts)
+    "ChassisControl": Inputs(signals={"driver.pedal_force": (300.0, 100.0, 1.0), "chassis.vx": (20.0, 0.5, 0.5),
+                                      "wheel_FL.omega": (38.0, 8.0, 3.0), "wheel_FR.omega": (40.0, 6.0, 2.0),
+                                      "wheel_RL.omega": (43.0, 1.0, 1.0), "wheel_RR.omega": (43.0, 1.0, 1.0),
+                                      "chassis.yaw_rate": (0.1, 0.2, 0.7), "chassis.ay": (2.0, 3.0, 0.7),
+                                      "steering_wheel_angle": (0.2, 0.5, 0.7)}),
+    "Robot": Inputs(strings={"steering_profile": "0:0,0.5:0,1:90,2:-90"}),
 }
 
 

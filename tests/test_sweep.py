@@ -20,8 +20,10 @@ from fmu_vehicle.errors import ModelError
 from fmu_vehicle.paths import resource_path
 
 try:
+    from fmu_harness import registered_fmus  # noqa: F401
     from test_tire_fmu_support import scenario_fmus  # noqa: F401
 except ImportError:
+    from .fmu_harness import registered_fmus  # noqa: F401
     from .test_tire_fmu_support import scenario_fmus  # noqa: F401
 
 BANDS = [[5, 1.0], [15, 0.75], [30, 0.5], [40, 0.25]]
@@ -189,11 +191,12 @@ def test_sweep_leaves_the_environment_as_it_was(two_and_one):
     assert "MALLOC_TRIM_THRESHOLD_" not in os.environ and "__DASK_PARENT_PID" not in os.environ
 
 
-def test_shipped_system_files_are_generated(scenario_fmus, tmp_path):
+def test_shipped_system_files_are_generated(scenario_fmus, registered_fmus, tmp_path):
     """resources/scenarios/*.ssd are what fmu_vehicle.adas.systems writes from the built FMUs (regenerate
     with ``python -m fmu_vehicle.adas.systems``), every shipped catalogue names one of them, and each reads
     back with its FMUs from the FMU folder, in Gauss-Seidel order."""
-    written = write_systems(scenario_fmus, tmp_path)
+    fmus = {**scenario_fmus, **{n: registered_fmus[n] for n in ("Vehicle", "ChassisControl", "Robot")}}
+    written = write_systems(fmus, tmp_path)
     for path in written:
         assert path.read_bytes() == resource_path("scenarios", path.name).read_bytes(), path.name
     assert {load_catalogue(n).system.name for n in catalogue_names()} <= {f"{s}.ssd" for s in SYSTEMS}

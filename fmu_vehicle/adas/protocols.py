@@ -13,6 +13,10 @@ not take is ignored here (``component.variable`` parameters are set by the sweep
     acc       ISO 15622 ACC cases: the lead's speed profile, the time gap and set speed, the road
     platoon   the lead's profile, every controller's time gap, every vehicle's road
     ride      an ISO 8608 road file of the class (generated in the worker's folder), the speed
+    sine_with_dwell   UN R140 / FMVSS 126: the robot's sine with dwell of ``amplitude_A`` x A in ``direction``,
+              entered at 80 km/h coasting (system ``chassis``)
+    braking   straight-line or split-mu braking by the robot's pedal from ``speed_kmh`` (system ``chassis``)
+    launch    a launch from rest with the robot's drive-torque demand (system ``chassis``)
 """
 from __future__ import annotations
 
@@ -195,5 +199,75 @@ def ride(system: System, *, road_class: str, speed_kmh: float, duration_s: float
                     outputs=outputs, output_interval=1e-3), None
 
 
-PROTOCOLS = {"ccr": ccr, "acc": acc, "platoon": platoon, "ride": ride}
+def _table(points, scale: float = 1.0) -> str:
+    """A Robot table 'time:value,...' from (time [s], value) pairs, values times ``scale``."""
+    return ",".join(f"{t:.9g}:{v * scale:.12g}" for t, v in points)
+
+
+def _chassis_outputs(extra=()) -> tuple[str, ...]:
+    wheels = ("FL", "FR", "RL", "RR")
+    return (("robot.steering_wheel_angle", "robot.pedal_force", "robot.drive_torque")
+            + tuple(f"vehicle.chassis.{q}" for q in ("x", "y", "yaw", "vx", "ay", "ax", "yaw_rate"))
+            + tuple(f"vehicle.wheel_{w}.{q}" for w in wheels for q in ("omega", "slip"))
+            + tuple(f"chassis_control.brakes.pressure_{w}" for w in wheels)
+            + tuple(f"chassis_control.abs.phase_{w}" for w in wheels)
+            + ("chassis_control.esc.active", "chassis_control.tcs.active", "chassis_control.abs.active") + tuple(extra))
+
+
+def sine_with_dwell(system: System, *, amplitude_A, direction: int, A_deg: float, speed_kmh: float = 80.0,
+                    **_ignored) -> tuple[Scenario, None]:
+    """UN R140 Annex 3 / FMVSS 126 sine with dwell (``manoeuvres.sine_with_dwell``): the robot steers the SWD of
+    amplitude ``amplitude_A`` x ``A_deg`` [deg] (``"final"``: the series' last amplitude, max(6.5 A, 270 deg) up to
+    300 deg) in ``direction`` (+1 counter-clockwise: left first; -1 clockwise), entered at ``speed_kmh``
+    coasting; the run lasts until 2 s after the completion of steer. Recorded at 1 kHz."""
+    from fmu_vehicle.manoeuvres import sine_with_dwell as swd
+    A = math.radians(float(A_deg))
+    if not A > 0:
+        raise ModelError(f"sine_with_dwell: A_deg must be > 0, got {A_deg!r}")
+    amp = swd.amplitude_series(A)[-1][1] if amplitude_A == "final" else float(amplitude_A) * A
+    profile = swd.sine_with_dwell_profile(amp, direction=int(direction))
+    set_parameters(system, "robot", steering_profile=_table(zip(profile.breakpoints, profile.angles),
+                                                            180.0 / math.pi),
+                   pedal_force_profile="0:0", drive_torque_profile="0:0")
+    set_parameters(system, "vehicle", v0=float(speed_kmh) * KMH)
+    system.stop_time = round(swd.STEER_START_S + swd.steer_duration_s() + swd.SETTLE_AFTER_S, 3)
+    title = f"sine with dwell {math.degrees(amp):.1f} deg ({amp / A:.2f} A), {swd.DIRECTIONS[int(direction)]}"
+    return Scenario(system, title, order=_order(system), outputs=_chassis_outputs(), output_interval=1e-3), None
+
+
+def braking(system: System, *, speed_kmh: float = 100.0, road: str = "flat", pedal_force_N: float = 600.0,
+            brake_at_s: float = 0.2, pedal_rise_s: float = 0.05, duration_s: float = 8.0,
+            steering_profile: str = "0:0", **_ignored) -> tuple[Scenario, Callable]:
+    """Straight-line braking (ISO 14512 on ``road`` = ``split_mu``): the robot presses the pedal to
+    ``pedal_force_N`` from ``brake_at_s`` over ``pedal_rise_s`` with the car at ``speed_kmh`` on ``road``
+    (``steering_profile`` 'time_s:angle_deg,...': a steering input during the stop); ends at standstill."""
+    t0, f = float(brake_at_s), float(pedal_force_N)
+    set_parameters(system, "robot", steering_profile=str(steering_profile), drive_torque_profile="0:0",
+                   pedal_force_profile=_table([(0.0, 0.0), (t0, 0.0), (t0 + float(pedal_rise_s), f)]))
+    set_parameters(system, "vehicle", v0=float(speed_kmh) * KMH)
+    _set_road(system, "vehicle", road)
+    system.stop_time = float(duration_s)
+
+    def on_step(t, row):
+        return not (t > t0 + 0.5 and row["vehicle.chassis.vx"] < 0.05)
+
+    title = f"braking from {speed_kmh:g} km/h on {road}, pedal {f:g} N"
+    return Scenario(system, title, order=_order(system), outputs=_chassis_outputs(), output_interval=1e-3), on_step
+
+
+def launch(system: System, *, road: str = "split_mu", drive_torque_Nm: float = 3000.0, rise_s: float = 0.2,
+           duration_s: float = 4.0, **_ignored) -> tuple[Scenario, None]:
+    """A launch from rest on ``road``: the robot's drive-torque demand (total over the driven wheels) rises to
+    ``drive_torque_Nm`` over ``rise_s`` and is held, the steering wheel straight."""
+    set_parameters(system, "robot", steering_profile="0:0", pedal_force_profile="0:0",
+                   drive_torque_profile=_table([(0.0, 0.0), (float(rise_s), float(drive_torque_Nm))]))
+    set_parameters(system, "vehicle", v0=0.0)
+    _set_road(system, "vehicle", road)
+    system.stop_time = float(duration_s)
+    title = f"launch on {road}, drive torque {drive_torque_Nm:g} N m"
+    return Scenario(system, title, order=_order(system), outputs=_chassis_outputs(), output_interval=1e-3), None
+
+
+PROTOCOLS = {"ccr": ccr, "acc": acc, "platoon": platoon, "ride": ride, "sine_with_dwell": sine_with_dwell,
+             "braking": braking, "launch": launch}
 """Catalogue ``protocol`` name -> protocol(system, **parameters) -> (Scenario, on_step or None)."""

@@ -59,7 +59,60 @@ KPI_COLUMNS = {
                 "peak_accel_0_m_per_s2", "max_decel_m_per_s2"),
     "ride": ("aw_z_m_per_s2", "aw_x_m_per_s2", "av_m_per_s2", "vdv_z_m_per_s1_75", "vdv_x_m_per_s1_75", "crest_z",
              "crest_x", "comfort", "mean_speed_kmh"),
+    "sine_with_dwell": ("passed", "failed", "amplitude_deg", "bos_s", "cos_s", "speed_at_bos_km_h",
+                        "peak_yaw_rate_deg_s", "yaw_rate_ratio_1s_pct", "yaw_rate_ratio_1_75s_pct",
+                        "yaw_rate_1s_pass", "yaw_rate_1_75s_pass", "lateral_displacement_m",
+                        "lateral_displacement_applies", "lateral_displacement_pass", "lateral_displacement_ground_m",
+                        "heading_change_deg", "esc_activated"),
+    "braking": ("stopping_distance_m", "ideal_distance_m", "ratio", "distance_ok", "speed_at_onset_m_s",
+                "stopping_time_s", "mean_deceleration_m_s2", "slip_band_fraction", "heading_change_deg",
+                "max_abs_heading_deviation_deg", "max_yaw_rate_rad_s", "yaw_rate_bound_ratio", "abs_activated"),
+    "launch": ("speed_end_m_s", "mean_acceleration_m_s2", "heading_change_deg", "slip_band_fraction", "slip_max",
+               "tcs_activated"),
 }
+
+ROAD_MU = {"flat": 1.0, "low_mu": 0.3, "split_mu": 0.6}
+"""The friction of the ideal stop (split friction: the mean of the two sides) and, as ``ROAD_MU_HIGH``, the highest
+friction under the car, of the roads the braking catalogues use."""
+ROAD_MU_HIGH = {"flat": 1.0, "low_mu": 0.3, "split_mu": 1.0}
+
+
+def _chassis_kpis(protocol: str, scenario, result, settings: dict) -> dict:
+    """KPIs of the chassis-control protocols (system ``chassis``): the functions of ``manoeuvres.sine_with_dwell``
+    and ``chassis_control.braking`` on the recorded signals."""
+    from fmu_vehicle.chassis_control import braking as B
+    from fmu_vehicle.fmi.chassis_parameters import FULLCAR14, WHEELS
+
+    t = result.time
+    veh = {q: result[f"vehicle.chassis.{q}"] for q in ("x", "y", "yaw", "vx", "ay", "yaw_rate")}
+    if protocol == "sine_with_dwell":
+        from fmu_vehicle.manoeuvres import sine_with_dwell as swd
+        row = swd.swd_criteria(t, result["robot.steering_wheel_angle"], veh["yaw_rate"], veh["ay"],
+                               A_rad=math.radians(float(settings["A_deg"])), x=veh["x"], y=veh["y"], yaw=veh["yaw"],
+                               vx=veh["vx"], zero_before=swd.STEER_START_S)
+        row["esc_activated"] = bool(np.max(result["chassis_control.esc.active"]) > 0.5)
+        return row
+    params = scenario.system.component("chassis_control").parameters
+    radius = [params.get(f"vehicle.wheel_radius_{'front' if w.startswith('F') else 'rear'}",
+                         FULLCAR14[f"wheel_radius_{'front' if w.startswith('F') else 'rear'}_m"]) for w in WHEELS]
+    road = str(settings.get("road", "flat" if protocol == "braking" else "split_mu"))
+    if protocol == "braking":
+        pressures = np.array([result[f"chassis_control.brakes.pressure_{w}"] for w in WHEELS])
+        out = B.stopping_kpis(t, veh["x"], veh["y"], veh["vx"], pressures, ROAD_MU[road])
+        out["distance_ok"] = bool(out["ratio"] <= float(settings.get("ratio_max", 1.10)))
+        out.update(B.heading_kpis(t, veh["yaw"], veh["yaw_rate"], out["brake_onset_s"]))
+        out["yaw_rate_bound_ratio"] = B.yaw_rate_bound_ratio(veh["yaw_rate"], veh["vx"], ROAD_MU_HIGH[road])
+        signals = {"chassis.vx": veh["vx"], **{f"wheel_{w}.omega": result[f"vehicle.wheel_{w}.omega"] for w in WHEELS},
+                   **{f"abs.phase_{w}": result[f"chassis_control.abs.phase_{w}"] for w in WHEELS}}
+        out["slip_band_fraction"] = B.abs_slip_kpis(signals, WHEELS, radius)["slip_band_fraction"]
+        out["abs_activated"] = bool(np.max(result["chassis_control.abs.active"]) > 0.5)
+        return out
+    driven = [i for i, w in enumerate(WHEELS) if params.get(f"vehicle.driven_{w}", FULLCAR14["driven"][i])]
+    v_min = float(params.get("tcs.slip_speed_min_m_s", settings.get("slip_speed_min_m_s", 3.0)))
+    slips = [B.slip_of(result[f"vehicle.wheel_{WHEELS[i]}.omega"], veh["vx"], radius[i], v_min) for i in driven]
+    out = B.launch_kpis(t, veh["vx"], veh["yaw"], slips)
+    out["tcs_activated"] = bool(np.max(result["chassis_control.tcs.active"]) > 0.5)
+    return out
 
 
 # ---------------------------------------------------------------------------------------- one run (worker side)
@@ -149,6 +202,8 @@ def run_kpis(protocol: str, scenario, result, settings: dict, scoring: dict) -> 
                            skip_s=float(settings.get("skip_s", 2.0)))
         out["mean_speed_kmh"] = float(np.mean(result["vehicle.chassis.vx"]) / KMH)
         return out
+    if protocol in ("sine_with_dwell", "braking", "launch"):
+        return _chassis_kpis(protocol, scenario, result, settings)
     raise ModelError(f"no KPIs for protocol {protocol!r}")
 
 
@@ -299,7 +354,9 @@ def sweep(cat: Catalogue, out: str | os.PathLike, *, workers: int | None = None,
     todo = [r for r in runs if r.index not in done]
     if done:
         log(f"resuming: {len(done)} of {len(runs)} runs already in {journal}")
-    built = ensure_fmus(FMU_NAMES, fmu_dir, log=log)
+    from fmu_vehicle.adas.systems import ssd_fmu_names
+    names = ssd_fmu_names(cat.system) if cat.system.suffix == ".ssd" else FMU_NAMES
+    built = ensure_fmus(names, fmu_dir, log=log)
     system = read_ssp(cat.system, fmu_dir=Path(next(iter(built.values()))).parent)
     for run in runs:
         for name in run.parameters:

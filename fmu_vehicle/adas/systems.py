@@ -11,6 +11,8 @@ component parameters come from the example systems (``fmu_vehicle.cosim.scenario
     acc       ISO 15622 ACC: LeadVehicle, Controller (acc_aeb), Powertrain, VehicleLV (internal tires)
     platoon3  three ACC vehicles (Controller, Powertrain, VehicleLV each) behind a LeadVehicle
     ride      VehicleLV alone, its road a file outside the FMU (``allow_external_files``)
+    chassis   the regulation tests of chassis control: Robot (steering, pedal, drive torque), ChassisControl
+              (brakes with ABS, TCS, ESC) and Vehicle (the full car, internal tires)
 
 The files are generated (the FMUs' model descriptions give the connectors' types and units)::
 
@@ -81,7 +83,33 @@ def ride_system(fmus: dict) -> System:
     return System("ride", [comp], [], stop_time=8.0, step_size=1e-3)
 
 
-SYSTEMS = {"ccr": ccr_system, "acc": acc_system, "platoon3": platoon3_system, "ride": ride_system}
+CHASSIS_WHEELS = ("FL", "FR", "RL", "RR")
+"""The full car's wheels, as the ChassisControl FMU names them."""
+
+
+def chassis_system(fmus: dict) -> System:
+    """Robot -> ChassisControl -> Vehicle (fullcar14) in Gauss-Seidel order, one step of 1 ms: the order and
+    timing of ``chassis_control.closed_loop.run``. The car starts with its centre of mass at x = 0
+    (``x0`` = 2.0 m, the design front axle ahead of it) on the flat road at 80 km/h; the protocols set the
+    robot's tables, the road and the speed."""
+    from fmu_vehicle.fmi.roads import road_parameters
+    comps = [Component("robot", _fmu(fmus, "Robot"), {}),
+             Component("chassis_control", _fmu(fmus, "ChassisControl"), {}),
+             Component("vehicle", _fmu(fmus, "Vehicle"), {"model": "fullcar14", **road_parameters("flat"),
+                                                          "v0": 80.0 / 3.6, "x0": 2.0})]
+    cons = [Connection("robot", "steering_wheel_angle", "vehicle", "steering_wheel_angle"),
+            Connection("robot", "steering_wheel_angle", "chassis_control", "steering_wheel_angle"),
+            Connection("robot", "pedal_force", "chassis_control", "driver.pedal_force"),
+            Connection("robot", "drive_torque", "chassis_control", "driver.drive_torque")]
+    cons += [Connection("vehicle", f"wheel_{w}.omega", "chassis_control", f"wheel_{w}.omega") for w in CHASSIS_WHEELS]
+    cons += [Connection("vehicle", f"chassis.{q}", "chassis_control", f"chassis.{q}") for q in ("yaw_rate", "ay", "vx")]
+    cons += [Connection("chassis_control", f"wheel_{w}.torque_{k}", "vehicle", f"wheel_{w}.torque_{k}")
+             for w in CHASSIS_WHEELS for k in ("brake", "drive")]
+    return System("chassis", comps, cons, stop_time=6.0, step_size=1e-3)
+
+
+SYSTEMS = {"ccr": ccr_system, "acc": acc_system, "platoon3": platoon3_system, "ride": ride_system,
+           "chassis": chassis_system}
 """System file stem (resources/scenarios/<stem>.ssd) -> builder(fmus) -> System."""
 
 
@@ -104,11 +132,16 @@ def system_file(stem: str) -> Path:
 
 def system_fmu_names(stem: str) -> list[str]:
     """Registry names of the FMUs the shipped system ``stem`` uses (its components' sources, in order)."""
+    return ssd_fmu_names(system_file(stem))
+
+
+def ssd_fmu_names(path: str | Path) -> list[str]:
+    """Registry names of the FMUs a system file (.ssd) uses: its components' source file stems, in order."""
     from lxml import etree
 
     from fmu_vehicle.cosim.ssp import SSD_NS
 
-    root = etree.parse(str(system_file(stem))).getroot()
+    root = etree.parse(str(path)).getroot()
     names = [Path(el.get("source")).stem for el in root.iter(f"{{{SSD_NS}}}Component")]
     return list(dict.fromkeys(names))
 
@@ -151,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m fmu_vehicle.adas.systems", description=__doc__.split("\n")[0])
     parser.add_argument("--fmu-dir", help="folder of the built FMUs (default dist/fmus, built if missing)")
     a = parser.parse_args(argv)
-    for path in write_systems(ensure_fmus(FMU_NAMES, a.fmu_dir, log=print), resource_path("scenarios")):
+    names = list(dict.fromkeys([*FMU_NAMES, "Vehicle", "ChassisControl", "Robot"]))
+    for path in write_systems(ensure_fmus(names, a.fmu_dir, log=print), resource_path("scenarios")):
         print(f"wrote {path}")
     return 0
 

@@ -234,13 +234,14 @@ def _stop(o):
     return o["chassis.vx"] < STOP_SPEED_M_S
 
 
-def abs_slip_kpis(res, car, radius, band=ABS_SLIP_BAND, v_min: float = ABS_BAND_SPEED_MIN_M_S) -> dict:
+def abs_slip_kpis(res, wheel_names, radius, band=ABS_SLIP_BAND, v_min: float = ABS_BAND_SPEED_MIN_M_S) -> dict:
     """Per wheel: the slip band KPIs (:func:`slip_band_kpis`) after that wheel's first ABS cycle while
-    v_x >= ``v_min``; ``radius`` per wheel [m]. Keys ``<wheel>.slip_band_fraction`` etc. and the worst share
+    v_x >= ``v_min``; ``res`` maps chassis.vx, wheel_<w>.omega and abs.phase_<w> to series (a closed-loop Result
+    or a dict), ``radius`` per wheel [m]. Keys ``<wheel>.slip_band_fraction`` etc. and the worst share
     ``slip_band_fraction``."""
     out, fractions = {}, []
     vx = res["chassis.vx"]
-    for w, name in enumerate(car.wheel_names):
+    for w, name in enumerate(wheel_names):
         lam = slip_of(res[f"wheel_{name}.omega"], vx, radius[w], v_min)
         phase = res[f"abs.phase_{name}"] if f"abs.phase_{name}" in res else np.zeros_like(vx)
         k = first_cycle_end_index(phase)
@@ -269,7 +270,7 @@ def straight_braking(car, brakes, controller=None, *, mu: float = 1.0, v0: float
     k = stopping_kpis(res.time, res["chassis.x"], res["chassis.y"], res["chassis.vx"], _pressures(res, car), mu)
     k.update(heading_kpis(res.time, res["chassis.yaw"], res["chassis.yaw_rate"], k["brake_onset_s"]))
     if controller is not None:
-        k.update(abs_slip_kpis(res, car, controller.vehicle.radius_m))
+        k.update(abs_slip_kpis(res, car.wheel_names, controller.vehicle.radius_m))
     return res, k
 
 
@@ -366,11 +367,12 @@ def launch(car, brakes, controller=None, *, road="split_mu", drive_torque_Nm: fl
     wheels, slip (omega r - v_x) / max(v_x, ``slip_speed_min_m_s``) (default: the TCS's own
     ``tcs.slip_speed_min_m_s`` of the default tuning)."""
     from .closed_loop import run
-    from .ecu import ControlledVehicle, load_tuning
+    from .closed_loop import controlled_vehicle
+    from .ecu import load_tuning
     if slip_speed_min_m_s is None:
         slip_speed_min_m_s = float(load_tuning()["tcs"]["slip_speed_min_m_s"])
     res = run(car, road, duration, LaunchDriver(drive_torque_Nm), brakes, controller, v0=0.0)
-    cv = controller.vehicle if controller is not None else ControlledVehicle.of(car, brakes)
+    cv = controller.vehicle if controller is not None else controlled_vehicle(car, brakes)
     slips = [slip_of(res[f"wheel_{w}.omega"], res["chassis.vx"], cv.radius_m[i], slip_speed_min_m_s)
              for i, w in enumerate(car.wheel_names) if cv.driven[i]]
     return res, launch_kpis(res.time, res["chassis.vx"], res["chassis.yaw"], slips)

@@ -23,49 +23,37 @@ functions' diagnostic signals.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import ModelError
 from ..results import Result
+from ..driver.open_loop import OpenLoopDriver
 from .ecu import ChassisController, Commands, ControlledVehicle, Sensors
 from .hydraulics import BrakeSystem, advance_pressures
 
-
-def _profile(points, what: str):
-    """A piecewise-linear function of time from [(t [s], value), ...] (held outside), or a constant."""
-    if points is None:
-        return lambda t: 0.0
-    if isinstance(points, (int, float)):
-        v = float(points)
-        return lambda t: v
-    pts = np.asarray(points, dtype=float)
-    if pts.ndim != 2 or pts.shape[1] != 2 or not np.all(np.isfinite(pts)) or np.any(np.diff(pts[:, 0]) <= 0):
-        raise ModelError(f"{what}: expected [(t, value), ...] with increasing finite times, got {points!r}")
-    return lambda t: float(np.interp(t, pts[:, 0], pts[:, 1]))
+__all__ = ["OpenLoopDriver", "controlled_vehicle", "run", "sensors_from"]
 
 
-@dataclass
-class OpenLoopDriver:
-    """Profiles played back: ``steer`` a :class:`~fmu_vehicle.driver.profile.SteeringProfile` (or None: wheel
-    held straight), ``pedal_force_N`` and ``drive_torque_Nm`` as [(t, value), ...] piecewise linear or a
-    constant."""
-
-    steer: object = None
-    pedal_force_N: object = None
-    drive_torque_Nm: object = None
-
-    def __post_init__(self):
-        self._pedal = _profile(self.pedal_force_N, "pedal_force_N")
-        self._drive = _profile(self.drive_torque_Nm, "drive_torque_Nm")
-
-    def at(self, t: float) -> tuple[float, float, float]:
-        """(steering-wheel angle [rad], pedal force [N], drive torque [N m]) at time ``t`` [s]."""
-        return 0.0 if self.steer is None else float(self.steer.angle(t)), self._pedal(t), self._drive(t)
-
-    def command(self, t: float, h: float, outputs: dict):
-        return self.at(t + h)
+def controlled_vehicle(car, brakes: BrakeSystem | None = None) -> ControlledVehicle:
+    """The constants the control unit knows of a :class:`~fmu_vehicle.vehicle.vehicle.Vehicle` (and its brake
+    system's gains): the single-track constants of ``manoeuvres.vehicle_model.single_track_of``, the track, the
+    axles and driven wheels, and each wheel's rolling radius: the effective one of the free-rolling start at
+    static load (v / omega), not the unloaded R0, which reads about 2 % slip on a free-rolling wheel."""
+    from ..manoeuvres.vehicle_model import single_track_of
+    st = single_track_of(car)
+    y = np.array([w.center_m[1] for w in car.spec.wheels])
+    left, right = y[car.w_side > 0], y[car.w_side < 0]
+    track = float(np.mean(left) - np.mean(right)) if left.size and right.size else 0.0
+    x = np.array([w.center_m[0] for w in car.spec.wheels])
+    front = x > 0.5 * (x.max() + x.min())
+    gains = brakes.torque_gain_Nm_per_Pa.copy() if brakes is not None else np.zeros(car.n_wheels)
+    start = car.simulator(None, v0=1.0).outputs()
+    radius = np.array([1.0 / start[f"wheel_{w}.omega"] for w in car.wheel_names])
+    return ControlledVehicle(tuple(car.wheel_names), car.w_side.copy(), front,
+                             np.array([w.driven for w in car.spec.wheels]), radius, st.mass_kg,
+                             float(st.yaw_inertia_kg_m2), st.a_m, st.b_m, st.cf_N_per_rad, st.cr_N_per_rad,
+                             st.steering_ratio, track, gains)
 
 
 def sensors_from(outputs: dict, vehicle: ControlledVehicle, t: float, steering_wheel_angle: float,

@@ -42,10 +42,9 @@ from ..errors import ModelError
 from ..paths import resource_path
 from .hydraulics import APPLY
 
-FUNCTIONS = {"tcs": "fmu_vehicle.chassis_control.tcs:TractionControl",
-             "esc": "fmu_vehicle.chassis_control.esc:StabilityControl",
-             "abs": "fmu_vehicle.chassis_control.abs:AntiLock"}
-"""The functions in the order they run at a sample instant: name -> ``module:Class``."""
+FUNCTIONS = {"tcs": "tcs:TractionControl", "esc": "esc:StabilityControl", "abs": "abs:AntiLock"}
+"""The functions in the order they run at a sample instant: name -> ``module:Class``, the module in this package
+(imported by a relative name, so that a renamed copy of the package, as an FMU carries, finds its own)."""
 
 SAMPLE_PERIOD_S = 0.01
 """Default sample period of the unit [s]."""
@@ -89,26 +88,6 @@ class ControlledVehicle:
         L = self.wheelbase_m
         return self.mass_kg * (self.b_m * self.cr_N_per_rad - self.a_m * self.cf_N_per_rad) / (
             L * L * self.cf_N_per_rad * self.cr_N_per_rad)
-
-    @classmethod
-    def of(cls, car, brakes=None) -> "ControlledVehicle":
-        """The constants of a :class:`~fmu_vehicle.vehicle.vehicle.Vehicle` (and its brake system's gains)."""
-        from ..manoeuvres.vehicle_model import single_track_of
-        st = single_track_of(car)
-        y = np.array([w.center_m[1] for w in car.spec.wheels])
-        left, right = y[car.w_side > 0], y[car.w_side < 0]
-        track = float(np.mean(left) - np.mean(right)) if left.size and right.size else 0.0
-        x = np.array([w.center_m[0] for w in car.spec.wheels])
-        front = x > 0.5 * (x.max() + x.min())
-        gains = brakes.torque_gain_Nm_per_Pa.copy() if brakes is not None else np.zeros(car.n_wheels)
-        # rolling radius: the effective one of the free-rolling start at static load (v / omega), not the
-        # unloaded R0, which reads about 2 % slip on a free-rolling wheel
-        start = car.simulator(None, v0=1.0).outputs()
-        radius = np.array([1.0 / start[f"wheel_{w}.omega"] for w in car.wheel_names])
-        return cls(tuple(car.wheel_names), car.w_side.copy(), front,
-                   np.array([w.driven for w in car.spec.wheels]), radius, st.mass_kg,
-                   float(st.yaw_inertia_kg_m2), st.a_m, st.b_m, st.cf_N_per_rad, st.cr_N_per_rad,
-                   st.steering_ratio, track, gains)
 
 
 @dataclass
@@ -189,7 +168,7 @@ def function_outputs(cls, wheel_names) -> list[tuple[str, str, str]]:
 def function_class(name: str):
     """The class of function ``name`` (a key of ``FUNCTIONS``)."""
     module, cls = FUNCTIONS[name].split(":")
-    return getattr(importlib.import_module(module), cls)
+    return getattr(importlib.import_module(f".{module}", __package__), cls)
 
 
 class ChassisController:

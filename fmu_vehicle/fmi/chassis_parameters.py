@@ -11,9 +11,9 @@ Names (SI units):
     <function>.<key>             the function's tuning (its class's ``TUNING`` table; start values from
                                  ``resources/chassis_control/default.json``)
 
-The vehicle constants of ``fullcar14`` come from ``ControlledVehicle.of`` (``single_track_of`` solves the car's
+The vehicle constants of ``fullcar14`` come from ``closed_loop.controlled_vehicle`` (``single_track_of`` solves the car's
 static equilibrium: far too slow for every instantiation), so they are stored here (``FULLCAR14``) and
-tests/test_chassis_control_fmu.py recomputes them. :func:`fmu_parameters` gives the parameter values of any
+tests/test_chassis_control_fmu.py recomputes them. Described in docs/fmus.md §10 and docs/chassis_control.md. :func:`fmu_parameters` gives the parameter values of any
 vehicle and brake system (what a system file sets for another car).
 """
 from __future__ import annotations
@@ -25,6 +25,7 @@ import numpy as np
 
 from fmu_vehicle.chassis_control.ecu import FUNCTIONS, ControlledVehicle, function_class, load_tuning
 from fmu_vehicle.chassis_control.hydraulics import BrakeSystem, load_brake_system
+from fmu_vehicle.errors import ModelError
 from fmu_vehicle.paths import resource_path
 
 WHEELS = ("FL", "FR", "RL", "RR")
@@ -32,10 +33,11 @@ WHEELS = ("FL", "FR", "RL", "RR")
 
 FULLCAR14 = {"mass_kg": 2486.0, "yaw_inertia_kg_m2": 10504.776215685813, "a_m": 2.005917381524791,
              "b_m": 2.1555027322431437, "cf_N_per_rad": 142515.2932829674, "cr_N_per_rad": 136207.44528423456,
-             "steering_ratio": 15.954717164203268, "track_m": 2.3934, "wheel_radius_m": 0.4672,
+             "steering_ratio": 15.954717164203268, "track_m": 2.3934,
+             "wheel_radius_front_m": 0.45667322192941007, "wheel_radius_rear_m": 0.45740374839363984,
              "driven": (True, True, False, False)}
-"""``ControlledVehicle.of(Vehicle.load("fullcar14"))``: its scalar fields, the (common) rolling radius and the
-driven wheels."""
+"""``closed_loop.controlled_vehicle(Vehicle.load("fullcar14"))``: its scalar fields, the rolling radii of the front and the
+rear wheels and the driven wheels."""
 
 #: FMI name -> (ControlledVehicle field, unit, description, min, max)
 VEHICLE_FIELDS = {
@@ -48,7 +50,13 @@ VEHICLE_FIELDS = {
     "vehicle.cr": ("cr_N_per_rad", "N/rad", "rear axle cornering stiffness (both tires)", 1e3, 1e7),
     "vehicle.steering_ratio": ("steering_ratio", "1", "steering-wheel angle per road-wheel angle", 1.0, 100.0),
     "vehicle.track": ("track_m", "m", "track width", 0.5, 5.0),
-    "vehicle.wheel_radius": ("wheel_radius_m", "m", "rolling radius: wheel speed = spin x radius", 0.1, 2.0),
+}
+
+#: FMI name -> (FULLCAR14 key, axle, description, min, max) of the rolling radii [m]
+RADII = {
+    "vehicle.wheel_radius_front": ("wheel_radius_front_m", True, "rolling radius of the front wheels: wheel speed "
+                                   "= spin x radius", 0.1, 2.0),
+    "vehicle.wheel_radius_rear": ("wheel_radius_rear_m", False, "rolling radius of the rear wheels", 0.1, 2.0),
 }
 
 #: FMI name -> (BrakeSystem field, unit, description, min, max)
@@ -79,11 +87,12 @@ def brake_system(values: dict) -> BrakeSystem:
 
 def controlled_vehicle(values: dict) -> ControlledVehicle:
     """The ControlledVehicle of the FMU's parameter values (side and axle from the wheel names)."""
-    scalars = {f: values[n] for n, (f, *_r) in VEHICLE_FIELDS.items() if f != "wheel_radius_m"}
-    return ControlledVehicle(WHEELS, np.array([1.0 if w.endswith("L") else -1.0 for w in WHEELS]),
-                             np.array([w.startswith("F") for w in WHEELS]),
+    scalars = {f: values[n] for n, (f, *_r) in VEHICLE_FIELDS.items()}
+    front = np.array([w.startswith("F") for w in WHEELS])
+    return ControlledVehicle(WHEELS, np.array([1.0 if w.endswith("L") else -1.0 for w in WHEELS]), front,
                              np.array([bool(values[f"vehicle.driven_{w}"]) for w in WHEELS]),
-                             np.full(len(WHEELS), values["vehicle.wheel_radius"]), **scalars,
+                             np.where(front, values["vehicle.wheel_radius_front"], values["vehicle.wheel_radius_rear"]),
+                             **scalars,
                              brake_gain_Nm_per_Pa=np.array([values[f"brakes.torque_gain_{w}"] for w in WHEELS]))
 
 
@@ -98,15 +107,14 @@ def tuning_parameters(tuning: dict) -> dict:
 
 
 def fmu_parameters(vehicle: ControlledVehicle, brakes: BrakeSystem) -> dict:
-    """The FMU's brake and vehicle parameter values for ``vehicle`` (four wheels named like ``WHEELS``, one
-    rolling radius) and its ``brakes``."""
+    """The FMU's brake and vehicle parameter values for ``vehicle`` (four wheels named like ``WHEELS``; the
+    radius of each axle is the mean of its two wheels') and its ``brakes``."""
     if tuple(vehicle.wheel_names) != WHEELS or tuple(brakes.wheel_names) != WHEELS:
-        raise ValueError(f"the ChassisControl FMU has the wheels {WHEELS}; got {vehicle.wheel_names} "
+        raise ModelError(f"the ChassisControl FMU has the wheels {WHEELS}; got {vehicle.wheel_names} "
                          f"and {brakes.wheel_names}")
-    if not np.allclose(vehicle.radius_m, vehicle.radius_m[0]):
-        raise ValueError(f"the ChassisControl FMU takes one rolling radius; got {vehicle.radius_m}")
-    out = {n: float(getattr(vehicle, f)) for n, (f, *_r) in VEHICLE_FIELDS.items() if f != "wheel_radius_m"}
-    out["vehicle.wheel_radius"] = float(vehicle.radius_m[0])
+    out = {n: float(getattr(vehicle, f)) for n, (f, *_r) in VEHICLE_FIELDS.items()}
+    front = np.asarray(vehicle.front, dtype=bool)
+    out.update({n: float(np.mean(vehicle.radius_m[front == axle])) for n, (_k, axle, *_r) in RADII.items()})
     out.update({f"vehicle.driven_{w}": bool(d) for w, d in zip(WHEELS, vehicle.driven)})
     out.update({n: float(getattr(brakes, f)) for n, (f, *_r) in BRAKE_FIELDS.items()})
     out.update({f"brakes.torque_gain_{w}": float(k) for w, k in zip(WHEELS, brakes.torque_gain_Nm_per_Pa)})
@@ -116,6 +124,7 @@ def fmu_parameters(vehicle: ControlledVehicle, brakes: BrakeSystem) -> dict:
 def fullcar14_vehicle_values() -> dict:
     """The ``vehicle.*`` start values: ``FULLCAR14``."""
     out = {n: float(FULLCAR14[f]) for n, (f, *_r) in VEHICLE_FIELDS.items()}
+    out.update({n: FULLCAR14[k] for n, (k, *_r) in RADII.items()})
     out.update({f"vehicle.driven_{w}": d for w, d in zip(WHEELS, FULLCAR14["driven"])})
     return out
 

@@ -127,6 +127,20 @@ def _vehicle_signals(s: dict[str, float]) -> Signals:
     return {"steering_wheel_angle": [(0.0, 0.0), (0.5, 0.0), (0.7, 0.5)]}
 
 
+def _chassis_control_signals(s: dict[str, float]) -> Signals:
+    """Braking from 20 m/s: the pedal pressed to 400 N between 0.5 s and 0.6 s and held; the car slows at
+    8 m/s^2; the left front wheel overbrakes (its speed falls 40 % below the car's by 0.9 s), recovers by 1.3 s
+    and overbrakes again, while the other wheels roll with the car."""
+    r = s["vehicle.wheel_radius_front"]
+    t = [0.0, 0.5, 0.9, 1.3, 1.7, 2.1, 3.0]
+    v = [20.0 - 8.0 * max(ti - 0.6, 0.0) for ti in t]
+    fl = [vi / r * f for vi, f in zip(v, (1.0, 1.0, 0.6, 0.98, 0.6, 0.98, 0.98))]
+    rolling = [(ti, vi / r) for ti, vi in zip(t, v)]
+    return {"driver.pedal_force": [(0.0, 0.0), (0.5, 0.0), (0.6, 400.0)], "chassis.vx": list(zip(t, v)),
+            "wheel_FL.omega": list(zip(t, fl)), "wheel_FR.omega": rolling,
+            "wheel_RL.omega": rolling, "wheel_RR.omega": rolling}
+
+
 CASES: dict[str, Case] = {case.model: case for case in (
     Case("Powertrain", 10.0, 0.01, ("wheel_left.torque_drive", "wheel_right.torque_drive", "engine.speed",
                                     "engine.torque", "torque_converter.speed_ratio", "transmission.gear"),
@@ -172,6 +186,18 @@ CASES: dict[str, Case] = {case.model: case for case in (
          "at its default target speed 80 km/h, fed a vehicle that moves exactly along the path from 10 m "
          "before the first gate through the first lane change: the steering-wheel angle anticipates each "
          "bend (preview) with small lateral and heading errors, the wheel torque holds the speed."),
+    Case("ChassisControl", 3.0, 0.001, ("brakes.master_cylinder_pressure", "brakes.pressure_FL", "brakes.pressure_FR",
+                                        "brakes.pressure_RL", "wheel_FL.torque_brake", "ecu.mode_FL", "abs.phase_FL",
+                                        "abs.slip_FL", "abs.active"),
+         _chassis_control_signals,
+         "The brakes with ABS (default parameters: the shipped full car), fed open-loop signals of a stop from "
+         "20 m/s: the pedal goes to 400 N at 0.5 s (master-cylinder pressure through the booster), the wheel "
+         "pressures follow with their lag and rate limit; when the left front wheel overbrakes (40 % slip) the "
+         "ABS holds and releases its pressure, re-applies it in steps as the wheel recovers, and does so again "
+         "for the second overbraking. Control unit sample period 10 ms."),
+    Case("Robot", 3.0, 0.01, ("steering_wheel_angle", "pedal_force", "drive_torque"), lambda s: {},
+         "The robot with its default tables: every table '0:0', so the steering wheel stays straight and the "
+         "pedal and drive-torque demands at zero. No inputs."),
 )}
 
 

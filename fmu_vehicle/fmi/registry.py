@@ -21,6 +21,8 @@ FMUS: dict[str, str] = {
     "Vehicle": "fmu_vehicle_vehicle.py",
     "Tire": "fmu_vehicle_tire.py",
     "Driver": "fmu_vehicle_driver.py",
+    "ChassisControl": "fmu_vehicle_chassis_control.py",
+    "Robot": "fmu_vehicle_robot.py",
 }
 
 

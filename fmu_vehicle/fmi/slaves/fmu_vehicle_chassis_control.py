@@ -31,10 +31,10 @@ from pathlib import Path
 
 import numpy as np
 
-from fmu_vehicle.chassis_control.ecu import FUNCTIONS, ChassisController, Sensors, function_class
+from fmu_vehicle.chassis_control.ecu import FUNCTIONS, ChassisController, Sensors, function_class, function_outputs
 from fmu_vehicle.chassis_control.hydraulics import advance_pressures
 from fmu_vehicle.errors import ModelError
-from fmu_vehicle.fmi.chassis_parameters import (BRAKE_FIELDS, TORQUE_GAIN_RANGE, VEHICLE_FIELDS, WHEELS,
+from fmu_vehicle.fmi.chassis_parameters import (BRAKE_FIELDS, RADII, TORQUE_GAIN_RANGE, VEHICLE_FIELDS, WHEELS,
                                                 brake_system, controlled_vehicle, start_values,
                                                 tuning_parameters)
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
@@ -67,7 +67,7 @@ SENSORS = (
 def _function_outputs():
     """The functions' diagnostic signals as discrete Real outputs ``<function>.<signal>``."""
     return tuple(Var(f"{name}.{n}", "output", "discrete", u, d, 0.0)
-                 for name in FUNCTIONS for n, u, d in function_class(name).OUTPUTS)
+                 for name in FUNCTIONS for n, u, d in function_outputs(function_class(name), WHEELS))
 
 
 class ChassisControl(VehicleSlaveBase):
@@ -88,6 +88,7 @@ class ChassisControl(VehicleSlaveBase):
               START[f"brakes.torque_gain_{w}"], min=TORQUE_GAIN_RANGE[0], max=TORQUE_GAIN_RANGE[1]) for w in WHEELS),
         *(Var(n, "parameter", "fixed", unit, desc, START[n], min=lo, max=hi)
           for n, (_f, unit, desc, lo, hi) in VEHICLE_FIELDS.items()),
+        *(Var(n, "parameter", "fixed", "m", desc, START[n], min=lo, max=hi) for n, (_k, _a, desc, lo, hi) in RADII.items()),
         *(Var(f"vehicle.driven_{w}", "parameter", "fixed", None, f"wheel {w} gets drive torque", START[
             f"vehicle.driven_{w}"], type="Boolean") for w in WHEELS),
         *(Var(n, "parameter", "fixed", unit, desc, start, min=lo, max=hi)

@@ -1,6 +1,6 @@
 """Robot.fmu: a steering and pedal robot playing back tables of time, as in the regulations' open-loop tests.
 
-A thin variable table over ``chassis_control.closed_loop.OpenLoopDriver``::
+A thin variable table over ``driver.open_loop.OpenLoopDriver``::
 
     robot = OpenLoopDriver(SteeringProfile(steering_profile), pedal_force_profile, drive_torque_profile)
     outputs at the FMU's time t: steering_wheel_angle, pedal_force, drive_torque = robot.at(t)
@@ -12,7 +12,7 @@ for the end of the step (the steering wheel reaches its angle at t + h through t
 
 Described in docs/chassis_control.md and docs/fmus.md.
 """
-from fmu_vehicle.chassis_control.closed_loop import OpenLoopDriver
+from fmu_vehicle.driver.open_loop import OpenLoopDriver
 from fmu_vehicle.driver.profile import SteeringProfile, parse_pairs
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
