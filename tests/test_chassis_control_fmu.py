@@ -87,6 +87,7 @@ def fmu_runs(fmu_dir):
         scenario, on_step = PROTOCOLS[protocol](system, **params)
         r = run_system(scenario.system, scenario.experiment(), progress=False, on_step=on_step)
         out[tag + ".time"] = r.time
+        out[tag + ".steering_profile"] = system.component("robot").parameters["steering_profile"]
         out.update({f"{tag}.{n}": r[n] for n in scenario.outputs})
     return out
 
@@ -100,7 +101,9 @@ def test_the_fmu_system_gives_the_python_closed_loop(car, brakes, fmu_runs):
     """The sine with dwell at 6.5 A (ESC brakes) and the dry stop from 100 km/h (ABS cycles) through the FMUs
     equal the Python closed loop to 1e-9 (yaw rate [rad/s], y and x [m], pressures [Pa] relative to 180 bar)."""
     f = fmu_runs
-    steer = swd.sine_with_dwell_profile(6.5 * math.radians(30.1), direction=1)
+    steer = SteeringProfile.parse(f["swd.steering_profile"])      # the robot's table (degrees, 12 digits)
+    exact = swd.sine_with_dwell_profile(6.5 * math.radians(30.1), direction=1)
+    np.testing.assert_allclose(steer.angles, exact.angles, rtol=0.0, atol=1e-11)
     t = f["swd.time"]
     py = _python(car, brakes, steer, 0.0, round(float(t[-1]), 3), 80.0 / 3.6)
     assert np.max(f["swd.chassis_control.esc.active"]) == 1.0
@@ -160,16 +163,16 @@ def test_the_regulation_catalogues_score_the_controller_on_and_off(fmu_dir, tmp_
     assert on["slip_band_fraction"] >= 0.98
 
 
-def test_the_shipped_chassis_catalogues(tmp_path):
+def test_the_shipped_chassis_catalogues(fmu_dir):
     """The sine with dwell runs 12 amplitudes x 2 directions x ESC off/on; ABS braking 4 cases x ABS off/on;
     the TCS launch 2 roads x TCS off/on. The last amplitude is max(6.5 A, 270 deg) = 270 deg (8.97 A)."""
     counts = {"un-r140-sine-with-dwell": 48, "abs-braking": 8, "tcs-launch": 4}
     for name, n in counts.items():
         assert len(load_catalogue(name).runs()) == n
     assert swd.amplitude_series(math.radians(30.1))[-1][1] == pytest.approx(math.radians(270.0))
-    system = read_ssp(resource_path("scenarios", "chassis.ssd"))
+    system = read_ssp(resource_path("scenarios", "chassis.ssd"), fmu_dir=fmu_dir)
     assert [c.name for c in system.components] == list(("robot", "chassis_control", "vehicle"))
-    scenario, _ = PROTOCOLS["sine_with_dwell"](system, amplitude_A="final", direction=-1, A_deg=30.1)
+    PROTOCOLS["sine_with_dwell"](system, amplitude_A="final", direction=-1, A_deg=30.1)
     table = system.component("robot").parameters["steering_profile"]
     angles = [float(item.split(":")[1]) for item in table.split(",")]
     assert min(angles) == pytest.approx(-270.0) and max(angles) == pytest.approx(270.0)

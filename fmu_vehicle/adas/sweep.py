@@ -517,14 +517,23 @@ def summary_plot(cat: Catalogue, rows: list[dict], path: Path) -> Path:
     groups: dict = {}
     for row in rows:
         groups.setdefault(row.get(series) if series else None, []).append(row)
+    # a text parameter (e.g. a case name) on x: one position per value, in run order, labelled with it
+    categories = list(dict.fromkeys(str(r[x]) for r in rows)) if all(
+        isinstance(r[x], str) and math.isnan(_num(r[x])) for r in rows) else None
+
+    def xs(group):
+        return [categories.index(str(r[x])) if categories else _num(r[x]) for r in group]
+
     for ax, y in zip(axes, ys):
         for key, group in groups.items():
             ok = [r for r in group if r.get("status") == "ok"]
             label = f"{series} = {key}" if series else None
-            ax.plot([_num(r[x]) for r in ok], [_num(r.get(y)) for r in ok], "o-", label=label)
+            ax.plot(xs(ok), [_num(r.get(y)) for r in ok], "o-" if categories is None else "o", label=label)
             bad = [r for r in group if r.get("status") != "ok"]
             if bad:
-                ax.plot([_num(r[x]) for r in bad], [0.0] * len(bad), "rx", label="failed run")
+                ax.plot(xs(bad), [0.0] * len(bad), "rx", label="failed run")
+        if categories:
+            ax.set_xticks(range(len(categories)), categories)
         values = [_num(r.get(y)) for r in rows if r.get("status") == "ok"]
         finite = [v for v in values if math.isfinite(v)]
         if finite and min(finite) >= 0.0:            # non-negative KPIs from 0 (all zero: 0 to 1)
