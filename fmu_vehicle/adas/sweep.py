@@ -323,7 +323,7 @@ def _cell(value) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return repr(value)
+        return repr(float(value))          # a NumPy float's repr names its type
     text = str(value)
     return f'"{text}"' if ("," in text or '"' in text) else text
 

@@ -49,7 +49,7 @@ SAMPLE_TOLERANCE = 1e-9
 
 SENSORS = (
     *(Var(f"wheel_{w}.omega", "input", "continuous", "rad/s", f"spin of wheel {w} about its axle (+ rolling "
-          "forward): the vehicle's output", 0.0, min=-1000.0, max=1000.0) for w in WHEELS),
+          "forward): the vehicle's output", 0.0, min=-1e4, max=1e4) for w in WHEELS),
     Var("chassis.yaw_rate", "input", "continuous", "rad/s", "yaw rate (+ turning left)", 0.0, min=-100.0, max=100.0),
     Var("chassis.ay", "input", "continuous", "m/s2", "lateral acceleration of the centre of mass (+ left)", 0.0,
         min=-1000.0, max=1000.0),
