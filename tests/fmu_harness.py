@@ -128,9 +128,14 @@ elif case == 'setup_after_init':       # fmi2SetupExperiment once stepping: refu
     step(f, H)                         # the FMU's time is still H
     step(f, 5.0)                       # ... not 5 s
 elif case == 'fixed_after_init':
-    var = fixed_reals[0]
-    EXTRA['name'] = var.name
-    call(f.setReal, [var.valueReference], [float(var.start)])
+    if fixed_reals:
+        var = fixed_reals[0]
+        EXTRA['name'] = var.name
+        call(f.setReal, [var.valueReference], [float(var.start)])
+    else:                     # a String parameter (the Robot's tables)
+        var = next(v for v in strings if v.type == 'String')
+        EXTRA['name'] = var.name
+        call(f.setString, [var.valueReference], [var.start or ""])
     step(f, 0.0)
     step(f, 0.0)
 elif case == 'other_parameters':

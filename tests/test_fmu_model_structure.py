@@ -58,12 +58,25 @@ _LOADS = {f"wheel_{w}.{n}": v for w in ("FL", "FR", "RL", "RR")
 PROBES = {
     "LeadVehicle": [{}],
     "Robot": [{}],
-    # braking on a slowing front wheel (ABS), turning faster than the reference (ESC), a spinning driven wheel (TCS)
-    "ChassisControl": [{}, {"inputs": {"driver.pedal_force": 400.0, "chassis.vx": 20.0, "wheel_FL.omega": 30.0,
+    # braking with a front wheel just short of the release slip (ABS), turning faster than the reference (ESC), a spinning driven wheel (TCS)
+    "ChassisControl": [{}, {"inputs": {"driver.pedal_force": 400.0, "chassis.vx": 20.0, "wheel_FL.omega": 37.5,
                                        "wheel_FR.omega": 43.0, "wheel_RL.omega": 43.0, "wheel_RR.omega": 43.0,
                                        "chassis.yaw_rate": 0.5, "chassis.ay": 5.0, "steering_wheel_angle": 0.3}},
-                       {"inputs": {"driver.drive_torque": 3000.0, "chassis.vx": 5.0, "wheel_FL.omega": 20.0,
-                                   "wheel_FR.omega": 11.0, "wheel_RL.omega": 11.0, "wheel_RR.omega": 11.0}}],
+                       # braking with the other three wheels just short of the release slip (ABS flips them)
+                       {"inputs": {"driver.pedal_force": 400.0, "chassis.vx": 20.0, "wheel_FL.omega": 43.8,
+                                   "wheel_FR.omega": 37.5, "wheel_RL.omega": 37.5, "wheel_RR.omega": 37.5}},
+                       # turning right at 20 m/s with less yaw than the reference: understeer, inner rear wheel
+                       {"inputs": {"chassis.vx": 20.0, "wheel_FL.omega": 43.8, "wheel_FR.omega": 43.8,
+                                   "wheel_RL.omega": 43.7, "wheel_RR.omega": 43.7, "steering_wheel_angle": -0.5,
+                                   "chassis.yaw_rate": -0.02, "chassis.ay": -1.0}},
+                       # a rear-driven car whose rear wheels spin (TCS on the rear wheels)
+                       {"parameters": {"vehicle.driven_FL": False, "vehicle.driven_FR": False,
+                                       "vehicle.driven_RL": True, "vehicle.driven_RR": True},
+                        "inputs": {"driver.drive_torque": 3000.0, "chassis.vx": 5.0, "wheel_FL.omega": 11.0,
+                                   "wheel_FR.omega": 11.0, "wheel_RL.omega": 20.0, "wheel_RR.omega": 15.0}},
+                       # a spinning front wheel under a small drive demand: TCS stands down when it goes negative
+                       {"inputs": {"driver.drive_torque": 0.05, "chassis.vx": 5.0, "wheel_FL.omega": 20.0,
+                                   "wheel_FR.omega": 15.0, "wheel_RL.omega": 11.0, "wheel_RR.omega": 11.0}}],
     "Powertrain": [{}, {"inputs": {"throttle": 0.5, "wheel_left.omega": 20.0, "wheel_right.omega": 20.0}},
                    {"inputs": {"throttle": 0.3, "wheel_left.omega": 30.0, "wheel_right.omega": 30.0}}],
     "Controller": [{},

@@ -78,17 +78,6 @@ class ControlledVehicle:
     def n_wheels(self) -> int:
         return len(self.wheel_names)
 
-    @property
-    def wheelbase_m(self) -> float:
-        return self.a_m + self.b_m
-
-    @property
-    def stability_factor_s2_per_m2(self) -> float:
-        """K = m (b C_r - a C_f) / (L^2 C_f C_r) [s^2/m^2] (single-track model; > 0 understeer)."""
-        L = self.wheelbase_m
-        return self.mass_kg * (self.b_m * self.cr_N_per_rad - self.a_m * self.cf_N_per_rad) / (
-            L * L * self.cf_N_per_rad * self.cr_N_per_rad)
-
 
 @dataclass
 class Sensors:

@@ -131,7 +131,9 @@ def _chassis_control_signals(s: dict[str, float]) -> Signals:
     """Braking from 20 m/s: the pedal pressed to 400 N between 0.5 s and 0.6 s and held; the car slows at
     8 m/s^2; the left front wheel overbrakes (its speed falls 40 % below the car's by 0.9 s), recovers by 1.3 s
     and overbrakes again, while the other wheels roll with the car."""
-    r = s["vehicle.wheel_radius_front"]
+    from fmu_vehicle.fmi.chassis_parameters import FULLCAR14
+
+    r = FULLCAR14["wheel_radius_front_m"]      # the default rolling radius
     t = [0.0, 0.5, 0.9, 1.3, 1.7, 2.1, 3.0]
     v = [20.0 - 8.0 * max(ti - 0.6, 0.0) for ti in t]
     fl = [vi / r * f for vi, f in zip(v, (1.0, 1.0, 0.6, 0.98, 0.6, 0.98, 0.98))]
