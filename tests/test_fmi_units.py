@@ -25,6 +25,11 @@ BASE = {
     "N/m": {"kg": 1, "s": -2},                             # kg m s-2 / m
     "N.s/m": {"kg": 1, "s": -1},
     "kg.m2": {"kg": 1, "m": 2},
+    "m2": {"m": 2},
+    "N/rad": {"kg": 1, "m": 1, "s": -2, "rad": -1},        # N per rad of slip angle
+    "Pa": {"kg": 1, "m": -1, "s": -2},                      # N / m2
+    "Pa/s": {"kg": 1, "m": -1, "s": -3},
+    "N.m/Pa": {"m": 3},                                     # N m / (N m-2)
 }
 
 
