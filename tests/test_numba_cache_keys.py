@@ -1,11 +1,13 @@
 """The numba cache is keyed by what each kernel depends on (fmu_vehicle/jit.py).
 
 Static part: the import graph behind each module's key. Compiled part (a copy of the package, a fresh
-subprocess per run with an empty FMU_VEHICLE_CACHE_DIR at first, halfcar7 run for 10 ms with RK4, numba's
-per-dispatcher cache hit and miss counts): after a warm run, an edit of a module no kernel imports
-compiles nothing; an edit of tire/pacejka.py recompiles the tire kernels, the vehicle passes and the RK4
-loop but loads the multibody kernels (the integrator modules import no tire or vehicle module: the
-vehicle's passes reach the loop through the model's type).
+subprocess per run, with a copy of this checkout's cache; numba's per-dispatcher cache hit and miss counts):
+after a warm run of halfcar7 (10 ms, RK4), an edit of a module no kernel imports compiles nothing; an edit
+of tire/pacejka.py recompiles the tire kernels a run calls but loads the multibody kernels of the same run,
+and moves the source key of the vehicle's passes and the type key of the RK4 loop's vehicle entries (the
+folder and index entry each is filed under: they would compile on their next call; compiling them again
+here would take minutes), not those of the multibody engine or the RK4 module itself (the integrator
+modules import no tire or vehicle module: the vehicle's passes reach the loop through the model's type).
 """
 import json
 import os
@@ -22,14 +24,24 @@ from timeouts import HANG_GUARD_S
 REPO = Path(__file__).resolve().parents[1]
 PKG = REPO / "fmu_vehicle"
 
-RUN = """
+COUNTS = """
 import json, sys
 import numba
+from numba import typeof
+from fmu_vehicle import jit
 from fmu_vehicle.vehicle import Vehicle
-from fmu_vehicle.integrators import integrate
 car = Vehicle.load("halfcar7")
 system = car.system("bumpy")
-integrate(system, car.initial_state(system, 20.0), 0.01, 1e-3)
+if "integrate" in sys.argv[1:]:
+    from fmu_vehicle.integrators import integrate
+    integrate(system, car.initial_state(system, 20.0), 0.01, 1e-3)
+if "tire" in sys.argv[1:]:        # the tire's own kernels, called directly (scalars and its parameter array)
+    from fmu_vehicle.paths import resource_path
+    from fmu_vehicle.tire import pacejka
+    from fmu_vehicle.tire.tir import read_tir
+    p = read_tir(resource_path("tires", "dai2022_sedan.tir")).to_array()
+    fz = pacejka.vertical_force(p, 0.02, 0.0)
+    assert fz > 0.0 and pacejka.mf_fx0(p, fz, 0.05, 1.0) > 0.0
 counts = {}
 for name, module in sorted(sys.modules.items()):
     if name.split(".")[0] != "fmu_vehicle":
@@ -39,7 +51,11 @@ for name, module in sorted(sys.modules.items()):
             hits, misses = sum(obj.stats.cache_hits.values()), sum(obj.stats.cache_misses.values())
             if hits or misses:
                 counts[name[len("fmu_vehicle."):] + "." + attr] = [hits, misses]
-print(json.dumps(counts))
+pkg = jit._PKG
+keys = {m: jit.source_key(pkg / m) for m in ("vehicle/dynamics.py", "multibody/dynamics.py",
+                                              "integrators/rk4.py", "tire/pacejka.py")}
+keys["rk4 entry for this model"] = jit.types_key((typeof(system.model),))
+print(json.dumps({"counts": counts, "keys": keys}))
 """
 
 
@@ -72,11 +88,12 @@ def test_keys_follow_the_static_import_graph():
     assert key == jit.types_key((model_type, typeof(1.0)))
 
 
-def _run(pkg_parent: Path, cache: Path) -> dict:
+def _run(pkg_parent: Path, cache: Path, *what: str) -> dict:
+    """COUNTS in a fresh process on the package copy under ``pkg_parent``: {"counts", "keys"}."""
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_DISABLE_JIT", "FMU_VEHICLE_NATIVE")}
     env.update(FMU_VEHICLE_CACHE_DIR=str(cache), PYTHONPATH=str(pkg_parent))
-    out = subprocess.run([sys.executable, "-c", RUN], cwd=pkg_parent, env=env, capture_output=True, text=True,
-                         timeout=HANG_GUARD_S)
+    out = subprocess.run([sys.executable, "-c", COUNTS, *what], cwd=pkg_parent, env=env, capture_output=True,
+                         text=True, timeout=HANG_GUARD_S)
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -94,39 +111,40 @@ def test_an_edit_recompiles_only_the_kernels_that_depend_on_it(tmp_path):
     copy = tmp_path / "src"
     shutil.copytree(PKG, copy / "fmu_vehicle", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     # start from a copy of this checkout's kernel cache (the package copy has the same sources, so it finds
-    # them: the cache does not depend on where the package lives); a cold compile here would cost a minute
+    # them: the cache does not depend on where the package lives); a cold compile here would cost minutes
     import fmu_vehicle
     cache = tmp_path / "cache"
     if fmu_vehicle.CACHE_DIR and Path(fmu_vehicle.CACHE_DIR).is_dir():
         shutil.copytree(fmu_vehicle.CACHE_DIR, cache)
-    first = _run(copy, cache)
-    assert {"integrators.rk4.rk4_chunk", "vehicle.dynamics.vehicle_rhs",
-            "multibody.kinematics.forward_positions"} <= set(first)      # the counts cover these kernels
+    first = _run(copy, cache, "integrate", "tire")["counts"]
+    assert {"integrators.rk4.rk4_chunk", "vehicle.dynamics.vehicle_rhs", "multibody.kinematics.forward_positions",
+            "tire.pacejka.vertical_force", "tire.pacejka.mf_fx0"} <= set(first)    # the counts cover these
 
-    warm = _run(copy, cache)
-    assert _compiled(warm) == set() and warm["integrators.rk4.rk4_chunk"] == [1, 0]
+    warm = _run(copy, cache, "integrate", "tire")
+    assert _compiled(warm["counts"]) == set() and warm["counts"]["integrators.rk4.rk4_chunk"] == [1, 0]
 
     # modules no kernel imports: the command line, co-simulation, ADAS
     _append(copy / "fmu_vehicle" / "cli.py", "\n# an edit outside the kernels\n")
     _append(copy / "fmu_vehicle" / "cosim" / "master.py", "\n# an edit outside the kernels\n")
     _append(copy / "fmu_vehicle" / "adas" / "sweep.py", "\n# an edit outside the kernels\n")
-    assert _compiled(_run(copy, cache)) == set()
+    outside = _run(copy, cache, "integrate", "tire")
+    assert _compiled(outside["counts"]) == set() and outside["keys"] == warm["keys"]
 
-    # the tire: its kernels, the vehicle's passes and the loop that inlines them; not the multibody engine
+    # the tire: its kernels compile again, the multibody kernels the same run calls load from the cache
     _append(copy / "fmu_vehicle" / "tire" / "pacejka.py", "\n# an edit of the tire\n")
-    tire = _run(copy, cache)
-    compiled = _compiled(tire)
-    assert {"tire.pacejka.vertical_force", "tire.contact.tire_contact_3d", "vehicle.dynamics.vehicle_rhs",
-            "integrators.rk4.rk4_chunk"} <= compiled
-    multibody = {k for k in tire if k.startswith("multibody.")}
-    assert multibody and not multibody & compiled
-    assert all(tire[k][0] >= 1 for k in multibody)        # loaded from the cache
-
-    # the integrator modules import no tire module: the RK4 loop recompiled above through the model's type
-    # (jit.types_key), which is also how an edit of vehicle/dynamics.py reaches it (an edit not run here: each
-    # edit compiles the vehicle's passes and loops again, minutes on a busy machine)
+    tire = _run(copy, cache, "tire")
+    compiled = _compiled(tire["counts"])
+    assert {"tire.pacejka.vertical_force", "tire.pacejka.mf_fx0"} <= compiled      # and the kernels they call
+    assert all(k.startswith("tire.pacejka.") for k in compiled), compiled
+    multibody = {k for k in tire["counts"] if k.startswith("multibody.")}
+    assert multibody and all(tire["counts"][k] == [1, 0] for k in multibody)
+    # ... and the vehicle's passes (which call the tire) and the RK4 loop's entries for a vehicle are filed
+    # under new keys; the multibody engine's and the RK4 module's own keys stay
+    before, after = warm["keys"], tire["keys"]
+    changed = {k for k in before if before[k] != after[k]}
+    assert changed == {"tire/pacejka.py", "vehicle/dynamics.py", "rk4 entry for this model"}, changed
     assert "tire/pacejka.py" not in _rel(jit.dependencies(PKG / "integrators" / "rk4.py"))
-    assert _compiled(_run(copy, cache)) == set()
+    assert _compiled(_run(copy, cache, "tire")["counts"]) == set()
 
 
 def test_each_source_key_has_its_own_folder_and_idle_ones_are_pruned(tmp_path):
