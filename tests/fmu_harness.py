@@ -1,8 +1,8 @@
 """One harness for hostile-input cases over every FMU of the package (no tests here).
 
 ``all_fmus`` builds the FMUs of ``ALL_FMUS`` once per session; ``registered_fmus`` gives any FMU of the
-registry, built on first use (into the folder of ``test_tire_fmu_support.scenario_fmus``, so that an FMU
-both fixtures ask for is built once).  ``run_case(fmu, case, workdir, **args)`` runs one
+registry, built on first use; both build into the session's one FMU folder (``test_fmi_support.session_fmus``,
+shared by the xdist workers and the other fixtures), so that each FMU is built once per session.  ``run_case(fmu, case, workdir, **args)`` runs one
 case in a fresh interpreter (``test_fmi_support.run_child``: the FMU runs its shipped package copy, a
 crash cannot take pytest down, and the child must exit 0 after ``terminate``/``freeInstance`` and a
 garbage collection, which is where a released instance would crash).  The child returns a dict:
@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 try:
-    from test_fmi_support import build_companions, run_child
+    from test_fmi_support import build_companions, run_child, session_fmu_folder, session_fmus
 except ImportError:      # pragma: no cover - package-style import
-    from .test_fmi_support import build_companions, run_child
+    from .test_fmi_support import build_companions, run_child, session_fmu_folder, session_fmus
 
 ALL_FMUS = ("Powertrain", "Controller", "LeadVehicle", "VehicleLV", "Vehicle", "Tire", "Driver", "ChassisControl",
             "Robot")
@@ -157,22 +157,18 @@ RESULT = dict(statuses=STATUSES, errors=[m for s, m in MESSAGES if s >= 3], real
 '''
 
 
-REGISTERED_FOLDER = "scenario_fmus"
-"""Session folder of ``registered_fmus``: the one test_tire_fmu_support.scenario_fmus builds into."""
-
-
 class RegisteredFmus(Mapping):
-    """Registry name -> path of its FMU, built on first use into ``folder`` (``ensure_fmus``: an FMU already
-    there and built from the current sources is reused)."""
+    """Registry name -> path of its FMU in the session's one FMU folder (test_fmi_support.session_fmus: built
+    there on first use, or reused when built from the current sources)."""
 
-    def __init__(self, folder: Path):
-        self.folder = Path(folder)
+    def __init__(self, basetemp: Path):
+        self.basetemp = Path(basetemp)
+        self.folder = session_fmu_folder(self.basetemp)
         self._paths: dict[str, Path] = {}
 
     def __getitem__(self, name: str) -> Path:
         if name not in self._paths:
-            from fmu_vehicle.cosim.build_cache import ensure_fmus
-            self._paths[name] = ensure_fmus([name], self.folder)[name]
+            self._paths[name] = session_fmus([name], self.basetemp)[name]
         return self._paths[name]
 
     def __iter__(self):
@@ -189,8 +185,7 @@ _REGISTERED: dict[Path, RegisteredFmus] = {}
 
 def registered(basetemp: Path) -> RegisteredFmus:
     """The session's RegisteredFmus (one per pytest base folder)."""
-    folder = Path(basetemp) / REGISTERED_FOLDER
-    return _REGISTERED.setdefault(folder, RegisteredFmus(folder))
+    return _REGISTERED.setdefault(Path(basetemp), RegisteredFmus(basetemp))
 
 
 @pytest.fixture(scope="session")
@@ -203,7 +198,7 @@ def build_all(basetemp: Path) -> dict[str, Path]:
     """The FMUs of ``ALL_FMUS`` once per session: the companions shared with the other FMU tests, the others
     from ``registered`` (shared with the scenario FMUs)."""
     if not _BUILT:
-        _BUILT.update(build_companions(Path(basetemp) / "companion_fmus"))
+        _BUILT.update(build_companions(basetemp))
         fmus = registered(basetemp)
         for name in ALL_FMUS:
             if name not in _BUILT:

@@ -111,20 +111,37 @@ def collect_child(proc: subprocess.Popen, workdir: Path, timeout: float = HANG_G
     return pickle.loads((workdir / "result.pkl").read_bytes())
 
 
-def build_companions(out: Path) -> dict[str, Path]:
-    """Build the companion FMUs once per session (module-level cache shared by all test modules)."""
+def session_fmu_folder(basetemp: Path) -> Path:
+    """The one folder where this test session builds its FMUs: below the session's base folder, which the
+    xdist workers' own base folders (``popen-gw<N>``) sit in, so that both workers share one build of each FMU."""
+    base = Path(basetemp)
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "fmus"
+
+
+def session_fmus(names, basetemp: Path) -> dict[str, Path]:
+    """Registry name -> path of each FMU of ``names`` in :func:`session_fmu_folder`, built there from the
+    current sources if missing or stale (``ensure_fmus``); one process at a time (a lock file in the
+    folder), so that the second worker finds what the first built."""
+    from filelock import FileLock
+
+    from fmu_vehicle.cosim.build_cache import ensure_fmus
+    folder = session_fmu_folder(basetemp)
+    folder.mkdir(parents=True, exist_ok=True)
+    with FileLock(folder / ".build.lock"):
+        return ensure_fmus(list(names), folder)
+
+
+def build_companions(basetemp: Path) -> dict[str, Path]:
+    """The companion FMUs of the session (:func:`session_fmus`), looked up once per process."""
     if not _BUILT:
-        from fmu_vehicle.fmi.build import build_fmu
-        from fmu_vehicle.fmi.registry import slave_script
-        for name in COMPANION_FMUS:
-            _BUILT[name] = build_fmu(slave_script(name), out)
+        _BUILT.update(session_fmus(COMPANION_FMUS, basetemp))
     return dict(_BUILT)
 
 
 @pytest.fixture(scope="session")
 def companion_fmus(tmp_path_factory) -> dict[str, Path]:
-    """name -> path of the freshly built Powertrain/Controller/LeadVehicle FMUs."""
-    return build_companions(tmp_path_factory.getbasetemp() / "companion_fmus")
+    """name -> path of the Powertrain/Controller/LeadVehicle FMUs built from the current sources."""
+    return build_companions(tmp_path_factory.getbasetemp())
 
 
 def simulate_in_child(fmu: Path, workdir: Path, stop_time: float, output_interval: float = 1e-3,

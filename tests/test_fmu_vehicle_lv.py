@@ -39,10 +39,12 @@ try:
     from fmu_cases import (BAD_INPUT_HARNESS, DISCARD, HIDE_PACKAGE, STATE_HARNESS, assert_refused,
                            assert_state_bit_identical)
     from test_fmi_support import CHILD_PRELUDE, collect_child, spawn_child
+    from fmu_harness import registered_fmus  # noqa: F401
 except ImportError:
     from .fmu_cases import (BAD_INPUT_HARNESS, DISCARD, HIDE_PACKAGE, STATE_HARNESS, assert_refused,
                             assert_state_bit_identical)
     from .test_fmi_support import CHILD_PRELUDE, collect_child, spawn_child
+    from .fmu_harness import registered_fmus  # noqa: F401
 
 REPO = Path(__file__).resolve().parents[1]
 SLAVE = REPO / "fmu_vehicle" / "fmi" / "slaves" / "fmu_vehicle_vehicle_lv.py"
@@ -192,9 +194,8 @@ PARAM_CASE = {
 
 
 @pytest.fixture(scope="module")
-def fmu(tmp_path_factory) -> Path:
-    from fmu_vehicle.fmi.build import build_fmu
-    return build_fmu(SLAVE, tmp_path_factory.mktemp("vehicle_lv_fmu"))
+def fmu(registered_fmus) -> Path:
+    return registered_fmus["VehicleLV"]
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,6 @@
 """Shared helpers for the Tire/scenario/example tests: the five FMUs of the example systems, built once per
-test process into a temporary folder.  This module holds no tests.
+test session into one folder shared by the xdist workers (test_fmi_support.session_fmus).  This module
+holds no tests.
 
 The co-simulations of these tests run in the pytest process (``run_system`` over FMPy's FMU2Slave): the FMUs
 then use the repository's ``fmu_vehicle`` that pytest imported (pythonfmu imports by module name in
@@ -16,16 +17,20 @@ import pytest
 _BUILT: dict[str, Path] = {}
 
 
-def build_scenario_fmus(out: Path) -> dict[str, Path]:
-    """The five FMUs in one folder (the examples take a folder), built on first use in this process."""
+def build_scenario_fmus(basetemp: Path) -> dict[str, Path]:
+    """The five FMUs in the session's one FMU folder (the examples take a folder: test_fmi_support
+    .session_fmus), looked up once per process."""
     if not _BUILT:
-        from fmu_vehicle.cosim.build_cache import ensure_fmus
         from fmu_vehicle.cosim.scenarios import FMU_NAMES
-        _BUILT.update(ensure_fmus(FMU_NAMES, out))
+        try:
+            from test_fmi_support import session_fmus
+        except ImportError:      # pragma: no cover - package-style import
+            from .test_fmi_support import session_fmus
+        _BUILT.update(session_fmus(FMU_NAMES, basetemp))
     return dict(_BUILT)
 
 
 @pytest.fixture(scope="session")
 def scenario_fmus(tmp_path_factory) -> dict[str, Path]:
     """name -> path of the five FMUs the example systems use."""
-    return build_scenario_fmus(tmp_path_factory.getbasetemp() / "scenario_fmus")
+    return build_scenario_fmus(tmp_path_factory.getbasetemp())
