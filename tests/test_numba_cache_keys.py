@@ -9,6 +9,7 @@ folder and index entry each is filed under: they would compile on their next cal
 here would take minutes), not those of the multibody engine or the RK4 module itself (the integrator
 modules import no tire or vehicle module: the vehicle's passes reach the loop through the model's type).
 """
+import ast
 import json
 import os
 import shutil
@@ -61,6 +62,23 @@ print(json.dumps({"counts": counts, "keys": keys}))
 
 def _rel(paths):
     return {p.relative_to(PKG).as_posix() for p in paths}
+
+
+def test_the_import_scan_finds_every_import_a_whole_module_parse_finds():
+    """jit.import_statements parses import lines alone (fast); for every module of the package it finds at
+    least the imports of a parse of the whole module (more only where a string holds an import line)."""
+    def dumps(nodes):
+        return {ast.dump(n) for n in nodes}
+
+    for path in PKG.rglob("*.py"):
+        source = path.read_bytes()
+        whole = dumps(n for n in ast.walk(ast.parse(source)) if isinstance(n, (ast.Import, ast.ImportFrom)))
+        assert whole <= dumps(jit.import_statements(source)), path
+    # continuation lines, relative imports, a name list in parentheses, an import inside a function
+    text = b"import a.b, c\nfrom .x import (p,\n    q)\nfrom ..y import \\\n    r\ndef f():\n    import s\n"
+    found = dumps(jit.import_statements(text))
+    assert found == dumps(n for n in ast.walk(ast.parse(text)) if isinstance(n, (ast.Import, ast.ImportFrom)))
+    assert len(found) == 4
 
 
 def test_keys_follow_the_static_import_graph():
