@@ -16,6 +16,7 @@ import pytest
 from fmpy import read_model_description
 from fmpy.validation import validate_fmu
 
+from fmu_vehicle.fmi.vehicle_parameters import KINDS
 from fmu_vehicle.tire.contact import OUT_FORCE, OUT_MOMENT, OUT_POINT
 from fmu_vehicle.vehicle import Vehicle
 from fmu_vehicle.vehicle.loader import vehicle_file_data
@@ -138,9 +139,11 @@ shutil.rmtree(fmu.dir, ignore_errors=True)
 
 
 def _steering_range() -> tuple[float, float]:
-    """(steering-wheel angle [rad], rack travel [m]) at the rack's end stops, from the vehicle file."""
-    steering = vehicle_file_data("fullcar14")["steering"]
-    return steering["rack_travel_limit_m"] / abs(steering["rack_gain_m_per_rad"]), steering["rack_travel_limit_m"]
+    """(steering-wheel angle [rad], rack travel [m]) at the rack's end stops that every vehicle file the FMU
+    offers can take: the smallest over the files (midsize14's)."""
+    limits = [(st["rack_travel_limit_m"] / abs(st["rack_gain_m_per_rad"]), st["rack_travel_limit_m"])
+              for st in (vehicle_file_data(m)["steering"] for m in KINDS["Vehicle"].models)]
+    return min(a for a, _ in limits), min(r for _, r in limits)
 
 
 @pytest.fixture(scope="module")
@@ -196,9 +199,9 @@ def test_rollback_serialize_reset_and_interleaved_instances_are_bit_identical(ru
 @pytest.mark.parametrize("case, statuses, words", [
     ("nan_steering", [0, 2], ["steering_wheel_angle", "nan"]),
     ("steering_range", [2], ["steering_wheel_angle", "above max"]),
-    ("rack_beyond_limit", [2], ["input 'rack_travel_command'", "above max 0.08"]),
-    ("steering_beyond_lock", [0, 2, 0, 0], ["input 'steering_wheel_angle'", "above max 9.5238"]),
-    ("rack_beyond_stops", [2, 0], ["input 'rack_travel_command'", "above max 0.08"]),
+    ("rack_beyond_limit", [2], ["input 'rack_travel_command'", "above max 0.054"]),
+    ("steering_beyond_lock", [0, 2, 0, 0], ["input 'steering_wheel_angle'", "above max 9.3103"]),
+    ("rack_beyond_stops", [2, 0], ["input 'rack_travel_command'", "above max 0.054"]),
     ("nan_point", [2], ["wheel_RR.point.y", "nan"]),
     ("unknown_steering_input", [2], ["steering_input", "joystick"]),
 ])
@@ -207,8 +210,9 @@ def test_bad_input_is_refused_with_a_logged_message(runs, case, statuses, words)
 
 
 def test_steering_inputs_are_declared_to_the_rack_end_stops_and_full_lock_runs(fmu, runs):
-    """The declared ranges of the steering inputs are the vehicle file's rack end stops (rack_travel_limit_m)
-    and that travel over the rack gain: +-0.08 m, +-9.52 rad; a step just beyond is refused naming the input
+    """The declared ranges of the steering inputs are the rack end stops (rack_travel_limit_m) and that travel
+    over the rack gain that every offered vehicle file takes, the smallest: midsize14's +-0.054 m and +-9.31 rad
+    (fullcar14: +-0.08 m, +-9.52 rad); a step just beyond is refused naming the input
     and leaves the instance usable (the next steps are taken); full lock each way at 22 m/s
     converges at every step (the position problem used to fail above 15.24 rad, inside the declared 20 rad)."""
     md = read_model_description(str(fmu))
@@ -216,7 +220,7 @@ def test_steering_inputs_are_declared_to_the_rack_end_stops_and_full_lock_runs(f
                 if v.name in ("steering_wheel_angle", "rack_travel_command")}
     lock, stops = _steering_range()
     assert declared == {"steering_wheel_angle": (-lock, lock), "rack_travel_command": (-stops, stops)}
-    assert lock == pytest.approx(0.08 / 0.0084, rel=1e-15)
+    assert lock == pytest.approx(0.054 / 0.0058, rel=1e-12) and stops == 0.054
     for sign in (1, -1):
         r = runs["fmu"]["bad"][f"full_lock_{sign}"]
         assert r["statuses"] == [0] * 300 and r["message"] is None, r["messages"][-3:]

@@ -121,6 +121,18 @@ def fmu_parameters(vehicle: ControlledVehicle, brakes: BrakeSystem) -> dict:
     return out
 
 
+@functools.lru_cache(maxsize=None)
+def vehicle_fmu_parameters(model: str) -> dict:
+    """The brake and vehicle parameter values (``fmu_parameters``) of vehicle file ``model`` and its brake file
+    ``resources/brakes/<model>.json``, computed from the data files (``closed_loop.controlled_vehicle``: a static
+    equilibrium, so once per process): what a system sets on the ChassisControl FMU to run with that car."""
+    from fmu_vehicle.chassis_control.closed_loop import controlled_vehicle
+    from fmu_vehicle.vehicle import Vehicle
+    car = Vehicle.load(model)
+    brakes = load_brake_system(model, car.wheel_names)
+    return fmu_parameters(controlled_vehicle(car, brakes), brakes)
+
+
 def fullcar14_vehicle_values() -> dict:
     """The ``vehicle.*`` start values: ``FULLCAR14``."""
     out = {n: float(FULLCAR14[f]) for n, (f, *_r) in VEHICLE_FIELDS.items()}
