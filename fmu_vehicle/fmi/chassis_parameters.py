@@ -14,7 +14,8 @@ Names (SI units):
 The vehicle constants of ``fullcar14`` come from ``closed_loop.controlled_vehicle`` (``single_track_of`` solves the car's
 static equilibrium: far too slow for every instantiation), so they are stored here (``FULLCAR14``) and
 tests/test_chassis_control_fmu.py recomputes them. Described in docs/fmus.md §10 and docs/chassis_control.md. :func:`fmu_parameters` gives the parameter values of any
-vehicle and brake system (what a system file sets for another car).
+vehicle and brake system (what a system file sets for another car), :func:`vehicle_fmu_parameters` those of a
+shipped vehicle file and its brake file (what the chassis protocols' ``vehicle`` parameter sets).
 """
 from __future__ import annotations
 
