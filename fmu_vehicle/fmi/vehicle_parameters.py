@@ -105,11 +105,13 @@ class ParameterTable(NamedTuple):
 
 
 def steering_limits(models, base=None) -> tuple[float, float]:
-    """(steering-wheel angle limit [rad], rack travel limit [m]) that every vehicle file of ``models`` can
-    take: its rack's end stops (``SteeringSpec.rack_travel_limit_m``, ``angle_limit_rad``); the smallest
-    over the files."""
+    """(steering-wheel angle limit [rad], rack travel limit [m]) of the steering inputs' declared ranges: the
+    rack's end stops (``SteeringSpec.rack_travel_limit_m``, ``angle_limit_rad``), the largest over the vehicle
+    files of ``models``. A value beyond the chosen file's own stops (a smaller car's) is refused at the step
+    by the simulator (``VehicleSimulator.set_steering``/``set_rack_travel``: Discard, naming the input and the
+    vehicle), so that one car's stops do not narrow another's."""
     specs = [load_vehicle_spec(model, base=base).steering for model in models]
-    return min(s.angle_limit_rad for s in specs), min(s.rack_travel_limit_m for s in specs)
+    return max(s.angle_limit_rad for s in specs), max(s.rack_travel_limit_m for s in specs)
 
 
 @functools.cache

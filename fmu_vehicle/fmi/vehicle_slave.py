@@ -61,7 +61,8 @@ STEERING_INPUTS = ("steering_wheel_angle", "rack_travel")
 def _signal_vars(kind, wheels, steering=None) -> tuple:
     """The FMU's inputs and outputs: one variable per row of the signal table (per wheel where it is). The
     steering inputs take the range of the vehicle files (``steering`` = (angle limit [rad], rack travel limit
-    [m]), ``vehicle_parameters.steering_limits``): what the rack can travel, so what the model can run at."""
+    [m]), ``vehicle_parameters.steering_limits``): what the rack of the offered file with the widest stops can
+    travel; the chosen file's own stops are checked at each step."""
     sig = kind.signals
     bounds = {} if steering is None else {"steering_wheel_angle": steering[0], "rack_travel_command": steering[1]}
     inputs = tuple(Var(f"wheel_{w}.{r.name}", "input", "continuous", r.unit, f"{w} wheel: {r.description}",
