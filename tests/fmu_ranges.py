@@ -72,8 +72,12 @@ def run_slave(cls, values: dict, resources: str | None = None, steps: int = STEP
     vr = {v.name: v.value_reference for v in s.vars.values()}
     s.setup_experiment(0.0)
     s.enter_initialization_mode()
+    by_name = {v.name: v for v in cls.VARIABLES}
     for name, value in values.items():
-        s.set_real([vr[name]], [float(value)])
+        if isinstance(value, str):              # an Enumeration by its option name (e.g. ``model``)
+            s.set_integer([vr[name]], [by_name[name].item_value(value)])
+        else:
+            s.set_real([vr[name]], [float(value)])
     s.exit_initialization_mode()
     if cls.INTERNAL_STEP is not None:           # at least one internal step per communication step
         h = max(h, s.values[cls.INTERNAL_STEP])
@@ -96,4 +100,18 @@ def cases(fmu: str, cls) -> list[tuple[str, float, dict]]:
     for var in ranged_parameters(cls):
         for value in sweep_values(var):
             out.append((var.name, value, {var.name: value, **companions(fmu, cls, var.name, value)}))
+    return out
+
+
+def model_cases(cls, model: str) -> list[tuple[str, float, dict]]:
+    """``cases`` of a vehicle slave class with its parameter ``model`` set to ``model``, each parameter swept
+    over that model's own range (``fmi.vehicle_parameters.model_range``: the declared one or a narrower)."""
+    from types import SimpleNamespace
+
+    from fmu_vehicle.fmi.vehicle_parameters import model_range
+    out = []
+    for var in ranged_parameters(cls):
+        lo, hi = model_range(model, var.name, (var.min, var.max))
+        for value in sweep_values(SimpleNamespace(min=lo, max=hi)):
+            out.append((var.name, value, {"model": model, var.name: value}))
     return out

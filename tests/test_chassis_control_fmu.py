@@ -166,7 +166,7 @@ def test_the_regulation_catalogues_score_the_controller_on_and_off(fmu_dir, tmp_
 def test_the_shipped_chassis_catalogues(fmu_dir):
     """The sine with dwell runs 12 amplitudes x 2 directions x ESC off/on; ABS braking 4 cases x ABS off/on;
     the TCS launch 2 roads x TCS off/on. The last amplitude is max(6.5 A, 270 deg) = 270 deg (8.97 A)."""
-    counts = {"un-r140-sine-with-dwell": 48, "abs-braking": 8, "tcs-launch": 4}
+    counts = {"un-r140-sine-with-dwell": 48, "un-r140-sine-with-dwell-midsize": 48, "abs-braking": 8, "tcs-launch": 4}
     for name, n in counts.items():
         assert len(load_catalogue(name).runs()) == n
     assert swd.amplitude_series(math.radians(30.1))[-1][1] == pytest.approx(math.radians(270.0))
@@ -176,3 +176,28 @@ def test_the_shipped_chassis_catalogues(fmu_dir):
     table = system.component("robot").parameters["steering_profile"]
     angles = [float(item.split(":")[1]) for item in table.split(",")]
     assert min(angles) == pytest.approx(-270.0) and max(angles) == pytest.approx(270.0)
+
+
+def test_the_midsize_catalogue_runs_the_mid_size_car_with_its_own_constants(fmu_dir, tmp_path):
+    """un-r140-sine-with-dwell-midsize: Vehicle.fmu runs midsize14 and the ChassisControl FMU gets that car's
+    constants and brake data computed from its files (``vehicle_fmu_parameters``: 1547.6 kg with the wheels, its
+    own brake gains); at 6.5 A (A = 26.5 deg) counter-clockwise the car fails yaw_rate_1s without ESC and passes
+    every criterion with it, as the Python runs of docs/chassis_control.md section 5 show."""
+    midsize = Vehicle.load("midsize14")
+    mbrakes = load_brake_system("midsize14", midsize.wheel_names)
+    values = CP.vehicle_fmu_parameters("midsize14")
+    assert values == CP.fmu_parameters(controlled_vehicle(midsize, mbrakes), mbrakes)
+    assert values["vehicle.mass"] == pytest.approx(1547.6) and values["vehicle.track"] == pytest.approx(1.56)
+    assert values["brakes.torque_gain_FL"] == float(mbrakes.torque_gain_Nm_per_Pa[0]) != CP.start_values(None)[1][
+        "brakes.torque_gain_FL"]
+    cat = _variants(tmp_path, "un-r140-sine-with-dwell-midsize", {"amplitude_A": [6.5], "direction": [1]})
+    system = read_ssp(resource_path("scenarios", "chassis.ssd"), fmu_dir=fmu_dir)
+    PROTOCOLS["sine_with_dwell"](system, amplitude_A=6.5, direction=1, A_deg=26.5, vehicle="midsize14")
+    assert system.component("vehicle").parameters["model"] == "midsize14"
+    assert system.component("chassis_control").parameters["vehicle.mass"] == values["vehicle.mass"]
+    res = S.sweep(cat, tmp_path / "swd_mid.csv", workers=1, fmu_dir=fmu_dir, progress=False, log=lambda m: None)
+    off, on = res.rows
+    assert off["status"] == on["status"] == "ok", (off["error"], on["error"])
+    assert on["amplitude_deg"] == pytest.approx(6.5 * 26.5, rel=1e-9)
+    assert not off["passed"] and off["failed"] == "yaw_rate_1s" and off["yaw_rate_ratio_1s_pct"] > 35.0
+    assert on["passed"] and on["esc_activated"] and on["lateral_displacement_m"] > 1.83

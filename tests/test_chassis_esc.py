@@ -193,7 +193,7 @@ def test_esc_with_its_yaw_reference_sign_flipped_fails_the_responsiveness_criter
     """A broken ESC whose reference has the wrong sign brakes against every turn the driver asks for: at
     5 A the lateral displacement at BOS + 1.07 s drops under 1.83 m (1.76 m) and the row names it."""
     original = esc_module.StabilityControl.reference
-    monkeypatch.setattr(esc_module.StabilityControl, "reference", lambda self, d, v: -original(self, d, v))
+    monkeypatch.setattr(esc_module.StabilityControl, "reference", lambda self, d, v, m=0.0: -original(self, d, v, m))
     row = swd.run_sine_with_dwell(closed_loop(car, brakes, _esc(car, brakes)), 5.0 * A["A_rad"],
                                   A_rad=A["A_rad"])[1]
     assert not row["passed"] and row["failed"] == "lateral_displacement"
@@ -235,6 +235,39 @@ def test_esc_brakes_the_outer_front_wheel_against_oversteer_and_the_inner_rear_a
         c = Commands.neutral(4)
         f.step(_sensors(0.0, r, swa, vx), c, 0.01)
         assert not c.active_pressure.any() and c.drive_torque_factor == 1.0 and f.output_values()[5] == 0.0
+
+
+def test_the_reference_expects_the_yaw_of_the_tcs_brake_moment(car, brakes):
+    """The yaw-moment gain against the single-track state space (steady state of I_z dr/dt = ... + M_z);
+    M_tcs of 70 bar of TCS pressure on the left front wheel is (t / 2) K_FL p / r_FL (about 6 kN m on fullcar14,
+    left: positive); with the steering wheel straight the reference is share x gain x M_tcs (0 with share 0),
+    so ESC, handed that pressure, leaves a yaw rate of that size alone, and without the pressure it brakes
+    the right front wheel against it (oversteer)."""
+    st = single_track_of(car)
+    for v in (5.0, 22.0):
+        Am, _b, _c, _d = st.state_space(v)
+        r_ss = -np.linalg.solve(Am, np.array([0.0, 1.0 / st.yaw_inertia_kg_m2]))[1]
+        assert st.yaw_moment_gain(v) == pytest.approx(r_ss, rel=1e-12)
+    cv = controlled_vehicle(car, brakes)
+    tuning = load_tuning()["esc"]
+    f = esc_module.StabilityControl(cv, tuning)
+    p = np.array([70e5, 0.0, 0.0, 0.0])
+    m = f.tcs_yaw_moment(p)
+    assert m == pytest.approx(0.5 * cv.track_m * cv.brake_gain_Nm_per_Pa[0] * 70e5 / cv.radius_m[0], rel=1e-12)
+    assert 4e3 < m < 9e3 and f.tcs_yaw_moment(p[[1, 0, 2, 3]]) == pytest.approx(-m, rel=1e-12)
+    v = 6.0
+    r_tcs = st.yaw_moment_gain(v) * m
+    assert f.reference(0.0, v, m) == pytest.approx(tuning["tcs_yaw_moment_share"] * r_tcs, rel=1e-12)
+    assert 0.02 < r_tcs < 0.06
+    off = esc_module.StabilityControl(cv, {**tuning, "tcs_yaw_moment_share": 0.0})
+    assert off.reference(0.0, v, m) == 0.0
+    r = r_tcs + 0.6 * tuning["deadband_oversteer_rad_s"]          # beyond the dead band without the allowance
+    for fn, expect_active in ((f, False), (off, True)):
+        fn.reset()
+        c = Commands.neutral(4)
+        c.active_pressure[:] = p
+        fn.step(_sensors(0.0, r, 0.0, v), c, 0.01)
+        assert (c.active_pressure[1] > 0.0) == expect_active and (c.drive_torque_factor < 1.0) == expect_active
 
 
 def test_esc_state_is_restored_bit_for_bit_and_a_bad_tuning_is_named(car, brakes):

@@ -62,6 +62,27 @@ def test_split_mu_launch_slip_in_band_and_more_acceleration(split_launch, split_
     assert np.median(res["tcs.slip_FL"][late]) == pytest.approx(0.12, abs=0.03)
 
 
+def test_split_mu_launch_with_esc_and_abs_on_keeps_the_tcs_result(car, brakes, cv, split_launch):
+    """The whole unit (TCS, ESC and ABS on, as a car has it) on the split-friction launch: TCS's brake on the icy
+    wheel leaves a traction difference that yaws the car (about 0.025 rad/s at 5 m/s, steering straight), and
+    ESC's reference expects the single-track yaw rate of that moment (``esc.tcs_yaw_moment_share``), so ESC
+    never brakes or cuts the drive torque: slip in band >= 95 % and the speed of the TCS-only launch (7.3 m/s)
+    within 5 %. With the allowance off (share 0) ESC brakes the right front wheel from about 5 m/s and cuts the
+    torque, and the slip loops chase it: slip in band about 72 %, 6.4 m/s."""
+    _, alone = split_launch
+    res, whole = braking.launch(car, brakes, ChassisController(cv, load_tuning()))
+    assert whole["slip_band_fraction"] >= 0.95
+    assert whole["speed_end_m_s"] >= 0.95 * alone["speed_end_m_s"]
+    assert np.all(res["esc.active"] == 0.0) and np.all(res["ecu.drive_torque_factor"][res.time >= 1.0] > 0.5)
+    fast = res["chassis.vx"] > 5.0
+    assert np.max(np.abs(res["esc.yaw_rate_ref"][fast])) > 0.01          # the allowance is what keeps ESC out
+    tuning = load_tuning()
+    tuning["esc"] = {**tuning["esc"], "tcs_yaw_moment_share": 0.0}
+    res0, old = braking.launch(car, brakes, ChassisController(cv, tuning))
+    assert res0["esc.active"].max() == 1.0
+    assert old["slip_band_fraction"] < 0.9 and old["speed_end_m_s"] < 0.92 * alone["speed_end_m_s"]
+
+
 def test_low_mu_launch_reduces_drive_torque_and_accelerates_more(car, brakes, cv):
     """mu = 0.3 everywhere: both driven wheels spin; TCS brakes both (about 55 bar) and takes the drive torque
     down (factor about 0.84 after 1 s); the car reaches 1.04 m/s^2 against 0.82 m/s^2 without TCS, whose wheels

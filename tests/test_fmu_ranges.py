@@ -10,13 +10,15 @@ re-initialized per value. A combination that breaks a constraint is refused nami
 """
 import pytest
 
+from fmu_vehicle.fmi.vehicle_parameters import KINDS, MODEL_RANGES
+
 try:
     from fmu_harness import ALL_FMUS, all_fmus  # noqa: F401
-    from fmu_ranges import PAIRS, SCRIPTS, cases, ranged_parameters, run_slave, slave_class
+    from fmu_ranges import PAIRS, SCRIPTS, cases, model_cases, ranged_parameters, run_slave, slave_class
     from test_fmi_support import run_child
 except ImportError:      # pragma: no cover
     from .fmu_harness import ALL_FMUS, all_fmus  # noqa: F401
-    from .fmu_ranges import PAIRS, SCRIPTS, cases, ranged_parameters, run_slave, slave_class
+    from .fmu_ranges import PAIRS, SCRIPTS, cases, model_cases, ranged_parameters, run_slave, slave_class
     from .test_fmi_support import run_child
 
 pytestmark = pytest.mark.slow
@@ -28,6 +30,28 @@ def test_every_swept_parameter_value_initializes_and_runs_in_process(fmu):
     failures = [f"{name} = {value:g}: {problem}" for name, value, values in cases(fmu, cls)
                 if (problem := run_slave(cls, values)) is not None]
     assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("model", KINDS["Vehicle"].models[1:])
+def test_each_further_vehicle_model_runs_across_its_ranges_in_process(model):
+    """Vehicle.fmu's other vehicle files (``model``): every ranged parameter swept over the model's own range
+    (the declared one, or the narrower one of ``MODEL_RANGES``) initializes and runs."""
+    cls = slave_class("Vehicle")
+    failures = [f"{name} = {value:g}: {problem}" for name, value, values in model_cases(cls, model)
+                if (problem := run_slave(cls, values)) is not None]
+    assert not failures, "\n".join(failures)
+
+
+def test_a_value_outside_a_models_own_range_is_refused_naming_parameter_and_model():
+    """The mid-size car's front spring preload must be >= 0 (a negative one lowers its body out of the
+    suspension travel): -5 kN is refused at initialization naming the parameter and the model, while the full car
+    takes it; its wheel inertia 2.0 kg m^2 (fullcar14 has 2.3) breaks I1 + I2 >= I3 and is refused the same way."""
+    cls = slave_class("Vehicle")
+    assert MODEL_RANGES["midsize14"]["suspension_FL.spring_preload"][0] == 0.0
+    for name, value in (("suspension_FL.spring_preload", -5000.0), ("wheel_RR.inertia_yy", 2.0)):
+        problem = run_slave(cls, {"model": "midsize14", name: value})
+        assert problem is not None and f"'{name}'" in problem and "'midsize14'" in problem, problem
+        assert run_slave(cls, {name: value}) is None
 
 
 BOUNDS_CHILD = '''

@@ -16,6 +16,7 @@ import pytest
 from fmpy import read_model_description
 from fmpy.validation import validate_fmu
 
+from fmu_vehicle.fmi.vehicle_parameters import KINDS
 from fmu_vehicle.tire.contact import OUT_FORCE, OUT_MOMENT, OUT_POINT
 from fmu_vehicle.vehicle import Vehicle
 from fmu_vehicle.vehicle.loader import vehicle_file_data
@@ -113,6 +114,14 @@ case(fmu, "steering_beyond_lock", start=START,
 case(fmu, "rack_beyond_stops", start={**START, "steering_input": "rack_travel"},
      actions=[("set", "Real", "rack_travel_command", INPUTS["stops"] + 0.01), ("step", 0.0, H),
               ("set", "Real", "rack_travel_command", -INPUTS["stops"]), ("step", 0.0, H)])
+# a smaller car's own stops, inside the declared (widest) range: refused at the step, the instance goes on
+MID_LOCK, MID_STOPS = INPUTS["midsize"]
+case(fmu, "midsize_beyond_its_lock", start={**START, "model": "midsize14"},
+     actions=[("step", 0.0, H), ("set", "Real", "steering_wheel_angle", MID_LOCK + 0.05), ("step", H, H),
+              ("set", "Real", "steering_wheel_angle", 0.5), ("step", H, H), ("step", 2 * H, H)])
+case(fmu, "midsize_rack_beyond_its_stops", start={**START, "model": "midsize14", "steering_input": "rack_travel"},
+     actions=[("set", "Real", "rack_travel_command", MID_STOPS + 0.01), ("step", 0.0, H),
+              ("set", "Real", "rack_travel_command", -MID_STOPS), ("step", 0.0, H)])
 # full lock each way over 0.3 s at 22 m/s: every step converges
 for sign in (1, -1):
     case(fmu, f"full_lock_{sign}", start=START,
@@ -137,10 +146,12 @@ shutil.rmtree(fmu.dir, ignore_errors=True)
 '''
 
 
-def _steering_range() -> tuple[float, float]:
-    """(steering-wheel angle [rad], rack travel [m]) at the rack's end stops, from the vehicle file."""
-    steering = vehicle_file_data("fullcar14")["steering"]
-    return steering["rack_travel_limit_m"] / abs(steering["rack_gain_m_per_rad"]), steering["rack_travel_limit_m"]
+def _steering_range(model: str | None = None) -> tuple[float, float]:
+    """(steering-wheel angle [rad], rack travel [m]) at the rack's end stops of ``model`` (default: the largest
+    over the vehicle files the FMU offers, fullcar14's)."""
+    limits = [(st["rack_travel_limit_m"] / abs(st["rack_gain_m_per_rad"]), st["rack_travel_limit_m"])
+              for st in (vehicle_file_data(m)["steering"] for m in ([model] if model else KINDS["Vehicle"].models))]
+    return max(a for a, _ in limits), max(r for _, r in limits)
 
 
 @pytest.fixture(scope="module")
@@ -158,7 +169,8 @@ def runs(fmu, tmp_path_factory) -> dict:
     prelude = CHILD_PRELUDE + "\nINPUTS = pickle.load(open('inputs.pkl', 'rb'))\n" + BAD_INPUT_HARNESS + STATE_HARNESS
     lock, stops = _steering_range()
     run = spawn_child(prelude + textwrap.dedent(FMU_CHILD) + "\npickle.dump(RESULT, open('result.pkl', 'wb'))\n", fmu_dir,
-                 {**common, "fmu": str(fmu), "rack_gain": gain, "lock": lock, "stops": stops})
+                 {**common, "fmu": str(fmu), "rack_gain": gain, "lock": lock, "stops": stops,
+                  "midsize": _steering_range("midsize14")})
     try:
         return {"reference": collect_child(ref, ref_dir), "fmu": collect_child(run, fmu_dir)}
     finally:
@@ -199,6 +211,9 @@ def test_rollback_serialize_reset_and_interleaved_instances_are_bit_identical(ru
     ("rack_beyond_limit", [2], ["input 'rack_travel_command'", "above max 0.08"]),
     ("steering_beyond_lock", [0, 2, 0, 0], ["input 'steering_wheel_angle'", "above max 9.5238"]),
     ("rack_beyond_stops", [2, 0], ["input 'rack_travel_command'", "above max 0.08"]),
+    ("midsize_beyond_its_lock", [0, 2, 0, 0], ["steering_wheel_angle", "[-9.31034, 9.31034] rad",
+                                              "vehicle 'midsize14'"]),
+    ("midsize_rack_beyond_its_stops", [2, 0], ["rack_travel", "[-0.054, 0.054] m", "vehicle 'midsize14'"]),
     ("nan_point", [2], ["wheel_RR.point.y", "nan"]),
     ("unknown_steering_input", [2], ["steering_input", "joystick"]),
 ])
@@ -207,8 +222,9 @@ def test_bad_input_is_refused_with_a_logged_message(runs, case, statuses, words)
 
 
 def test_steering_inputs_are_declared_to_the_rack_end_stops_and_full_lock_runs(fmu, runs):
-    """The declared ranges of the steering inputs are the vehicle file's rack end stops (rack_travel_limit_m)
-    and that travel over the rack gain: +-0.08 m, +-9.52 rad; a step just beyond is refused naming the input
+    """The declared ranges of the steering inputs are the rack end stops (rack_travel_limit_m) and that travel
+    over the rack gain, the widest of the offered vehicle files: fullcar14's +-0.08 m and +-9.52 rad (midsize14's
+    own +-0.054 m and +-9.31 rad are checked at the step: cases midsize_*); a step just beyond is refused naming the input
     and leaves the instance usable (the next steps are taken); full lock each way at 22 m/s
     converges at every step (the position problem used to fail above 15.24 rad, inside the declared 20 rad)."""
     md = read_model_description(str(fmu))
@@ -216,7 +232,7 @@ def test_steering_inputs_are_declared_to_the_rack_end_stops_and_full_lock_runs(f
                 if v.name in ("steering_wheel_angle", "rack_travel_command")}
     lock, stops = _steering_range()
     assert declared == {"steering_wheel_angle": (-lock, lock), "rack_travel_command": (-stops, stops)}
-    assert lock == pytest.approx(0.08 / 0.0084, rel=1e-15)
+    assert lock == pytest.approx(0.08 / 0.0084, rel=1e-15) and stops == 0.08
     for sign in (1, -1):
         r = runs["fmu"]["bad"][f"full_lock_{sign}"]
         assert r["statuses"] == [0] * 300 and r["message"] is None, r["messages"][-3:]

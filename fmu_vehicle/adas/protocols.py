@@ -214,12 +214,24 @@ def _chassis_outputs(extra=()) -> tuple[str, ...]:
             + ("chassis_control.esc.active", "chassis_control.tcs.active", "chassis_control.abs.active") + tuple(extra))
 
 
+def _set_vehicle(system: System, vehicle: str | None) -> None:
+    """Run the chassis system with vehicle file ``vehicle`` (None: the system's own car): the vehicle
+    component's ``model`` and the chassis_control component's vehicle constants and brake data, computed from
+    that car's files (``fmi.chassis_parameters.vehicle_fmu_parameters``)."""
+    if vehicle is None:
+        return
+    from fmu_vehicle.fmi.chassis_parameters import vehicle_fmu_parameters
+    set_parameters(system, "vehicle", model=str(vehicle))
+    set_parameters(system, "chassis_control", **vehicle_fmu_parameters(str(vehicle)))
+
+
 def sine_with_dwell(system: System, *, amplitude_A, direction: int, A_deg: float, speed_kmh: float = 80.0,
-                    **_ignored) -> tuple[Scenario, None]:
+                    vehicle: str | None = None, **_ignored) -> tuple[Scenario, None]:
     """UN R140 Annex 3 / FMVSS 126 sine with dwell (``manoeuvres.sine_with_dwell``): the robot steers the SWD of
     amplitude ``amplitude_A`` x ``A_deg`` [deg] (``"final"``: the series' last amplitude, max(6.5 A, 270 deg) up to
     300 deg) in ``direction`` (+1 counter-clockwise: left first; -1 clockwise), entered at ``speed_kmh``
-    coasting; the run lasts until 2 s after the completion of steer. Recorded at 1 kHz."""
+    coasting; the run lasts until 2 s after the completion of steer. Recorded at 1 kHz. ``vehicle``: another
+    vehicle file than the system's (``_set_vehicle``; A_deg must then be that car's)."""
     from fmu_vehicle.manoeuvres import sine_with_dwell as swd
     A = math.radians(float(A_deg))
     if not A > 0:
@@ -230,6 +242,7 @@ def sine_with_dwell(system: System, *, amplitude_A, direction: int, A_deg: float
                                                             180.0 / math.pi),
                    pedal_force_profile="0:0", drive_torque_profile="0:0")
     set_parameters(system, "vehicle", v0=float(speed_kmh) * KMH)
+    _set_vehicle(system, vehicle)
     system.stop_time = round(swd.STEER_START_S + swd.steer_duration_s() + swd.SETTLE_AFTER_S, 3)
     title = f"sine with dwell {math.degrees(amp):.1f} deg ({amp / A:.2f} A), {swd.DIRECTIONS[int(direction)]}"
     return Scenario(system, title, order=_order(system), outputs=_chassis_outputs(), output_interval=1e-3), None
@@ -237,15 +250,17 @@ def sine_with_dwell(system: System, *, amplitude_A, direction: int, A_deg: float
 
 def braking(system: System, *, speed_kmh: float = 100.0, road: str = "flat", pedal_force_N: float = 600.0,
             brake_at_s: float = 0.2, pedal_rise_s: float = 0.05, duration_s: float = 8.0,
-            steering_profile: str = "0:0", **_ignored) -> tuple[Scenario, Callable]:
+            steering_profile: str = "0:0", vehicle: str | None = None, **_ignored) -> tuple[Scenario, Callable]:
     """Straight-line braking (ISO 14512 on ``road`` = ``split_mu``): the robot presses the pedal to
     ``pedal_force_N`` from ``brake_at_s`` over ``pedal_rise_s`` with the car at ``speed_kmh`` on ``road``
-    (``steering_profile`` 'time_s:angle_deg,...': a steering input during the stop); ends at standstill."""
+    (``steering_profile`` 'time_s:angle_deg,...': a steering input during the stop; ``vehicle``: another
+    vehicle file, ``_set_vehicle``); ends at standstill."""
     t0, f = float(brake_at_s), float(pedal_force_N)
     set_parameters(system, "robot", steering_profile=str(steering_profile), drive_torque_profile="0:0",
                    pedal_force_profile=_table([(0.0, 0.0), (t0, 0.0), (t0 + float(pedal_rise_s), f)]))
     set_parameters(system, "vehicle", v0=float(speed_kmh) * KMH)
     _set_road(system, "vehicle", road)
+    _set_vehicle(system, vehicle)
     system.stop_time = float(duration_s)
 
     def on_step(t, row):
@@ -256,13 +271,15 @@ def braking(system: System, *, speed_kmh: float = 100.0, road: str = "flat", ped
 
 
 def launch(system: System, *, road: str = "split_mu", drive_torque_Nm: float = 3000.0, rise_s: float = 0.2,
-           duration_s: float = 4.0, **_ignored) -> tuple[Scenario, None]:
+           duration_s: float = 4.0, vehicle: str | None = None, **_ignored) -> tuple[Scenario, None]:
     """A launch from rest on ``road``: the robot's drive-torque demand (total over the driven wheels) rises to
-    ``drive_torque_Nm`` over ``rise_s`` and is held, the steering wheel straight."""
+    ``drive_torque_Nm`` over ``rise_s`` and is held, the steering wheel straight (``vehicle``: another vehicle
+    file, ``_set_vehicle``)."""
     set_parameters(system, "robot", steering_profile="0:0", pedal_force_profile="0:0",
                    drive_torque_profile=_table([(0.0, 0.0), (float(rise_s), float(drive_torque_Nm))]))
     set_parameters(system, "vehicle", v0=0.0)
     _set_road(system, "vehicle", road)
+    _set_vehicle(system, vehicle)
     system.stop_time = float(duration_s)
     title = f"launch on {road}, drive torque {drive_torque_Nm:g} N m"
     return Scenario(system, title, order=_order(system), outputs=_chassis_outputs(), output_interval=1e-3), None

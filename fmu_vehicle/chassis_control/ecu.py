@@ -6,7 +6,9 @@ steering-wheel angle, longitudinal speed, the driver's master-cylinder pressure 
 the neutral :class:`Commands` (every valve APPLY, no active pressure, drive-torque factor 1) and hands them to
 
     tcs   traction control: active pressure on a spinning driven wheel, drive-torque factor < 1
-    esc   yaw control: active pressure on one wheel against over- or understeer
+    esc   yaw control: active pressure on one wheel against over- or understeer; it reads the active pressures
+          TCS has set and expects the yaw rate of their moment, k_tcs (t/2) sum_w s_w K_w p_w / r_w times the
+          single-track r / M_z (esc.py, step 1), instead of braking against it
     abs   anti-lock: HOLD or RELEASE on a wheel whose slip or deceleration says it is locking; it acts last,
           so it also limits the pressures TCS and ESC build
 

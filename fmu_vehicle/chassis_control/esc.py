@@ -14,6 +14,20 @@ At each sample (period T, sensors of ``ecu.Sensors``):
    mu is a tuning value (the friction the reference assumes, 1.0 for a dry road), not an estimate: on a road
    of lower friction the reference asks for more yaw than the car can make; the understeer dead band keeps
    small errors of that kind from braking the inner rear wheel (docs/chassis_control.md §4, limits).
+
+   Coordination with TCS (which runs before ESC): the active pressures p_w TCS has put into ``commands`` brake
+   its spinning wheels, and on split friction the traction difference they leave between the sides yaws the
+   car while the driver holds the wheel straight. ESC expects that yaw instead of braking against it: the
+   reference adds the steady-state yaw rate of that moment in the same single-track model
+   (:meth:`SingleTrack.yaw_moment_gain`), scaled by k_tcs (``tcs_yaw_moment_share``, 0: no allowance)::
+
+       M_tcs = (t / 2) sum_w s_w K_w p_w / r_w                   t track, s_w +1 left / -1 right,
+                                                                 K_w brake gain, r_w rolling radius
+       r_lin = v_x / (L (1 + K v_x^2)) delta_sw / i_s
+               + k_tcs v_x (C_f + C_r) / (C_f C_r L^2 (1 + K v_x^2)) M_tcs
+
+   (a brake on a left wheel turns the car to the left, the sign convention of step 3). The cap mu g / v_x
+   still bounds the sum, and the sideslip term still acts, so a yaw beyond what the road carries is caught.
 2. Sideslip. The sideslip angle beta is not a sensor: it is estimated from its kinematic rate
    d(beta)/dt = a_y / v_x - r (a constant v_x, small beta), integrated with a leak that forgets the drift of
    sensor offsets::
@@ -77,6 +91,8 @@ class StabilityControl:
         "max_pressure_front_Pa": ("Pa", "largest active pressure on a front wheel", 0.0, 5e7),
         "max_pressure_rear_Pa": ("Pa", "largest active pressure on a rear wheel", 0.0, 5e7),
         "drive_torque_factor_active": ("1", "largest drive-torque factor while ESC brakes a wheel", 0.0, 1.0),
+        "tcs_yaw_moment_share": ("1", "share k_tcs of the steady-state yaw rate of TCS's brake moment that the "
+                                 "reference expects (0: none)", 0.0, 1.0),
     }
     """key -> (unit, description, min, max) of the tuning values (section ``esc`` of the tuning file)."""
     OUTPUTS = (("yaw_rate_ref", "rad/s", "yaw-rate reference r_ref (capped single-track steady state, lagged)"),
@@ -99,6 +115,11 @@ class StabilityControl:
         self.p_front, self.p_rear = v["max_pressure_front_Pa"], v["max_pressure_rear_Pa"]
         self.k_p = self.p_front / v["full_pressure_error_rad_s"]
         self.torque_factor = v["drive_torque_factor_active"]
+        self.k_tcs = v["tcs_yaw_moment_share"]
+        gain = np.asarray(vehicle.brake_gain_Nm_per_Pa, dtype=float)
+        # yaw moment per unit of active pressure on each wheel [N m/Pa]: (t / 2) s_w K_w / r_w (zero without gains)
+        self.moment_per_Pa = (0.5 * vehicle.track_m * np.asarray(vehicle.side, dtype=float) * gain
+                              / np.asarray(vehicle.radius_m, dtype=float)) if gain.size else np.zeros(vehicle.n_wheels)
         self.front = np.asarray(vehicle.front, dtype=bool)
         self.side = np.asarray(vehicle.side, dtype=float)
         self.state = np.zeros(10)
@@ -107,10 +128,15 @@ class StabilityControl:
     def reset(self):
         self.state[:] = 0.0
 
-    def reference(self, steering_wheel_angle: float, vx: float) -> float:
+    def tcs_yaw_moment(self, active_pressure) -> float:
+        """M_tcs [N m] (module docstring, step 1) of the active pressures [Pa] TCS asks for."""
+        return float(self.moment_per_Pa @ np.asarray(active_pressure, dtype=float))
+
+    def reference(self, steering_wheel_angle: float, vx: float, tcs_yaw_moment: float = 0.0) -> float:
         """The capped steady-state reference r_cap [rad/s] (module docstring, step 1) for a steering-wheel
-        angle [rad] at ``vx`` [m/s] (> 0)."""
-        r_lin = self.model.yaw_rate_gain(vx) * steering_wheel_angle
+        angle [rad] at ``vx`` [m/s] (> 0) and TCS's brake moment ``tcs_yaw_moment`` [N m]."""
+        r_lin = (self.model.yaw_rate_gain(vx) * steering_wheel_angle
+                 + self.k_tcs * self.model.yaw_moment_gain(vx) * tcs_yaw_moment)
         cap = self.mu * G / vx
         return min(max(r_lin, -cap), cap)
 
@@ -124,7 +150,7 @@ class StabilityControl:
         if vx <= self.min_speed:
             self.reset()
             return
-        r_cap = self.reference(sensors.steering_wheel_angle, vx)
+        r_cap = self.reference(sensors.steering_wheel_angle, vx, self.tcs_yaw_moment(commands.active_pressure))
         if s[_VALID] == 0.0 or self.tau_ref == 0.0:
             s[_R_REF] = r_cap
         else:

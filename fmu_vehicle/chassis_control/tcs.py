@@ -21,7 +21,9 @@ without brake, and the brake then keeps the other (low-friction) wheel at lambda
     f    = 1 - clip(K_p,e e_e + I_e, 0, 1 - f_min)             drive_torque_factor [-]
 
 Active pressure only acts through valve APPLY (hydraulics: p_target = max(p_mc, p_active)); ABS, which runs
-last, still limits it.
+last, still limits it. ESC, which runs after TCS, reads these pressures and expects the yaw their moment
+M_tcs = (t / 2) sum_w s_w K_w p_active,w / r_w makes (esc.py, step 1), so that on split friction it does not
+brake against TCS.
 """
 from __future__ import annotations
 

@@ -22,8 +22,10 @@ _SUSP = "corners.{w}.suspension_overrides."
 
 
 class Kind(NamedTuple):
-    """One vehicle FMU: the vehicle files it offers (all with the same corners; the first gives the start
-    values), its signal table, and the chassis parameters it exposes (name, path, unit, description, min, max)."""
+    """One vehicle FMU: the vehicle files it offers (all with the same corner names; the first gives the start
+    values, and a parameter left at its start value keeps the chosen file's own value:
+    ``vehicle_slave.load_vehicle``), its signal table, and the chassis parameters it exposes (name, path,
+    unit, description, min, max)."""
     models: tuple
     signals: object
     chassis: tuple
@@ -35,10 +37,33 @@ KINDS = {
          "vehicle)", 50.0, 3000.0),
         ("chassis.inertia_yy", "chassis.inertia_kg_m2.yy", "kg.m2", "chassis pitch inertia about its centre of "
          "mass (the other principal moments bound it: triangle inequality)", 4100.0, 5100.0))),
-    "Vehicle": Kind(("fullcar14", "fullcar14_forkarm"), TABLES["full_vehicle"], (
+    "Vehicle": Kind(("fullcar14", "fullcar14_forkarm", "midsize14"), TABLES["full_vehicle"], (
         ("chassis.mass", "chassis.mass_kg", "kg", "chassis (sprung) mass of the whole vehicle", 100.0, 6000.0),)),
 }
 """The vehicle FMUs by model name."""
+
+MODEL_RANGES = {
+    "midsize14": {
+        "chassis.mass": (100.0, 4000.0),
+        **{f"suspension_{w}.spring_preload": (0.0, 18000.0) for w in ("FL", "FR")},
+        **{f"suspension_{w}.spring_preload": (0.0, 8000.0) for w in ("RL", "RR")},
+        **{f"wheel_{w}.inertia_yy": (0.01, 1.1) for w in ("FL", "FR", "RL", "RR")},
+        **{f"tire_{w}.unloaded_radius": (0.25, 0.575) for w in ("FL", "FR", "RL", "RR")},
+    },
+}
+"""Narrower ranges of a model that is not its FMU's first: parameter -> (min, max). The declared min/max of the
+FMU's variables hold for its first model (``fullcar14``) and every model not listed here; the mid-size car's
+corners carry about 60 % of the full car's load on softer springs and smaller wheels, and beyond these bounds
+its static equilibrium leaves the suspension travel or the solver finds none reliably (a negative front preload,
+a rear preload above about five times its 1.5 kN, a body above 4 t, a tire of 0.6 m and more fail at some
+values), or its wheel's inertia breaks I1 + I2 >= I3 (rim and tire about the axle at most twice the 0.55 kg m^2
+about a diameter). A value outside is refused at initialization naming the parameter and
+the model (``vehicle_slave.load_vehicle``); tests/test_fmu_ranges.py sweeps these ranges for the model."""
+
+
+def model_range(model: str, name: str, declared: tuple[float, float]) -> tuple[float, float]:
+    """(min, max) of parameter ``name`` for vehicle file ``model``: ``MODEL_RANGES`` or the ``declared`` range."""
+    return MODEL_RANGES.get(model, {}).get(name, declared)
 
 
 def _pick(bound, i: int):
@@ -80,11 +105,13 @@ class ParameterTable(NamedTuple):
 
 
 def steering_limits(models, base=None) -> tuple[float, float]:
-    """(steering-wheel angle limit [rad], rack travel limit [m]) that every vehicle file of ``models`` can
-    take: its rack's end stops (``SteeringSpec.rack_travel_limit_m``, ``angle_limit_rad``); the smallest
-    over the files."""
+    """(steering-wheel angle limit [rad], rack travel limit [m]) of the steering inputs' declared ranges: the
+    rack's end stops (``SteeringSpec.rack_travel_limit_m``, ``angle_limit_rad``), the largest over the vehicle
+    files of ``models``. A value beyond the chosen file's own stops (a smaller car's) is refused at the step
+    by the simulator (``VehicleSimulator.set_steering``/``set_rack_travel``: Discard, naming the input and the
+    vehicle), so that one car's stops do not narrow another's."""
     specs = [load_vehicle_spec(model, base=base).steering for model in models]
-    return min(s.angle_limit_rad for s in specs), min(s.rack_travel_limit_m for s in specs)
+    return max(s.angle_limit_rad for s in specs), max(s.rack_travel_limit_m for s in specs)
 
 
 @functools.cache

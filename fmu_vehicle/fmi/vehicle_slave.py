@@ -42,7 +42,7 @@ from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER
 from fmu_vehicle.fmi.roads import SHIPPED_ROADS, road_parameter
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
 from fmu_vehicle.fmi.variables import Structure, Var
-from fmu_vehicle.fmi.vehicle_parameters import KINDS, ParameterTable
+from fmu_vehicle.fmi.vehicle_parameters import KINDS, ParameterTable, model_range
 from fmu_vehicle.integrators import STEPPING_INTEGRATORS
 from fmu_vehicle.tire.tir import P_R0
 from fmu_vehicle.vehicle import Vehicle
@@ -61,7 +61,8 @@ STEERING_INPUTS = ("steering_wheel_angle", "rack_travel")
 def _signal_vars(kind, wheels, steering=None) -> tuple:
     """The FMU's inputs and outputs: one variable per row of the signal table (per wheel where it is). The
     steering inputs take the range of the vehicle files (``steering`` = (angle limit [rad], rack travel limit
-    [m]), ``vehicle_parameters.steering_limits``): what the rack can travel, so what the model can run at."""
+    [m]), ``vehicle_parameters.steering_limits``): what the rack of the offered file with the widest stops can
+    travel; the chosen file's own stops are checked at each step."""
     sig = kind.signals
     bounds = {} if steering is None else {"steering_wheel_angle": steering[0], "rack_travel_command": steering[1]}
     inputs = tuple(Var(f"wheel_{w}.{r.name}", "input", "continuous", r.unit, f"{w} wheel: {r.description}",
@@ -80,8 +81,9 @@ def vehicle_variables(fmu: str, table: ParameterTable) -> tuple:
     kind = KINDS[fmu]
     steered = bool(kind.signals.vehicle_inputs)
     return (
-        Var("model", "parameter", "fixed", None, f"vehicle file in resources/vehicles: one of {', '.join(kind.models)}",
-            kind.models[0], type="Enumeration", choices=kind.models),
+        Var("model", "parameter", "fixed", None, f"vehicle file in resources/vehicles: one of {', '.join(kind.models)} "
+            f"(the other parameters' start values are {kind.models[0]}'s; left at its start value a parameter keeps "
+            "the chosen file's value)", kind.models[0], type="Enumeration", choices=kind.models),
         *(Var(name, "parameter", "fixed", unit, desc, start, min=lo, max=hi)
           for name, (_, unit, desc, start, lo, hi) in table.overrides.items()),
         *(Var(name, "parameter", "fixed", "m", f"{w} tire free (unloaded) radius (road-vehicle tire sizes about "
@@ -167,20 +169,34 @@ def vehicle_structure(fmu: str, table: ParameterTable) -> Structure:
 def load_vehicle(table: ParameterTable, values: dict, resources: Path):
     """(Vehicle, road) of a vehicle FMU's parameter ``values`` (name -> value, every parameter of
     ``vehicle_variables``) with its data files in ``resources``: what the Python FMU builds at initialization
-    and the native export builds once. Errors name the parameters."""
-    overrides = {path: values[name] for name, (path, *_) in table.overrides.items()}
+    and the native export builds once. Errors name the parameters.
+
+    The start values are those of the FMU's first model (``KINDS[fmu].models[0]``); a parameter left at its start
+    value keeps the value of the chosen model's file, one set to any other value replaces it (for the first
+    model and the models that share its corners both read the same)."""
+    model = values["model"]
+    changed = {name: values[name] for name, (_p, _u, _d, start, *_r) in table.overrides.items()
+               if values[name] != start}
+    changed.update({name: values[name] for name, (_w, start) in table.tire_radius.items() if values[name] != start})
+    for name, value in changed.items():
+        declared = (TIRE_RADIUS_M if name in table.tire_radius else table.overrides[name][4:6])
+        lo, hi = model_range(model, name, declared)
+        if not lo <= value <= hi:
+            raise ModelError(f"parameter '{name}' = {value!r} is outside [{lo:g}, {hi:g}] for model {model!r} "
+                             f"(the model's own range: fmi.vehicle_parameters.MODEL_RANGES)")
+    overrides = {path: values[name] for name, (path, *_r) in table.overrides.items() if name in changed}
     try:
         car = Vehicle.load(values["model"], base=resources, overrides=overrides)
     except ModelError as exc:
-        changed = ", ".join(f"{n} = {values[n]!r}" for n, (_, _, _, start, *_r) in table.overrides.items()
-                            if values[n] != start)
-        raise ModelError(f"parameter 'model' = {values['model']!r} with {changed or 'the default parameters'}: "
+        listed = ", ".join(f"{n} = {v!r}" for n, v in changed.items())
+        raise ModelError(f"parameter 'model' = {values['model']!r} with {listed or 'the default parameters'}: "
                          f"{exc}") from None
     if car.wheel_names != table.wheels:
         raise ModelError(f"parameter 'model' = {values['model']!r}: wheels {car.wheel_names}, this FMU has "
                          f"{table.wheels}")
-    for name, (w, _) in table.tire_radius.items():
-        car.tire_p[car.wheel_index(w), P_R0] = values[name]
+    for name, (w, _start) in table.tire_radius.items():
+        if name in changed:
+            car.tire_p[car.wheel_index(w), P_R0] = values[name]
     return car, road_parameter(values["road"], values["road_file"], resources, values[ALLOW_PARAMETER])
 
 

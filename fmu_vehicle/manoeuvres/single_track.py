@@ -113,6 +113,17 @@ class SingleTrack:
         out = vx / self.wheelbase_m / (1.0 + self.stability_factor * vx * vx) / self.steering_ratio
         return float(out) if out.ndim == 0 else out
 
+    def yaw_moment_gain(self, vx):
+        """Steady-state r / M_z [rad/s per N m] for an external yaw moment M_z (e.g. of a brake force
+        difference between the sides) with the steering wheel held straight. With I_z dr/dt = a F_f - b F_r + M_z
+        in place of the yaw equation above, the steady state (F_f + F_r = m vx r, a F_f - b F_r = -M_z) gives
+
+            r / M_z = vx (C_f + C_r) / (C_f C_r L^2 (1 + K vx^2))."""
+        vx = np.asarray(vx, dtype=float)
+        L, Cf, Cr = self.wheelbase_m, self.cf_N_per_rad, self.cr_N_per_rad
+        out = vx * (Cf + Cr) / (Cf * Cr * L * L * (1.0 + self.stability_factor * vx * vx))
+        return float(out) if out.ndim == 0 else out
+
     def lateral_acceleration_gain(self, vx):
         """Steady-state a_y / delta_sw = vx r / delta_sw [(m/s^2)/rad]."""
         out = np.asarray(vx, dtype=float) * self.yaw_rate_gain(vx)

@@ -518,7 +518,8 @@ class VehicleSimulator:
         lo, hi = v._steering_limits()
         a = float(steering_wheel_angle)
         if not lo <= a <= hi:        # also refuses NaN
-            raise ModelError(f"steering_wheel_angle must be a number in [{lo:g}, {hi:g}] rad, got {steering_wheel_angle!r}")
+            raise ModelError(f"steering_wheel_angle must be a number in [{lo:g}, {hi:g}] rad (the rack end stops of "
+                             f"vehicle '{v.name}'), got {steering_wheel_angle!r}")
         self._rack_target = v.rack_gain * a
 
     def set_rack_travel(self, rack_travel_m: float):
@@ -530,7 +531,8 @@ class VehicleSimulator:
         s = float(rack_travel_m)
         limit = v.spec.steering.rack_travel_limit_m
         if not -limit <= s <= limit:        # also refuses NaN
-            raise ModelError(f"rack_travel must be a number in [{-limit:g}, {limit:g}] m, got {rack_travel_m!r}")
+            raise ModelError(f"rack_travel must be a number in [{-limit:g}, {limit:g}] m (the rack end stops of vehicle "
+                             f"'{v.name}'), got {rack_travel_m!r}")
         self._rack_target = s
 
     def set_inputs(self, values):
