@@ -211,9 +211,10 @@ def test_rollback_serialize_reset_and_interleaved_instances_are_bit_identical(ru
     ("rack_beyond_limit", [2], ["input 'rack_travel_command'", "above max 0.08"]),
     ("steering_beyond_lock", [0, 2, 0, 0], ["input 'steering_wheel_angle'", "above max 9.5238"]),
     ("rack_beyond_stops", [2, 0], ["input 'rack_travel_command'", "above max 0.08"]),
-    ("midsize_beyond_its_lock", [0, 2, 0, 0], ["steering_wheel_angle", "[-9.31034, 9.31034] rad",
-                                              "vehicle 'midsize14'"]),
-    ("midsize_rack_beyond_its_stops", [2, 0], ["rack_travel", "[-0.054, 0.054] m", "vehicle 'midsize14'"]),
+    ("midsize_beyond_its_lock", [0, 2, 0, 0], ["input 'steering_wheel_angle'", "outside [-9.31034, 9.31034]",
+                                              "rack end stops of vehicle 'midsize14'"]),
+    ("midsize_rack_beyond_its_stops", [2, 0], ["input 'rack_travel_command'", "outside [-0.054, 0.054]",
+                                               "rack end stops of vehicle 'midsize14'"]),
     ("nan_point", [2], ["wheel_RR.point.y", "nan"]),
     ("unknown_steering_input", [2], ["steering_input", "joystick"]),
 ])

@@ -224,6 +224,8 @@ class VehicleSlaveBase(Fmi2Slave):
                                       math.inf if v.max is None else v.max)
                                      for v in self._inputs if v.type == "Real" and (v.min, v.max) != (None, None))
         self._fast_inputs = len(self._real_inputs) == len(self._inputs)
+        self._declared_bounds = self._bounded_inputs
+        self._input_limits: dict = {}          # narrower limits of this instance's model (narrow_inputs)
         self._real_outputs = tuple(v.name for v in cls.VARIABLES if v.causality == "output" and v.type == "Real")
         self._read_real_outputs = _reader(self._real_outputs)
         self._outputs = tuple(v.name for v in cls.VARIABLES if v.causality == "output")
@@ -588,12 +590,24 @@ class VehicleSlaveBase(Fmi2Slave):
                 problem = _check(var, self.values[var.name])
                 if problem:
                     return f"input '{var.name}' at t={current_time!r}: {problem}"
+            for name, (lo, hi, why) in self._input_limits.items():
+                value = self.values[name]
+                if not lo <= value <= hi:
+                    return f"input '{name}' at t={current_time!r}: {value!r} is outside [{lo:g}, {hi:g}] ({why})"
         if self._dirty:
             for name in sorted(self._dirty):
                 problem = _check(self.var_by_name[name], self.values[name])
                 if problem:
                     return f"tunable parameter '{name}': {problem}"
         return None
+
+    def narrow_inputs(self, limits: dict, why: str) -> None:
+        """Bounds of this instance's model inside the declared ranges: ``limits`` = {input: (min, max)}, ``why``
+        their reason (named in the refusal). A step with an input beyond them is refused like one beyond its
+        declared range (Discard, the instance unchanged). Replaces the previous call's limits."""
+        self._input_limits = {name: (lo, hi, why) for name, (lo, hi) in limits.items()}
+        self._bounded_inputs = tuple((name, *self._input_limits.get(name, (lo, hi))[:2])
+                                     for name, lo, hi in self._declared_bounds)
 
     def _max_step(self) -> float:
         """The largest communication step a doStep takes (``MAX_SUBSTEPS`` internal steps; else the largest

@@ -166,6 +166,18 @@ def vehicle_structure(fmu: str, table: ParameterTable) -> Structure:
     return Structure(initial=initial)
 
 
+def steering_input_limits(car, steering_input: str | None) -> dict:
+    """{input: (min, max)} of the steering input ``steering_input`` drives (a value of ``STEERING_INPUTS``;
+    None: none) that ``car``'s rack can take: its end stops, ``steering.rack_travel_limit_m`` [m] and that
+    travel over the rack gain [rad]. Inside the declared ranges (the widest file's), narrower for a smaller car."""
+    if steering_input is None:
+        return {}
+    steering = car.spec.steering
+    a, s = steering.angle_limit_rad, steering.rack_travel_limit_m
+    return {"steering_wheel_angle": {"steering_wheel_angle": (-a, a)},
+            "rack_travel": {"rack_travel_command": (-s, s)}}[steering_input]
+
+
 def load_vehicle(table: ParameterTable, values: dict, resources: Path):
     """(Vehicle, road) of a vehicle FMU's parameter ``values`` (name -> value, every parameter of
     ``vehicle_variables``) with its data files in ``resources``: what the Python FMU builds at initialization
@@ -227,6 +239,7 @@ class VehicleFmu(VehicleSlaveBase):
         names = self._input_names
         self._read_wheel_inputs = itemgetter(*names) if len(names) > 1 else lambda v: [v[names[0]]]
         self._steering = v.get("steering_input")
+        self.narrow_inputs(steering_input_limits(car, self._steering), f"the rack end stops of vehicle '{car.name}'")
         try:
             self.sim = sim = car.simulator(road, v0=v["v0"], x0=v["x0"], dt=v["dt"], integrator=v["integrator"],
                                            road_source=v["road_source"], tire_source=v["tire_source"])

@@ -41,7 +41,7 @@ from ..errors import ModelError
 from ..fmi.post_process import patch_model_description
 from ..fmi.variables import Var
 from ..fmi.vehicle_parameters import parameter_table
-from ..fmi.vehicle_slave import load_vehicle, vehicle_structure, vehicle_variables
+from ..fmi.vehicle_slave import load_vehicle, steering_input_limits, vehicle_structure, vehicle_variables
 from ..fmi.version import package_version
 from ..paths import resource_path
 from ..util import atomic_write
@@ -145,9 +145,14 @@ def variable_rows(variables, car) -> list[tuple]:
     return rows
 
 
-def exported_variables(variables, values: dict) -> list[Var]:
-    """The FMU's variables with every parameter's start value set to its export value (``values``)."""
-    return [replace(v, start=values[v.name]) if v.causality == "parameter" else v for v in variables]
+def exported_variables(variables, values: dict, car) -> list[Var]:
+    """The FMU's variables with every parameter's start value set to its export value (``values``) and the
+    steering input declared to the exported car's own rack end stops (``vehicle_slave.steering_input_limits``;
+    the Python FMU checks them at the step, as its model can change)."""
+    limits = steering_input_limits(car, values.get("steering_input"))
+    return [replace(v, start=values[v.name]) if v.causality == "parameter"
+            else replace(v, min=limits[v.name][0], max=limits[v.name][1]) if v.name in limits else v
+            for v in variables]
 
 
 def config_header(model_id: str, guid: str, fixed, values: dict, car, sim, key_word: int) -> str:
@@ -243,7 +248,7 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
     guid = str(uuid.uuid5(uuid.NAMESPACE_URL, "fmu_vehicle-native:" + hashlib.sha256(
         image_bytes + repr((fmu, sorted(values.items(), key=str))).encode()).hexdigest()))
     description = f"{fmu} (native build: compiled model, no Python on the host; parameters fixed at export)"
-    table = exported_variables(variables, values)
+    table = exported_variables(variables, values, car)
     xml = model_description(fmu, guid, description, table, vehicle_structure(fmu, params))
     log(f"{fmu}: compiling the model's kernels for a generic x86-64 CPU (a few minutes)")
     irs, names = fresh_ir(p.model_type, p.data_type, p.shape, [type(sim.system).__module__, "fmu_vehicle.vehicle.dynamics"])
