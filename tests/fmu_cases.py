@@ -160,7 +160,7 @@ UNITS: dict[str, dict[str, str | None]] = {
         "esc.sideslip_gain_rad_s_per_rad": "1/s",  # yaw rate [rad/s] per sideslip [rad]
         "esc.derivative_time_s": "s", "esc.deadband_oversteer_rad_s": "rad/s", "esc.deadband_understeer_rad_s": "rad/s",
         "esc.full_pressure_error_rad_s": "rad/s", "esc.max_pressure_front_Pa": "Pa", "esc.max_pressure_rear_Pa": "Pa",
-        "esc.drive_torque_factor_active": "1",
+        "esc.drive_torque_factor_active": "1", "esc.tcs_yaw_moment_share": "1",
         **{f"wheel_{w}.omega": "rad/s" for w in _CORNERS}, "chassis.yaw_rate": "rad/s", "chassis.ay": "m/s2",
         "chassis.vx": _MS, "steering_wheel_angle": "rad", "driver.pedal_force": _N, "driver.drive_torque": _NM,
         **{f"wheel_{w}.torque_{k}": _NM for w in _CORNERS for k in ("brake", "drive")},

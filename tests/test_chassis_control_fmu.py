@@ -20,7 +20,7 @@ import pytest
 
 from fmu_vehicle.adas import sweep as S
 from fmu_vehicle.adas.catalogue import load_catalogue
-from fmu_vehicle.adas.protocols import PROTOCOLS
+from fmu_vehicle.adas.protocols import PROTOCOLS, chassis_control_parameters
 from fmu_vehicle.chassis_control.closed_loop import OpenLoopDriver, controlled_vehicle, run
 from fmu_vehicle.chassis_control.ecu import ChassisController, load_tuning
 from fmu_vehicle.chassis_control.hydraulics import load_brake_system
@@ -180,12 +180,12 @@ def test_the_shipped_chassis_catalogues(fmu_dir):
 
 def test_the_midsize_catalogue_runs_the_mid_size_car_with_its_own_constants(fmu_dir, tmp_path):
     """un-r140-sine-with-dwell-midsize: Vehicle.fmu runs midsize14 and the ChassisControl FMU gets that car's
-    constants and brake data computed from its files (``vehicle_fmu_parameters``: 1547.6 kg with the wheels, its
+    constants and brake data computed from its files (``chassis_control_parameters``: 1547.6 kg with the wheels, its
     own brake gains); at 6.5 A (A = 26.5 deg) counter-clockwise the car fails yaw_rate_1s without ESC and passes
     every criterion with it, as the Python runs of docs/chassis_control.md section 5 show."""
     midsize = Vehicle.load("midsize14")
     mbrakes = load_brake_system("midsize14", midsize.wheel_names)
-    values = CP.vehicle_fmu_parameters("midsize14")
+    values = chassis_control_parameters("midsize14")
     assert values == CP.fmu_parameters(controlled_vehicle(midsize, mbrakes), mbrakes)
     assert values["vehicle.mass"] == pytest.approx(1547.6) and values["vehicle.track"] == pytest.approx(1.56)
     assert values["brakes.torque_gain_FL"] == float(mbrakes.torque_gain_Nm_per_Pa[0]) != CP.start_values(None)[1][

@@ -20,6 +20,7 @@ not take is ignored here (``component.variable`` parameters are set by the sweep
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 from pathlib import Path
@@ -214,15 +215,29 @@ def _chassis_outputs(extra=()) -> tuple[str, ...]:
             + ("chassis_control.esc.active", "chassis_control.tcs.active", "chassis_control.abs.active") + tuple(extra))
 
 
+@functools.lru_cache(maxsize=None)
+def chassis_control_parameters(model: str) -> dict:
+    """The ChassisControl FMU's brake and vehicle parameter values (``fmi.chassis_parameters.fmu_parameters``)
+    of vehicle file ``model`` and its brake file ``resources/brakes/<model>.json``, computed from the data files
+    (``closed_loop.controlled_vehicle``: a static equilibrium, so once per process): what a system sets on the
+    ChassisControl FMU to run with that car. Here, not in the FMU's own modules: it needs the vehicle model."""
+    from fmu_vehicle.chassis_control.closed_loop import controlled_vehicle
+    from fmu_vehicle.chassis_control.hydraulics import load_brake_system
+    from fmu_vehicle.fmi.chassis_parameters import fmu_parameters
+    from fmu_vehicle.vehicle import Vehicle
+    car = Vehicle.load(model)
+    brakes = load_brake_system(model, car.wheel_names)
+    return fmu_parameters(controlled_vehicle(car, brakes), brakes)
+
+
 def _set_vehicle(system: System, vehicle: str | None) -> None:
     """Run the chassis system with vehicle file ``vehicle`` (None: the system's own car): the vehicle
     component's ``model`` and the chassis_control component's vehicle constants and brake data, computed from
-    that car's files (``fmi.chassis_parameters.vehicle_fmu_parameters``)."""
+    that car's files (:func:`chassis_control_parameters`)."""
     if vehicle is None:
         return
-    from fmu_vehicle.fmi.chassis_parameters import vehicle_fmu_parameters
     set_parameters(system, "vehicle", model=str(vehicle))
-    set_parameters(system, "chassis_control", **vehicle_fmu_parameters(str(vehicle)))
+    set_parameters(system, "chassis_control", **chassis_control_parameters(str(vehicle)))
 
 
 def sine_with_dwell(system: System, *, amplitude_A, direction: int, A_deg: float, speed_kmh: float = 80.0,

@@ -14,8 +14,9 @@ Names (SI units):
 The vehicle constants of ``fullcar14`` come from ``closed_loop.controlled_vehicle`` (``single_track_of`` solves the car's
 static equilibrium: far too slow for every instantiation), so they are stored here (``FULLCAR14``) and
 tests/test_chassis_control_fmu.py recomputes them. Described in docs/fmus.md §10 and docs/chassis_control.md. :func:`fmu_parameters` gives the parameter values of any
-vehicle and brake system (what a system file sets for another car), :func:`vehicle_fmu_parameters` those of a
-shipped vehicle file and its brake file (what the chassis protocols' ``vehicle`` parameter sets).
+vehicle and brake system (what a system file sets for another car; ``adas.protocols.chassis_control_parameters``
+gives them for a shipped vehicle file and its brake file). This module is part of the ChassisControl FMU, which
+needs only NumPy: it imports nothing of the vehicle model.
 """
 from __future__ import annotations
 
@@ -120,18 +121,6 @@ def fmu_parameters(vehicle: ControlledVehicle, brakes: BrakeSystem) -> dict:
     out.update({n: float(getattr(brakes, f)) for n, (f, *_r) in BRAKE_FIELDS.items()})
     out.update({f"brakes.torque_gain_{w}": float(k) for w, k in zip(WHEELS, brakes.torque_gain_Nm_per_Pa)})
     return out
-
-
-@functools.lru_cache(maxsize=None)
-def vehicle_fmu_parameters(model: str) -> dict:
-    """The brake and vehicle parameter values (``fmu_parameters``) of vehicle file ``model`` and its brake file
-    ``resources/brakes/<model>.json``, computed from the data files (``closed_loop.controlled_vehicle``: a static
-    equilibrium, so once per process): what a system sets on the ChassisControl FMU to run with that car."""
-    from fmu_vehicle.chassis_control.closed_loop import controlled_vehicle
-    from fmu_vehicle.vehicle import Vehicle
-    car = Vehicle.load(model)
-    brakes = load_brake_system(model, car.wheel_names)
-    return fmu_parameters(controlled_vehicle(car, brakes), brakes)
 
 
 def fullcar14_vehicle_values() -> dict:
