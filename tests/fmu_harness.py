@@ -2,13 +2,13 @@
 
 ``all_fmus`` builds the FMUs of ``ALL_FMUS`` once per session; ``registered_fmus`` gives any FMU of the
 registry, built on first use; both build into the session's one FMU folder (``test_fmi_support.session_fmus``,
-shared by the xdist workers and the other fixtures), so that each FMU is built once per session.  ``run_case(fmu, case, workdir, **args)`` runs one
-case in a fresh interpreter (``test_fmi_support.run_child``: the FMU runs its shipped package copy, a
-crash cannot take pytest down, and the child must exit 0 after ``terminate``/``freeInstance`` and a
-garbage collection, which is where a released instance would crash).  ``run_cases(fmu, cases, workdir)``
-runs a list of cases one after another in ONE fresh interpreter, each on a fresh instance that is freed and
-garbage collected before the next one starts (starting and ending a process that loads a vehicle FMU takes
-seconds); ``CaseBatches`` gives a test module one such process per FMU.  Each case gives a dict:
+shared by the xdist workers and the other fixtures), so that each FMU is built once per session.
+``run_cases(fmu, cases, workdir)`` runs a list of cases one after another in ONE fresh interpreter
+(``test_fmi_support.run_child``: the FMU runs its shipped package copy, a crash cannot take pytest down, and the
+child must exit 0 after ``terminate``/``freeInstance`` and a garbage collection, which is where a released
+instance would crash), each on a fresh instance that is freed and garbage collected before the next one starts
+(starting and ending a process that loads a vehicle FMU takes seconds); ``CaseBatches`` gives a test module one
+such process per FMU.  Each case gives a dict:
 
     statuses   FMI status of every call made, in order (0 OK, 2 Discard, 3 Error, 4 Fatal)
     errors     messages logged with status >= Error while the case ran (until its instances were freed and
@@ -171,11 +171,6 @@ def run_one(fmu, case, ARGS):
 """Child code defining ``run_one(fmu, case, args)``: one hostile case on a fresh instance of ``fmu`` (an ``Fmu``
 of the child prelude), its result dict (see the module doc)."""
 
-CASES = CASE_CODE + r'''
-RESULT = run_one(Fmu(INPUTS['fmu']), INPUTS['case'], INPUTS['args'])
-'''
-"""Child script of ``run_case``: case ``INPUTS['case']`` with ``INPUTS['args']``."""
-
 BATCH = CASE_CODE + r'''
 fmu = Fmu(INPUTS['fmu'])
 RESULT = []
@@ -241,11 +236,6 @@ def build_all(basetemp: Path) -> dict[str, Path]:
 def all_fmus(tmp_path_factory) -> dict[str, Path]:
     """name -> path of every FMU of ``ALL_FMUS``, freshly built."""
     return build_all(tmp_path_factory.getbasetemp())
-
-
-def run_case(fmu: Path, case: str, workdir: Path, **args) -> dict:
-    """Run hostile case ``case`` (see CASES) on ``fmu`` in a fresh process; the child's result dict."""
-    return run_child(CASES, workdir, fmu=str(fmu), case=case, args=args)
 
 
 def run_cases(fmu: Path, cases: list[tuple[str, dict]], workdir: Path) -> list[dict]:
