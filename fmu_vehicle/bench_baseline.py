@@ -67,7 +67,9 @@ def resolve_commit(root: Path, ref: str) -> str:
 
 
 def baseline_checkout(root: Path, sha: str, work: Path) -> Path:
-    """``work/<sha>/src``: the commit's ``fmu_vehicle`` package, extracted once (atomically) and reused."""
+    """``work/<sha>/src``: the commit's ``fmu_vehicle`` package, extracted once (atomically) and reused, with
+    the top-level ``resources`` folder of commits that kept their data files there (the package finds it
+    beside itself)."""
     dest = work / sha / "src"
     if (dest / "fmu_vehicle" / "__init__.py").is_file():
         return dest
@@ -75,8 +77,11 @@ def baseline_checkout(root: Path, sha: str, work: Path) -> Path:
     staging = Path(tempfile.mkdtemp(prefix=f".{sha[:12]}-", dir=work))
     try:
         archive = staging / "src.tar"
+        top = subprocess.run(["git", "-C", str(root), "ls-tree", "--name-only", sha], capture_output=True,
+                             text=True).stdout.split()
+        paths = ["fmu_vehicle"] + (["resources"] if "resources" in top else [])
         with open(archive, "wb") as stream:
-            out = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", sha, "fmu_vehicle"],
+            out = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", sha, *paths],
                                  stdout=stream, stderr=subprocess.PIPE, text=False)
         if out.returncode != 0:
             raise ModelError(f"--baseline: git archive of {sha[:12]} failed: "

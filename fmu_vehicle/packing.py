@@ -17,14 +17,22 @@ whoever keeps a buffer keeps the value it was made from (:class:`PackedCall` doe
 again when it is replaced. Values are namedtuples, so the arrays in them are never replaced, only written
 in place.
 
+The same cost comes back inside compiled code: a call from one kernel to another that is not inlined passes
+each namedtuple member by member (some 1,200 machine words for a vehicle's ``model`` and ``data``), about
+0.4 us per call measured, whatever the callee does. A loop that calls a derivative thousands of times
+therefore passes pointers instead: :func:`by_ref` stores the value once in the calling kernel's frame and
+gives its address, :func:`deref` in the callee loads it back, and the callee reads only the members it uses
+(``integrators.base.system_refs``).
+
 With numba disabled (``NUMBA_DISABLE_JIT=1``), :func:`packed` returns the value itself and
-:func:`packed_value` hands it back: the same kernels run as plain Python.
+:func:`packed_value` hands it back, as do :func:`by_ref` and :func:`deref`: the same kernels run as plain
+Python.
 """
 from __future__ import annotations
 
 import numba
 import numpy as np
-from numba.core import types
+from numba.core import cgutils, types
 from numba.extending import intrinsic, overload
 
 from .jit import entry_point, njit
@@ -83,6 +91,42 @@ def packed_value(buf, ty):
 @overload(packed_value, inline="always")
 def _packed_value(buf, ty):
     return lambda buf, ty: _load(buf, ty)
+
+
+@intrinsic
+def _by_ref(typingctx, value):
+    """A pointer to a copy of ``value`` in the calling function's frame (stored once, at the call)."""
+    def codegen(context, builder, signature, args):
+        ptr = cgutils.alloca_once(builder, context.get_value_type(signature.args[0]))
+        builder.store(args[0], ptr)
+        return ptr
+    return types.CPointer(value)(value), codegen
+
+
+@intrinsic
+def _deref(typingctx, ref):
+    """The value ``ref`` points to. Where numba counts references (NRT on), the loaded value's arrays gain
+    the reference the caller will release; kernels here run without NRT (``jit.njit``)."""
+    def codegen(context, builder, signature, args):
+        value = builder.load(args[0])
+        if context.enable_nrt:
+            context.nrt.incref(builder, signature.return_type, value)
+        return value
+    return ref.dtype(ref), codegen
+
+
+def _identity(value):
+    return value
+
+
+by_ref = _identity if JIT_DISABLED else _by_ref
+"""``by_ref(value)``: a reference to ``value`` (a namedtuple of arrays) that compiled calls take instead of the
+value (module docstring); valid in the kernel that made it and in what that kernel calls. In plain Python:
+``value``. (Called directly, not through an inlined overload: numba 0.6x computed wrong results when the
+engine's inlined passes used a value that an ``inline="always"`` overload returned.)"""
+
+deref = _identity if JIT_DISABLED else _deref
+"""``deref(ref)``: the value :data:`by_ref` made ``ref`` of (in plain Python, ``ref`` is the value itself)."""
 
 
 class PackedCall:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 from ..jit import njit
-from ..packing import PackedCall, packed_value
+from ..packing import PackedCall, by_ref, packed_value
 from .base import Interrupted, fixed_steps, inputs_key, interrupt_flag, system_record, system_rhs
 
 
@@ -53,18 +53,19 @@ def rk4_chunk(model, data, t0, h, y, nsteps, record_every, step0, out, nrec, wor
     for every step index that is a multiple of ``record_every`` (none if ``record_every`` <= 0).
     Returns (steps done, status, rows recorded so far).
     """
+    mref, dref = by_ref(model), by_ref(data)
     for s in range(nsteps):
         step = step0 + s
         t = t0 + step * h
-        st = system_rhs(t, y, model, data, work[0])
+        st = system_rhs(t, y, mref, dref, work[0])
         if st < 0:
             return s, st, nrec
         if st == 1:
             return s, st, nrec
         if record_every > 0 and step % record_every == 0:
-            system_record(t, y, model, data, out[nrec])
+            system_record(t, y, mref, dref, out[nrec])
             nrec += 1
-        st = _rk4_rest(model, data, t, h, y, work)
+        st = _rk4_rest(mref, dref, t, h, y, work)
         if st < 0:
             return s, st, nrec
     return nsteps, 0, nrec
@@ -124,8 +125,9 @@ def rk4_advance(model, data, t0, h, y, nsteps, out_row, work, key, saved):
     reuse = _saved_for(saved, key) and nsteps > 0
     saved[0] = 0.0
     done = 0
+    mref, dref = by_ref(model), by_ref(data)
     if reuse:
-        st = _rk4_rest(model, data, t0, h, y, work)
+        st = _rk4_rest(mref, dref, t0, h, y, work)
         if st < 0:
             return 0, st
         done = 1
@@ -134,7 +136,7 @@ def rk4_advance(model, data, t0, h, y, nsteps, out_row, work, key, saved):
         done += more
         if st != 0:
             return done, st
-    st = _evaluate_and_record(model, data, t0 + nsteps * h, y, out_row, work[0])
+    st = _evaluate_and_record(mref, dref, t0 + nsteps * h, y, out_row, work[0])
     if st == 0:
         _save_for(saved, key)
     return done, st

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 
 from ..jit import njit
+from ..packing import by_ref, deref
 
 from ..multibody.dynamics import forward_dynamics
 from ..multibody.force_elements import add_point_force
@@ -201,8 +202,10 @@ def steer(model, data, t):
 
 
 @njit(cache=True)
-def vehicle_rhs(t, y, model, data, ydot):
-    """dy/dt of the vehicle; returns the engine status (0 ok, 1 re-partition advised, < 0 failure)."""
+def vehicle_rhs_ref(t, y, model_ref, data_ref, ydot):
+    """dy/dt of the vehicle; returns the engine status (0 ok, 1 re-partition advised, < 0 failure).
+    Takes references to ``model`` and ``data`` (``packing.by_ref``): what the integrators' loops call."""
+    model, data = deref(model_ref), deref(data_ref)
     mech, d = model.mech, data.mech
     steer(model, data, t)
     st = set_state(mech, d, y, model.position_tol, model.position_maxit)
@@ -217,6 +220,12 @@ def vehicle_rhs(t, y, model, data, ydot):
         ydot[k] = y[ni + k]
         ydot[ni + k] = d.zddi[k]
     return st
+
+
+@njit(cache=True)
+def vehicle_rhs(t, y, model, data, ydot):
+    """:func:`vehicle_rhs_ref` for ``model`` and ``data`` themselves (calls made once, from Python or a kernel)."""
+    return vehicle_rhs_ref(t, y, by_ref(model), by_ref(data), ydot)
 
 
 @njit(inline="always")
@@ -321,5 +330,6 @@ def vehicle_record(t, y, model, data, row):
 # A VehicleModel names its system's passes (integrators.base.system_rhs/system_record resolve them from
 # the model's type when an integrator loop is compiled).
 VehicleModel.rhs = staticmethod(vehicle_rhs)
+VehicleModel.rhs_ref = staticmethod(vehicle_rhs_ref)
 VehicleModel.record = staticmethod(vehicle_record)
 VehicleModel.switch, VehicleModel.n_switch = staticmethod(vehicle_switch), staticmethod(n_switch)  # vehicle.events
