@@ -97,8 +97,8 @@ def _packed_value(buf, ty):
 def _by_ref(typingctx, value):
     """A pointer to a copy of ``value`` in the calling function's frame (stored once, at the call)."""
     def codegen(context, builder, signature, args):
-        ptr = cgutils.alloca_once(builder, context.get_value_type(signature.args[0]))
-        builder.store(args[0], ptr)
+        ptr = cgutils.alloca_once(builder, context.get_data_type(signature.args[0]))
+        context.pack_value(builder, signature.args[0], args[0], ptr)     # (a bool member is a byte in memory)
         return ptr
     return types.CPointer(value)(value), codegen
 
@@ -108,7 +108,7 @@ def _deref(typingctx, ref):
     """The value ``ref`` points to. Where numba counts references (NRT on), the loaded value's arrays gain
     the reference the caller will release; kernels here run without NRT (``jit.njit``)."""
     def codegen(context, builder, signature, args):
-        value = builder.load(args[0])
+        value = context.unpack_value(builder, signature.return_type, args[0])
         if context.enable_nrt:
             context.nrt.incref(builder, signature.return_type, value)
         return value

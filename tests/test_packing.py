@@ -127,3 +127,31 @@ def test_steppers_uncompiled_give_the_compiled_steps():
     assert sorted(runs["0"]) == sorted(STEPPING_INTEGRATORS)
     for name in runs["0"]:
         np.testing.assert_allclose(runs["1"][name], runs["0"][name], rtol=1e-10, atol=1e-12, err_msg=name)
+
+
+def test_a_reference_reads_and_writes_the_value_it_was_made_of():
+    """by_ref/deref (derivative calls from compiled loops): a namedtuple with arrays of several ranks, an
+    int, a float and a bool (a byte in memory, one bit in a register) read back member by member through
+    a reference made in one kernel and dereferenced in another, and a write through it lands in the
+    caller's array. Without NRT and with it (where the loaded arrays gain a reference)."""
+    from collections import namedtuple
+
+    from fmu_vehicle.jit import njit
+    from fmu_vehicle.packing import by_ref, deref
+    Rec = namedtuple("Rec", ["a", "flag", "b", "n", "c", "x"])
+    rec = Rec(np.arange(3.0), True, np.arange(6.0).reshape(2, 3), 7, np.arange(4, dtype=np.int64), 2.5)
+    for nrt in (False, True):
+        @njit(cache=False, allocates=nrt)
+        def callee(ref):
+            v = deref(ref)
+            v.a[0] += 1.0
+            return v.a.sum(), v.flag, v.b[1, 2], v.n, v.c[3], v.x
+
+        @njit(cache=False, allocates=nrt)
+        def caller(value):
+            return callee(by_ref(value))
+
+        before = rec.a[0]
+        assert caller(rec) == (rec.a.sum(), True, 5.0, 7, 3, 2.5)
+        assert rec.a[0] == before + 1.0
+    assert not caller(rec._replace(flag=False))[1]

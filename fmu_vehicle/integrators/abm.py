@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..jit import njit
-from ..packing import PackedCall, packed_value
+from ..packing import PackedCall, by_ref, packed_value
 from .base import fixed_steps, inputs_key, system_record, system_rhs
 from .rk4 import _rk4_rest, finish_run, rk4_final_packed, run_chunks
 
@@ -82,18 +82,19 @@ def abm_chunk(model, data, t0, h, y, nsteps, record_every, step0, out, nrec, his
     ``out`` for every step index that is a multiple of ``record_every`` (none if <= 0), right after the
     evaluation at that state. Returns (steps done, status, rows recorded so far); after a status 1 the
     history is empty (restart once the caller re-parameterized y)."""
+    mref, dref = by_ref(model), by_ref(data)
     for s in range(nsteps):
         step = step0 + s
         t = t0 + step * h
         if ctl[_COUNT] == 0:
-            st = _abm_push(model, data, t, y, hist, ctl)
+            st = _abm_push(mref, dref, t, y, hist, ctl)
             if st != 0:
                 ctl[_COUNT] = 0
                 return s, st, nrec
         if record_every > 0 and step % record_every == 0:
-            system_record(t, y, model, data, out[nrec])
+            system_record(t, y, mref, dref, out[nrec])
             nrec += 1
-        st = _abm_step(model, data, t, h, y, hist, ctl, work)
+        st = _abm_step(mref, dref, t, h, y, hist, ctl, work)
         if st != 0:
             ctl[_COUNT] = 0
             return (s + 1 if st == 1 else s), st, nrec

@@ -40,7 +40,7 @@ import numpy as np
 
 from ..errors import SimulationError
 from ..jit import njit
-from ..packing import PackedCall, packed_value
+from ..packing import PackedCall, by_ref, packed_value
 from .base import fixed_steps, inputs_key, system_record, system_rhs
 from .rk4 import finish_run, rk4_final, rk4_final_packed, run_chunks
 
@@ -293,22 +293,23 @@ def bdf_chunk(model, data, t0, h, y, nsteps, record_every, step0, out, nrec, jac
     t0 + step0 h). Rows are recorded into ``out`` (after an evaluation at that state) for every step index
     that is a multiple of ``record_every`` (none if <= 0). Returns (steps done, status, rows recorded so
     far); after a status 1 the history restarts and the matrices are refreshed."""
+    mref, dref = by_ref(model), by_ref(data)
     for s in range(nsteps):
         step = step0 + s
         t = t0 + step * h
         if record_every > 0 and step % record_every == 0:
             ctl[_NFEV] += 1
-            st = system_rhs(t, y, model, data, work[_F])
+            st = system_rhs(t, y, mref, dref, work[_F])
             if st != 0:
                 if st == 1:
                     ctl[_PREV] = 0
                     ctl[_VALID] = 0
                 return s, st, nrec
-            system_record(t, y, model, data, out[nrec])
+            system_record(t, y, mref, dref, out[nrec])
             nrec += 1
-        st = _bdf_step(model, data, t, h, y, jac, lu, piv, hmat, ctl, work, rtol, atol)
+        st = _bdf_step(mref, dref, t, h, y, jac, lu, piv, hmat, ctl, work, rtol, atol)
         if st < 0:
-            st_split = _bdf_split(model, data, t, h, y, jac, lu, piv, hmat, ctl, work, rtol, atol)
+            st_split = _bdf_split(mref, dref, t, h, y, jac, lu, piv, hmat, ctl, work, rtol, atol)
             if st_split < 0:
                 return s, st, nrec
             ctl[_NSPLIT] += 1

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..jit import njit
-from ..packing import PackedCall, packed_value
+from ..packing import PackedCall, by_ref, packed_value
 from .base import fixed_steps, inputs_key, switch_count, switch_params, system_record, system_rhs, system_switch
 from .rk4 import (RK4Stepper, _rk4_rest, _save_for, _saved_for, finish_run, rk4_final, rk4_final_packed,
                   run_chunks)
@@ -135,20 +135,21 @@ def rk4e_chunk(model, data, t0, h, y, nsteps, record_every, step0, out, nrec, wo
     [events located, evaluations, location iterates, grid steps that hit ``max_sub``].
     Returns (steps done, status, rows recorded so far); a status 1 of the evaluation that ends a step
     returns after that step (the caller re-parameterizes y and calls again with ``fresh``)."""
+    mref, dref = by_ref(model), by_ref(data)
     n = y.size
     if fresh:
         t = t0 + step0 * h
-        st = system_rhs(t, y, model, data, work[K1])
+        st = system_rhs(t, y, mref, dref, work[K1])
         stats[S_EVALS] += 1.0
         if st != 0:
             return 0, st, nrec
-        system_switch(t, y, model, data, sw, gw[G0])
+        system_switch(t, y, mref, dref, sw, gw[G0])
     for s in range(nsteps):
         step = step0 + s
         t = t0 + step * h
         t_end = t0 + (step + 1) * h
         if record_every > 0 and step % record_every == 0:
-            system_record(t, y, model, data, out[nrec])
+            system_record(t, y, mref, dref, out[nrec])
             nrec += 1
         ta = t
         hh = h
@@ -156,13 +157,13 @@ def rk4e_chunk(model, data, t0, h, y, nsteps, record_every, step0, out, nrec, wo
         while True:
             for i in range(n):
                 work[YA, i] = y[i]
-            st = _rk4_rest(model, data, ta, hh, y, work)
+            st = _rk4_rest(mref, dref, ta, hh, y, work)
             if st < 0:
                 return s, st, nrec
-            st = system_rhs(t_end, y, model, data, work[FB])
+            st = system_rhs(t_end, y, mref, dref, work[FB])
             if st < 0:
                 return s, st, nrec
-            system_switch(t_end, y, model, data, sw, gw[GB])
+            system_switch(t_end, y, mref, dref, sw, gw[GB])
             stats[S_EVALS] += 4.0
             if not _changed(gw[G0], gw[GB]):
                 break
@@ -171,7 +172,7 @@ def rk4e_chunk(model, data, t0, h, y, nsteps, record_every, step0, out, nrec, wo
                 break
             for i in range(n):
                 work[YB, i] = y[i]
-            b, st = _locate(model, data, ta, hh, work, gw, sw, tol, max_iter, stats)
+            b, st = _locate(mref, dref, ta, hh, work, gw, sw, tol, max_iter, stats)
             if st < 0:
                 return s, st, nrec
             stats[S_EVENTS] += 1.0
