@@ -22,7 +22,7 @@ each namedtuple member by member (some 1,200 machine words for a vehicle's ``mod
 0.4 us per call measured, whatever the callee does. A loop that calls a derivative thousands of times
 therefore passes pointers instead: :func:`by_ref` stores the value once in the calling kernel's frame and
 gives its address, :func:`deref` in the callee loads it back, and the callee reads only the members it uses
-(``integrators.base.system_refs``).
+(the loops of ``fmu_vehicle.integrators``, docs/integrators.md "Calls by reference").
 
 With numba disabled (``NUMBA_DISABLE_JIT=1``), :func:`packed` returns the value itself and
 :func:`packed_value` hands it back, as do :func:`by_ref` and :func:`deref`: the same kernels run as plain
