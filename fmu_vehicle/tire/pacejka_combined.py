@@ -67,18 +67,6 @@ def _guard(x):
     return x + EPS_Y
 
 
-@njit(inline="always")
-def _cos_atan(x):
-    """cos(atan(x)) = 1 / sqrt(1 + x^2), exactly (one square root instead of an arctangent and a cosine)."""
-    return 1.0 / math.sqrt(1.0 + x * x)
-
-
-@njit(inline="always")
-def _sin_2atan(x):
-    """sin(2 atan(x)) = 2 x / (1 + x^2), exactly (the form of the load dependence of Ky and sigma_alpha)."""
-    return 2.0 * x / (1.0 + x * x)
-
-
 @njit
 def _mf_sin(b, c, d, e, x):
     """D sin(C atan(B x - E (B x - atan(B x)))), the Magic Formula sine form."""
@@ -137,7 +125,7 @@ def cornering_stiffness(p, fz, gamma):
     if p[P_PKY2] == 0.0:
         return 0.0
     fz0 = nominal_load(p)
-    return (p[P_PKY1] * fz0 * _sin_2atan(fz / (p[P_PKY2] * fz0))
+    return (p[P_PKY1] * fz0 * math.sin(2.0 * math.atan(fz / (p[P_PKY2] * fz0)))
             * (1.0 - p[P_PKY3] * abs(gamma * p[P_LGAY])) * p[P_LKY])
 
 
@@ -149,7 +137,7 @@ def lateral_relaxation_length(p, fz, gamma):
     if p[P_PTY2] == 0.0 or fz <= 0.0:
         return relaxation_length(p, fz)
     fz0 = nominal_load(p)
-    sigma = (p[P_PTY1] * _sin_2atan(fz / (p[P_PTY2] * fz0)) * (1.0 - p[P_PKY3] * abs(gamma))
+    sigma = (p[P_PTY1] * math.sin(2.0 * math.atan(fz / (p[P_PTY2] * fz0))) * (1.0 - p[P_PKY3] * abs(gamma))
              * p[P_R0] * p[P_LFZO] * p[P_LSGAL])
     return sigma if sigma > SIGMA_KAPPA_MIN else SIGMA_KAPPA_MIN
 
@@ -257,7 +245,7 @@ def mf_mz0(p, fz, alpha, gamma, mu_road):
     a_star = math.tan(alpha)
     cos_a = math.cos(alpha)
     t = dt * _mf_cos(bt, ct, et, a_star + sht) * cos_a
-    mzr = dr * _cos_atan(br * (a_star + shy + svy / _guard(ky))) * cos_a
+    mzr = dr * math.cos(math.atan(br * (a_star + shy + svy / _guard(ky)))) * cos_a
     return -t * fy0 + mzr
 
 
@@ -306,7 +294,7 @@ def mf_combined_given(p, fz, kappa, alpha, a_star, gamma, mu_road, kx, ky):
 
     # longitudinal force, combined slip
     shxa = p[P_RHX1]
-    bxa = p[P_RBX1] * _cos_atan(p[P_RBX2] * kappa) * p[P_LXAL]
+    bxa = p[P_RBX1] * math.cos(math.atan(p[P_RBX2] * kappa)) * p[P_LXAL]
     cxa = p[P_RCX1]
     exa = p[P_REX1] + p[P_REX2] * dfz
     if exa > 1.0:
@@ -316,13 +304,13 @@ def mf_combined_given(p, fz, kappa, alpha, a_star, gamma, mu_road, kx, ky):
 
     # lateral force, combined slip
     shyk = p[P_RHY1] + p[P_RHY2] * dfz
-    byk = p[P_RBY1] * _cos_atan(p[P_RBY2] * (a_star - p[P_RBY3])) * p[P_LYKA]
+    byk = p[P_RBY1] * math.cos(math.atan(p[P_RBY2] * (a_star - p[P_RBY3]))) * p[P_LYKA]
     cyk = p[P_RCY1]
     eyk = p[P_REY1] + p[P_REY2] * dfz
     if eyk > 1.0:
         eyk = 1.0
     gyk = _mf_cos(byk, cyk, eyk, kappa + shyk) / _mf_cos(byk, cyk, eyk, shyk)
-    dvyk = muy * fz * (p[P_RVY1] + p[P_RVY2] * dfz + p[P_RVY3] * gy) * _cos_atan(p[P_RVY4] * a_star)
+    dvyk = muy * fz * (p[P_RVY1] + p[P_RVY2] * dfz + p[P_RVY3] * gy) * math.cos(math.atan(p[P_RVY4] * a_star))
     svyk = dvyk * math.sin(p[P_RVY5] * math.atan(p[P_RVY6] * kappa)) * p[P_LVYKA]
     fy = gyk * fy0 + svyk
 
@@ -334,7 +322,7 @@ def mf_combined_given(p, fz, kappa, alpha, a_star, gamma, mu_road, kx, ky):
     at_eq = math.sqrt(at * at + kk * kk) * _sgn(at)
     ar_eq = math.sqrt(ar * ar + kk * kk) * _sgn(ar)
     t = dt * _mf_cos(bt, ct, et, at_eq) * cos_a
-    mzr = dr * _cos_atan(br * ar_eq) * cos_a
+    mzr = dr * math.cos(math.atan(br * ar_eq)) * cos_a
     s = p[P_R0] * (p[P_SSZ1] + p[P_SSZ2] * fy / fz0 + (p[P_SSZ3] + p[P_SSZ4] * dfz) * gz) * p[P_LS]
     mz = -t * (fy - svyk) + mzr + s * fx
     return fx, fy, mz
