@@ -197,7 +197,7 @@ def longitudinal_reference(h):
     at 0: what the Tire FMU and its interface carry) on the bumpy road (5 s, 20 m/s, 300 N m front), step h:
     the reference of the external Tire FMUs."""
     from fmu_vehicle.vehicle import Vehicle
-    from fmu_vehicle.vehicle.vehicle import REST_SCALES
+    from fmu_vehicle.vehicle.equilibrium import REST_SCALES
     car = Vehicle.load("halfcar7")
     car.tire_p[:, REST_SCALES] = 0.0
     res = car.simulate("bumpy", 5.0, dt=h, v0=20.0, drive_torque={"front": 300.0})

@@ -34,7 +34,8 @@ from .kinematics import forward_positions, forward_velocities
 from .linalg import max_abs
 from .model import make_data
 from .spec import MechanismSpec, load_mechanism_file, parse_mechanism
-from .state import (STATUS_MASS_NOT_PD, STATUS_POSITION_FAILED, STATUS_SINGULAR, clear_loads, set_state)
+from .state import (STATUS_MASS_NOT_PD, STATUS_POSITION_FAILED, STATUS_SINGULAR, assemble_positions, clear_loads,
+                    set_state)
 from .topology import compile_mechanism
 
 POSITION_TOL = 1e-12      # max |Phi| after the position problem [m or m^2]
@@ -236,26 +237,12 @@ class Mechanism:
         target = d.z.copy()
         for name, v in positions.items():
             target[self.coordinate(name)] = float(v)
-        start = d.z.copy()
-        indep = np.concatenate([d.indep, model.drv])      # imposed: independent and driven coordinates
-        guess_dep = {self.coordinate(k) for k in positions} - set(indep.tolist())
-        for i in guess_dep:
+        imposed = set(d.indep.tolist()) | set(model.drv.tolist())
+        for i in {self.coordinate(k) for k in positions} - imposed:   # dependent: a first guess
             d.z[i] = target[i]
-        k, nsteps = 0, steps
-        while k < nsteps:
-            frac = (k + 1) / nsteps
-            z_try = d.z.copy()
-            d.z[indep] = start[indep] + frac * (target[indep] - start[indep])
-            if solve_positions(model, d, POSITION_TOL, POSITION_MAXIT) < 0:
-                if nsteps > 64 * steps:
-                    raise ModelError(f"{self.spec.source}: cannot assemble the mechanism at {positions} "
-                                     f"(position problem diverged at {frac:.0%} of the way)")
-                d.z[:] = z_try
-                start = d.z.copy()
-                nsteps, k = 2 * (nsteps - k), 0
-                continue
-            k += 1
-        d.drv_z[:] = d.z[model.drv]
+        if assemble_positions(model, d, target, np.empty((2, model.n)), steps, POSITION_TOL, POSITION_MAXIT) < 0:
+            raise ModelError(f"{self.spec.source}: cannot assemble the mechanism at {positions} "
+                             f"(the position problem diverged even in {64 * steps} continuation steps)")
         for name, v in velocities.items():
             d.zd[self.coordinate(name)] = float(v)
         d.drv_zd[:] = d.zd[model.drv]

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from ..jit import njit
 
-from .constraints import solve_positions, velocity_transform
-from .kinematics import forward_velocities
+from .constraints import eval_constraints, factor_dependent, solve_positions, velocity_transform
+from .kinematics import forward_positions, forward_velocities
 
 STATUS_OK = 0
 STATUS_REPARTITION = 1      # Phi_z^d is becoming ill-conditioned: choose new independent coordinates
@@ -86,3 +86,55 @@ def clear_loads(data):
         data.jforce[i] = 0.0
         for k in range(6):
             data.Qext[i, k] = 0.0
+
+
+@njit(cache=True)
+def rest_at_design(model, data):
+    """Put the workspace at its design configuration z = 0, at rest (z, zd and the driven coordinates zeroed),
+    positions and Phi_z current, the pivot ratio of Phi_z^d recorded in data.stats[3] for the partition the
+    workspace holds (``Mechanism.reset`` does this and also restores the design partition)."""
+    for a in (data.z, data.zd, data.drv_z, data.drv_zd, data.drv_zdd):
+        for i in range(a.shape[0]):
+            a[i] = 0.0
+    forward_positions(model, data)
+    eval_constraints(model, data, False)
+    if model.m > 0:
+        data.stats[3] = factor_dependent(model, data)
+
+
+@njit(cache=True)
+def assemble_positions(model, data, target, scratch, steps, tol, maxit):
+    """Move the independent and driven coordinates from where the workspace is to ``target`` [m | rad] by
+    continuation: z_imposed(k) = z_start + (k / N) (target - z_start), k = 1..N, N = ``steps``, solving the
+    position problem (``solve_positions``) at each point. A point that fails is retried from the last good
+    one with twice the remaining steps, up to 64 ``steps`` in all. Dependent coordinates keep the values
+    they have on entry as the first guess. ``scratch``: (2, n) [start, last good z]. Leaves the driven
+    coordinates' data.drv_z at their target and the velocities unsolved. Returns 0, or -1 if the position
+    problem cannot be followed to the target."""
+    n = model.n
+    start, z_try = scratch[0], scratch[1]
+    for i in range(n):
+        start[i] = data.z[i]
+    k, nsteps = 0, steps
+    while k < nsteps:
+        frac = (k + 1) / nsteps
+        for i in range(n):
+            z_try[i] = data.z[i]
+        for c in range(model.ni):
+            i = data.indep[c]
+            data.z[i] = start[i] + frac * (target[i] - start[i])
+        for c in range(model.ndrv):
+            i = model.drv[c]
+            data.z[i] = start[i] + frac * (target[i] - start[i])
+        if solve_positions(model, data, tol, maxit) < 0:
+            if nsteps > 64 * steps:
+                return -1
+            for i in range(n):
+                data.z[i] = z_try[i]
+                start[i] = z_try[i]
+            nsteps, k = 2 * (nsteps - k), 0
+            continue
+        k += 1
+    for c in range(model.ndrv):
+        data.drv_z[c] = data.z[model.drv[c]]
+    return 0

@@ -9,7 +9,7 @@ state y = [z^i, zd^i, tire states]:
 * ``spin_radius[k]`` [m]: each wheel spin's effective rolling radius r_e at the equilibrium (free rolling,
   omega = v0 / r_e), 0 elsewhere;
 * ``y_rest``: the state at rest, whose tire states (from ``tire_from`` on) carry no lateral force at rest
-  (``Vehicle._rest_lateral_states``); moving straight (v0 != 0) they start at 0.
+  (``vehicle.equilibrium``); moving straight (v0 != 0) they start at 0.
 
 :func:`start_state` turns the table into y for any v0. The Python simulator and the native FMU (an entry point
 of its binary, so that ``v0`` stays settable there) call this same kernel. See docs/vehicle.md (Initial state).

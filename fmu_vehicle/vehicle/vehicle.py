@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import root
 
 from ..errors import ModelError, SimulationError
 from ..integrators import integrate, make_stepper
@@ -26,20 +25,13 @@ from ..packing import PackedCall
 from ..multibody.mechanism import POSITION_MAXIT, POSITION_TOL, Mechanism, failure
 from ..road import load_road
 from ..road.arrays import slope_breaks
-from ..road.kernel import road_eval_xy
-from ..tire.contact import CONTACT_OUT_N, OUT_FY, OUT_FZ, OUT_RE, tire_contact_3d
-from ..tire import tir as _tir
-from ..tire.tir import P_CZ, P_R0
 from .dynamics import IN_BRAKE, IN_DRIVE, QUANTITIES, n_quantities, vehicle_record, vehicle_rhs
 from .loader import VehicleSpec, load_vehicle_spec
-from .model import W_AXIS, W_CENTER, W_LEVER, W_OMEGA, W_ROAD, W_VEL, VehicleData, VehicleModel, check_data, make_data
+from .model import W_LEVER, VehicleData, VehicleModel, check_data, make_data
+from .equilibrium import FAIL_PLACEMENT, INFO_ITERATIONS, INFO_RESIDUAL, new_work, static_equilibrium
 from .start import StartTable, initial_y
 from .stepping import prepare_step_packed, rebase, refresh_levers, substeps
 from .signals import FULL_VEHICLE, LONGITUDINAL_VERTICAL, TABLES, SignalTable
-
-REST_SCALES = [getattr(_tir, f"P_{n}") for n in ("LMUY", "LKY", "LVY", "LHY", "LXAL", "LTR", "LRES", "LS")]
-"""Tire scaling factors that switch the lateral force, the aligning moment and the slip-angle weighting of
-Fx off: at 0 while the static equilibrium is solved (a tire at rest carries no lateral force)."""
 
 SIGNAL_KINDS = {"planar": LONGITUDINAL_VERTICAL.kind, "free": FULL_VEHICLE.kind}
 """Signal table kind of a vehicle by its chassis template: the planar half car keeps the
@@ -167,120 +159,23 @@ class Vehicle:
     def start_table(self, system: "VehicleSystem", x0: float = 0.0) -> StartTable:
         """The static equilibrium on the road at ``x0`` [m] (zero torques) and the gains that give the state
         at any start speed (``vehicle.start``): the chassis along the road tangent, the wheels free rolling
-        at their effective rolling radius, the tire states at rest. Leaves ``system``'s workspace at the
-        equilibrium."""
+        at their effective rolling radius, the tire states at rest. The compiled
+        :func:`equilibrium.static_equilibrium` (the native FMU calls it too). Leaves ``system``'s workspace at
+        the equilibrium."""
         model, data = system.model, system.data
-        m = self.mech
-        d = data.mech                          # this system's engine workspace
-        m.reset(d)                             # the same answer after any earlier run, even one that diverged
-        nw = self.n_wheels
-        cx = self.chassis_coords[0]
-        data.origin[0] = float(round(x0))      # the engine works near its origin (VehicleSystem.rebase)
-        # rigid placement guess: pitch along the road grade, tires just touching
-        xs = self.w_center0[:, 0] + x0
-        road_out = np.zeros(4)
-        h = np.array([(road_eval_xy(model.road, x, yw, road_out), road_out[0])[1]
-                      for x, yw in zip(xs, self.w_center0[:, 1])])
-        grade = (h[0] - h[-1]) / (xs[0] - xs[-1]) if nw > 1 and xs[0] != xs[-1] else 0.0
-        pitch = -math.atan(grade)
-        com = self.chassis_com0
-        Ry = np.array([[math.cos(pitch), 0, math.sin(pitch)], [0, 1, 0], [-math.sin(pitch), 0, math.cos(pitch)]])
-        rot_c = np.array([com + Ry @ (c - com) for c in self.w_center0])
-        r0 = model.tire_p[:, P_R0]
-        # static tire deflection estimate so the solve starts with loaded tires
-        defl = self.total_mass_kg * 9.81 / nw / model.tire_p[:, P_CZ]
-        dz = float(np.mean(h + (r0 - defl) / math.cos(math.atan(grade)) - rot_c[:, 2]))
-        # every chassis coordinate and the steering rack placed (not left where a previous run ended)
-        place = {c: 0.0 for c in CHASSIS_COORDINATES if c in m.info.coordinate_index}
-        if self.spec.steering is not None:
-            place[self.spec.steering.rack_coordinate] = 0.0
-        place.update({"chassis.x": x0 - data.origin[0], "chassis.z": dz, "chassis.pitch": pitch})
-        y = m.assemble(place, {}, steps=10, data=d)
-        ni = m.n_dof
-        y = np.concatenate([y, np.zeros(3 * nw)])
-        y[ni:2 * ni] = 0.0
-        # held: the horizontal position, heading and wheel spins (at zero speed the tire's lateral force
-        # has no slip to come from either: chassis y and yaw are neutral too)
-        held = {cx} | set(self.w_spin.tolist()) | {m.info.coordinate_index[c] for c in ("chassis.y", "chassis.yaw")
-                                                     if c in m.info.coordinate_index}
-        free = [k for k, i in enumerate(d.indep) if i not in held]
-        ydot = np.zeros_like(y)
-        # at rest the tires carry no lateral force (a tire that has not rolled has no lateral deflection):
-        # the equilibrium is solved with the tires' lateral scaling factors at 0, in a copy of the model's
-        # tire parameters, then each tire's lateral state is set to cancel the file's ply steer and conicity
-        # force (``_rest_lateral_states``)
-        rest_p = model.tire_p.copy()
-        rest_p[:, REST_SCALES] = 0.0
-        rest_model = model._replace(tire_p=rest_p)
-
-        def solve(unknowns):
-            def residual(q):
-                yy = y.copy()
-                yy[unknowns] = q
-                st = vehicle_rhs(0.0, yy, rest_model, data, ydot)
-                if st < 0:
-                    return np.full(len(unknowns), 1e6)
-                return d.fr[unknowns].copy()   # reduced generalized forces [N or N m] (zero velocity)
-
-            sol = root(residual, y[unknowns], method="hybr", options={"xtol": 1e-13})
-            err = float(np.max(np.abs(residual(sol.x))))
-            if not err < 1e-6 * self.total_mass_kg * 9.81:      # stalled (a stop or a lifted wheel): retry
-                alt = root(residual, y[unknowns], method="lm", options={"xtol": 1e-13, "ftol": 1e-13})
-                alt_err = float(np.max(np.abs(residual(alt.x))))
-                if alt_err < err:
-                    sol, err = alt, alt_err
-            y[unknowns] = sol.x
-            return float(np.max(np.abs(residual(sol.x)))), sol.message
-
-        # zero torques; suspensions first with the chassis held at the rigid placement, then everything
-        saved = data.inputs.copy()
-        data.inputs[:, IN_DRIVE] = 0.0
-        data.inputs[:, IN_BRAKE] = 0.0
-        try:
-            chassis_dofs = {int(i) for i in self.chassis_coords}
-            solve([k for k in free if d.indep[k] not in chassis_dofs])
-            err, msg = solve(free)
-        finally:
-            data.inputs[:] = saved
-        if err > 1e-6 * self.total_mass_kg * 9.81:
-            raise SimulationError(f"vehicle '{self.name}': no static equilibrium found on this road "
-                                  f"(residual {err:.3g} N: {msg})")
-        y[ni:] = 0.0
-        # at rest the tires carry no lateral force; rolling straight, q = 0 is the steady state (the ply steer
-        # force builds up). Its evaluation at the equilibrium also gives the rolling radii used below.
-        self._rest_lateral_states(system, y)
-        # velocities: chassis along the road tangent, wheels free rolling (the independent coordinates' slots)
-        t_hat = np.array([1.0, grade]) / math.hypot(1.0, grade)
-        slot = {int(i): ni + k for k, i in enumerate(d.indep)}
-        gain, radius = np.zeros_like(y), np.zeros_like(y)
-        for c, g in ((self.chassis_coords[0], t_hat[0]), (self.chassis_coords[2], t_hat[1])):
-            if int(c) in slot:                 # absent coordinates are -1
-                gain[slot[int(c)]] = g
-        for w, spin in enumerate(self.w_spin):
-            radius[slot[int(spin)]] = data.contact[w, OUT_RE]
-        return StartTable(y, gain, radius, 2 * ni)
-
-    def _rest_lateral_states(self, system, y):
-        """Set each loaded tire's lateral state q = tan(alpha') in ``y`` so that it carries no lateral force
-        at the state ``y`` at rest (a root of Fy(q) in [-0.5, 0.5]; q = 0 where Fy has no root there)."""
-        from scipy.optimize import brentq
-        model, data = system.model, system.data
-        ni, nw = self.mech.n_dof, self.n_wheels
-        vehicle_rhs(0.0, y, model, data, np.zeros_like(y))
-        out = np.zeros(CONTACT_OUT_N)
-        for w in range(nw):
-            wk, r = data.work[w], data.work[w, W_ROAD:W_ROAD + 4]
-            if data.contact[w, OUT_FZ] <= 0.0:
-                continue
-
-            def fy(q):
-                tire_contact_3d(model.tire_p[w], model.w_side[w], wk[W_CENTER:W_CENTER + 3], wk[W_VEL:W_VEL + 3],
-                                wk[W_OMEGA:W_OMEGA + 3], wk[W_AXIS:W_AXIS + 3], r[0], r[1], r[3], r[2],
-                                y[2 * ni + w], q, out)
-                return out[OUT_FY]
-
-            if fy(-0.5) * fy(0.5) < 0.0:
-                y[2 * ni + 2 * nw + w] = brentq(fy, -0.5, 0.5, xtol=1e-15)
+        self.mech.reset(data.mech)     # the same answer after any earlier run, even one that diverged
+        n = self.n_states
+        ws = new_work(self.mech.n_dof, self.mech.model.n, self.n_wheels, n)
+        y, gain, radius = np.zeros(n), np.zeros(n), np.zeros(n)
+        status = static_equilibrium(model, data, float(x0), self.total_mass_kg, ws, y, gain, radius)
+        if status == FAIL_PLACEMENT:
+            raise SimulationError(f"vehicle '{self.name}': cannot place the chassis on this road at x0 = {x0} m "
+                                  "(the position problem diverged)")
+        if status < 0:
+            raise SimulationError(f"vehicle '{self.name}': no static equilibrium found on this road at x0 = {x0} m "
+                                  f"(residual {ws.info[INFO_RESIDUAL]:.3g} N after "
+                                  f"{int(ws.info[INFO_ITERATIONS])} Newton iterations)")
+        return StartTable(y, gain, radius, 2 * self.mech.n_dof)
 
     def simulate(self, road, duration: float, *, dt: float = 1e-3, v0: float = 0.0, x0: float = 0.0,
                  drive_torque: dict | None = None, brake_torque: dict | None = None,
