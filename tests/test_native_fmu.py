@@ -92,7 +92,7 @@ def test_same_numbers_as_the_python_fmu_over_20_s_of_the_bumpy_road(native_lv, a
 @pytest.mark.parametrize("v0", [0.0, 12.5])
 def test_the_start_speed_is_settable_and_gives_the_python_fmus_numbers(native_lv, all_fmus, v0):
     """Exported at v0 = 20 m/s, started at another speed: the compiled start (vehicle.start.start_state from the
-    shipped equilibrium) gives the Python FMU's run bit for bit; at rest the tires start with their rest
+    equilibrium at x0) gives the Python FMU's run bit for bit; at rest the tires start with their rest
     lateral states, moving with zero ones."""
     inputs = Inputs(signals=TORQUES.signals, reals={"v0": v0})
     ours = run_fmpy(native_lv, OUTPUTS, inputs, 1e-3, 2000, every=100)
@@ -100,6 +100,22 @@ def test_the_start_speed_is_settable_and_gives_the_python_fmus_numbers(native_lv
     assert ours.returncode == 0 and python.returncode == 0, ours.stderr[-2000:] + python.stderr[-2000:]
     assert np.array_equal(ours.rows, python.rows)
     assert abs(ours.rows[0, 4] - v0) < 0.05                   # chassis.vx at the start [m/s]
+
+
+def test_the_start_position_is_settable_and_gives_the_python_fmus_numbers(native_lv, all_fmus):
+    """Exported at x0 = 0, started with the front wheel on the crest of the bump at 50 m: the FMU solves the static
+    equilibrium there with the Python FMU's compiled kernel (vehicle.equilibrium) and gives its run bit for bit."""
+    from fmu_vehicle.vehicle.vehicle import Vehicle
+
+    car = Vehicle.load("halfcar7")
+    x0 = 50.25 - float(car.w_center0[car.wheel_index("front"), 0])
+    inputs = Inputs(signals=TORQUES.signals, reals={"x0": x0})
+    ours = run_fmpy(native_lv, OUTPUTS, inputs, 1e-3, 2000, every=100)
+    python = run_fmpy(all_fmus["VehicleLV"], OUTPUTS, inputs, 1e-3, 2000, every=100)
+    assert ours.returncode == 0 and python.returncode == 0, ours.stderr[-2000:] + python.stderr[-2000:]
+    assert np.array_equal(ours.rows, python.rows)
+    assert abs(ours.rows[0, 1] - (x0 + car.chassis_com0[0])) < 1e-12   # chassis.x (its CoM) at the start [m]
+    assert ours.rows[0, 3] < -5e-3                            # pitched nose up by the 6 cm bump [rad]
 
 
 @pytest.mark.slow
@@ -129,7 +145,7 @@ def test_c_host_runs_it_without_python(native_lv, tmp_path):
 
 
 @pytest.mark.slow
-def test_a_fixed_parameter_is_refused_by_name_and_dt_and_v0_are_settable(native_lv):
+def test_a_fixed_parameter_is_refused_by_name_and_dt_v0_x0_are_settable(native_lv):
     from fmpy import extract, read_model_description
     from fmpy.fmi2 import FMU2Slave, fmi2CallbackFunctions, fmi2CallbackLoggerTYPE, fmi2CallbackAllocateMemoryTYPE
     from fmpy.fmi2 import fmi2CallbackFreeMemoryTYPE, fmi2StepFinishedTYPE
@@ -152,12 +168,14 @@ def test_a_fixed_parameter_is_refused_by_name_and_dt_and_v0_are_settable(native_
     fmu = FMU2Slave(guid=md.guid, unzipDirectory=folder, modelIdentifier="VehicleLV", instanceName="t")
     try:
         fmu.instantiate(loggingOn=True, callbacks=callbacks)
-        fmu.setReal([vr["x0"]], [0.0])                        # its own value: accepted (hosts set them all)
+        fixed = next(v for v in md.modelVariables if v.causality == "parameter" and v.type == "Real"
+                     and v.name not in ("dt", "v0", "x0"))
+        fmu.setReal([fixed.valueReference], [float(fixed.start)])  # its own value: accepted (hosts set them all)
         road = {i.name: int(i.value) for i in next(v for v in md.modelVariables if v.name == "road").declaredType.items}
         fmu.setInteger([vr["road"]], [road["bumpy"]])            # an Enumeration: its item value, fixed too
         with pytest.raises(FMICallException):
-            fmu.setReal([vr["x0"]], [10.0])
-        assert any("parameter 'x0' is fixed at export (0)" in m for m in messages), messages
+            fmu.setReal([fixed.valueReference], [2.0 * float(fixed.start) + 1.0])
+        assert any(f"parameter '{fixed.name}' is fixed at export" in m for m in messages), messages
         fmu.setReal([vr["v0"]], [15.0])                       # settable until initialization ends
         with pytest.raises(FMICallException):
             fmu.setInteger([vr["road"]], [road["flat"]])
@@ -172,12 +190,16 @@ def test_a_fixed_parameter_is_refused_by_name_and_dt_and_v0_are_settable(native_
         # first command from them), not zeros, and they are the ones initialization ends with
         outputs = [v.valueReference for v in md.modelVariables if v.causality == "output"]
         assert abs(fmu.getReal([vr["chassis.vx"]])[0] - 15.0) < 0.05          # v0 = 15 m/s
+        x_start = fmu.getReal([vr["chassis.x"]])[0]
+        fmu.setReal([vr["x0"]], [10.0])                       # the start position too
+        assert abs(fmu.getReal([vr["chassis.x"]])[0] - (x_start + 10.0)) < 1e-12
+        fmu.setReal([vr["x0"]], [0.0])
         fmu.setReal([vr["v0"]], [20.0])                       # read again with another start speed
         assert abs(fmu.getReal([vr["chassis.vx"]])[0] - 20.0) < 0.05
         during = fmu.getReal(outputs)
         fmu.exitInitializationMode()
         assert fmu.getReal(outputs) == during
-        for name in ("dt", "v0"):
+        for name in ("dt", "v0", "x0"):
             with pytest.raises(FMICallException):
                 fmu.setReal([vr[name]], [1e-3])
             assert any(f"parameter '{name}' can only be set before initialization ends" in m for m in messages)

@@ -9,6 +9,7 @@ x = 37.8 m, before the engine's origin moves (``REBASE_DISTANCE``).
 from __future__ import annotations
 
 import ctypes
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.skipif(bool(numba.config.DISABLE_JIT), reason="native s
 STEPS = 2000
 H = 1e-3
 V0 = 20.0
-API = {"fv_advance", "fv_final", "fv_prepare", "fv_start", "fv_instance_new", "fv_instance_free", "fv_instance_blob", "fv_last_error",
+API = {"fv_advance", "fv_final", "fv_prepare", "fv_start", "fv_equilibrium", "fv_instance_new", "fv_instance_free", "fv_instance_blob", "fv_last_error",
        "fv_shape"}
 
 
@@ -166,7 +167,7 @@ def test_the_c_entry_points_step_like_the_simulator_in_this_process(halfcar):
     from fmu_vehicle.native.step import step_cfuncs
 
     p = halfcar.packed
-    advance, final, _, start = step_cfuncs(p.model_type, p.data_type, p.shape)   # (prepare: test_native_fmu)
+    advance, final, _, start, equilibrium = step_cfuncs(p.model_type, p.data_type, p.shape)  # (prepare: test_native_fmu)
     r = rebuild(halfcar.image)
     y, work, saved, row = halfcar.y.copy(), halfcar.work.copy(), halfcar.saved.copy(), halfcar.row.copy()
     key = r.array(halfcar.image, "data.inputs").reshape(-1)
@@ -199,6 +200,21 @@ def test_the_c_entry_points_step_like_the_simulator_in_this_process(halfcar):
         assert h(_ptr(table.y_rest), _ptr(table.speed_gain), _ptr(table.spin_radius), table.tire_from, v0,
                  _ptr(y_start)) == 0
         assert np.array_equal(y_start, ref.sim.vehicle.initial_state(ref.sim.vehicle.system("bumpy"), v0))
+    # equilibrium: the static equilibrium and start table at another x0, on the image's (model, data) after the
+    # 500 steps above, equal to the Python API's on a fresh system (vehicle.equilibrium)
+    car = ref.sim.vehicle
+    e = ctypes.CFUNCTYPE(ctypes.c_int64, vp, vp, d, d, ctypes.c_int64, vp, vp, vp, vp)(equilibrium.address)
+    n_doubles, n_ints = p.shape.work_sizes()
+    work_eq, ints = np.zeros(n_doubles), np.zeros(n_ints, dtype=np.int64)
+    for x0 in (37.3, 50.25 - float(car.w_center0[0, 0])):     # the second with wheel 0 on a bump's crest
+        got = [np.zeros_like(y) for _ in range(3)]
+        assert e(_ptr(r.model_buf), _ptr(r.data_buf), x0, car.total_mass_kg, work_eq.ctypes.data, _ptr(ints),
+                 *(_ptr(a) for a in got)) == 0
+        want = car.start_table(car.system("bumpy"), x0)
+        for a, b in zip(got, (want.y_rest, want.speed_gain, want.spin_radius)):
+            assert np.array_equal(a, b)
+        assert want.y_rest[0] == x0 - round(x0)                   # chassis.x from the origin at the nearest metre
+    assert np.abs(got[0][1:] - table.y_rest[1:]).max() > 1e-3        # the car on a bump is not the car at 0 m
 
 
 # ---- the shared library without Python ------------------------------------------------------------------------
@@ -256,6 +272,11 @@ def test_the_linux_library_needs_only_libc_and_libm(linux_build):
     exported = subprocess.run(["nm", "-D", "--defined-only", str(lib)], capture_output=True, text=True,
                               check=True).stdout
     assert {line.split()[-1] for line in exported.splitlines() if line.strip()} == API
+    # every glibc symbol version the library needs is 2.17 or older (exp@GLIBC_2.29 is wrapped: native/emit.py)
+    dynamic = subprocess.run(["objdump", "-T", str(lib)], capture_output=True, text=True, check=True).stdout
+    versions = {tuple(int(x) for x in v.split(".")) for v in re.findall(r"GLIBC_([0-9.]+)", dynamic)}
+    assert versions and max(versions) <= (2, 17), sorted(versions)
+    assert "(GLIBC_2.2.5) exp" in " ".join(dynamic.split())
 
 
 @pytest.mark.slow
@@ -315,7 +336,7 @@ def test_a_raise_in_the_compiled_step_becomes_a_status_and_its_message(halfcar, 
     assert inst is not None and db.value - mb.value == 8 * img.model_words
     shape = np.zeros(5, dtype=np.int64)
     so.fv_shape(_ptr(shape))
-    assert tuple(shape) == tuple(halfcar.packed.shape)
+    assert tuple(shape) == tuple(halfcar.packed.shape)[:5]
     so.fv_instance_free(ctypes.c_void_p(inst))
     # the raise in this process: the library's stand-ins answer, not this process's libpython
     vp, d = ctypes.c_void_p, ctypes.c_double

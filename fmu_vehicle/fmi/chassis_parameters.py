@@ -33,9 +33,9 @@ from fmu_vehicle.paths import resource_path
 WHEELS = ("FL", "FR", "RL", "RR")
 """The wheels of the FMU, in the vehicle's order: left/right, front/rear by their names."""
 
-FULLCAR14 = {"mass_kg": 2486.0, "yaw_inertia_kg_m2": 10504.776215685813, "a_m": 2.005917381524791,
-             "b_m": 2.1555027322431437, "cf_N_per_rad": 142515.2932829674, "cr_N_per_rad": 136207.44528423456,
-             "steering_ratio": 15.954717164203268, "track_m": 2.3934,
+FULLCAR14 = {"mass_kg": 2486.0, "yaw_inertia_kg_m2": 10504.776215685824, "a_m": 2.0059173815224254,
+             "b_m": 2.1555027322458242, "cf_N_per_rad": 142515.29328317737, "cr_N_per_rad": 136207.44528423483,
+             "steering_ratio": 15.954717164198907, "track_m": 2.3934,
              "wheel_radius_front_m": 0.45667322192941007, "wheel_radius_rear_m": 0.45740374839363984,
              "driven": (True, True, False, False)}
 """``closed_loop.controlled_vehicle(Vehicle.load("fullcar14"))``: its scalar fields, the rolling radii of the front and the

@@ -49,7 +49,7 @@ PINNED = {"numba": "0.68.1", "llvmlite": "0.50.0"}
 """The versions whose internals this module was written and tested against (module docstring)."""
 
 ENTRY_SYMBOLS = {"advance": "fv_advance_raw", "final": "fv_final_raw", "prepare": "fv_prepare_raw",
-                 "start": "fv_start_raw"}
+                 "start": "fv_start_raw", "equilibrium": "fv_equilibrium_raw"}
 """Symbol of each ``step`` entry point in the object; ``c/runtime.c`` wraps them as fv_advance/fv_final."""
 
 LIBC_SYMBOLS = frozenset("""
@@ -297,9 +297,15 @@ def _run(cmd) -> None:
         raise NativeBuildError(f"{' '.join(cmd)} failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
 
 
+OLD_GLIBC_VERSIONS = ("exp",)
+"""libm functions whose default symbol version is newer than glibc 2.17 (exp@GLIBC_2.29: the same function
+without the SVID error wrapper). On linux64 the link wraps them (``--wrap``), and ``c/runtime.c`` calls their
+glibc 2.2.5 version, which computes the same values: the library then loads on glibc 2.17 and later."""
+
+
 def link(objects, target: Target, out) -> Path:
     """The shared library ``out`` of the ``objects`` (the step's, the runtime's, ...), linked with libm only."""
-    extra = ["-static-libgcc"] if target.name == "win64" else []
+    extra = ["-static-libgcc"] if target.name == "win64" else [f"-Wl,--wrap={f}" for f in OLD_GLIBC_VERSIONS]
     _run([target.cc, "-shared", "-fPIC", "-o", str(out), *map(str, objects), *extra, "-lm"])
     return Path(out)
 

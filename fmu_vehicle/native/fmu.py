@@ -6,9 +6,9 @@ step and an FMI 2.0 layer in C (``c/fmi2_native.c``), with no Python on the host
 1. the parameter values: the Python FMU's variable table (``fmi.vehicle_slave.vehicle_variables``) with its
    start values, changed by ``settings`` (``name -> value``; errors name the parameter);
 2. the vehicle, road and simulator exactly as the Python FMU builds them at initialization
-   (``fmi.vehicle_slave.load_vehicle``, ``Vehicle.simulator``): the static equilibrium at ``x0`` is computed
-   here, in Python, and shipped as the simulator's start table (``vehicle.start``), from which the FMU's
-   compiled ``start_state`` makes the initial state for the ``v0`` set at initialization;
+   (``fmi.vehicle_slave.load_vehicle``, ``Vehicle.simulator``). At initialization the FMU solves the static
+   equilibrium at the ``x0`` set (``vehicle.equilibrium.static_equilibrium``) and makes the initial state for
+   the ``v0`` set (``vehicle.start.start_state``) with the same compiled kernels;
 3. the image of the simulator's (model, data) (``layout.make_image``) in ``resources/image.bin``, and the
    compiled step (``step``/``emit``: the kernels' machine code, no second formula) linked with
    ``c/runtime.c`` and ``c/fmi2_native.c`` per platform (``binaries/linux64/<id>.so``,
@@ -17,8 +17,8 @@ step and an FMI 2.0 layer in C (``c/fmi2_native.c``), with no Python on the host
    ``fmi.post_process.patch_model_description``). While stepping, outputs change only in ``fmi2DoStep``:
    ``ModelStructure/Outputs`` lists them with no dependencies on inputs.
 
-What stays settable in the native FMU: every input, and the internal step ``dt`` and the start speed ``v0``
-before initialization ends.
+What stays settable in the native FMU: every input, and the internal step ``dt``, the start speed ``v0`` and
+the start position ``x0`` before initialization ends.
 Every other parameter is fixed at export (its value is the start value in the modelDescription, and setting
 it returns fmi2Error naming it; an Enumeration, e.g. ``model``, is an Integer in the C layer holding its item
 value: setting that value is accepted, another refused by name). The FMU state can be saved, restored and serialized. Not yet native: a new
@@ -55,7 +55,7 @@ NATIVE_FMUS = ("VehicleLV", "Vehicle")
 """The vehicle FMUs that have a native build (keys of ``fmi.vehicle_parameters.KINDS``)."""
 
 # kinds of variable in the C table (c/fmi2_native.c)
-K_OUTPUT, K_WHEEL_INPUT, K_STEERING_ANGLE, K_RACK_TRAVEL, K_DT, K_V0, K_FIXED = range(7)
+K_OUTPUT, K_WHEEL_INPUT, K_STEERING_ANGLE, K_RACK_TRAVEL, K_DT, K_V0, K_X0, K_FIXED = range(8)
 _TYPES = {"Real": 0, "Integer": 1, "Boolean": 2, "String": 3}
 
 
@@ -140,6 +140,8 @@ def variable_rows(variables, car) -> list[tuple]:
             rows.append((v.type, K_DT, 0, v.start, lo, hi, ""))
         elif v.name == "v0":
             rows.append((v.type, K_V0, 0, v.start, lo, hi, ""))
+        elif v.name == "x0":
+            rows.append((v.type, K_X0, 0, v.start, lo, hi, ""))
         else:
             rows.append((v.type, K_FIXED, 0, v.start, lo, hi, v.start))
     return rows
@@ -155,10 +157,10 @@ def exported_variables(variables, values: dict, car) -> list[Var]:
             for v in variables]
 
 
-def config_header(model_id: str, guid: str, fixed, values: dict, car, sim, key_word: int) -> str:
+def config_header(model_id: str, guid: str, fixed, values: dict, car, sim, key_word: int, shape) -> str:
     """``fv_fmu_config.h`` for ``c/fmi2_native.c``: the variable table ``fixed`` (:func:`exported_variables`),
-    the start table (``vehicle.start``: the state for any ``v0``), the outputs at the export's start, the
-    steering input and the position of ``data.inputs`` in the image."""
+    the vehicle's mass and the sizes of the equilibrium's scratch (``shape``: ``step.StepShape``), the start
+    table's first tire state, the steering input and the position of ``data.inputs`` in the image."""
     n_cols = sim.inputs.shape[1]
     lines = [f"#define FV_MODEL_IDENTIFIER {_c_string(model_id)}", f"#define FV_GUID {_c_string(guid)}",
              f"#define FV_IMAGE_FILE {_c_string(IMAGE_FILE)}", f"#define FV_KEY_WORD {key_word}",
@@ -175,12 +177,9 @@ def config_header(model_id: str, guid: str, fixed, values: dict, car, sim, key_w
         lines.append(f"    {{{_TYPES[type_]}, {kind}, {index}, {_c_number(number)}, {_c_number(lo)}, {_c_number(hi)}, "
                      f"{_c_string(string if type_ == 'String' else '')}, {_c_string(v.name)}}},")
     lines.append("};")
-    start = sim.start_table
-    for name, array in (("FV_Y_REST", start.y_rest), ("FV_SPEED_GAIN", start.speed_gain),
-                        ("FV_SPIN_RADIUS", start.spin_radius)):
-        lines.append(f"static const double {name}[FV_N_STATES] = {{" + ", ".join(_c_number(x) for x in array) + "};")
-    lines.append(f"#define FV_TIRE_FROM {int(start.tire_from)}")
-    lines.append("static const double FV_ROW0[FV_N_OUTPUTS] = {" + ", ".join(_c_number(x) for x in sim.row) + "};")
+    n_doubles, n_ints = shape.work_sizes()
+    lines += [f"#define FV_TIRE_FROM {int(sim.start_table.tire_from)}", f"#define FV_MASS {_c_number(car.total_mass_kg)}",
+              f"#define FV_EQ_DOUBLES {n_doubles}", f"#define FV_EQ_INTS {n_ints}"]
     return "\n".join(lines) + "\n"
 
 
@@ -255,7 +254,7 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
     dest_dir = Path(dest_dir)
     with tempfile.TemporaryDirectory(prefix="fv_native_fmu_") as tmp:
         tmp = Path(tmp)
-        (tmp / "fv_fmu_config.h").write_text(config_header(fmu, guid, table, values, car, sim, key_word))
+        (tmp / "fv_fmu_config.h").write_text(config_header(fmu, guid, table, values, car, sim, key_word, p.shape))
         binaries = {}
         for name in usable:
             target = TARGETS[name]

@@ -9,6 +9,8 @@ For one (model type, data type) pair, :func:`step_cfuncs` compiles four function
     int64 prepare(int64 *model_buf, int64 *data_buf, double t, double h, double rack_target, double *y,
                   double *row)
     int64 start(double *y_rest, double *speed_gain, double *spin_radius, int64 tire_from, double v0, double *y)
+    int64 equilibrium(int64 *model_buf, int64 *data_buf, double x0, double mass, int64 work, int64 *ints,
+                      double *y_rest, double *speed_gain, double *spin_radius)
 
 ``advance`` is ``integrators.rk4.rk4_advance`` (``nsteps`` RK4 steps of ``h`` [s] from ``t0`` [s], then the
 output row of the final state; first-same-as-last reuse of ``work[0]`` through ``key``/``saved``) on the
@@ -20,7 +22,10 @@ wheel centres of the outputs in ``row`` (``vehicle.stepping.refresh_levers``), t
 dy/dt). ``prepare`` is ``vehicle.stepping.prepare_step`` (before a communication step of ``h`` from ``t``: the
 steering ramp to ``rack_target`` [m], an external load's levers, the origin rebase; returns 1 if the stepper
 must not reuse its last evaluation: zero ``saved[0]``). ``start`` is ``vehicle.start.start_state`` (the
-initial state moving at ``v0`` [m/s] from a start table; returns 0). All four call the package's kernels
+initial state moving at ``v0`` [m/s] from a start table; returns 0). ``equilibrium`` is
+``vehicle.equilibrium.static_equilibrium`` (the static equilibrium at ``x0`` [m] and the start table; ``mass``
+[kg] the vehicle's; ``work`` the address of the float64 members of its scratch, contiguous in
+``work_shapes`` order, ``ints`` its int64 member; returns 0 or the kernel's negative status). All five call the package's kernels
 themselves: no formula is written twice.
 
 The buffer types and every array length are compile-time constants of the pair (``StepShape``): the
@@ -36,11 +41,14 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numba
+import numpy as np
 from numba import carray, cfunc, types
+from numba.extending import intrinsic
 
 from ..integrators.base import inputs_key
 from ..integrators.rk4 import rk4_advance, rk4_final
 from ..packing import packed, packed_value
+from ..vehicle.equilibrium import EquilibriumWork, static_equilibrium, work_shapes
 from ..vehicle.start import start_state
 from ..vehicle.stepping import prepare_step, refresh_levers
 
@@ -60,6 +68,18 @@ PREPARE_SIGNATURE = types.int64(_I64P, _I64P, types.float64, types.float64, type
 START_SIGNATURE = types.int64(_F64P, _F64P, _F64P, types.int64, types.float64, _F64P)
 """C signature of the start entry point (module docstring)."""
 
+EQUILIBRIUM_SIGNATURE = types.int64(_I64P, _I64P, types.float64, types.float64, types.int64, _I64P, _F64P, _F64P,
+                                    _F64P)
+"""C signature of the equilibrium entry point (module docstring)."""
+
+
+@intrinsic
+def _f64_at(typingctx, address):
+    """The ``double *`` at the byte ``address`` (an int64)."""
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], context.get_value_type(_F64P))
+    return _F64P(types.int64), codegen
+
 
 class StepShape(NamedTuple):
     """The sizes the entry points are compiled for: the two buffers [int64 words] and the arrays [doubles]."""
@@ -68,6 +88,18 @@ class StepShape(NamedTuple):
     n_states: int
     n_outputs: int
     n_key: int
+    n_dof: int
+    n_coordinates: int
+    n_wheels: int
+
+    def work_shapes(self):
+        """The shapes of the equilibrium's scratch (``vehicle.equilibrium.work_shapes``)."""
+        return work_shapes(self.n_dof, self.n_coordinates, self.n_wheels, self.n_states)
+
+    def work_sizes(self) -> tuple[int, int]:
+        """(float64 count, int64 count) of the equilibrium's scratch, as the C layer allocates it."""
+        *floats, ints = self.work_shapes()
+        return sum(int(np.prod(s)) for s in floats), int(np.prod(ints))
 
 
 class Packed(NamedTuple):
@@ -87,14 +119,20 @@ def pack_system(system, n_states: int) -> Packed:
     mbuf, mty = packed(system.model)
     dbuf, dty = packed(system.data)
     shape = StepShape(int(mbuf.size), int(dbuf.size), int(n_states), len(system.output_names),
-                      int(inputs_key(system).size))
+                      int(inputs_key(system).size), int(system.model.mech.ni), int(system.model.mech.n),
+                      int(system.model.w_body.shape[0]))
     return Packed(mbuf, mty, dbuf, dty, shape)
 
 
 def step_cfuncs(model_type, data_type, shape: StepShape):
-    """(advance, final, prepare, start): the compiled C entry points for buffers of these numba types and these sizes
+    """(advance, final, prepare, start, equilibrium): the compiled C entry points for buffers of these numba types and these sizes
     (module docstring). Each is a ``numba.cfunc`` (``.address``, ``.ctypes``, ``._library``)."""
-    nm, nd, n, nout, nkey = (int(v) for v in shape)
+    shape = StepShape(*(int(v) for v in shape))         # also from a plain tuple (the export's child process)
+    nm, nd, n, nout, nkey = shape[:5]
+    *float_shapes, int_shape = shape.work_shapes()
+    offsets = tuple(int(o) for o in np.cumsum([0] + [8 * int(np.prod(s)) for s in float_shapes])[:-1])
+    f0, f1, f2, f3, f4, f5, f6, f7 = float_shapes
+    o0, o1, o2, o3, o4, o5, o6, o7 = offsets
     mty, dty = model_type, data_type
 
     def advance(model_buf, data_buf, t0, h, nsteps, y, row, work, key, saved, done):
@@ -121,5 +159,16 @@ def step_cfuncs(model_type, data_type, shape: StepShape):
         start_state(carray(y_rest, n), carray(speed_gain, n), carray(spin_radius, n), tire_from, v0, carray(y, n))
         return 0
 
+    def equilibrium(model_buf, data_buf, x0, mass, work, ints, y_rest, speed_gain, spin_radius):
+        model = packed_value(carray(model_buf, nm), mty)
+        data = packed_value(carray(data_buf, nd), dty)
+        ws = EquilibriumWork(carray(_f64_at(work + o0), f0), carray(_f64_at(work + o1), f1),
+                             carray(_f64_at(work + o2), f2), carray(_f64_at(work + o3), f3),
+                             carray(_f64_at(work + o4), f4), carray(_f64_at(work + o5), f5),
+                             carray(_f64_at(work + o6), f6), carray(_f64_at(work + o7), f7), carray(ints, int_shape))
+        return static_equilibrium(model, data, x0, mass, ws, carray(y_rest, n), carray(speed_gain, n),
+                                  carray(spin_radius, n))
+
     return (cfunc(ADVANCE_SIGNATURE)(advance), cfunc(FINAL_SIGNATURE)(final),
-            cfunc(PREPARE_SIGNATURE)(prepare), cfunc(START_SIGNATURE)(start))
+            cfunc(PREPARE_SIGNATURE)(prepare), cfunc(START_SIGNATURE)(start),
+            cfunc(EQUILIBRIUM_SIGNATURE)(equilibrium))

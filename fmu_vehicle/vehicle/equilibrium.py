@@ -11,7 +11,9 @@ an entry point of its binary, so that ``x0`` stays settable there (docs/native.m
    chassis there in 10 steps.
 3. Newton's method on the reduced generalized forces Q(q) = 0 at zero velocity [N or N m] over the free
    independent positions q (all but the chassis's x, y and yaw and the wheel spins, which a standing car
-   leaves undetermined): first the suspensions with the chassis held, then everything. The Jacobian is
+   leaves undetermined): first the suspensions with the chassis held, then everything; if that ends above
+   the accepted residual (a suspension lifted its wheel off the road while the chassis was held, e.g. a
+   spring preloaded in tension), again from the placement with everything free at once. The Jacobian is
    formed by forward differences, dQ/dq_j = (Q(q + h_j e_j) - Q(q)) / h_j with h_j = 1e-7 (1 + |q_j|),
    factored with ``multibody.linalg.lu_factor``; each step is limited to MAX_STEP and halved until |Q| decreases. When no halving
    does, the differences are taken again over a 100 times wider step (up to 1e-3: Q has kinks, e.g. the
@@ -81,11 +83,16 @@ class EquilibriumWork(NamedTuple):
     ints: np.ndarray        # (4 ni + 2,) int64: pivots, block begins, block ends, unknowns; saved modes
 
 
+def work_shapes(ni: int, n: int, nw: int, n_states: int) -> tuple[tuple[int, ...], ...]:
+    """The shapes of :class:`EquilibriumWork`'s members, in order: float64 ones, then ``ints`` (int64)."""
+    return ((ni, ni), (nw, N_PARAMS), (5, ni), (2, n_states), (4, n), (2 * nw + 3,), (CONTACT_OUT_N,), (3,),
+            (4 * ni + 2,))
+
+
 def new_work(ni: int, n: int, nw: int, n_states: int) -> EquilibriumWork:
     """Zeroed :class:`EquilibriumWork` for these sizes (module docstring)."""
-    return EquilibriumWork(np.zeros((ni, ni)), np.zeros((nw, N_PARAMS)), np.zeros((5, ni)), np.zeros((2, n_states)),
-                           np.zeros((4, n)), np.zeros(2 * nw + 3), np.zeros(CONTACT_OUT_N), np.zeros(3),
-                           np.zeros(4 * ni + 2, dtype=np.int64))
+    *floats, ints = work_shapes(ni, n, nw, n_states)
+    return EquilibriumWork(*(np.zeros(s) for s in floats), np.zeros(ints, dtype=np.int64))
 
 
 @njit
@@ -281,14 +288,14 @@ def _road_grade(model, x0, heights, road_out):
 
 
 @njit
-def _solve(model, data, x0, grade, mass_kg, ws, y):
-    """Steps 1-4 of the module docstring into ``y`` (status as :func:`static_equilibrium`)."""
+def _place(model, data, x0, grade, mass_kg, ws, y):
+    """Steps 1-2 of the module docstring: the workspace at the rigid placement, y's positions from it and its
+    other slots 0. Returns 0 or FAIL_PLACEMENT."""
     mech, d = model.mech, data.mech
     ni, nw, n = mech.ni, model.w_body.shape[0], mech.n
     cc, com = model.chassis_coords, model.chassis_com0
     rest_at_design(mech, d)
     data.origin[0] = np.rint(x0)
-    # step 2: the rigid placement
     heights = ws.zs[3]
     pitch = -math.atan(grade)
     cp, sp = math.cos(pitch), math.sin(pitch)
@@ -319,7 +326,18 @@ def _solve(model, data, x0, grade, mass_kg, ws, y):
     forward_velocities(mech, d)
     for k in range(y.shape[0]):
         y[k] = d.z[d.indep[k]] if k < ni else 0.0
-    # step 3: Newton over the free positions, the suspensions first (chassis held), then all of them
+    return 0
+
+
+@njit
+def _solve(model, data, x0, grade, mass_kg, ws, y):
+    """Steps 1-4 of the module docstring into ``y`` (status as :func:`static_equilibrium`). Step 3 first settles
+    the suspensions with the chassis held, then frees the chassis; if that ends above the accepted residual
+    (a suspension that lifted its wheel off the road while the chassis was held, e.g. a spring preloaded in
+    tension), it starts again from the placement with everything free at once."""
+    mech, d = model.mech, data.mech
+    ni, nw = mech.ni, model.w_body.shape[0]
+    cc = model.chassis_coords
     for w in range(nw):
         for c in range(N_PARAMS):
             ws.rest_p[w, c] = model.tire_p[w, c]
@@ -328,20 +346,25 @@ def _solve(model, data, x0, grade, mass_kg, ws, y):
     rest = _with_tire_p(model, ws.rest_p)
     unknowns = ws.ints[3 * ni:4 * ni]
     err = 0.0
-    for stage in range(2):
-        n_unk = 0
-        for k in range(ni):
-            i = d.indep[k]
-            held = i == cc[0] or i == cc[1] or i == cc[5]
-            for w in range(nw):
-                held = held or i == model.w_spin[w]
-            if stage == 0:
-                for c in range(6):
-                    held = held or i == cc[c]
-            if not held:
-                unknowns[n_unk] = k
-                n_unk += 1
-        err = _newton(rest, data, y, ws, unknowns, n_unk)
+    for first_stage in range(2):
+        if _place(model, data, x0, grade, mass_kg, ws, y) < 0:
+            return FAIL_PLACEMENT
+        for stage in range(first_stage, 2):
+            n_unk = 0
+            for k in range(ni):
+                i = d.indep[k]
+                held = i == cc[0] or i == cc[1] or i == cc[5]
+                for w in range(nw):
+                    held = held or i == model.w_spin[w]
+                if stage == 0:
+                    for c in range(6):
+                        held = held or i == cc[c]
+                if not held:
+                    unknowns[n_unk] = k
+                    n_unk += 1
+            err = _newton(rest, data, y, ws, unknowns, n_unk)
+        if err <= ACCEPT * mass_kg * 9.81:
+            break
     ws.info[INFO_RESIDUAL] = err
     if not err <= ACCEPT * mass_kg * 9.81:
         return FAIL_RESIDUAL

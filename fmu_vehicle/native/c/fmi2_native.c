@@ -9,8 +9,9 @@
  * exactly as VehicleSimulator.advance calls the same kernels from Python. The variable table, the initial
  * state and the sizes come from the generated header fv_fmu_config.h (fmu_vehicle/native/fmu.py), made from the
  * same Var table as the Python FMU's modelDescription. Parameters that the Python loader needs were fixed at
- * export: setting one returns fmi2Error naming it. The internal step dt and the start speed v0 stay settable
- * before initialization ends.
+ * export: setting one returns fmi2Error naming it. The internal step dt, the start speed v0 and the start
+ * position x0 stay settable before initialization ends: the static equilibrium at x0 is solved at
+ * initialization by the compiled kernel the Python FMU runs (vehicle.equilibrium.static_equilibrium).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -65,6 +66,8 @@ int64_t fv_advance(int64_t *model_buf, int64_t *data_buf, double t0, double h, i
 int64_t fv_final(int64_t *model_buf, int64_t *data_buf, double t, double *y, double *row, double *ydot);
 int64_t fv_start(const double *y_rest, const double *speed_gain, const double *spin_radius, int64_t tire_from,
                  double v0, double *y);
+int64_t fv_equilibrium(int64_t *model_buf, int64_t *data_buf, double x0, double mass, double *work, int64_t *ints,
+                       double *y_rest, double *speed_gain, double *spin_radius);
 int64_t fv_instance_blob(void *instance, unsigned char **blob);
 
 /* ---- the generated variable table ------------------------------------------------------------------------ */
@@ -76,6 +79,7 @@ enum {
     K_RACK_TRAVEL,     /* Real input: rack travel [m]; the rack target if used */
     K_DT,              /* Real parameter: the internal step [s], settable before initialization */
     K_V0,              /* Real parameter: the start speed [m/s], settable before initialization */
+    K_X0,              /* Real parameter: the start position on the road [m], settable before initialization */
     K_FIXED            /* a parameter fixed at export (any type) */
 };
 typedef struct {
@@ -87,9 +91,9 @@ typedef struct {
 
 #include "fv_fmu_config.h"
 /* defines FV_MODEL_IDENTIFIER, FV_GUID, FV_N_VARS, FV_VARS[], FV_N_INPUT_COLS, FV_KEY_WORD, FV_STEERING
- * (0 none, 1 steering-wheel angle, 2 rack travel), FV_RACK_GAIN [m/rad], FV_IMAGE_FILE, the start table
- * (vehicle.start: FV_Y_REST, FV_SPEED_GAIN, FV_SPIN_RADIUS [FV_N_STATES], FV_TIRE_FROM) and FV_ROW0, the
- * outputs at the export's start (their wheel centres are those of every start speed) */
+ * (0 none, 1 steering-wheel angle, 2 rack travel), FV_RACK_GAIN [m/rad], FV_IMAGE_FILE, FV_TIRE_FROM (the
+ * start table's first tire state, vehicle.start), FV_MASS [kg] and the equilibrium's scratch sizes
+ * FV_EQ_DOUBLES, FV_EQ_INTS (native.step.StepShape.work_sizes) */
 
 enum { S_INSTANTIATED, S_INIT, S_STEPPING, S_FAILED, S_TERMINATED };
 
@@ -103,7 +107,11 @@ typedef struct {
     int64_t *model, *data;
     double *inputs;                  /* the kernel's input matrix (data.inputs) inside the instance */
     double y[FV_N_STATES], row[FV_N_OUTPUTS], work[5 * FV_N_STATES], saved[1 + FV_N_KEY];
-    double t, dt, steering_angle, rack_travel, v0;
+    double t, dt, steering_angle, rack_travel, v0, x0;
+    /* the start table at x0 (vehicle.start) and the equilibrium's scratch */
+    double y_rest[FV_N_STATES], speed_gain[FV_N_STATES], spin_radius[FV_N_STATES];
+    double eq_work[FV_EQ_DOUBLES];
+    int64_t eq_ints[FV_EQ_INTS];
 } Comp;
 
 static void logf_(Comp *c, fmi2Status status, const char *category, const char *fmt, ...) {
@@ -201,8 +209,8 @@ static double rack_target(const Comp *c) {
 }
 
 static void start_values(Comp *c) {
-    memcpy(c->y, FV_Y_REST, sizeof c->y);
-    memcpy(c->row, FV_ROW0, sizeof c->row);      /* fv_final takes the wheel centres from them */
+    memset(c->y, 0, sizeof c->y);
+    memset(c->row, 0, sizeof c->row);
     memset(c->work, 0, sizeof c->work);
     memset(c->saved, 0, sizeof c->saved);
     c->t = 0.0;
@@ -213,6 +221,7 @@ static void start_values(Comp *c) {
         else if (v->kind == K_RACK_TRAVEL) c->rack_travel = v->start;
         else if (v->kind == K_DT) c->dt = v->start;
         else if (v->kind == K_V0) c->v0 = v->start;
+        else if (v->kind == K_X0) c->x0 = v->start;
     }
 }
 
@@ -288,10 +297,19 @@ FMI_API fmi2Status fmi2SetupExperiment(fmi2Component comp, fmi2Boolean tolDefine
     return fmi2OK;
 }
 
-/* The start (initialization mode): the state moving at v0 from the shipped equilibrium (vehicle.start.start_state),
- * then the outputs there with the inputs set so far (VehicleSimulator.refresh). Returns fv_final's status. */
+/* The start (initialization mode), as the Python FMU builds its simulator: the static equilibrium at x0
+ * (vehicle.equilibrium.static_equilibrium), the state moving at v0 from it (vehicle.start.start_state), the
+ * outputs there (VehicleSimulator's first refresh, which gives the wheel centres an external load's levers are
+ * taken about), then again with the inputs set so far (VehicleSimulator.refresh). Returns the first failing
+ * status (< 0), else fv_final's. */
 static int64_t initial_outputs(Comp *c) {
-    fv_start(FV_Y_REST, FV_SPEED_GAIN, FV_SPIN_RADIUS, FV_TIRE_FROM, c->v0, c->y);
+    int64_t st = fv_equilibrium(c->model, c->data, c->x0, FV_MASS, c->eq_work, c->eq_ints, c->y_rest,
+                                c->speed_gain, c->spin_radius);
+    if (st < 0) return st;
+    fv_start(c->y_rest, c->speed_gain, c->spin_radius, FV_TIRE_FROM, c->v0, c->y);
+    memset(c->row, 0, sizeof c->row);
+    st = fv_final(c->model, c->data, c->t, c->y, c->row, c->work);
+    if (st < 0) return st;
     return fv_final(c->model, c->data, c->t, c->y, c->row, c->work);
 }
 
@@ -311,7 +329,9 @@ FMI_API fmi2Status fmi2ExitInitializationMode(fmi2Component comp) {
     c->saved[0] = 0.0;
     if (st < 0) {
         c->state = S_FAILED;
-        return fail(c, fmi2Error, "initial state: the model failed with status %lld %s", (long long)st, fv_last_error());
+        return fail(c, fmi2Error, "initial state at x0 = %g m, v0 = %g m/s: the model failed with status %lld%s %s",
+                    c->x0, c->v0, (long long)st, st == -2 ? " (no static equilibrium found on this road)" : "",
+                    fv_last_error());
     }
     c->state = S_STEPPING;
     return fmi2OK;
@@ -344,6 +364,7 @@ static double real_value(const Comp *c, const fv_var *v) {
     case K_RACK_TRAVEL: return c->rack_travel;
     case K_DT: return c->dt;
     case K_V0: return c->v0;
+    case K_X0: return c->x0;
     default: return v->start;
     }
 }
@@ -376,7 +397,7 @@ FMI_API fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference vr[]
         if (v->kind == K_FIXED && x != v->start)      /* its own value is accepted: hosts set every parameter */
             return fail(c, fmi2Error, "parameter '%s' is fixed at export (%.17g) in this native FMU: export it again "
                         "with --set %s=<value>", v->name, v->start, v->name);
-        if ((v->kind == K_DT || v->kind == K_V0) && c->state != S_INSTANTIATED && c->state != S_INIT)
+        if ((v->kind == K_DT || v->kind == K_V0 || v->kind == K_X0) && c->state != S_INSTANTIATED && c->state != S_INIT)
             return fail(c, fmi2Error, "parameter '%s' can only be set before initialization ends", v->name);
         if (!(x >= v->min && x <= v->max))     /* also refuses NaN */
             return fail(c, fmi2Error, "%s = %g is outside its range [%g, %g]", v->name, x, v->min, v->max);
@@ -389,6 +410,7 @@ FMI_API fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference vr[]
         case K_RACK_TRAVEL: c->rack_travel = value[i]; break;
         case K_DT: c->dt = value[i]; break;
         case K_V0: c->v0 = value[i]; break;
+        case K_X0: c->x0 = value[i]; break;
         default: break;
         }
     }
@@ -557,11 +579,11 @@ FMI_API fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp, const fmi2Va
  * A state is its serialized form (one malloc'd block): everything a run writes, so that a restore continues
  * bit-identically:
  *   char magic[8] = "FVSTATE1"; char guid[64] (this FMU's, zero padded); int64 sizes[5] (fv_shape) and
- *   blob bytes; int64 instance state; double t, dt, steering angle, rack travel, v0; double y[], row[], work[],
+ *   blob bytes; int64 instance state; double t, dt, steering angle, rack travel, v0, x0; double y[], row[], work[],
  *   saved[]; uint8 blob[] (the instance's arrays: fv_instance_blob).
  * Restoring one made by another FMU, another build or cut short is refused with a message. */
-#define FV_STATE_MAGIC "FVSTATE1"
-#define FV_STATE_HEAD (8 + 64 + 8 * 7 + 8 * 5)
+#define FV_STATE_MAGIC "FVSTATE2"
+#define FV_STATE_HEAD (8 + 64 + 8 * 7 + 8 * 6)
 
 static size_t state_size(Comp *c) {
     unsigned char *blob;
@@ -581,7 +603,7 @@ static void serialize(Comp *c, unsigned char *out) {
     head[6] = c->state;
     char guid[64] = {0};
     strncpy(guid, FV_GUID, sizeof guid - 1);
-    double scalars[5] = {c->t, c->dt, c->steering_angle, c->rack_travel, c->v0};
+    double scalars[6] = {c->t, c->dt, c->steering_angle, c->rack_travel, c->v0, c->x0};
     unsigned char *p = out;
     put(&p, FV_STATE_MAGIC, 8);
     put(&p, guid, sizeof guid);
@@ -613,7 +635,7 @@ static fmi2Status deserialize(Comp *c, const unsigned char *in, size_t n, const 
     if (check_state(c, in, n, fn) != fmi2OK) return fmi2Error;
     const unsigned char *p = in + 8 + 64;
     int64_t head[7], shape[5];
-    double scalars[5];
+    double scalars[6];
     get(&p, head, sizeof head);
     fv_shape(shape);
     if (memcmp(head, shape, sizeof shape) != 0 || head[5] != nb || head[6] < S_INSTANTIATED || head[6] > S_TERMINATED)
@@ -625,6 +647,7 @@ static fmi2Status deserialize(Comp *c, const unsigned char *in, size_t n, const 
     c->steering_angle = scalars[2];
     c->rack_travel = scalars[3];
     c->v0 = scalars[4];
+    c->x0 = scalars[5];
     get(&p, c->y, sizeof c->y);
     get(&p, c->row, sizeof c->row);
     get(&p, c->work, sizeof c->work);

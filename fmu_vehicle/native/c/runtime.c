@@ -27,6 +27,16 @@
 #define FV_API __attribute__((visibility("default")))
 #endif
 
+#if defined(__linux__) && defined(__x86_64__) && defined(__GLIBC__)
+#include <math.h>
+/* glibc 2.29 gave exp a new default symbol version (the same function without the SVID error wrapper). The link
+ * wraps exp (-Wl,--wrap=exp, native/emit.py OLD_GLIBC_VERSIONS) and calls its first version, which computes the
+ * same values, so that the library also loads on a glibc older than 2.29. */
+__asm__(".symver exp, exp@GLIBC_2.2.5");
+double __wrap_exp(double x);
+double __wrap_exp(double x) { return exp(x); }
+#endif
+
 #ifndef FV_MODEL_WORDS
 #error "compile with -DFV_MODEL_WORDS=... -DFV_DATA_WORDS=... -DFV_N_STATES=... -DFV_N_OUTPUTS=... -DFV_N_KEY=..."
 #endif
@@ -220,6 +230,8 @@ int64_t fv_prepare_raw(int64_t *model_buf, int64_t *data_buf, double t, double h
                        double *row);
 int64_t fv_start_raw(const double *y_rest, const double *speed_gain, const double *spin_radius, int64_t tire_from,
                      double v0, double *y);
+int64_t fv_equilibrium_raw(int64_t *model_buf, int64_t *data_buf, double x0, double mass, int64_t work,
+                           int64_t *ints, double *y_rest, double *speed_gain, double *spin_radius);
 
 /* nsteps RK4 steps of h [s] from t0 [s], then the output row of the final state (integrators.rk4.rk4_advance):
  * y (FV_N_STATES) in place, row (FV_N_OUTPUTS), work (5 x FV_N_STATES, C order; work[0] the next k1), key
@@ -275,5 +287,22 @@ FV_API int64_t fv_start(const double *y_rest, const double *speed_gain, const do
         return FV_STATUS_BAD_ARGUMENT;
     }
     int64_t status = fv_start_raw(y_rest, speed_gain, spin_radius, tire_from, v0, y);
+    return fv_err.raised ? FV_STATUS_RAISED : status;
+}
+
+/* The static equilibrium on the road at x0 [m] and the start table (vehicle.equilibrium.static_equilibrium):
+ * y_rest, speed_gain, spin_radius (FV_N_STATES each); mass [kg] the vehicle's; work and ints the kernel's
+ * scratch (native.step.StepShape.work_sizes: float64 and int64 counts). Leaves the workspace evaluated at the
+ * equilibrium. Returns 0, -1 (the chassis cannot be placed), -2 (no equilibrium: Newton's residual stayed
+ * above 1e-6 m g) or FV_STATUS_RAISED. */
+FV_API int64_t fv_equilibrium(int64_t *model_buf, int64_t *data_buf, double x0, double mass, double *work,
+                              int64_t *ints, double *y_rest, double *speed_gain, double *spin_radius) {
+    fv_clear_error();
+    if (!model_buf || !data_buf || !work || !ints || !y_rest || !speed_gain || !spin_radius) {
+        fv_raise("fv_equilibrium: a null pointer");
+        return FV_STATUS_BAD_ARGUMENT;
+    }
+    int64_t status = fv_equilibrium_raw(model_buf, data_buf, x0, mass, (int64_t)(intptr_t)work, ints, y_rest,
+                                        speed_gain, spin_radius);
     return fv_err.raised ? FV_STATUS_RAISED : status;
 }
