@@ -400,8 +400,10 @@ def _run_on_dask(cat: Catalogue, system: System, todo: list[Run], journal: Path,
         else:
             n = workers or min(os.cpu_count() or 1, len(todo))
             with _workers_ignore_ctrl_c():
+                # the workers log nothing below CRITICAL: a failed run reaches the table through its future, and
+                # a Ctrl-C'd cluster's workers would otherwise report their heartbeats to the closed scheduler
                 cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
-                                       silence_logs=logging.ERROR)
+                                       silence_logs=logging.CRITICAL)
             client = Client(cluster)
     except (OSError, RuntimeError, TimeoutError, ValueError) as e:
         if cluster is not None:

@@ -25,8 +25,8 @@ must not reuse its last evaluation: zero ``saved[0]``). ``start`` is ``vehicle.s
 initial state moving at ``v0`` [m/s] from a start table; returns 0). ``equilibrium`` is
 ``vehicle.equilibrium.static_equilibrium`` (the static equilibrium at ``x0`` [m] and the start table; ``mass``
 [kg] the vehicle's; ``work`` the address of the float64 members of its scratch, contiguous in
-``work_shapes`` order, ``ints`` its int64 member; returns 0 or the kernel's negative status). All five call the package's kernels
-themselves: no formula is written twice.
+``work_shapes`` order, ``ints`` its int64 member; returns 0 or the kernel's negative status). All five call
+the package's kernels themselves: no formula is written twice.
 
 The buffer types and every array length are compile-time constants of the pair (``StepShape``): the
 pointers are wrapped with ``numba.carray`` of those lengths, so the entry points take no sizes. ``work`` is
@@ -127,7 +127,7 @@ def pack_system(system, n_states: int) -> Packed:
 def step_cfuncs(model_type, data_type, shape: StepShape):
     """(advance, final, prepare, start, equilibrium): the compiled C entry points for buffers of these numba types and these sizes
     (module docstring). Each is a ``numba.cfunc`` (``.address``, ``.ctypes``, ``._library``)."""
-    shape = StepShape(*(int(v) for v in shape))         # also from a plain tuple (the export's child process)
+    shape = StepShape(*(int(v) for v in shape))         # also from a plain tuple (the export's child)
     nm, nd, n, nout, nkey = shape[:5]
     *float_shapes, int_shape = shape.work_shapes()
     offsets = tuple(int(o) for o in np.cumsum([0] + [8 * int(np.prod(s)) for s in float_shapes])[:-1])

@@ -14,12 +14,13 @@ an entry point of its binary, so that ``x0`` stays settable there (docs/native.m
    leaves undetermined): first the suspensions with the chassis held, then everything; if that ends above
    the accepted residual (a suspension lifted its wheel off the road while the chassis was held, e.g. a
    spring preloaded in tension), again from the placement with everything free at once. The Jacobian is
-   formed by forward differences, dQ/dq_j = (Q(q + h_j e_j) - Q(q)) / h_j with h_j = 1e-7 (1 + |q_j|),
-   factored with ``multibody.linalg.lu_factor``; each step is limited to MAX_STEP and halved until |Q| decreases. When no halving
-   does, the differences are taken again over a 100 times wider step (up to 1e-3: Q has kinks, e.g. the
-   lateral slope of a two-track road jumps to 0 at its edge, where a car's wheels stand), and the iteration
-   stops at the widest (the evaluation's rounding floor) or when the step is below 1e-15 relative. The tires' lateral scaling factors are 0 meanwhile (``REST_SCALES``: a tire at rest carries
-   no lateral force).
+   formed by forward differences, dQ/dq_j = (Q(q + h_j e_j) - Q(q)) / h_j with h_j = 1e-7 (1 + |q_j|), and
+   factored with ``multibody.linalg.lu_factor``; each step is limited to MAX_STEP and halved until |Q|
+   decreases. When no halving does, the differences are taken again over a 100 times wider step (up to
+   1e-3: Q has kinks, e.g. the lateral slope of a two-track road jumps to 0 at its edge, where a car's wheels
+   stand), and the iteration stops at the widest (the evaluation's rounding floor) or when the step is below
+   1e-15 relative. The tires' lateral scaling factors are 0 meanwhile (``REST_SCALES``: a tire at rest
+   carries no lateral force).
 4. Each loaded tire's lateral state q_y = tan(alpha') is set where its lateral force Fy(q_y) = 0 (ply steer
    and conicity cancelled), by bisection on [-0.5, 0.5] to 1e-15, or left at 0 where Fy has no root there.
 5. The start table (``vehicle.start``): the chassis velocity gains along the road tangent
