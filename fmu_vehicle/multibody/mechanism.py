@@ -27,7 +27,7 @@ import scipy.linalg
 from ..jit import njit
 
 from ..errors import ModelError, SimulationError
-from .constraints import eval_constraints, factor_dependent, solve_positions, velocity_transform
+from .constraints import eval_constraints, factor_dependent, velocity_transform
 from .dynamics import forward_dynamics
 from .energy import drive_power, mechanical_energy, nonconservative_power
 from .kinematics import forward_positions, forward_velocities
@@ -35,7 +35,7 @@ from .linalg import max_abs
 from .model import make_data
 from .spec import MechanismSpec, load_mechanism_file, parse_mechanism
 from .state import (STATUS_MASS_NOT_PD, STATUS_POSITION_FAILED, STATUS_SINGULAR, assemble_positions, clear_loads,
-                    set_state)
+                    rest_at_design, set_state)
 from .topology import compile_mechanism
 
 POSITION_TOL = 1e-12      # max |Phi| after the position problem [m or m^2]
@@ -185,12 +185,15 @@ class Mechanism:
         """Use ``indep`` in ``data`` (default: ``self.data``); needs its Phi_z current. Records the pivot ratio
         of the new Phi_z^d in data.stats[3], the reference of the re-partition trigger in :func:`state.set_state`."""
         d = self.data if data is None else data
-        n = self.model.n
-        d.indep[:] = indep
-        d.dep[:] = np.array(sorted(set(range(n)) - set(indep.tolist()) - set(self.model.drv.tolist())),
-                            dtype=np.int64)
+        self._set_indices(indep, d)
         if self.model.m > 0:
             d.stats[3] = factor_dependent(self.model, d)
+
+    def _set_indices(self, indep: np.ndarray, d):
+        """Write ``indep`` and the dependent coordinates it leaves (all but it and the driven ones) into ``d``."""
+        d.indep[:] = indep
+        d.dep[:] = np.array(sorted(set(range(self.model.n)) - set(indep.tolist()) - set(self.model.drv.tolist())),
+                            dtype=np.int64)
 
     def reset(self, data=None) -> None:
         """Put the workspace ``data`` (default: ``self.data``) back where construction left it: every coordinate
@@ -199,11 +202,8 @@ class Mechanism:
         re-partitioned leaves other independent coordinates). :meth:`assemble` continues from the
         configuration it finds."""
         d = self.data if data is None else data
-        for a in (d.z, d.zd, d.drv_z, d.drv_zd, d.drv_zdd):
-            a[:] = 0.0
-        forward_positions(self.model, d)
-        eval_constraints(self.model, d, False)
-        self._set_partition(self._design_partition, d)
+        self._set_indices(self._design_partition, d)
+        rest_at_design(self.model, d)
 
     def repartition(self, y: np.ndarray, data=None) -> np.ndarray:
         """Choose new independent coordinates at the state y in workspace ``data`` (default: ``self.data``);
