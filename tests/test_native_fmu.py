@@ -231,6 +231,66 @@ def test_a_fixed_parameter_is_refused_by_name_and_dt_v0_x0_are_settable(native_l
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def test_a_new_coordinate_partition_is_made_in_the_native_step(native_lv):
+    """The engine asks for a new coordinate partition when the pivot ratio of its dependent block grew tenfold
+    since the last one (docs/formulation.md §8). Forced here by zeroing that reference ratio in a serialized
+    state (found through the image the FMU ships): the native FMU re-partitions
+    inside fmi2DoStep (compiled, no error), which restores the reference; its outputs then equal the in-process
+    Python simulator forced the same way, bit for bit, and the unforced run to rounding."""
+    from fmpy import extract, read_model_description
+    from fmpy.fmi2 import FMU2Slave
+    from fmu_vehicle.native.layout import ARRAY_DATA, Image, make_image
+    from fmu_vehicle.native.step import pack_system
+
+    values = native.parameter_values(vehicle_variables("VehicleLV", parameter_table("VehicleLV", None)), {})
+    car, sim = native.simulator("VehicleLV", values)
+    p = pack_system(sim.system, car.n_states)
+    image = make_image(sim.system.model, p.model_buf, p.model_type, sim.system.data, p.data_buf, p.data_type)
+    shipped = Image.from_bytes(zipfile.ZipFile(native_lv).read(f"resources/{native.IMAGE_FILE}"))
+    # the array's struct is at the same word (numba's layout); its data word holds its offset in the blob, which
+    # is the last part of a serialized state
+    offset = int(shipped.words[image.field("data.mech.stats").word + ARRAY_DATA])
+    stats = offset + 3 * 8 - len(shipped.blob)
+    ref = float(sim.system.data.mech.stats[3])
+    assert ref > 1.0
+    md = read_model_description(str(native_lv))
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    names = ["chassis.x", "chassis.z", "chassis.pitch", "chassis.vx"]
+    folder = extract(str(native_lv))
+    runs = []
+    try:
+        for force in (True, False):
+            fmu = FMU2Slave(guid=md.guid, unzipDirectory=folder, modelIdentifier="VehicleLV", instanceName="t")
+            fmu.instantiate()
+            fmu.setupExperiment(startTime=0.0)
+            fmu.enterInitializationMode()
+            fmu.exitInitializationMode()
+            for k in range(30):
+                fmu.doStep(k * 1e-3, 1e-3)
+            state = bytearray(fmu.serializeFMUstate(fmu.getFMUstate()))
+            assert np.frombuffer(state[stats:stats + 8], dtype="<f8")[0] == ref     # the offset is right
+            if force:
+                state[stats:stats + 8] = np.float64(0.0).tobytes()
+                fmu.setFMUstate(fmu.deSerializeFMUstate(bytes(state)))
+            for k in range(30, 300):
+                fmu.doStep(k * 1e-3, 1e-3)                   # raises on any status but OK
+            after = bytes(fmu.serializeFMUstate(fmu.getFMUstate()))
+            runs.append((fmu.getReal([vr[n] for n in names]), np.frombuffer(after[stats:stats + 8], dtype="<f8")[0]))
+            fmu.terminate()
+            fmu.freeInstance()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    (forced, forced_ref), (plain, plain_ref) = runs
+    assert forced_ref == pytest.approx(ref, rel=0.05) and plain_ref == ref
+    np.testing.assert_allclose(forced, plain, rtol=1e-9, atol=1e-9)
+    for k in range(300):
+        if k == 30:
+            sim.system.data.mech.stats[3] = 0.0
+        sim.advance(1e-3)
+    assert sim.system.data.mech.stats[3] == forced_ref
+    assert forced == [sim.outputs()[n] for n in names]
+
+
 @pytest.mark.slow
 def test_a_second_export_of_the_same_sources_compiles_nothing(native_lv, monkeypatch):
     """The entry points' IR is kept in the kernel cache under a key of the sources, types and sizes: the

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif(bool(numba.config.DISABLE_JIT), reason="native s
 STEPS = 2000
 H = 1e-3
 V0 = 20.0
-API = {"fv_advance", "fv_final", "fv_prepare", "fv_start", "fv_equilibrium", "fv_instance_new", "fv_instance_free", "fv_instance_blob", "fv_last_error",
+API = {"fv_advance", "fv_final", "fv_prepare", "fv_start", "fv_equilibrium", "fv_repartition", "fv_instance_new", "fv_instance_free", "fv_instance_blob", "fv_last_error",
        "fv_shape"}
 
 
@@ -167,7 +167,7 @@ def test_the_c_entry_points_step_like_the_simulator_in_this_process(halfcar):
     from fmu_vehicle.native.step import step_cfuncs
 
     p = halfcar.packed
-    advance, final, _, start, equilibrium = step_cfuncs(p.model_type, p.data_type, p.shape)  # (prepare: test_native_fmu)
+    advance, final, _, start, equilibrium, _ = step_cfuncs(p.model_type, p.data_type, p.shape)  # (prepare: test_native_fmu)
     r = rebuild(halfcar.image)
     y, work, saved, row = halfcar.y.copy(), halfcar.work.copy(), halfcar.saved.copy(), halfcar.row.copy()
     key = r.array(halfcar.image, "data.inputs").reshape(-1)
@@ -215,6 +215,59 @@ def test_the_c_entry_points_step_like_the_simulator_in_this_process(halfcar):
             assert np.array_equal(a, b)
         assert want.y_rest[0] == x0 - round(x0)                   # chassis.x from the origin at the nearest metre
     assert np.abs(got[0][1:] - table.y_rest[1:]).max() > 1e-3        # the car on a bump is not the car at 0 m
+
+
+def test_the_repartition_entry_point_is_the_simulators():
+    """A re-partition forced after 30 steps (the partition's reference pivot ratio zeroed in both): communication
+    steps made as the native FMU makes them (advance; while it returns 1 with steps left: the repartition entry
+    point, a fresh first stage, the steps left) equal the Python simulator's, which re-partitions inside
+    advance, bit for bit: at the re-partition and 50 steps after it."""
+    from fmu_vehicle.native.layout import rebuild
+    from fmu_vehicle.native.step import step_cfuncs
+
+    case = Case("halfcar7", "bumpy", steps=0)
+    p = case.packed
+    advance, _, _, _, _, repartition = step_cfuncs(p.model_type, p.data_type, p.shape)
+    r = rebuild(case.image)
+    y, work, saved, row = case.y.copy(), case.work.copy(), case.saved.copy(), case.row.copy()
+    key = r.array(case.image, "data.inputs").reshape(-1)
+    stats = r.array(case.image, "data.mech.stats")
+    done = np.zeros(1, dtype=np.int64)
+    vp, d = ctypes.c_void_p, ctypes.c_double
+    f = ctypes.CFUNCTYPE(ctypes.c_int64, vp, vp, d, d, ctypes.c_int64, vp, vp, vp, vp, vp, vp)(advance.address)
+    g = ctypes.CFUNCTYPE(ctypes.c_int64, vp, vp, vp)(repartition.address)
+    sim = case.sim
+    clock = [case.t0, 0]                                 # time [s], re-partitions made
+
+    def communication_step():
+        t = clock[0]
+        st = f(_ptr(r.model_buf), _ptr(r.data_buf), t, H, 1, _ptr(y), _ptr(row), _ptr(work), _ptr(key), _ptr(saved),
+               _ptr(done))
+        made = int(done[0])
+        while st == 1 and made < 1:
+            assert g(_ptr(r.model_buf), _ptr(r.data_buf), _ptr(y)) == 0
+            clock[1] += 1
+            saved[0] = 0.0
+            st = f(_ptr(r.model_buf), _ptr(r.data_buf), t + made * H, H, 1 - made, _ptr(y), _ptr(row), _ptr(work),
+                   _ptr(key), _ptr(saved), _ptr(done))
+            made += int(done[0])
+        assert st in (0, 1) and made == 1
+        clock[0] = t + H
+        sim.advance(H)
+        assert np.array_equal(y, sim.y) and np.array_equal(row, sim.row)
+
+    for _ in range(30):
+        communication_step()
+    ref = float(stats[3])
+    stats[3] = sim.system.data.mech.stats[3] = 0.0
+    for _ in range(3):
+        communication_step()
+    assert clock[1] == 1
+    assert stats[3] == sim.system.data.mech.stats[3] and stats[3] == pytest.approx(ref, rel=0.05)
+    assert np.array_equal(r.array(case.image, "data.mech.indep"), sim.system.data.mech.indep)
+    for _ in range(50):
+        communication_step()
+    assert clock[1] == 1
 
 
 # ---- the shared library without Python ------------------------------------------------------------------------

@@ -97,6 +97,34 @@ def test_set_inputs_of_the_full_car_and_a_changed_internal_step():
     assert np.array_equal(a.y, b.y) and np.array_equal(a.row, b.row)
 
 
+def test_a_real_repartition_keeps_the_motion():
+    """The engine's trigger, not a mock: with the reference pivot ratio of the partition zeroed (data.stats[3]),
+    the next evaluation asks for a new partition (status 1); advance makes it (the compiled
+    stepping.repartition_state, as the native FMU does), which restores the reference ratio, keeps the car's
+    preferred independent coordinates and the motion (to rounding: the position problem is solved again)."""
+    a = Vehicle.load("halfcar7").simulator("bumpy", v0=20.0)
+    b = Vehicle.load("halfcar7").simulator("bumpy", v0=20.0)
+    calls = []
+    reparameterize = b.system.reparameterize
+    b.system.reparameterize = lambda y: calls.append(1) or reparameterize(y)
+    for s in (a, b):
+        s.set_input("front", torque_drive=300.0)
+        s.advance(0.05)
+    ref = b.system.data.mech.stats[3]
+    indep = b.system.data.mech.indep.copy()
+    b.system.data.mech.stats[3] = 0.0
+    for s in (a, b):
+        s.advance(0.005)
+    assert len(calls) == 1
+    assert b.system.data.mech.stats[3] == pytest.approx(ref, rel=0.05) and ref > 1.0
+    assert np.array_equal(b.system.data.mech.indep, indep)
+    np.testing.assert_allclose(b.y, a.y, rtol=0, atol=1e-10)
+    for s in (a, b):
+        s.advance(0.5)
+    np.testing.assert_allclose(b.row, a.row, rtol=1e-8, atol=1e-8)
+    assert abs(b.outputs()["chassis.x"] - a.outputs()["chassis.x"]) < 1e-9
+
+
 def test_advance_repartitions_and_continues_with_the_steps_left():
     """A compiled call that stops with status 1 (a new coordinate partition) after 2 of 5 sub-steps: advance
     re-parameterizes y once and runs the 3 steps left from t + 2 h/5; the result follows the uninterrupted run

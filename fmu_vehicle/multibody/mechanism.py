@@ -23,16 +23,16 @@ import math
 from collections import namedtuple
 
 import numpy as np
-import scipy.linalg
-from ..jit import njit
 
 from ..errors import ModelError, SimulationError
+from ..jit import njit
 from .constraints import eval_constraints, factor_dependent, velocity_transform
 from .dynamics import forward_dynamics
 from .energy import drive_power, mechanical_energy, nonconservative_power
 from .kinematics import forward_positions, forward_velocities
 from .linalg import max_abs
-from .model import make_data
+from .model import ROLE_DRIVEN, ROLE_FREE, ROLE_PREFERRED, make_data
+from .partition import PARTITION_LOCKED, PARTITION_REDUNDANT, choose_dependent, repartition
 from .spec import MechanismSpec, load_mechanism_file, parse_mechanism
 from .state import (STATUS_MASS_NOT_PD, STATUS_POSITION_FAILED, STATUS_SINGULAR, assemble_positions, clear_loads,
                     rest_at_design, set_state)
@@ -40,51 +40,30 @@ from .topology import compile_mechanism
 
 POSITION_TOL = 1e-12      # max |Phi| after the position problem [m or m^2]
 POSITION_MAXIT = 30
-PREFERRED_COND_FACTOR = 10.0   # keep the preferred independent coordinates while cond(Phi_z^d) <= this x the QR choice
 
 
 def choose_partition(phiz: np.ndarray, preferred: list[int] | None = None, driven=()) -> np.ndarray:
-    """Independent coordinate indices for the constraint Jacobian ``phiz`` (m x n).
-
-    Dependent coordinates are the first m pivot columns of a column-pivoted QR factorization
-    (docs/formulation.md §8); columns listed in ``preferred`` are kept independent when the remaining
-    columns give a Phi_z^d whose condition number is within PREFERRED_COND_FACTOR of the QR choice's
-    (near a singular position of the preferred partition, e.g. a rocker at its extreme, it is dropped).
-    The ``driven`` coordinates (prescribed, docs/formulation.md §13) are neither dependent nor
-    independent: the choice is made among the other columns. Raises ModelError for redundant closure
-    equations.
-    """
+    """Independent coordinate indices (increasing) for the constraint Jacobian ``phiz`` (m x n), the
+    ``preferred`` independent ones and the ``driven`` ones (neither dependent nor independent): the compiled
+    choice of :func:`partition.choose_dependent` (a column-pivoted QR, the preferred coordinates kept while
+    their block is within ``PREFERRED_COND_FACTOR`` of the QR choice's condition number; docs/formulation.md
+    §8). Raises ModelError for redundant closure equations or driven coordinates that lock the loops."""
+    phiz = np.ascontiguousarray(phiz, dtype=float)
     m, n = phiz.shape
-    driven = {int(j) for j in driven}
-    free = [j for j in range(n) if j not in driven]
-    if m == 0:
-        return np.array(free, dtype=np.int64)
-    if driven:
-        # choose among the other columns; map the pivots back to coordinate indices
-        sv = np.linalg.svd(phiz, compute_uv=False)
-        rank = int(np.sum(sv > 1e-9 * max(sv[0], 1e-300)))
-        sub = phiz[:, free]
-        sv = np.linalg.svd(sub, compute_uv=False) if sub.size else np.zeros(1)
-        if rank == m and int(np.sum(sv > 1e-9 * max(sv[0], 1e-300))) < m:
-            raise ModelError(f"coordinates: driven: the driven coordinates lock the loops: the {m} closure equations do not determine "
-                             "the dependent coordinates from the other ones; prescribe fewer coordinates")
-        sub = choose_partition(sub, [free.index(j) for j in preferred or () if j in free] or None)
-        return np.array([free[k] for k in sub], dtype=np.int64)
-    sv = np.linalg.svd(phiz, compute_uv=False)
-    rank = int(np.sum(sv > 1e-9 * max(sv[0], 1e-300)))
-    if rank < m:
+    roles = np.full(n, ROLE_FREE, dtype=np.int64)
+    roles[list(preferred or ())] = ROLE_PREFERRED
+    roles[[int(j) for j in driven]] = ROLE_DRIVEN
+    ndrv = int(np.count_nonzero(roles == ROLE_DRIVEN))
+    indep, dep = np.zeros(n - m - ndrv, dtype=np.int64), np.zeros(m, dtype=np.int64)
+    status, rank = choose_dependent(phiz, roles, np.zeros((m, n)), np.zeros((n, m)), np.zeros(m),
+                                    np.zeros((2, n), dtype=np.int64), indep, dep)
+    if status == PARTITION_LOCKED:
+        raise ModelError(f"coordinates: driven: the driven coordinates lock the loops: the {m} closure equations do "
+                         "not determine the dependent coordinates from the other ones; prescribe fewer coordinates")
+    if status == PARTITION_REDUNDANT:
         raise ModelError(f"the {m} loop-closure equations are redundant (rank {rank}): remove {m - rank} "
                          "constraint(s), e.g. replace a cut spherical joint by a rod")
-    _, _, piv = scipy.linalg.qr(phiz, pivoting=True, mode="economic")
-    order = list(piv[:m])
-    if preferred:
-        cand = [j for j in range(n) if j not in set(preferred)]
-        if len(cand) >= m:
-            _, _, piv = scipy.linalg.qr(phiz[:, cand], pivoting=True, mode="economic")
-            dep = [cand[p] for p in piv[:m]]
-            if np.linalg.cond(phiz[:, dep]) <= PREFERRED_COND_FACTOR * np.linalg.cond(phiz[:, order]):
-                order = dep
-    return np.array(sorted(set(range(n)) - set(order)), dtype=np.int64)
+    return indep
 
 
 class Mechanism:
@@ -175,7 +154,7 @@ class Mechanism:
         """choose_partition at the current Phi_z of ``data`` (default: ``self.data``), its errors naming ``where``."""
         d = self.data if data is None else data
         try:
-            return choose_partition(d.phiz.copy(), self.preferred, self.model.drv.tolist())
+            return choose_partition(d.phiz, self.preferred, self.model.drv.tolist())
         except ModelError as e:
             if not self.model.ndrv:
                 raise
@@ -207,13 +186,13 @@ class Mechanism:
 
     def repartition(self, y: np.ndarray, data=None) -> np.ndarray:
         """Choose new independent coordinates at the state y in workspace ``data`` (default: ``self.data``);
-        return y in the new coordinates."""
+        return y in the new coordinates (the compiled :func:`partition.repartition`, as a native FMU's step)."""
         d = self.data if data is None else data
-        st = set_state(self.model, d, y, POSITION_TOL, POSITION_MAXIT)
+        y = np.array(y, dtype=float)
+        st = repartition(self.model, d, y, POSITION_TOL, POSITION_MAXIT)
         if st < 0:
-            raise SimulationError(f"{self.spec.name}: cannot re-partition, the state is not assemblable")
-        self._set_partition(self._choose(self.spec.name, d), d)
-        return self.state(d)
+            raise repartition_failure(self.spec.name, st)
+        return y
 
     def state(self, data=None) -> np.ndarray:
         """y = [z^i, zd^i] from the workspace ``data`` (default: ``self.data``)."""
@@ -327,6 +306,13 @@ def failure(name: str, code: int, t: float) -> SimulationError:
               STATUS_MASS_NOT_PD: "the reduced mass matrix is not positive definite (massless degree of freedom?)",
               }.get(code, f"status {code}")
     return SimulationError(f"{name}: simulation stopped at t = {t:.6g} s: {reason}")
+
+
+def repartition_failure(name: str, code: int) -> SimulationError:
+    """The error of a :func:`partition.repartition` that returned ``code`` < 0."""
+    reason = {STATUS_POSITION_FAILED: "the state is not assemblable (the position problem did not converge)",
+              STATUS_SINGULAR: "the constraint Jacobian is singular there"}.get(code, f"status {code}")
+    return SimulationError(f"{name}: cannot re-partition: {reason}")
 
 
 LoadedMechanism = namedtuple("LoadedMechanism", ["mech", "position_tol", "position_maxit", "joint_forces",

@@ -25,12 +25,17 @@ groups (a steering rack moves both front corners), so its velocity transformatio
 JOINT_REVOLUTE = 0
 JOINT_PRISMATIC = 1
 
+ROLE_FREE = 0          # ``coord_role``: the partition may make the coordinate dependent or independent
+ROLE_PREFERRED = 1     # kept independent while the partition stays well conditioned (coordinates.independent)
+ROLE_DRIVEN = 2        # prescribed: neither dependent nor independent
+
 MODEL_FIELDS = (
     "n",            # number of tree bodies = relative coordinates
     "m",            # number of loop-closure equations (3 per cut spherical joint + 1 per rod)
     "ndrv",         # number of driven (prescribed, rheonomic) coordinates z_drv = s(t)
     "drv",          # (ndrv,) int64 coordinate index of each driven coordinate, in the file's order
     "ni",           # number of independent coordinates (degrees of freedom) = n - m - ndrv
+    "coord_role",   # (n,) int64 ROLE_FREE | ROLE_PREFERRED | ROLE_DRIVEN (partition.choose_dependent)
     "parent",       # (n,) int64 parent body index, -1 = ground
     "jtype",        # (n,) int64 JOINT_REVOLUTE | JOINT_PRISMATIC
     "axis0",        # (n,3) joint axis, design coordinates (unit)
@@ -115,6 +120,8 @@ DATA_FIELDS = (
     "Kp",                      # (npair,6,6) rod coupling per body pair: sum of b C(r_a)^T C(r_b) [kg, kg m, kg m^2]
     "rz_rows", "rz_nrows",     # (ni,n), (ni,) int64: rows of the non-zero entries of each column of R_z
     "rdrv_rows", "rdrv_nrows", # (ndrv,n), (ndrv,) int64: the same for R_drv
+    "part_a", "part_b",        # (m,n), (n,m) scratch of the partition choice (partition.choose_dependent)
+    "part_sv", "part_cols",    # (m,) scratch singular values, (2,n) int64 scratch pivot orders
 )
 MultibodyData = namedtuple("MultibodyData", DATA_FIELDS)
 
@@ -143,4 +150,5 @@ def make_data(model: MultibodyModel, indep: np.ndarray) -> MultibodyData:
         group_fill=zi(model.ngroup), Rz=z((n, ni)), S=z(n), Rdrv=z((n, ndrv)), Mr=z((ni, ni)), fr=z(ni), zddi=z(ni),
         Ga=z((3, n)), Gb=z((3, n)), sd_len=z(model.nsd), sd_vel=z(model.nsd), sd_force=z(model.nsd), stats=z(4),
         tmp=z((16, 3)), tmp6=z((4, 6)), wm=z(m), rod_kin=z((model.nrod, 6, 3)), Kp=z((model.npair, 6, 6)),
-        rz_rows=zi((ni, n)), rz_nrows=zi(ni), rdrv_rows=zi((ndrv, n)), rdrv_nrows=zi(ndrv))
+        rz_rows=zi((ni, n)), rz_nrows=zi(ni), rdrv_rows=zi((ndrv, n)), rdrv_nrows=zi(ndrv),
+        part_a=z((m, n)), part_b=z((n, m)), part_sv=z(m), part_cols=zi((2, n)))

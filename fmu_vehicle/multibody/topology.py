@@ -22,7 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ModelError
-from .model import COORD_ALL_GROUPS, JOINT_PRISMATIC, JOINT_REVOLUTE, MultibodyModel
+from .model import (COORD_ALL_GROUPS, JOINT_PRISMATIC, JOINT_REVOLUTE, ROLE_DRIVEN, ROLE_FREE, ROLE_PREFERRED,
+                    MultibodyModel)
 from .spec import GROUND, MechanismSpec
 
 
@@ -285,8 +286,11 @@ def compile_mechanism(spec: MechanismSpec) -> tuple[MultibodyModel, TreeInfo]:
                              "which has no coordinates of its own; prescribe a coordinate of a tree joint")
     drv = np.array([coord_index[c] for c in spec.driven], dtype=np.int64)
     m = 3 * len(sph) + len(rods)
+    role = np.full(n, ROLE_FREE, dtype=np.int64)
+    role[[coord_index[c] for c in spec.independent or ()]] = ROLE_PREFERRED
+    role[drv] = ROLE_DRIVEN
     model = MultibodyModel(
-        n=n, m=m, ndrv=len(drv), drv=drv, ni=n - m - len(drv), parent=parent, jtype=np.array(jtype, dtype=np.int64),
+        n=n, m=m, ndrv=len(drv), drv=drv, ni=n - m - len(drv), coord_role=role, parent=parent, jtype=np.array(jtype, dtype=np.int64),
         axis0=arr(axis0, (n, 3)), point0=arr(point0, (n, 3)), mass=arr(mass, (n,)), com0=arr(com0, (n, 3)),
         inertia0=arr(inertia0, (n, 3, 3)), on_path=on_path, path=path, depth=depth, loop_cols=loop_cols,
         loop_ncols=loop_ncols, ngroup=len(group_beg) - 1, group_beg=group_beg, coord_group=coord_group,

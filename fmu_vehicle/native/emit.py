@@ -49,7 +49,8 @@ PINNED = {"numba": "0.68.1", "llvmlite": "0.50.0"}
 """The versions whose internals this module was written and tested against (module docstring)."""
 
 ENTRY_SYMBOLS = {"advance": "fv_advance_raw", "final": "fv_final_raw", "prepare": "fv_prepare_raw",
-                 "start": "fv_start_raw", "equilibrium": "fv_equilibrium_raw"}
+                 "start": "fv_start_raw", "equilibrium": "fv_equilibrium_raw",
+                 "repartition": "fv_repartition_raw"}
 """Symbol of each ``step`` entry point in the object; ``c/runtime.c`` wraps them as fv_advance/fv_final."""
 
 LIBC_SYMBOLS = frozenset("""

@@ -1,6 +1,6 @@
 """The C entry points of a system's communication step: numba ``cfunc`` wrappers of the RK4 stepper kernels.
 
-For one (model type, data type) pair, :func:`step_cfuncs` compiles four functions with plain C signatures
+For one (model type, data type) pair, :func:`step_cfuncs` compiles six functions with plain C signatures
 (:data:`ADVANCE_SIGNATURE`, :data:`FINAL_SIGNATURE`)::
 
     int64 advance(int64 *model_buf, int64 *data_buf, double t0, double h, int64 nsteps, double *y,
@@ -11,6 +11,7 @@ For one (model type, data type) pair, :func:`step_cfuncs` compiles four function
     int64 start(double *y_rest, double *speed_gain, double *spin_radius, int64 tire_from, double v0, double *y)
     int64 equilibrium(int64 *model_buf, int64 *data_buf, double x0, double mass, int64 work, int64 *ints,
                       double *y_rest, double *speed_gain, double *spin_radius)
+    int64 repartition(int64 *model_buf, int64 *data_buf, double *y)
 
 ``advance`` is ``integrators.rk4.rk4_advance`` (``nsteps`` RK4 steps of ``h`` [s] from ``t0`` [s], then the
 output row of the final state; first-same-as-last reuse of ``work[0]`` through ``key``/``saved``) on the
@@ -25,8 +26,10 @@ must not reuse its last evaluation: zero ``saved[0]``). ``start`` is ``vehicle.s
 initial state moving at ``v0`` [m/s] from a start table; returns 0). ``equilibrium`` is
 ``vehicle.equilibrium.static_equilibrium`` (the static equilibrium at ``x0`` [m] and the start table; ``mass``
 [kg] the vehicle's; ``work`` the address of the float64 members of its scratch, contiguous in
-``work_shapes`` order, ``ints`` its int64 member; returns 0 or the kernel's negative status). All five call
-the package's kernels themselves: no formula is written twice.
+``work_shapes`` order, ``ints`` its int64 member; returns 0 or the kernel's negative status). ``repartition``
+is ``vehicle.stepping.repartition_state`` (after ``advance`` returned 1: new independent coordinates at ``y``,
+rewritten in place; returns 0 or the engine's negative status). All six call the package's kernels themselves:
+no formula is written twice.
 
 The buffer types and every array length are compile-time constants of the pair (``StepShape``): the
 pointers are wrapped with ``numba.carray`` of those lengths, so the entry points take no sizes. ``work`` is
@@ -50,7 +53,7 @@ from ..integrators.rk4 import rk4_advance, rk4_final
 from ..packing import packed, packed_value
 from ..vehicle.equilibrium import EquilibriumWork, static_equilibrium, work_shapes
 from ..vehicle.start import start_state
-from ..vehicle.stepping import prepare_step, refresh_levers
+from ..vehicle.stepping import prepare_step, refresh_levers, repartition_state
 
 _I64P = types.CPointer(types.int64)
 _F64P = types.CPointer(types.float64)
@@ -71,6 +74,9 @@ START_SIGNATURE = types.int64(_F64P, _F64P, _F64P, types.int64, types.float64, _
 EQUILIBRIUM_SIGNATURE = types.int64(_I64P, _I64P, types.float64, types.float64, types.int64, _I64P, _F64P, _F64P,
                                     _F64P)
 """C signature of the equilibrium entry point (module docstring)."""
+
+REPARTITION_SIGNATURE = types.int64(_I64P, _I64P, _F64P)
+"""C signature of the repartition entry point (module docstring)."""
 
 
 @intrinsic
@@ -125,8 +131,8 @@ def pack_system(system, n_states: int) -> Packed:
 
 
 def step_cfuncs(model_type, data_type, shape: StepShape):
-    """(advance, final, prepare, start, equilibrium): the compiled C entry points for buffers of these numba types and these sizes
-    (module docstring). Each is a ``numba.cfunc`` (``.address``, ``.ctypes``, ``._library``)."""
+    """(advance, final, prepare, start, equilibrium, repartition): the compiled C entry points for buffers of these
+    numba types and these sizes (module docstring). Each is a ``numba.cfunc`` (``.address``, ``.ctypes``, ``._library``)."""
     shape = StepShape(*(int(v) for v in shape))         # also from a plain tuple (the export's child)
     nm, nd, n, nout, nkey = shape[:5]
     *float_shapes, int_shape = shape.work_shapes()
@@ -169,6 +175,11 @@ def step_cfuncs(model_type, data_type, shape: StepShape):
         return static_equilibrium(model, data, x0, mass, ws, carray(y_rest, n), carray(speed_gain, n),
                                   carray(spin_radius, n))
 
+    def repartition(model_buf, data_buf, y):
+        model = packed_value(carray(model_buf, nm), mty)
+        data = packed_value(carray(data_buf, nd), dty)
+        return repartition_state(model, data, carray(y, n))
+
     return (cfunc(ADVANCE_SIGNATURE)(advance), cfunc(FINAL_SIGNATURE)(final),
             cfunc(PREPARE_SIGNATURE)(prepare), cfunc(START_SIGNATURE)(start),
-            cfunc(EQUILIBRIUM_SIGNATURE)(equilibrium))
+            cfunc(EQUILIBRIUM_SIGNATURE)(equilibrium), cfunc(REPARTITION_SIGNATURE)(repartition))

@@ -11,13 +11,17 @@ Before each communication step of length h from time t, :func:`prepare_step`:
 3. keeps the engine near its x origin (:func:`rebase_origin`).
 
 It returns True when any of these changed what the derivative depends on, so that a stepper that reuses its
-last evaluation (first same as last, multistep histories) must start afresh. The Python simulator
-(``VehicleSimulator.advance``) and the native FMU's step call these same kernels. See docs/vehicle.md
-(Stepping).
+last evaluation (first same as last, multistep histories) must start afresh.
+
+When a step reports that the engine's coordinate partition is degrading (status 1), :func:`repartition_state`
+chooses new independent coordinates at the state reached, and the rest of the communication step runs from
+there with a fresh stepper. The Python simulator (``VehicleSimulator.advance``) and the native FMU's step call
+these same kernels. See docs/vehicle.md (Stepping).
 """
 from __future__ import annotations
 
 from ..jit import njit
+from ..multibody.partition import repartition
 from ..packing import packed_value
 from .model import MODE_TIRE, W_LEVER
 
@@ -125,3 +129,11 @@ def substeps(h: float, dt: float) -> int:
     """Internal steps in a communication step of ``h`` [s] for an internal step of about ``dt`` [s]:
     n = max(1, round(h / dt)), each h / n long."""
     return max(1, int(round(h / dt)))
+
+
+@njit
+def repartition_state(model, data, y):
+    """New independent coordinates at the state ``y`` (``multibody.partition.repartition`` on the engine's
+    slots y[:2 ni], rewritten in place; the tire and brake states after them do not change). Returns 0 or the
+    engine's negative failure status."""
+    return repartition(model.mech, data.mech, y, model.position_tol, model.position_maxit)

@@ -22,7 +22,7 @@ from ..integrators.base import Interrupted
 from ..plotting import Panel
 from ..results import Result as SimResult
 from ..packing import PackedCall
-from ..multibody.mechanism import POSITION_MAXIT, POSITION_TOL, Mechanism, failure
+from ..multibody.mechanism import POSITION_MAXIT, POSITION_TOL, Mechanism, failure, repartition_failure
 from ..road import load_road
 from ..road.arrays import slope_breaks
 from .dynamics import IN_BRAKE, IN_DRIVE, QUANTITIES, n_quantities, vehicle_record, vehicle_rhs
@@ -30,7 +30,7 @@ from .loader import VehicleSpec, load_vehicle_spec
 from .model import W_LEVER, VehicleData, VehicleModel, check_data, make_data
 from .equilibrium import FAIL_PLACEMENT, INFO_ITERATIONS, INFO_RESIDUAL, new_work, static_equilibrium
 from .start import StartTable, initial_y
-from .stepping import prepare_step_packed, rebase, refresh_levers, substeps
+from .stepping import prepare_step_packed, rebase, refresh_levers, repartition_state, substeps
 from .signals import FULL_VEHICLE, LONGITUDINAL_VERTICAL, TABLES, SignalTable
 
 SIGNAL_KINDS = {"planar": LONGITUDINAL_VERTICAL.kind, "free": FULL_VEHICLE.kind}
@@ -323,8 +323,12 @@ class VehicleSystem:
         return bool(rebase(self.model, self.data, y))
 
     def reparameterize(self, y):
-        ni = self.vehicle.mech.n_dof
-        return np.concatenate([self.vehicle.mech.repartition(y[:2 * ni], self.data.mech), y[2 * ni:]])
+        """y in new independent coordinates chosen at y (``stepping.repartition_state``, as the native FMU)."""
+        y = np.array(y, dtype=float)
+        st = repartition_state(self.model, self.data, y)
+        if st < 0:
+            raise repartition_failure(self.vehicle.name, st)
+        return y
 
     def failure(self, code, t):
         return failure(self.vehicle.name, code, t)

@@ -5,6 +5,8 @@
  *   n = max(1, round(h / dt)) internal steps of h / n           (vehicle.stepping.substeps)
  *   fv_prepare: steering ramp to the target, external load levers, origin rebase (vehicle.stepping.prepare_step)
  *   fv_advance: n RK4 steps and the output row                  (integrators.rk4.rk4_advance)
+ *   while it returns 1 with steps left: fv_repartition (new independent coordinates at the state reached,
+ *   vehicle.stepping.repartition_state), then fv_advance of the steps left with a fresh first stage
  *
  * exactly as VehicleSimulator.advance calls the same kernels from Python. The variable table, the initial
  * state and the sizes come from the generated header fv_fmu_config.h (fmu_vehicle/native/fmu.py), made from the
@@ -68,6 +70,7 @@ int64_t fv_start(const double *y_rest, const double *speed_gain, const double *s
                  double v0, double *y);
 int64_t fv_equilibrium(int64_t *model_buf, int64_t *data_buf, double x0, double mass, double *work, int64_t *ints,
                        double *y_rest, double *speed_gain, double *spin_radius);
+int64_t fv_repartition(int64_t *model_buf, int64_t *data_buf, double *y);
 int64_t fv_instance_blob(void *instance, unsigned char **blob);
 
 /* ---- the generated variable table ------------------------------------------------------------------------ */
@@ -509,12 +512,16 @@ FMI_API fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real currentCommunicationP
     if (fv_prepare(c->model, c->data, c->t, h, rack_target(c), c->y, c->row)) c->saved[0] = 0.0;
     int64_t done = 0;
     int64_t st = fv_advance(c->model, c->data, c->t, step, n, c->y, c->row, c->work, c->inputs, c->saved, &done);
-    if (st == 1) {
-        c->state = S_FAILED;
-        return fail(c, fmi2Error, "t = %g s: the mechanism needs a new coordinate partition, which the native FMU "
-                    "cannot make yet (use the Python FMU for this run)", c->t + (double)done * step);
+    while (st == 1 && done < n) {          /* a new coordinate partition, then the steps left */
+        st = fv_repartition(c->model, c->data, c->y);
+        if (st != 0) break;
+        c->saved[0] = 0.0;
+        int64_t more = 0;
+        st = fv_advance(c->model, c->data, c->t + (double)done * step, step, n - done, c->y, c->row, c->work,
+                        c->inputs, c->saved, &more);
+        done += more;
     }
-    if (st != 0) {
+    if (st < 0) {
         c->state = S_FAILED;
         return fail(c, fmi2Discard, "t = %g s: the vehicle model failed (status %lld) %s", c->t + (double)done * step,
                     (long long)st, fv_last_error());

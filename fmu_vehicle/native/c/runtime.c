@@ -232,6 +232,7 @@ int64_t fv_start_raw(const double *y_rest, const double *speed_gain, const doubl
                      double v0, double *y);
 int64_t fv_equilibrium_raw(int64_t *model_buf, int64_t *data_buf, double x0, double mass, int64_t work,
                            int64_t *ints, double *y_rest, double *speed_gain, double *spin_radius);
+int64_t fv_repartition_raw(int64_t *model_buf, int64_t *data_buf, double *y);
 
 /* nsteps RK4 steps of h [s] from t0 [s], then the output row of the final state (integrators.rk4.rk4_advance):
  * y (FV_N_STATES) in place, row (FV_N_OUTPUTS), work (5 x FV_N_STATES, C order; work[0] the next k1), key
@@ -304,5 +305,18 @@ FV_API int64_t fv_equilibrium(int64_t *model_buf, int64_t *data_buf, double x0, 
     }
     int64_t status = fv_equilibrium_raw(model_buf, data_buf, x0, mass, (int64_t)(intptr_t)work, ints, y_rest,
                                         speed_gain, spin_radius);
+    return fv_err.raised ? FV_STATUS_RAISED : status;
+}
+
+/* After fv_advance returned 1: new independent coordinates at the state y (vehicle.stepping.repartition_state),
+ * y (FV_N_STATES) rewritten in them. The caller zeroes saved[0] and advances the steps left. Returns 0, the
+ * engine's negative status (the state cannot be assembled, or Phi_z lost rank) or FV_STATUS_RAISED. */
+FV_API int64_t fv_repartition(int64_t *model_buf, int64_t *data_buf, double *y) {
+    fv_clear_error();
+    if (!model_buf || !data_buf || !y) {
+        fv_raise("fv_repartition: a null pointer");
+        return FV_STATUS_BAD_ARGUMENT;
+    }
+    int64_t status = fv_repartition_raw(model_buf, data_buf, y);
     return fv_err.raised ? FV_STATUS_RAISED : status;
 }
