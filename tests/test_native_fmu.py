@@ -307,7 +307,7 @@ def test_a_second_export_of_the_same_sources_compiles_nothing(native_lv, monkeyp
 
     monkeypatch.setattr(emit, "_compile_irs", no_compile)
     [(irs, names)] = emit.fresh_irs([(p.model_type, p.data_type, p.shape)])
-    assert set(names) == {"advance", "final", "prepare", "start", "equilibrium"}
+    assert set(names) == {"advance", "final", "prepare", "start", "equilibrium", "repartition"}
     assert all("define" in text for text in irs.values())
     full_vars = vehicle_variables("Vehicle", parameter_table("Vehicle", None))
     full, full_sim = native.simulator("Vehicle", native.parameter_values(full_vars, None))
