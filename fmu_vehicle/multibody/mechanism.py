@@ -44,15 +44,22 @@ POSITION_MAXIT = 30
 
 def choose_partition(phiz: np.ndarray, preferred: list[int] | None = None, driven=()) -> np.ndarray:
     """Independent coordinate indices (increasing) for the constraint Jacobian ``phiz`` (m x n), the
-    ``preferred`` independent ones and the ``driven`` ones (neither dependent nor independent): the compiled
-    choice of :func:`partition.choose_dependent` (a column-pivoted QR, the preferred coordinates kept while
-    their block is within ``PREFERRED_COND_FACTOR`` of the QR choice's condition number; docs/formulation.md
-    §8). Raises ModelError for redundant closure equations or driven coordinates that lock the loops."""
-    phiz = np.ascontiguousarray(phiz, dtype=float)
-    m, n = phiz.shape
-    roles = np.full(n, ROLE_FREE, dtype=np.int64)
+    ``preferred`` independent ones and the ``driven`` ones (neither dependent nor independent):
+    :func:`partition_for_roles` with those roles."""
+    roles = np.full(np.shape(phiz)[1], ROLE_FREE, dtype=np.int64)
     roles[list(preferred or ())] = ROLE_PREFERRED
     roles[[int(j) for j in driven]] = ROLE_DRIVEN
+    return partition_for_roles(phiz, roles)
+
+
+def partition_for_roles(phiz: np.ndarray, roles: np.ndarray) -> np.ndarray:
+    """Independent coordinate indices (increasing) for the constraint Jacobian ``phiz`` (m x n) and the
+    coordinates' roles (``model.coord_role``): the compiled choice of :func:`partition.choose_dependent` (a
+    column-pivoted QR, the preferred coordinates kept while their block is within ``PREFERRED_COND_FACTOR`` of
+    the QR choice's condition number; docs/formulation.md §8). Raises ModelError for redundant closure
+    equations or driven coordinates that lock the loops."""
+    phiz = np.ascontiguousarray(phiz, dtype=float)
+    m, n = phiz.shape
     ndrv = int(np.count_nonzero(roles == ROLE_DRIVEN))
     indep, dep = np.zeros(n - m - ndrv, dtype=np.int64), np.zeros(m, dtype=np.int64)
     status, rank = choose_dependent(phiz, roles, np.zeros((m, n)), np.zeros((n, m)), np.zeros(m),
@@ -150,11 +157,11 @@ class Mechanism:
         except KeyError:
             raise ModelError(f"{self.spec.source}: unknown body '{name}'") from None
 
-    def _choose(self, where: str, data=None) -> np.ndarray:
-        """choose_partition at the current Phi_z of ``data`` (default: ``self.data``), its errors naming ``where``."""
-        d = self.data if data is None else data
+    def _choose(self, where: str) -> np.ndarray:
+        """The partition at the current Phi_z of ``self.data`` for the model's coordinate roles
+        (:func:`partition_for_roles`), its errors naming ``where``."""
         try:
-            return choose_partition(d.phiz, self.preferred, self.model.drv.tolist())
+            return partition_for_roles(self.data.phiz, self.model.coord_role)
         except ModelError as e:
             if not self.model.ndrv:
                 raise

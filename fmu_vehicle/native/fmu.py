@@ -21,9 +21,9 @@ What stays settable in the native FMU: every input, and the internal step ``dt``
 the start position ``x0`` before initialization ends.
 Every other parameter is fixed at export (its value is the start value in the modelDescription, and setting
 it returns fmi2Error naming it; an Enumeration, e.g. ``model``, is an Integer in the C layer holding its item
-value: setting that value is accepted, another refused by name). The FMU state can be saved, restored and serialized. Not yet native: a new
-coordinate partition during a run (fmi2Error) and integrators other than RK4 (refused at export). See
-docs/native.md §5.
+value: setting that value is accepted, another refused by name). The FMU state can be saved, restored and serialized. A new
+coordinate partition during a run is made in the compiled step (``fv_repartition``). Not yet native:
+integrators other than RK4 (refused at export). See docs/native.md §5.
 """
 from __future__ import annotations
 
