@@ -14,7 +14,8 @@ from ..multibody.dynamics import (accumulate, add_rods, assemble, body_terms, dr
 from ..multibody.force_elements import spring_dampers
 from ..multibody.kinematics import forward_positions, forward_velocities
 from ..multibody.state import set_state
-from .dynamics import vehicle_rhs, wheel_loads
+from ..packing import by_ref
+from .dynamics import vehicle_rhs_ref, wheel_loads
 
 PASSES = ("vehicle_rhs", "set_state", "forward_positions", "eval_constraints", "factor_dependent",
           "forward_velocities", "velocity_transform", "wheel_loads", "forward_dynamics", "body_terms",
@@ -32,10 +33,11 @@ def pass_loop(which, n, t, y, model, data, ydot):
     """Run pass number ``which`` of ``PASSES`` n times at time t [s] and state y; returns the sum of the
     status codes the passes that have one returned (0 for a pass that has none)."""
     mech, d = model.mech, data.mech
+    model_ref, data_ref = by_ref(model), by_ref(data)   # (as the integrators' loops call it: no copy per call)
     s = 0
     for _ in range(n):
         if which == 0:
-            s += vehicle_rhs(t, y, model, data, ydot)
+            s += vehicle_rhs_ref(t, y, model_ref, data_ref, ydot)
         elif which == 1:
             s += set_state(mech, d, y, model.position_tol, model.position_maxit)
         elif which == 2:
