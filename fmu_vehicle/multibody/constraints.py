@@ -207,8 +207,12 @@ def _transform_column(model, data, R, j, col, rows):
         g0, g1 = 0, 0
     for gg in range(g0, g1):
         lo, hi = model.group_beg[gg], model.group_beg[gg + 1]
+        nonzero = False
         for k in range(lo, hi):
             x[k] = -data.phiz[model.lu_row[k], j]
+            nonzero = nonzero or x[k] != 0.0
+        if not nonzero:                          # a group the coordinate does not move (a driven coordinate's
+            continue                             # column spans every group): its block of R is zero
         lu_solve(data.lu, data.piv, model.lu_beg, model.lu_end, x, lo, hi)
         zdj = data.zd[j]
         for c in range(lo, hi):
