@@ -317,23 +317,25 @@ def test_a_second_export_of_the_same_sources_compiles_nothing(native_lv, monkeyp
 
 @pytest.mark.slow
 def test_the_win64_dll_runs_in_the_c_host_under_wine(native_lv, tmp_path):
-    """The FMU's win64 DLL in the project's C host cross-compiled with mingw, under wine: exit 0, no Python
-    DLL loaded, the state check bit-identical, and the rows of the Linux binary to 5e-12 of each output's
-    range (wine's libm differs from glibc's in the last bit of some sin/atan2/exp/tanh values, so the two
-    platforms are not bit-identical)."""
+    """The FMU's win64 DLL in the project's C host cross-compiled with mingw, under wine, over 20 s of the bumpy
+    road: exit 0, no Python DLL loaded, the state check bit-identical, and the rows of the Linux binary to
+    1e-12 of each output's largest magnitude (and 2e-12 of its range). Not bit-identical: wine's libm differs
+    from glibc's in the last bit of some sin/atan2/exp/tanh values (measured: 8.2e-13 of |Fx| max on the rear
+    tire's force, 1.5e-12 of the front wheel speed's range)."""
     if not shutil.which("x86_64-w64-mingw32-gcc") or not (shutil.which("wine64") or shutil.which("wine")):
         pytest.skip("needs x86_64-w64-mingw32-gcc and wine64 (Debian: gcc-mingw-w64-x86-64 wine64)")
     assert "binaries/win64/VehicleLV.dll" in zipfile.ZipFile(native_lv).namelist()
-    linux = run_c_host(build_host(tmp_path / "fmi2_host"), native_lv, OUTPUTS, TORQUES, 1e-3, 2000, every=100,
+    linux = run_c_host(build_host(tmp_path / "fmi2_host"), native_lv, OUTPUTS, TORQUES, 1e-3, 20000, every=100,
                        python=False)
     win = run_c_host(build_host(tmp_path / "fmi2_host.exe", platform="win64"), native_lv, OUTPUTS, TORQUES, 1e-3,
-                     2000, every=100, python=False, state_check=True, wine_prefix=tmp_path / "wine")
+                     20000, every=100, python=False, state_check=True, wine_prefix=tmp_path / "wine")
     assert win.returncode == 0, win.stderr[-2000:]
     assert "libpython mapped: no" in win.stderr and "state restore bit-identical" in win.stderr
-    assert win.rows.shape == linux.rows.shape == (21, 1 + len(OUTPUTS))
-    scale = np.maximum(np.ptp(linux.rows, axis=0), 1e-300)
-    assert np.max(np.abs(win.rows - linux.rows) / scale) <= 5e-12
-    assert abs(win.rows[-1, 1] - linux.rows[-1, 1]) < 1e-9           # chassis.x after 2 s [m]
+    assert win.rows.shape == linux.rows.shape == (201, 1 + len(OUTPUTS))
+    error = np.abs(win.rows - linux.rows)
+    assert np.max(error / np.maximum(np.max(np.abs(linux.rows), axis=0), 1e-300)) <= 1e-12
+    assert np.max(error / np.maximum(np.ptp(linux.rows, axis=0), 1e-300)) <= 2e-12
+    assert abs(win.rows[-1, 1] - linux.rows[-1, 1]) < 1e-9           # chassis.x after 20 s [m]
 
 
 STEP_STEER = r"""
