@@ -263,6 +263,21 @@ def velocity_transform(model, data):
 
 
 @njit(inline="always")
+def clear_transform(model, data):
+    """Zero R_z, R_drv, their row lists and S, as a new workspace has them: for a workspace whose coordinates
+    or partition were set from outside an evaluation, so that the next Newton start
+    (``state.predict_dependent``) does not extrapolate with a transformation of another configuration."""
+    for j in range(model.ni):
+        _clear_column(data.Rz, j, data.rz_rows[j], data.rz_nrows[j])
+        data.rz_nrows[j] = 0
+    for k in range(model.ndrv):
+        _clear_column(data.Rdrv, k, data.rdrv_rows[k], data.rdrv_nrows[k])
+        data.rdrv_nrows[k] = 0
+    for i in range(model.n):
+        data.S[i] = 0.0
+
+
+@njit(inline="always")
 def acceleration_bias(model, data):
     """S from Phi_z^d S^d = -(gam + Phi_z^drv zdd_drv), S^i = 0, S^drv = zdd_drv (uses the LU from
     velocity_transform): zdd = R_z zdd^i + S. Without driven coordinates S = dR_z/dt zd^i.

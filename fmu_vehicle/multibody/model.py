@@ -138,6 +138,7 @@ DATA_FIELDS = (
     "rdrv_rows", "rdrv_nrows", # (ndrv,n), (ndrv,) int64: the same for R_drv
     "part_a", "part_b",        # (m,n), (n,m) scratch of the partition choice (partition.choose_dependent)
     "part_sv", "part_cols",    # (m,) scratch singular values, (2,n) int64 scratch pivot orders
+    "z_last", "zd_last",       # (n,), (n,) z and zd as the last evaluation left them (state.set_state)
 )
 MultibodyData = namedtuple("MultibodyData", DATA_FIELDS)
 
@@ -168,4 +169,4 @@ def make_data(model: MultibodyModel, indep: np.ndarray) -> MultibodyData:
         Ga=z((3, n)), Gb=z((3, n)), sd_len=z(model.nsd), sd_vel=z(model.nsd), sd_force=z(model.nsd), stats=z(4),
         tmp=z((16, 3)), tmp6=z((4, 6)), wm=z(m), rod_kin=z((model.nrod, 6, 3)), Kp=z((model.npair, 6, 6)),
         rz_rows=zi((ni, n)), rz_nrows=zi(ni), rdrv_rows=zi((ndrv, n)), rdrv_nrows=zi(ndrv),
-        part_a=z((m, n)), part_b=z((n, m)), part_sv=z(m), part_cols=zi((2, n)))
+        part_a=z((m, n)), part_b=z((n, m)), part_sv=z(m), part_cols=zi((2, n)), z_last=z(n), zd_last=z(n))
