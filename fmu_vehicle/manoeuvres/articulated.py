@@ -176,7 +176,8 @@ def yaw_damping(t, signal, *, t_from: float | None = None, offset: float = 0.0, 
     n = te.size - 1
     decrement = 2.0 / n * math.log(abs(xe[0]) / abs(xe[-1]))
     return {"damping_ratio": decrement / math.sqrt(4.0 * math.pi ** 2 + decrement ** 2),
-            "log_decrement": decrement, "frequency_hz": n / (2.0 * (te[-1] - te[0])), "n_extrema": int(te.size),
+            "log_decrement": decrement, "frequency_hz": float(n / (2.0 * (te[-1] - te[0]))),
+            "n_extrema": int(te.size),
             "t_extrema": te, "extrema": xe}
 
 
