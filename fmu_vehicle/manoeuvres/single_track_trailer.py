@@ -10,8 +10,7 @@ inertia I2 about its own centre of mass, stiffness C_t) through a hitch h behind
 mass (the hitch overhang behind the rear axle is h - b; a fifth wheel ahead of the drive axle has h < b).
 The trailer's centre of mass is e behind the hitch, its axle l behind the hitch (e < l: nose load on the
 hitch, static nose load m2 g (l - e) / l). The equations are derived here by Newton-Euler with the lateral
-hitch force eliminated; the classical form of the same linear model is in Ellis, J. R. (1969), *Vehicle
-Dynamics*, London Business Books, ch. on articulated vehicles.
+hitch force eliminated.
 
 States: vy (lateral velocity of the towing unit's centre of mass, its body axes), r (its yaw rate), theta
 (articulation angle, trailer heading minus towing-unit heading, + counter-clockwise; in a left turn theta
@@ -58,7 +57,7 @@ The snaking mode is the least damped oscillatory eigenvalue pair lambda = -zeta 
 zeta = -Re(lambda) / |lambda|, f = Im(lambda) / (2 pi). :func:`critical_speed` finds the speed where the
 largest real part of the eigenvalues crosses zero (Brent's method on a bracket from a speed scan). The
 literature's trends (Darling, J.; Tilley, D.; Gao, B. (2009), "An experimental investigation of car-trailer
-high-speed stability", Proc. IMechE Part D 223, 471-484): the critical speed falls as the trailer's yaw
+high-speed stability", Proc. IMechE Part D 223): the critical speed falls as the trailer's yaw
 inertia or the hitch overhang grows and rises with more nose load (centre of mass moved forward of the axle);
 tests/test_articulated_reference.py checks all three on the caravan preset.
 """
@@ -71,7 +70,7 @@ import numpy as np
 
 from fmu_vehicle.errors import ModelError
 
-from .single_track import SingleTrack
+from .single_track import G, SingleTrack
 
 _POSITIVE = ("m1_kg", "i1_kg_m2", "a_m", "b_m", "cf_N_per_rad", "cr_N_per_rad", "steering_ratio",
              "hitch_m", "m2_kg", "i2_kg_m2", "trailer_com_m", "trailer_axle_m", "ct_N_per_rad")
@@ -125,7 +124,6 @@ class TrailerCombination:
     @property
     def nose_load_N(self) -> float:
         """Static vertical load of the trailer on the hitch, m2 g (l - e) / l [N] (< 0: the hitch is lifted)."""
-        from .single_track import G
         return self.m2_kg * G * (self.trailer_axle_m - self.trailer_com_m) / self.trailer_axle_m
 
     def with_(self, **changes) -> "TrailerCombination":
