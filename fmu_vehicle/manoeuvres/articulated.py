@@ -46,8 +46,9 @@ SINGLE_SINE_SPEED_M_S = 80.0 / 3.6
 SINGLE_SINE_FREQUENCY_HZ = 0.4
 """Default frequency of the single sine steer [Hz] (module docstring)."""
 LOW_SPEED_TURN_RADIUS_M = 12.5
-"""Outer radius of the low-speed offtracking turn [m] (path of the front axle's outer wheel in the usual
-swept-path tests; here the path radius of the front axle centre)."""
+"""Radius of the low-speed offtracking turn [m]. Here it is taken as the path radius of the tractor's front
+axle centre; a test that defines the 12.5 m by the outer front wheel or the outer body corner needs its R_f
+converted before :func:`offtracking_closed_form`."""
 
 
 def _positive(name: str, value) -> float:
