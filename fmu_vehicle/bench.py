@@ -151,8 +151,9 @@ def _evaluations(nsteps: int) -> int:
 def bumpy_road_run(name: str):
     """(vehicle, system, y0, restore) of the benchmark's bumpy-road run of vehicle ``name``: the paper's
     manoeuvre (drive torque on the driven wheels, equilibrium at its start speed); ``restore()`` puts back
-    the workspace a run changes (the engine's x origin, which moves along with the car, its warm start and
-    coordinate partition), so that every run starts alike."""
+    the workspace a run changes (the engine's x origin, which moves along with the car, its warm start with
+    the Newton start's fields and the coordinate partition), so that every run starts alike."""
+    from .multibody.state import PREDICTOR_FIELDS
     from .vehicle import Vehicle
     from .vehicle.dynamics import IN_DRIVE
     car = Vehicle.load(name)
@@ -164,9 +165,12 @@ def bumpy_road_run(name: str):
     y0 = car.initial_state(system, man.v0)
     d = system.data.mech
     start = (system.data.origin.copy(), d.z.copy(), d.indep.copy(), d.dep.copy())
+    predictor = [getattr(d, f).copy() for f in PREDICTOR_FIELDS]
 
     def restore():
         system.data.origin[:], d.z[:], d.indep[:], d.dep[:] = start
+        for f, a in zip(PREDICTOR_FIELDS, predictor):
+            getattr(d, f)[:] = a
 
     return car, system, y0, restore
 

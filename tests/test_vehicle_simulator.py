@@ -202,3 +202,29 @@ def test_a_failed_position_problem_leaves_the_last_evaluation_in_the_workspace(c
     assert np.array_equal(d.z, z) and np.array_equal(d.zd, zd)
     assert system.rhs(sim.t, y, system.model, system.data, ydot) == 0
     assert np.array_equal(d.z, z)
+
+
+def test_a_state_whose_indices_do_not_fit_is_refused(car):
+    """The compiled kernels index z with the partition and with R_z's row lists without bounds checks: a state
+    whose partition is not a split of the coordinates, or whose row lists or counts leave 0..n, is refused
+    naming the field, and the simulator keeps its own state."""
+    from fmu_vehicle.multibody.state import PREDICTOR_FIELDS
+    sim = car.simulator("bumpy", v0=20.0)
+    sim.advance(0.01)
+    good = sim.get_state()
+    n = sim.system.data.mech.z.size
+    bad_split = list(good)
+    bad_split[5] = good[5].copy()
+    bad_split[5][0] = bad_split[5][1]                     # an independent coordinate listed twice
+    with pytest.raises(ModelError, match="the coordinate partition is not a split of the coordinates"):
+        sim.set_state(tuple(bad_split))
+    for field, value in (("rz_rows", n), ("rz_nrows", n + 1)):
+        predictor = list(good[-1])
+        k = PREDICTOR_FIELDS.index(field)
+        predictor[k] = predictor[k].copy()
+        predictor[k].flat[0] = value
+        with pytest.raises(ModelError, match=rf"{field} holds a value outside 0\.\.{value - 1}"):
+            sim.set_state(good[:-1] + (tuple(predictor),))
+    assert sim.t == pytest.approx(0.01)
+    sim.set_state(good)
+    sim.advance(0.01)

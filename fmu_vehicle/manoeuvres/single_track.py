@@ -158,18 +158,26 @@ def simulate(model: SingleTrack, t, steering_wheel_angle, vx: float) -> dict:
     steering-wheel angle [rad] given at the instants ``t`` [s] (an array, or a callable of t such as a
     :class:`fmu_vehicle.driver.profile.SteeringProfile`). Returns arrays t, steering_wheel_angle, vy, r
     (yaw rate), ay, beta."""
+    t, u, yout, xout = linear_response(model.state_space(vx), t, steering_wheel_angle, "single-track")
+    return {"t": t, "steering_wheel_angle": u, "vy": xout[:, 0], "r": yout[:, 0], "ay": yout[:, 1],
+            "beta": yout[:, 2]}
+
+
+def linear_response(state_space, t, steering_wheel_angle, who: str):
+    """(t, u, outputs, states) of the linear system ``state_space`` = (A, B, C, D) from rest to the
+    steering-wheel angle u [rad] at the instants ``t`` [s] (an array, or a callable of t), input linear
+    between them (``scipy.signal.lsim``); ModelError, prefixed with ``who``, for instants that are not an
+    increasing finite 1-D array of at least 2 or angles of another length."""
     from scipy.signal import lsim
 
     t = np.asarray(t, dtype=float)
-    if t.ndim != 1 or t.size < 2 or np.any(np.diff(t) <= 0.0):
-        raise ModelError("single-track simulate: t must be an increasing 1-D array of at least 2 instants")
+    if t.ndim != 1 or t.size < 2 or not np.all(np.isfinite(t)) or np.any(np.diff(t) <= 0.0):
+        raise ModelError(f"{who} simulate: t must be an increasing 1-D array of at least 2 instants")
     u = np.asarray(steering_wheel_angle(t) if callable(steering_wheel_angle) else steering_wheel_angle, dtype=float)
     if u.shape != t.shape:
-        raise ModelError(f"single-track simulate: {u.size} steering angles for {t.size} instants")
-    A, B, C, D = model.state_space(vx)
-    _, yout, xout = lsim((A, B, C, D), u, t - t[0])
-    return {"t": t, "steering_wheel_angle": u, "vy": xout[:, 0], "r": yout[:, 0], "ay": yout[:, 1],
-            "beta": yout[:, 2]}
+        raise ModelError(f"{who} simulate: steering_wheel_angle has {u.size} values for {t.size} instants")
+    _, yout, xout = lsim(state_space, u, t - t[0])
+    return t, u, yout, xout
 
 
 def _derivatives(model: SingleTrack, state, delta_sw: float, force_x: float):

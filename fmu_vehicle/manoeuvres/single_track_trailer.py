@@ -70,7 +70,7 @@ import numpy as np
 
 from fmu_vehicle.errors import ModelError
 
-from .single_track import G, SingleTrack
+from .single_track import G, SingleTrack, linear_response
 
 _POSITIVE = ("m1_kg", "i1_kg_m2", "a_m", "b_m", "cf_N_per_rad", "cr_N_per_rad", "steering_ratio",
              "hitch_m", "m2_kg", "i2_kg_m2", "trailer_com_m", "trailer_axle_m", "ct_N_per_rad")
@@ -248,16 +248,7 @@ def simulate(model: TrailerCombination, t, steering_wheel_angle, vx: float) -> d
     steering-wheel angle [rad] at the instants ``t`` [s] (an array or a callable of t). Returns arrays t,
     steering_wheel_angle, vy, r (towing unit's yaw rate), ay (towing unit), theta (articulation angle),
     r2 (trailer's yaw rate), ay_trailer."""
-    from scipy.signal import lsim
-
-    t = np.asarray(t, dtype=float)
-    if t.ndim != 1 or t.size < 2 or not np.all(np.isfinite(t)) or np.any(np.diff(t) <= 0.0):
-        raise ModelError("trailer simulate: t must be an increasing 1-D array of at least 2 instants")
-    u = np.asarray(steering_wheel_angle(t) if callable(steering_wheel_angle) else steering_wheel_angle, dtype=float)
-    if u.shape != t.shape:
-        raise ModelError(f"trailer simulate: steering_wheel_angle has {u.size} values for {t.size} instants")
-    A, B, C, D = model.state_space(vx)
-    _, yout, xout = lsim((A, B, C, D), u, t - t[0])
+    t, u, yout, xout = linear_response(model.state_space(vx), t, steering_wheel_angle, "trailer")
     return {"t": t, "steering_wheel_angle": u, "vy": xout[:, 0], "r": yout[:, 0], "ay": yout[:, 1],
             "theta": yout[:, 2], "r2": yout[:, 3], "ay_trailer": yout[:, 4]}
 

@@ -76,39 +76,6 @@ def lu_solve(lu, piv, beg, end, x, lo, hi):
 
 
 @njit(cache=True)
-def cholesky_solve(a, x):
-    """Solve ``A x = b`` for symmetric positive definite ``A`` in place (``a`` is overwritten by L).
-
-    Returns False if ``A`` is not positive definite.
-    """
-    n = a.shape[0]
-    for j in range(n):
-        s = a[j, j]
-        for k in range(j):
-            s -= a[j, k] * a[j, k]
-        if s <= 0.0:
-            return False
-        d = math.sqrt(s)
-        a[j, j] = d
-        for i in range(j + 1, n):
-            t = a[i, j]
-            for k in range(j):
-                t -= a[i, k] * a[j, k]
-            a[i, j] = t / d
-    for i in range(n):
-        s = x[i]
-        for k in range(i):
-            s -= a[i, k] * x[k]
-        x[i] = s / a[i, i]
-    for i in range(n - 1, -1, -1):
-        s = x[i]
-        for k in range(i + 1, n):
-            s -= a[k, i] * x[k]
-        x[i] = s / a[i, i]
-    return True
-
-
-@njit(cache=True)
 def envelope_cholesky_solve(a, first, x):
     """Solve ``A x = b`` for symmetric positive definite ``A`` in place, reading only the lower envelope
     of ``A``: row i from column first[i] (its first possibly non-zero entry) to the diagonal (``a`` is
@@ -116,7 +83,7 @@ def envelope_cholesky_solve(a, first, x):
 
     Cholesky keeps every row's fill-in inside its envelope (George & Liu 1981, "Computer Solution of Large
     Sparse Positive Definite Systems", §4.1), so each sum runs over k >= max(first[i], first[j]) only: the
-    skipped products are exact zeros and the result equals :func:`cholesky_solve`'s on the same matrix.
+    skipped products are exact zeros and the result equals the dense Cholesky's (first = 0) on the same matrix.
     An arrow-shaped matrix (blocks along the diagonal, dense last rows) factors without any fill-in.
     Returns False if ``A`` is not positive definite.
     """

@@ -505,6 +505,11 @@ class VehicleSimulator:
                                 self.vehicle.mech.model.drv])
         if not np.array_equal(np.sort(split), np.arange(d.z.size)):
             raise ModelError("simulator state: the coordinate partition is not a split of the coordinates")
+        n = d.z.size
+        for f, a in zip(PREDICTOR_FIELDS, predictor):     # the row lists and their counts index z unchecked too
+            top = n if f.endswith("nrows") else n - 1
+            if f.endswith("rows") and not np.all((np.asarray(a) >= 0) & (np.asarray(a) <= top)):
+                raise ModelError(f"simulator state: {f} holds a value outside 0..{top}")
         self.stepper.set_state(stepper_state)
         self.t = t
         self.inputs[:] = inp
