@@ -31,9 +31,10 @@ Models (ids are their positions in MODELS; slot P_MODEL of a zero array is 0, mf
     mf52   Magic Formula 5.2 combined slip with transient slip states (κ', q): ``contact.tire_contact_3d``,
            coefficients read by ``tir.read_tir`` from an MF-Tyre ``.tir`` file in the ``tir.P_*`` layout
 
-The dispatch is an integer branch in njit code (no Python objects), so it costs one comparison per call
-and runs unchanged with NUMBA_DISABLE_JIT=1. A model's parameter array fits the common width N_PARAMS with
-its id in the last slot P_MODEL (a vehicle stacks its wheels' arrays). See docs/tire.md "Tire models".
+The dispatch is an integer branch in njit code (no Python objects), inlined into its callers (``contact``,
+``model_id`` and the vertical accessors are ``inline="always"``), so it costs one comparison per call and
+runs unchanged with NUMBA_DISABLE_JIT=1. A model's parameter array fits the common width N_PARAMS with
+its id in the last slot P_MODEL (a vehicle stacks its wheels' arrays). See docs/tire.md §14.
 """
 from __future__ import annotations
 
@@ -125,13 +126,13 @@ def model_id_of(name) -> int:
     return model_named(name).model_id
 
 
-@njit
+@njit(inline="always")
 def model_id(p):
     """The tire model id stored with the parameters ``p`` (slot P_MODEL)."""
     return int(p[P_MODEL])
 
 
-@njit
+@njit(inline="always")
 def contact(model_id, p, mirror, center, center_vel, wheel_omega, spin_axis, road_h, road_dhdx, road_dhdy,
             road_mu, slip_state, lateral_state, out):
     """The contact of the tire model ``model_id`` with parameters ``p``: writes ``out`` (float64[CONTACT_OUT_N],
@@ -147,7 +148,7 @@ def contact(model_id, p, mirror, center, center_vel, wheel_omega, spin_axis, roa
             out[k] = math.nan
 
 
-@njit
+@njit(inline="always")
 def unloaded_radius(p):
     """Unloaded (free) radius R0 [m]."""
     if int(p[P_MODEL]) == MF52:
@@ -163,7 +164,7 @@ def nominal_load(p):
     return math.nan
 
 
-@njit
+@njit(inline="always")
 def vertical_stiffness(p):
     """Vertical stiffness Cz [N/m] (mf52: VERTICAL_STIFFNESS * LCZ)."""
     if int(p[P_MODEL]) == MF52:
@@ -171,7 +172,7 @@ def vertical_stiffness(p):
     return math.nan
 
 
-@njit
+@njit(inline="always")
 def vertical_damping(p):
     """Vertical damping Kz [N s/m]."""
     if int(p[P_MODEL]) == MF52:
