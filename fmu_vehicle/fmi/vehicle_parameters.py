@@ -127,9 +127,8 @@ def parameter_table(fmu: str, data_dir: str | None) -> ParameterTable:
     axle = {c["name"]: int(c["wheel_center_m"][0] < x_front) for c in corners}     # 0 front axle, 1 rear
     overrides = {name: (path, unit, desc, float(vehicle_value(model, path, base=base)), lo, hi)
                  for name, (path, unit, desc, lo, hi) in _override_table(kind, axle.items()).items()}
-    radius = {f"tire_{c['name']}.unloaded_radius":
-              (c["name"], float(host(unloaded_radius)(params(read_tire(resource_path("tires", c["tire"], base=base),
-                                                                c.get("tire_model"), "corner 'tire_model'")))))
-              for c in corners}
+    tires = {c["name"]: params(read_tire(resource_path("tires", c["tire"], base=base), c.get("tire_model"),
+                                         f"corner '{c['name']}': field 'tire_model'")) for c in corners}
+    radius = {f"tire_{name}.unloaded_radius": (name, float(host(unloaded_radius)(p))) for name, p in tires.items()}
     steered = bool(kind.signals.vehicle_inputs)
     return ParameterTable(wheels, overrides, radius, steering_limits(kind.models, base) if steered else None)

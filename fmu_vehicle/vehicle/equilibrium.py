@@ -19,8 +19,8 @@ an entry point of its binary, so that ``x0`` stays settable there (docs/native.m
    decreases. When no halving does, the differences are taken again over a 100 times wider step (up to
    1e-3: Q has kinks, e.g. the lateral slope of a two-track road jumps to 0 at its edge, where a car's wheels
    stand), and the iteration stops at the widest (the evaluation's rounding floor) or when the step is below
-   1e-15 relative. The tires' lateral scaling factors are 0 meanwhile (``tire.models.rest_params``: a tire at rest
-   carries no lateral force).
+   1e-15 relative. The tires' lateral force and aligning moment are off meanwhile (``tire.models.rest_params``:
+   a tire at rest carries no lateral force).
 4. Each loaded tire's lateral state q_y = tan(alpha') is set where its lateral force Fy(q_y) = 0 (ply steer
    and conicity cancelled), by bisection on [-0.5, 0.5] to 1e-15, or left at 0 where Fy has no root there.
 5. The start table (``vehicle.start``): the chassis velocity gains along the road tangent

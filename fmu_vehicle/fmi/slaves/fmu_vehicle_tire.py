@@ -13,7 +13,8 @@ the FMU resources, ISO 8855 axes (x forward, y left, z up) and SI units:
   wheel_load.point/force/moment out; the tire model's contact ``fmu_vehicle.tire.models.contact`` that the
   vehicle uses internally (a ``.tir`` file: the MF 5.2 combined-slip contact ``tire_contact_3d``, κ' and
   q = tan α' with their relaxation lengths, low-speed damping, ``side = right`` mirrored). A variable table
-  over ``fmu_vehicle.tire.tire3d.TireModel3d`` and its stepper ``fmu_vehicle.tire.stepper3d``. See docs/tire.md §13.
+  over ``fmu_vehicle.tire.tire3d.TireModel3d`` and its stepper ``fmu_vehicle.tire.stepper3d``. See
+  docs/tire.md §13.
 
 Per communication step [t, t+h] the inputs are the wheel's state at t (FMI 2.0 CS, inputs held).  Inside the
 step the tire extrapolates that state: the velocities and the spin (chrono: the angular velocity vector; the
@@ -409,7 +410,8 @@ class Tire(VehicleSlaveBase):
     def _setup(self):
         v = self.values
         res = Path(self.resources)
-        params = tire_params(load_file(v["tire_file"], "tire_file", res, read_tire, allow_external=v[ALLOW_PARAMETER]))
+        params = tire_params(load_file(v["tire_file"], "tire_file", res, read_tire,
+                                       allow_external=v[ALLOW_PARAMETER]))
         road = self._road(res).to_arrays() if v["road_source"] == "internal" else None
         if self._chrono():
             self.model = TireModel3d(params, v["side"], road, v["slip0"], 0.0)
