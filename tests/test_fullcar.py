@@ -33,11 +33,17 @@ def test_symmetric_full_car_equals_half_car():
     for k in ah:
         scale = max(1.0, float(np.abs(ah[k]).max()))
         assert np.abs(ah[k] - af[k]).max() < 1e-9 * scale, k
-    # the wheels on both sides carry the same loads, each equal to the half car's wheel
-    np.testing.assert_allclose(rf["wheel_FL.tire_fz"], rf["wheel_FR.tire_fz"], rtol=1e-9, atol=1e-6)
+    # the wheels on both sides carry the same loads, each equal to the half car's wheel (left and right to 1e-8:
+    # each side's closure holds to POSITION_TOL = 1e-12 m, and a Newton start already within it is not iterated
+    # further, so the two sides' dependent coordinates can differ by that much; seen 2.4e-9 of the load while a
+    # wheel unloads steeply at a bump, 1e-13 elsewhere)
+    np.testing.assert_allclose(rf["wheel_FL.tire_fz"], rf["wheel_FR.tire_fz"], rtol=1e-8, atol=1e-6)
     np.testing.assert_allclose(rf["wheel_FL.tire_fz"], rh["wheel_front.tire_fz"], rtol=1e-9, atol=1e-6)
-    for c in ("chassis.y", "chassis.yaw", "chassis.roll"):
-        assert abs(rf.final(c)) < 1e-12, c
+    # y, yaw and roll stay zero up to the sides' closure tolerance: a yaw of 1e-11 rad over 400 m is 1 nm
+    # (seen after 20 s: 8.4e-10 m, 9.7e-12 rad, 2.5e-14 rad; below 1e-12 each with a Newton iteration in every
+    # evaluation)
+    for c, bound in (("chassis.y", 1e-8), ("chassis.yaw", 1e-10), ("chassis.roll", 1e-11)):
+        assert abs(rf.final(c)) < bound, c
     # and it reproduces the paper's 14-DOF row of Table 2
     assert not outside_bands(af, paper_final_state("bumpy_road", "14dof"), "bumpy_road", man.v0)
 

@@ -440,7 +440,10 @@ def test_the_win64_library_steps_like_the_simulator_under_wine(halfcar, halfcar_
     """Not bit for bit: the DLL calls the Windows C runtime's libm (here wine's), whose sin, cos, tan, asin,
     atan, atan2, exp and tanh differ from glibc's by 1 ulp (tanh up to 3) for 0.1 % to 19 % of arguments. The
     first rows differ in the last bits; over 2 s the tire's longitudinal force, a steep function of slip,
-    carries the differences furthest."""
+    carries the differences furthest. A position problem whose start already meets the tolerance is not iterated
+    (docs/formulation.md §10): a last-bit difference that decides whether a Newton iteration runs moves the
+    dependent coordinates by up to that tolerance (1e-12 m), so the states differ by up to about 1e-11 of
+    their largest value (with a Newton iteration every evaluation it was 1e-13)."""
     missing = _win64_missing()
     if missing:
         pytest.skip(f"win64 needs {', '.join(missing)} (not found on PATH)")
@@ -466,6 +469,6 @@ def test_the_win64_library_steps_like_the_simulator_under_wine(halfcar, halfcar_
     physical = [j for j, n in enumerate(halfcar.names) if n != "constraint_residual"]   # that one is round-off
     states = [halfcar.column(n) for n in ("chassis.x", "chassis.z", "chassis.pitch", "chassis.vx", "chassis.vz",
                                           "wheel_front.omega", "wheel_rear.omega")]
-    assert rel[states].max() < 1e-13
-    assert rel[physical].max() < 5e-12
+    assert rel[states].max() < 1e-11
+    assert rel[physical].max() < 2e-11
     assert np.abs(res.rows[:, halfcar.column("constraint_residual")]).max() < 1e-11

@@ -33,10 +33,10 @@ from fmu_vehicle.paths import resource_path
 WHEELS = ("FL", "FR", "RL", "RR")
 """The wheels of the FMU, in the vehicle's order: left/right, front/rear by their names."""
 
-FULLCAR14 = {"mass_kg": 2486.0, "yaw_inertia_kg_m2": 10504.776215685824, "a_m": 2.0059173815224254,
-             "b_m": 2.1555027322458242, "cf_N_per_rad": 142515.29328317737, "cr_N_per_rad": 136207.44528423483,
-             "steering_ratio": 15.954717164198907, "track_m": 2.3934,
-             "wheel_radius_front_m": 0.45667322192941007, "wheel_radius_rear_m": 0.45740374839363984,
+FULLCAR14 = {"mass_kg": 2486.0, "yaw_inertia_kg_m2": 10504.77621568582, "a_m": 2.005917381524654,
+             "b_m": 2.155502732243556, "cf_N_per_rad": 142515.29328298953, "cr_N_per_rad": 136207.44528423424,
+             "steering_ratio": 15.954717164222844, "track_m": 2.3934,
+             "wheel_radius_front_m": 0.4566732219294059, "wheel_radius_rear_m": 0.45740374839363995,
              "driven": (True, True, False, False)}
 """``closed_loop.controlled_vehicle(Vehicle.load("fullcar14"))``: its scalar fields, the rolling radii of the front and the
 rear wheels and the driven wheels."""

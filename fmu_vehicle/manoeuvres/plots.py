@@ -1,5 +1,6 @@
 """One figure per manoeuvre: ISO 7401 step steer, ISO 4138 constant radius, ISO 3888-1 double lane change
-and the suspension kinematics sweep. Drawn on matplotlib's Agg canvas and written atomically through
+and the suspension kinematics sweep; damping against speed and the articulation angle and paths of
+articulated vehicles (docs/articulated.md §4). Drawn on matplotlib's Agg canvas and written atomically through
 ``fmu_vehicle.plotting`` (the format follows the file suffix). Units are on every axis; the KPIs and the
 standards' limits are drawn and written into the figure. Described in docs/handling.md §10.
 """
@@ -245,5 +246,58 @@ def plot_abs_braking(path: str | os.PathLike, t, vx, wheel_speeds: dict, pressur
     if kpis and "stopping_distance_m" in kpis:
         text += (f": stopping distance {kpis['stopping_distance_m']:.1f} m, ideal {kpis['ideal_distance_m']:.1f} m "
                  f"(ratio {kpis['ratio']:.3f})")
+    fig.suptitle(fit_title(text, fig.get_figwidth(), 11), fontsize=11)
+    return save_figure(fig, path)
+
+
+def plot_damping_vs_speed(path: str | os.PathLike, speeds_m_s, damping_ratio, *, critical_speed_m_s: float | None = None,
+                          runs=None, title: str = "Trailer yaw damping against speed") -> Path:
+    """Damping ratio of the snaking mode against speed [km/h] (e.g. ``TrailerCombination.damping_vs_speed``),
+    the critical speed marked where given; ``runs``: optional (speeds [m/s], damping ratios, label) of
+    measured points (e.g. ISO 9815 steering-impulse runs analysed by
+    :func:`fmu_vehicle.manoeuvres.articulated.yaw_damping`)."""
+    v = np.asarray(speeds_m_s, dtype=float) * 3.6
+    fig = new_figure(8.0, 5.0)
+    ax = fig.subplots()
+    ax.plot(v, np.asarray(damping_ratio, dtype=float), lw=1.2, label="linear model")
+    for k, (vs, zs, label) in enumerate(runs or ()):
+        ax.plot(np.asarray(vs, dtype=float) * 3.6, zs, "o", ms=4, c=f"C{k + 1}", label=label)
+    ax.axhline(0.0, c="k", lw=0.8)
+    text = title
+    if critical_speed_m_s is not None and math.isfinite(critical_speed_m_s):
+        ax.axvline(critical_speed_m_s * 3.6, c="tab:red", ls="--", lw=1.0,
+                   label=f"critical speed {critical_speed_m_s * 3.6:.1f} km/h")
+        text += f": critical speed {critical_speed_m_s * 3.6:.1f} km/h"
+    ax.set_xlabel("speed [km/h]")
+    ax.set_ylabel("damping ratio of the snaking mode [-]")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8, loc="upper right")
+    fig.suptitle(fit_title(text, fig.get_figwidth(), 12))
+    return save_figure(fig, path)
+
+
+def plot_articulation(path: str | os.PathLike, t, theta, front_xy, trailer_xy, *, kpis: dict | None = None,
+                      title: str = "Articulated vehicle: articulation angle and paths") -> Path:
+    """Articulation angle [deg] against time, and the ground paths of the towing unit's front axle and the
+    trailer's axle (equal axes); ``kpis`` (e.g. of :func:`fmu_vehicle.manoeuvres.articulated.offtracking_from_paths`
+    or ``rearward_amplification``) are written into the title: every numeric entry, name = value."""
+    t, theta = np.asarray(t, dtype=float), np.asarray(theta, dtype=float)
+    fig = new_figure(11.0, 5.0)
+    ax0, ax1 = fig.subplots(1, 2)
+    ax0.plot(t, np.degrees(theta), lw=1.2)
+    ax0.set_xlabel("time [s]")
+    ax0.set_ylabel("articulation angle (trailer - towing unit) [deg]")
+    ax0.grid(True, alpha=0.3)
+    ax1.plot(*front_xy, lw=1.2, label="front axle (towing unit)")
+    ax1.plot(*trailer_xy, lw=1.2, label="trailer axle")
+    ax1.set_aspect("equal", adjustable="datalim")
+    ax1.set_xlabel("x [m]")
+    ax1.set_ylabel("y [m]")
+    ax1.grid(True, alpha=0.3)
+    ax1.legend(fontsize=8, loc="best")
+    text = title
+    if kpis:
+        text += ": " + ", ".join(f"{k} = {v:.4g}" for k, v in kpis.items()
+                                 if isinstance(v, (int, float)) and not isinstance(v, bool))
     fig.suptitle(fit_title(text, fig.get_figwidth(), 11), fontsize=11)
     return save_figure(fig, path)

@@ -207,8 +207,12 @@ def _transform_column(model, data, R, j, col, rows):
         g0, g1 = 0, 0
     for gg in range(g0, g1):
         lo, hi = model.group_beg[gg], model.group_beg[gg + 1]
+        nonzero = False
         for k in range(lo, hi):
             x[k] = -data.phiz[model.lu_row[k], j]
+            nonzero = nonzero or x[k] != 0.0
+        if not nonzero:                          # a group the coordinate does not move (a driven coordinate's
+            continue                             # column spans every group): its block of R is zero
         lu_solve(data.lu, data.piv, model.lu_beg, model.lu_end, x, lo, hi)
         zdj = data.zd[j]
         for c in range(lo, hi):
@@ -256,6 +260,21 @@ def velocity_transform(model, data):
         _clear_column(data.Rdrv, k, data.rdrv_rows[k], data.rdrv_nrows[k])
         data.rdrv_nrows[k] = _transform_column(model, data, data.Rdrv, model.drv[k], k, data.rdrv_rows[k])
     return True
+
+
+@njit(inline="always")
+def clear_transform(model, data):
+    """Zero R_z, R_drv, their row lists and S, as a new workspace has them: for a workspace whose coordinates
+    or partition were set from outside an evaluation, so that the next Newton start
+    (``state.predict_dependent``) does not extrapolate with a transformation of another configuration."""
+    for j in range(model.ni):
+        _clear_column(data.Rz, j, data.rz_rows[j], data.rz_nrows[j])
+        data.rz_nrows[j] = 0
+    for k in range(model.ndrv):
+        _clear_column(data.Rdrv, k, data.rdrv_rows[k], data.rdrv_nrows[k])
+        data.rdrv_nrows[k] = 0
+    for i in range(model.n):
+        data.S[i] = 0.0
 
 
 @njit(inline="always")

@@ -23,7 +23,7 @@ from ..jit import njit
 
 from .constraints import acceleration_bias
 from .force_elements import add_point_force, rotational_spring_dampers, spring_dampers
-from .linalg import cholesky_solve
+from .linalg import envelope_cholesky_solve
 
 
 # spatial inertia about the origin, data.Ibar[i] / data.IS[i]: mass, first moment h = m g, J_O (symmetric)
@@ -131,12 +131,34 @@ def _add_point_mass(IS, c, r):
 
 
 @njit(inline="always")
+def _add_rod_coupling(IS, c, ra, rb):
+    """IS += c (C(r_a)^T C(r_b) + C(r_b)^T C(r_a)) as a spatial inertia: mass 2c, first moment c (r_a + r_b),
+    J_O = c (2 (r_a . r_b) I - r_a r_b^T - r_b r_a^T) [kg, kg m, kg m^2]."""
+    ax, ay, az = ra[0], ra[1], ra[2]
+    bx, by, bz = rb[0], rb[1], rb[2]
+    d2 = 2.0 * (ax * bx + ay * by + az * bz)
+    IS[I_M] += 2.0 * c
+    IS[I_HX] += c * (ax + bx)
+    IS[I_HY] += c * (ay + by)
+    IS[I_HZ] += c * (az + bz)
+    IS[I_XX] += c * (d2 - 2.0 * ax * bx)
+    IS[I_YY] += c * (d2 - 2.0 * ay * by)
+    IS[I_ZZ] += c * (d2 - 2.0 * az * bz)
+    IS[I_XY] -= c * (ax * by + bx * ay)
+    IS[I_XZ] -= c * (ax * bz + bx * az)
+    IS[I_YZ] -= c * (ay * bz + by * az)
+
+
+@njit(inline="always")
 def rod_body_terms(model, data):
     """Seed M^S (data.IS), Q^S with the rods' end-point terms (docs/formulation.md §6), before accumulation.
 
     G_a^T M_rod G_a splits into a point mass a at r_a on body A and c at r_b on body B (their
     C(r)^T C(r) blocks, since G = C(r) T R_d on the body's path); the forces G^T (w_rod - M_rod a0)
-    are point forces at the ends. The coupling b (G_a^T G_b + G_b^T G_a) is added by :func:`add_rods`.
+    are point forces at the ends. Of the coupling b (G_a^T G_b + G_b^T G_a), the entries of the coordinates
+    on both paths (i, j on the path of the lowest common ancestor L of A and B) are
+    b_i^T b (C(r_a)^T C(r_b) + C(r_b)^T C(r_a)) b_j, an inertia of the spatial form seeded into M^S_L, so
+    that the assembly's M_ij = b_i^T M^S_max(i,j) b_j includes them; :func:`add_rods` adds the others.
     Needs data.rod_kin (:func:`constraints.acceleration_bias`).
     """
     fa, fb = data.tmp[6], data.tmp[7]
@@ -156,6 +178,9 @@ def rod_body_terms(model, data):
         if B >= 0:
             _add_point_mass(data.IS[B], cc, kin[1])
             add_point_force(data.QS[B], kin[1], fb)
+        p = model.rod_pair[q]
+        if p >= 0 and model.pair_lca[p] >= 0:
+            _add_rod_coupling(data.IS[model.pair_lca[p]], cb, kin[0], kin[1])
 
 
 @njit(inline="always")
@@ -211,8 +236,10 @@ def add_rods(model, data):
     """Removed rods' coupling terms: M_ij += b (G_a,i . G_b,j) + b (G_a,j . G_b,i) (docs/formulation.md §6).
 
     With G = C(r) T R_d: b G_a,i . G_b,j = b_i^T K b_j, K = b C(r_a)^T C(r_b), summed per pair of bodies
-    (i on the path of A, j on the path of B). The rest of G^T M_rod G and of the rod forces went into the
-    accumulation (:func:`rod_body_terms`).
+    (i on the path of A, j on the path of B), except for i and j both on the common prefix of the two paths
+    (model.pair_ncommon): those went into the accumulation as an inertia of the lowest common ancestor, as
+    did the rest of G^T M_rod G and the rod forces (:func:`rod_body_terms`). For a vehicle's suspension
+    rods the common prefix is the chassis coordinates, so each rod pair writes only its corner's rows.
     """
     Kp = data.Kp
     for p in range(model.npair):
@@ -265,6 +292,7 @@ def add_rods(model, data):
         K = Kp[p]
         pa, na = model.path[A], model.depth[A]
         pb, nb = model.path[B], model.depth[B]
+        nc = model.pair_ncommon[p]
         for cj in range(nb):
             j = pb[cj]
             bj = data.b[j]
@@ -276,12 +304,44 @@ def add_rods(model, data):
                     t += K[3 + k, l] * bj[l]
                 v[k] = s
                 v2[k] = t
-            for ci in range(na):
+            for ci in range(nc if cj < nc else 0, na):     # (i, j) not both on the common prefix
                 i = pa[ci]
                 bi = data.b[i]
                 val = bi[0] * v[0] + bi[1] * v[1] + bi[2] * v[2] + bi[3] * v2[0] + bi[4] * v2[1] + bi[5] * v2[2]
                 data.M[i, j] += val
                 data.M[j, i] += val
+
+
+@njit(inline="always")
+def reduced_order(model, data):
+    """The elimination order of the reduced system for the current partition: data.mr_order lists the
+    independent coordinates (positions in data.indep) by model.elim_rank (tree postorder: the coordinates
+    every path shares last), data.mr_pos is its inverse, data.mr_first[p] the first column q <= p of row p
+    whose entry model.mr_coupled allows to be non-zero. Rebuilt only when data.indep differs from the
+    partition it was built for (data.mr_indep), whoever changed it."""
+    ni = model.ni
+    same = True
+    for a in range(ni):
+        if data.mr_indep[a] != data.indep[a]:
+            same = False
+    if same:
+        return
+    order, rank, indep = data.mr_order, model.elim_rank, data.indep
+    for a in range(ni):                 # insertion sort by rank
+        p = a
+        while p > 0 and rank[indep[order[p - 1]]] > rank[indep[a]]:
+            order[p] = order[p - 1]
+            p -= 1
+        order[p] = a
+    for p in range(ni):
+        data.mr_pos[order[p]] = p
+        k = indep[order[p]]
+        q = 0
+        while not model.mr_coupled[k, indep[order[q]]]:
+            q += 1
+        data.mr_first[p] = q
+    for a in range(ni):
+        data.mr_indep[a] = indep[a]
 
 
 @njit(inline="always")
@@ -291,11 +351,17 @@ def solve_accelerations(model, data):
     Needs S (:func:`constraints.acceleration_bias`). Exploits the structure of R_z, S and M: S is zero on
     the independent coordinates, R_z|_i = I and R_z|_d is sparse (data.rz_rows), and a column of M is
     zero off its possibly non-zero rows (model.mcol_rows), so only non-zero entries enter the products
-    (each sum still takes its terms in the order of the dense loops).
+    (each sum still takes its terms in the order of the dense loops). Entries of R_z^T M R_z that are
+    zero for every partition (model.mr_coupled: coordinates of two different suspension corners) are
+    not computed, and the matrix is stored and factored in the elimination order of :func:`reduced_order`
+    by an envelope Cholesky: with the shared (chassis) coordinates last it is arrow-shaped and factors
+    without fill-in, at a cost linear in the number of corners.
     """
     n, m, ni = model.n, model.m, model.ni
     Rz, M, S, dep = data.Rz, data.M, data.S, data.dep
     mrows, mnrows = model.mcol_rows, model.mcol_nrows
+    reduced_order(model, data)
+    pos, coupled, indep, Mr = data.mr_pos, model.mr_coupled, data.indep, data.Mr
     # w = f - M S  (stored in zdd as scratch); S^i = 0, S^drv = zdd_drv
     w = data.zdd
     for i in range(n):
@@ -314,39 +380,40 @@ def solve_accelerations(model, data):
             i = rows[a, t]
             s += Rz[i, a] * w[i]
         data.fr[a] = s
-    # Mr = Rz^T M Rz column by column: c = M Rz[:, b]; a column of R_z that is a unit vector (a coordinate
-    # that moves no loop) gives a column of M, other columns an axpy over their non-zero entries
+    # Mr = Rz^T M Rz entry by entry over the non-zero rows of both columns of R_z (a unit column, a
+    # coordinate that moves no loop, reads one column of M)
     for bcol in range(ni):
+        kb, pb = indep[bcol], pos[bcol]
         if nrows[bcol] == 1:
             j = rows[bcol, 0]
             for a in range(bcol, ni):
                 s = 0.0
-                for t in range(nrows[a]):
-                    i = rows[a, t]
-                    s += Rz[i, a] * M[i, j]
-                data.Mr[a, bcol] = s
-                data.Mr[bcol, a] = s
+                if coupled[indep[a], kb]:
+                    for t in range(nrows[a]):
+                        i = rows[a, t]
+                        s += Rz[i, a] * M[i, j]
+                Mr[pos[a], pb] = s
+                Mr[pb, pos[a]] = s
             continue
-        for i in range(n):
-            w[i] = 0.0
-        for t in range(nrows[bcol]):
-            j = rows[bcol, t]
-            r = Rz[j, bcol]
-            cr = mrows[j]
-            for u in range(mnrows[j]):
-                i = cr[u]
-                w[i] += M[i, j] * r
         for a in range(bcol, ni):
             s = 0.0
-            for t in range(nrows[a]):
-                i = rows[a, t]
-                s += Rz[i, a] * w[i]
-            data.Mr[a, bcol] = s
-            data.Mr[bcol, a] = s
+            if coupled[indep[a], kb]:
+                for t in range(nrows[a]):
+                    i = rows[a, t]
+                    c = 0.0
+                    for u in range(nrows[bcol]):
+                        j = rows[bcol, u]
+                        c += M[i, j] * Rz[j, bcol]
+                    s += Rz[i, a] * c
+            Mr[pos[a], pb] = s
+            Mr[pb, pos[a]] = s
+    xr = data.xr
     for a in range(ni):
-        data.zddi[a] = data.fr[a]
-    if not cholesky_solve(data.Mr, data.zddi):
+        xr[pos[a]] = data.fr[a]
+    if not envelope_cholesky_solve(Mr, data.mr_first, xr):
         return False
+    for a in range(ni):
+        data.zddi[a] = xr[pos[a]]
     for i in range(n):
         data.zdd[i] = S[i]
     for a in range(ni):

@@ -2,7 +2,8 @@
 
 LAPACK through ``np.linalg`` allocates on every call inside numba; these in-place kernels keep the
 derivative evaluation allocation-free. They are the textbook algorithms (Golub & Van Loan 3.4.1
-partial-pivoting LU, 4.2.1 Cholesky). Their use: docs/formulation.md §8-§9.
+partial-pivoting LU, 4.2.1 Cholesky; the envelope Cholesky of George & Liu 1981). Their use:
+docs/formulation.md §8-§9.
 """
 from __future__ import annotations
 
@@ -103,5 +104,49 @@ def cholesky_solve(a, x):
         s = x[i]
         for k in range(i + 1, n):
             s -= a[k, i] * x[k]
+        x[i] = s / a[i, i]
+    return True
+
+
+@njit(cache=True)
+def envelope_cholesky_solve(a, first, x):
+    """Solve ``A x = b`` for symmetric positive definite ``A`` in place, reading only the lower envelope
+    of ``A``: row i from column first[i] (its first possibly non-zero entry) to the diagonal (``a`` is
+    overwritten there by L; entries left of first[i] are never read).
+
+    Cholesky keeps every row's fill-in inside its envelope (George & Liu 1981, "Computer Solution of Large
+    Sparse Positive Definite Systems", §4.1), so each sum runs over k >= max(first[i], first[j]) only: the
+    skipped products are exact zeros and the result equals :func:`cholesky_solve`'s on the same matrix.
+    An arrow-shaped matrix (blocks along the diagonal, dense last rows) factors without any fill-in.
+    Returns False if ``A`` is not positive definite.
+    """
+    n = a.shape[0]
+    for j in range(n):
+        fj = first[j]
+        s = a[j, j]
+        for k in range(fj, j):
+            s -= a[j, k] * a[j, k]
+        if s <= 0.0:
+            return False
+        d = math.sqrt(s)
+        a[j, j] = d
+        for i in range(j + 1, n):
+            fi = first[i]
+            if fi > j:
+                continue
+            t = a[i, j]
+            for k in range(max(fi, fj), j):
+                t -= a[i, k] * a[j, k]
+            a[i, j] = t / d
+    for i in range(n):
+        s = x[i]
+        for k in range(first[i], i):
+            s -= a[i, k] * x[k]
+        x[i] = s / a[i, i]
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for k in range(i + 1, n):
+            if first[k] <= i:
+                s -= a[k, i] * x[k]
         x[i] = s / a[i, i]
     return True

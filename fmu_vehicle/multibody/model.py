@@ -64,11 +64,21 @@ MODEL_FIELDS = (
     "rod_w",        # (nrod,2) share of the rod weight carried by end a and end b [-]
     "rod_pair",     # (nrod,) int64 index of the rod's (body a, body b) pair, -1 if massless or on the ground
     "npair", "pair_a", "pair_b",   # distinct body pairs joined by massive rods (their coupling terms)
+    "pair_ncommon", "pair_lca",    # (npair,) int64: length of the common prefix of path[pair_a] and path[pair_b]
+                                   # (the coordinates on both paths) and its last body (the lowest common
+                                   # ancestor, -1 if none): the coupling on the common prefix is accumulated
+                                   # as an inertia of that body (dynamics.rod_body_terms)
     "mcol_rows", "mcol_nrows",     # (n,n), (n,) int64: rows of the entries of column j of M that can be
                                    # non-zero, increasing (mcol_rows[j, :mcol_nrows[j]]; M is symmetric, so
                                    # also the columns of row j): on one path, or coupled by a rod pair
     "nrod_reset", "rod_reset",     # (nrod_reset, 2) int64: entries (i, j), i < j, of M that only the rods'
                                    # coupling writes (neither body on the other's path)
+    "mr_coupled",   # (n,n) bool: the reduced matrix R_z^T M R_z can have a non-zero entry between independent
+                    # coordinates k and l (some entry of M between their columns' possible rows: k or l and the
+                    # coordinates of its loop group), whatever the partition
+    "elim_rank",    # (n,) int64 position of each coordinate in the tree's postorder (children before their
+                    # parent, every subtree contiguous): the reduced system is factored in this order, so the
+                    # coordinates every path shares (the root's) come last
     "nsd", "sd_a", "sd_b", "sd_pa", "sd_pb",         # translational spring-damper elements
     "sd_L0",        # (nsd,) design length [m] (reference for the deflection x = L0 - L)
     "sd_k",         # (nsd,) stiffness [N/m] (used when no spring table)
@@ -110,7 +120,13 @@ DATA_FIELDS = (
                                # driven terms: S|_drv = zdd_drv, docs/formulation.md §13)
     "Rdrv",                    # (n,ndrv) velocity transformation of the driven coordinates: zd = R_z zd^i
                                # + R_drv zd_drv, R_drv|_drv = I, R_drv|_d = -(Phi_z^d)^-1 Phi_z^drv, R_drv|_i = 0
-    "Mr", "fr", "zddi",        # (ni,ni), (ni,), (ni,) reduced system and independent accelerations
+    "Mr", "fr", "zddi",        # (ni,ni), (ni,), (ni,) reduced system (rows and columns in elimination order,
+                               # mr_order; overwritten by its Cholesky factor), forces and independent
+                               # accelerations (both in the order of indep)
+    "mr_order", "mr_pos",      # (ni,), (ni,) int64: position in indep of each row of Mr, and its inverse
+    "mr_first",                # (ni,) int64 first possibly non-zero column of each row of Mr (its envelope)
+    "mr_indep",                # (ni,) int64 the partition mr_order/mr_pos/mr_first were built for (-1: none yet)
+    "xr",                      # (ni,) scratch: the reduced right-hand side in elimination order
     "Ga", "Gb",                # (3,n) work: point Jacobians
     "sd_len", "sd_vel", "sd_force",   # (nsd,) element length [m], rate [m/s], tension [N] (+ pulls ends together)
     "stats",                   # (4,) float: last Newton iterations, max |phi|, LU pivot ratio, pivot ratio at partition
@@ -122,6 +138,7 @@ DATA_FIELDS = (
     "rdrv_rows", "rdrv_nrows", # (ndrv,n), (ndrv,) int64: the same for R_drv
     "part_a", "part_b",        # (m,n), (n,m) scratch of the partition choice (partition.choose_dependent)
     "part_sv", "part_cols",    # (m,) scratch singular values, (2,n) int64 scratch pivot orders
+    "z_last", "zd_last",       # (n,), (n,) z and zd as the last evaluation left them (state.set_state)
 )
 MultibodyData = namedtuple("MultibodyData", DATA_FIELDS)
 
@@ -148,7 +165,8 @@ def make_data(model: MultibodyModel, indep: np.ndarray) -> MultibodyData:
         drv_z=z(ndrv), drv_zd=z(ndrv), drv_zdd=z(ndrv), drv_force=z(ndrv),
         phi=z(m), phiz=z((m, n)), gam=z(m), indep=indep.copy(), dep=dep, lu=z((m, m)), piv=zi(m), lu_dep=zi(m),
         group_fill=zi(model.ngroup), Rz=z((n, ni)), S=z(n), Rdrv=z((n, ndrv)), Mr=z((ni, ni)), fr=z(ni), zddi=z(ni),
+        mr_order=zi(ni), mr_pos=zi(ni), mr_first=zi(ni), mr_indep=np.full(ni, -1, dtype=np.int64), xr=z(ni),
         Ga=z((3, n)), Gb=z((3, n)), sd_len=z(model.nsd), sd_vel=z(model.nsd), sd_force=z(model.nsd), stats=z(4),
         tmp=z((16, 3)), tmp6=z((4, 6)), wm=z(m), rod_kin=z((model.nrod, 6, 3)), Kp=z((model.npair, 6, 6)),
         rz_rows=zi((ni, n)), rz_nrows=zi(ni), rdrv_rows=zi((ndrv, n)), rdrv_nrows=zi(ndrv),
-        part_a=z((m, n)), part_b=z((n, m)), part_sv=z(m), part_cols=zi((2, n)))
+        part_a=z((m, n)), part_b=z((n, m)), part_sv=z(m), part_cols=zi((2, n)), z_last=z(n), zd_last=z(n))

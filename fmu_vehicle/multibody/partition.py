@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 
 from ..jit import njit
-from .constraints import factor_dependent
+from .constraints import clear_transform, factor_dependent
 from .model import ROLE_DRIVEN, ROLE_PREFERRED
 from .state import STATUS_SINGULAR, set_state
 
@@ -233,6 +233,7 @@ def repartition(model, data, y, tol, maxit):
         return STATUS_SINGULAR
     if model.m > 0:
         data.stats[3] = factor_dependent(model, data)
+    clear_transform(model, data)          # (R_z's columns belonged to the old independent coordinates)
     ni = model.ni
     for k in range(ni):
         y[k] = data.z[data.indep[k]]

@@ -121,6 +121,43 @@ def _mass_pattern(on_path, pairs):
     return mcol_rows, mcol_nrows, rod_reset
 
 
+def _reduced_pattern(mcol_rows, mcol_nrows, coord_group):
+    """Which entries of the reduced matrix R_z^T M R_z can be non-zero, for any partition: column k of R_z
+    (k independent) is non-zero only in row k and the rows of the dependent coordinates of k's loop group,
+    so entry (k, l) is a sum of entries of M between {k} + group(k) and {l} + group(l) (a coordinate in no
+    group has its own row only; a driven one is never independent). Returns (n, n) bool."""
+    n = mcol_nrows.shape[0]
+    nz = np.zeros((n, n), dtype=np.bool_)
+    for j in range(n):
+        nz[mcol_rows[j, :mcol_nrows[j]], j] = True
+    support = [sorted({k} | (set(np.flatnonzero(coord_group == coord_group[k]).tolist()) if coord_group[k] >= 0
+                             else set())) for k in range(n)]
+    return np.array([[bool(nz[np.ix_(support[k], support[l])].any()) for l in range(n)] for k in range(n)],
+                    dtype=np.bool_).reshape(n, n)
+
+
+def _postorder_rank(parent):
+    """Position of every body (coordinate) in the tree's postorder: each subtree contiguous, children (in
+    index order) before their parent, roots last in index order."""
+    n = len(parent)
+    children = [[] for _ in range(n)]
+    roots = []
+    for i in range(n):
+        (children[parent[i]] if parent[i] >= 0 else roots).append(i)
+    rank = np.zeros(n, dtype=np.int64)
+    pos = 0
+    stack = [(r, False) for r in reversed(roots)]
+    while stack:
+        i, done = stack.pop()
+        if done:
+            rank[i] = pos
+            pos += 1
+            continue
+        stack.append((i, True))
+        stack.extend((c, False) for c in reversed(children[i]))
+    return rank
+
+
 def _loop_groups(loop_cols, loop_ncols, nsph: int, n: int, driven=()):
     """Loop groups: the connected sets of loops (cut joints and rods) that share a coordinate column of
     Phi_z. Phi_z is block-diagonal over them, and so is Phi_z^d for every regular partition: a group's
@@ -278,6 +315,12 @@ def compile_mechanism(spec: MechanismSpec) -> tuple[MultibodyModel, TreeInfo]:
         path[i, :depth[i]] = np.flatnonzero(on_path[i])
 
     mcol_rows, mcol_nrows, rod_reset = _mass_pattern(on_path, pairs)
+    # the common prefix of the two paths of a pair: paths list a body's ancestors root first
+    pair_ncommon = np.array([int(np.sum(on_path[a] & on_path[b])) for a, b in pairs], dtype=np.int64)
+    pair_lca = np.array([path[a, k - 1] if k > 0 else -1 for (a, _), k in zip(pairs, pair_ncommon)], dtype=np.int64)
+
+    mr_coupled = _reduced_pattern(mcol_rows, mcol_nrows, coord_group)
+    elim_rank = _postorder_rank(parent)
 
     cut_coords = {c: j.name for j in cuts for c in j.coordinate_names}
     for c in spec.driven:
@@ -305,7 +348,9 @@ def compile_mechanism(spec: MechanismSpec) -> tuple[MultibodyModel, TreeInfo]:
         rod_M=arr(rod_M, (len(rods), 3)), rod_w=arr(rod_w, (len(rods), 2)),
         rod_pair=np.array(rod_pair, dtype=np.int64), npair=len(pairs),
         pair_a=np.array([p[0] for p in pairs], dtype=np.int64), pair_b=np.array([p[1] for p in pairs], dtype=np.int64),
+        pair_ncommon=pair_ncommon, pair_lca=pair_lca,
         mcol_rows=mcol_rows, mcol_nrows=mcol_nrows, nrod_reset=len(rod_reset), rod_reset=rod_reset,
+        mr_coupled=mr_coupled, elim_rank=elim_rank,
         nsd=len(sds), sd_a=np.array([bidx(s.body_a) for s in sds], dtype=np.int64),
         sd_b=np.array([bidx(s.body_b) for s in sds], dtype=np.int64),
         sd_pa=arr([s.point_a_m for s in sds], (len(sds), 3)), sd_pb=arr([s.point_b_m for s in sds], (len(sds), 3)),

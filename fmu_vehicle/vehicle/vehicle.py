@@ -23,6 +23,7 @@ from ..plotting import Panel
 from ..results import Result as SimResult
 from ..packing import PackedCall
 from ..multibody.mechanism import POSITION_MAXIT, POSITION_TOL, Mechanism, failure, repartition_failure
+from ..multibody.state import PREDICTOR_FIELDS
 from ..road import load_road
 from ..road.arrays import slope_breaks
 from ..tire.models import params as tire_params
@@ -473,25 +474,32 @@ class VehicleSimulator:
     def get_state(self):
         """Everything needed to continue bit-identically (time, stepper state, inputs, engine warm start and
         partition, output row, engine origin, steering ramp and target, and the external tire load's levers
-        about the wheel centres, ``W_LEVER``, which the next step uses unless the load point or the row moved)."""
+        about the wheel centres, ``W_LEVER``, which the next step uses unless the load point or the row moved,
+        and the last evaluation's velocity transformations and acceleration bias, ``PREDICTOR_FIELDS``, from
+        which the next position problem starts)."""
         data = self.system.data
         d = data.mech
         return (self.t, self.stepper.get_state(), self.inputs.copy(), d.z.copy(), d.zd.copy(), d.indep.copy(),
                 d.dep.copy(), self.row.copy(), float(data.origin[0]), data.steer.copy(),
-                self._rack_target, data.work[:, W_LEVER:W_LEVER + 3].copy())
+                self._rack_target, data.work[:, W_LEVER:W_LEVER + 3].copy(),
+                tuple(getattr(d, f).copy() for f in PREDICTOR_FIELDS))
 
     def set_state(self, state):
         """Inverse of :meth:`get_state`; refuses (ModelError) data that do not fit this vehicle: other
         array shapes, or a coordinate partition that is not a split of the non-driven coordinates (the
         compiled kernels index with it and check no bounds)."""
-        t, stepper_state, inp, z, zd, indep, dep, row, origin, steer, rack_target, lever = state
+        t, stepper_state, inp, z, zd, indep, dep, row, origin, steer, rack_target, lever, predictor = state
         data = self.system.data
         d = data.mech
         y = stepper_state[0]
         levers = data.work[:, W_LEVER:W_LEVER + 3]
+        if len(predictor) != len(PREDICTOR_FIELDS):
+            raise ModelError(f"simulator state: {len(predictor)} predictor arrays, this vehicle needs "
+                             f"{len(PREDICTOR_FIELDS)} ({', '.join(PREDICTOR_FIELDS)})")
         for name, new, old in (("y", y, self.y), ("inputs", inp, self.inputs), ("z", z, d.z), ("steer", steer, data.steer),
                                ("zd", zd, d.zd), ("indep", indep, d.indep), ("dep", dep, d.dep), ("row", row, self.row),
-                               ("lever", lever, levers)):
+                               ("lever", lever, levers),
+                               *((f, a, getattr(d, f)) for f, a in zip(PREDICTOR_FIELDS, predictor))):
             if np.shape(new) != old.shape:
                 raise ModelError(f"simulator state: {name} has shape {np.shape(new)}, this vehicle needs {old.shape}")
         split = np.concatenate([np.asarray(indep, dtype=np.int64), np.asarray(dep, dtype=np.int64),
@@ -506,4 +514,6 @@ class VehicleSimulator:
         data.origin[0] = origin
         data.steer[:] = steer
         levers[:] = lever
+        for f, a in zip(PREDICTOR_FIELDS, predictor):
+            getattr(d, f)[:] = a
         self._rack_target = float(rack_target)

@@ -1,0 +1,155 @@
+"""The structure the engine exploits in a vehicle's evaluation, checked against dense forms on the full car:
+
+* the removed rods' coupling: M equals the tree part plus sum_rods G^T M_rod G (G_a column k = C(r_a) b_k on
+  the path of A), although the coupling between coordinates on both paths is accumulated as an inertia of the
+  lowest common ancestor (docs/formulation.md §6);
+* the reduced system: entries of R_z^T M R_z that model.mr_coupled declares zero are zero, the independent
+  accelerations solve the dense (R_z^T M R_z) zdd^i = R_z^T (f - M S), and the elimination order puts the
+  coordinates every path shares last (docs/formulation.md §9);
+* the envelope Cholesky against a dense solve, never reading outside the envelope.
+"""
+import numpy as np
+import pytest
+
+from fmu_vehicle.multibody.linalg import cholesky_solve, envelope_cholesky_solve
+from fmu_vehicle.vehicle import Vehicle
+from fmu_vehicle.vehicle.dynamics import vehicle_rhs
+
+try:
+    from test_multibody_identities import path_matrices
+except ImportError:
+    from .test_multibody_identities import path_matrices
+
+
+@pytest.fixture(scope="module", params=["fullcar14", "halfcar7"])
+def evaluated_car(request):
+    """A vehicle evaluated at its equilibrium on the bumpy road, rolling at 20 m/s, with velocities of every
+    independent coordinate (pitch, heave, roll, yaw, wheel travels) so that no term vanishes by symmetry."""
+    car = Vehicle.load(request.param)
+    system = car.system("bumpy")
+    y = car.initial_state(system, 20.0)
+    ni = car.mech.n_dof
+    rng = np.random.default_rng(5)
+    y[ni:2 * ni] += rng.uniform(-0.3, 0.3, ni)
+    ydot = np.zeros_like(y)
+    assert vehicle_rhs(0.0, y, system.model, system.data, ydot) >= 0
+    return car, system
+
+
+def skew(a):
+    return np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+
+
+def test_mass_matrix_equals_tree_part_plus_rod_end_masses(evaluated_car):
+    car, system = evaluated_car
+    mech = car.mech.with_data(system.data.mech)          # the run's own engine workspace
+    model, d = mech.model, mech.data
+    assert model.npair > 0 and (model.pair_lca >= 0).all()      # the suspension rods' pairs share the chassis
+    T, Rd, Mbar, Q, w, D = path_matrices(mech)
+    M = Rd.T @ T.T @ Mbar @ T @ Rd
+    for q in range(model.nrod):
+        if model.rod_mass[q] == 0.0:
+            continue
+        G = np.zeros((6, model.n))
+        for e, (body, end) in enumerate(((model.rod_a[q], 0), (model.rod_b[q], 1))):
+            r = d.rod_kin[q, end]
+            C = np.hstack([np.eye(3), -skew(r)])          # velocity of the point r: v + w x r
+            for k in range(model.n):
+                if body >= 0 and model.on_path[body, k]:
+                    G[3 * e:3 * e + 3, k] = C @ d.b[k]
+        a, b, c = model.rod_M[q]
+        Mrod = np.block([[a * np.eye(3), b * np.eye(3)], [b * np.eye(3), c * np.eye(3)]])
+        M += G.T @ Mrod @ G
+    assert np.abs(d.M - M).max() < 1e-12 * np.abs(M).max()
+
+
+def test_reduced_system_pattern_order_and_solution(evaluated_car):
+    car, system = evaluated_car
+    mech = car.mech.with_data(system.data.mech)          # the run's own engine workspace
+    model, d = mech.model, mech.data
+    ni = model.ni
+    Mr = d.Rz.T @ d.M @ d.Rz
+    fr = d.Rz.T @ (d.f - d.M @ d.S)
+    coupled = model.mr_coupled[np.ix_(d.indep, d.indep)]
+    assert not coupled.all()                                  # corners do not couple with each other
+    np.testing.assert_array_equal(Mr[~coupled], 0.0)
+    zddi = np.linalg.solve(Mr, fr)
+    assert np.abs(d.zddi - zddi).max() < 1e-12 * np.abs(zddi).max()
+    np.testing.assert_allclose(d.fr, fr, rtol=0, atol=1e-12 * np.abs(fr).max())
+    # elimination order: the chassis coordinates (on every body's path) last, each corner contiguous
+    order = d.indep[d.mr_order]
+    names = [mech.coordinate_names[k] for k in order]
+    n_chassis = sum(name.startswith("chassis.") for name in names)
+    assert n_chassis in (3, 6) and all(name.startswith("chassis.") for name in names[ni - n_chassis:])
+    assert (model.mcol_nrows[order[ni - n_chassis:]] == model.n).all()    # their columns of M are full
+    corners = [name.split(".")[0] for name in names[:ni - n_chassis]]
+    assert all(corners[k] == corners[k + 1] for k in range(0, len(corners), 2))
+    # the envelope: a corner's rows start at the corner, the chassis rows at column 0, and nothing is
+    # coupled left of a row's first column
+    first = d.mr_first
+    for p in range(ni):
+        assert coupled[d.mr_order[p], d.mr_order[first[p]]]
+        assert not coupled[d.mr_order[p], d.mr_order[:first[p]]].any()
+    assert (first[ni - n_chassis:] == 0).all() and (first[:ni - n_chassis] >= np.arange(ni - n_chassis) - 1).all()
+
+
+def test_elimination_order_follows_a_new_partition(evaluated_car):
+    """data.indep written directly (as a restored state does), here the front-left/front wheel travel made
+    dependent and its lower arm pivot independent: the next evaluation rebuilds the order, and the solution
+    still equals the dense one."""
+    car, system = evaluated_car
+    mech = car.mech.with_data(system.data.mech)          # the run's own engine workspace
+    d = mech.data
+    names = mech.coordinate_names
+    travel = next(k for k in d.indep if names[k].endswith(".travel") and names[k][0] in "Ff")
+    pivot = mech.coordinate(names[travel].replace(".travel", ".lower_arm_pivot"))
+    saved = (d.indep.copy(), d.dep.copy())
+    try:
+        d.indep[:] = np.where(saved[0] == travel, pivot, saved[0])
+        d.dep[:] = np.sort(np.where(saved[1] == pivot, travel, saved[1]))
+        y = np.concatenate([d.z[d.indep], d.zd[d.indep], np.zeros(car.n_states - 2 * mech.n_dof)])
+        ydot = np.zeros_like(y)
+        assert vehicle_rhs(0.0, y, system.model, system.data, ydot) >= 0
+        np.testing.assert_array_equal(d.mr_indep, d.indep)
+        np.testing.assert_array_equal(d.mr_pos[d.mr_order], np.arange(mech.n_dof))
+        order = [names[k] for k in d.indep[d.mr_order]]
+        assert order.index(names[pivot]) < order.index(names[travel].replace(".travel", ".spin")) + 2
+        Mr = d.Rz.T @ d.M @ d.Rz
+        zddi = np.linalg.solve(Mr, d.Rz.T @ (d.f - d.M @ d.S))
+        assert np.abs(d.zddi - zddi).max() < 1e-12 * np.abs(zddi).max()
+    finally:
+        d.indep[:], d.dep[:] = saved
+
+
+@pytest.mark.parametrize("blocks,shared", [([2, 2, 2, 2], 6), ([3, 1, 4], 3), ([], 5), ([1] * 6, 0)])
+def test_envelope_cholesky_equals_dense_solve_and_reads_only_the_envelope(blocks, shared):
+    rng = np.random.default_rng(len(blocks) * 10 + shared)
+    n = sum(blocks) + shared
+    first = np.zeros(n, dtype=np.int64)
+    pattern = np.zeros((n, n), dtype=bool)
+    start = 0
+    for size in blocks:
+        first[start:start + size] = start
+        pattern[start:start + size, start:start + size] = True
+        start += size
+    pattern[start:, :] = True
+    pattern[:, start:] = True
+    L = np.tril(rng.normal(size=(n, n)) * pattern, -1) + np.diag(rng.uniform(0.5, 2.0, n))
+    A = L @ L.T                                      # SPD with exactly the arrow pattern
+    np.testing.assert_array_equal(A[~pattern], 0.0)
+    b = rng.normal(size=n)
+    x = np.linalg.solve(A, b)
+    work = A.copy()
+    work[np.triu_indices(n, 1)] = np.nan             # the upper triangle is never read ...
+    for i in range(n):
+        work[i, :first[i]] = np.nan                  # ... nor anything left of a row's envelope
+    xs = b.copy()
+    assert envelope_cholesky_solve(work, first, xs)
+    assert np.abs(xs - x).max() < 1e-14 * np.linalg.cond(A) * np.abs(x).max()
+    dense, xd = A.copy(), b.copy()
+    assert cholesky_solve(dense, xd)
+    np.testing.assert_array_equal(xs, xd)            # the skipped products are exact zeros
+    Lc = np.tril(np.nan_to_num(work, nan=0.0))
+    assert np.abs(Lc @ Lc.T - A).max() < 1e-12 * np.abs(A).max()
+    bad = -np.eye(n) + 0.0
+    assert not envelope_cholesky_solve(bad, np.arange(n, dtype=np.int64), b.copy())
