@@ -193,13 +193,14 @@ def test_bad_input_is_refused_with_a_message_naming_the_variable(tire_bad, case,
 
 def longitudinal_reference(h):
     """The half car with its internal tires reduced to their longitudinal physics (the scaling factors that
-    switch the lateral force, the aligning moment and the slip-angle weighting of Fx off, ``REST_SCALES``,
-    at 0: what the Tire FMU and its interface carry) on the bumpy road (5 s, 20 m/s, 300 N m front), step h:
-    the reference of the external Tire FMUs."""
+    switch the lateral force, the aligning moment and the slip-angle weighting of Fx off,
+    ``tire.models.rest_params``, at 0: what the Tire FMU and its interface carry) on the bumpy road (5 s,
+    20 m/s, 300 N m front), step h: the reference of the external Tire FMUs."""
     from fmu_vehicle.vehicle import Vehicle
-    from fmu_vehicle.vehicle.equilibrium import REST_SCALES
+    from fmu_vehicle.tire.models import rest_params
     car = Vehicle.load("halfcar7")
-    car.tire_p[:, REST_SCALES] = 0.0
+    for row in car.tire_p:
+        rest_params(row, row)
     res = car.simulate("bumpy", 5.0, dt=h, v0=20.0, drive_torque={"front": 300.0})
     return {f"vehicle.{c}": res[c] for c in ("chassis.x", "chassis.pitch", "chassis.z")}
 

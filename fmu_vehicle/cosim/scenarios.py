@@ -62,6 +62,7 @@ from fmu_vehicle.errors import ModelError
 from fmu_vehicle.fmi.roads import road_parameters
 from fmu_vehicle.plotting import Panel
 from fmu_vehicle.results import Result
+from fmu_vehicle.tire.models import host, params, unloaded_radius
 from fmu_vehicle.traffic.lead_vehicle import DEFAULT_X0_M, SPEED_PROFILES, lead_profile_parameters
 from fmu_vehicle.util import fixed
 from fmu_vehicle.vehicle.loader import load_vehicle_spec
@@ -78,7 +79,7 @@ WHEELBASE_M = _FRONT.center_m[0] - _REAR.center_m[0]
 """Front to rear wheel centre of VEHICLE [m], from its vehicle file."""
 HALF_CAR_MASS_KG = _SPEC.total_mass_kg
 """Total mass of VEHICLE [kg], from its vehicle file: the left half of the car."""
-WHEEL_RADIUS_M = _SPEC.tires[_SPEC.wheels.index(_FRONT)].UNLOADED_RADIUS
+WHEEL_RADIUS_M = float(host(unloaded_radius)(params(_SPEC.tires[_SPEC.wheels.index(_FRONT)])))
 """Free radius of VEHICLE's front tire [m], from its tire property file."""
 FRONT_OVERHANG_M = 0.9
 """Front axle to front bumper [m]; the paper gives no body, this is a typical sedan value."""

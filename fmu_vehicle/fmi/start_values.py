@@ -44,26 +44,18 @@ class TireStart(NamedTuple):
     fz: float         # the normal load at that state: the scaled nominal load Fz0' [N]
 
 
-def _py(fn):
-    """The Python function of a numba dispatcher (no compilation at import), or ``fn`` itself."""
-    return getattr(fn, "py_func", fn)
-
-
 @functools.cache
 def tire_rolling_start(data_dir: str | None = None, tire_file: str = DEFAULT_TIRE_FILE,
                        speed: float = TIRE_ROLLING_SPEED) -> TireStart:
     """The Tire FMU's default wheel state (module doc) from ``tire_file`` in ``data_dir`` (None or a folder
     without it: the package's resources)."""
-    from fmu_vehicle.tire.pacejka import effective_rolling_radius, nominal_load
-    from fmu_vehicle.tire.tir import P_CZ, P_LCZ, P_R0, read_tir
+    from fmu_vehicle.tire.models import host, nominal_state, params, read_tire, unloaded_radius
 
     parts = tire_file.split("/")
     base = data_dir if data_dir is not None and Path(data_dir).joinpath(*parts).is_file() else None
-    p = read_tir(resource_path(*parts, base=base)).to_array()
-    fz0 = float(_py(nominal_load)(p))
-    delta0 = fz0 / (p[P_CZ] * p[P_LCZ])
-    re = float(_py(effective_rolling_radius)(p, delta0))
-    return TireStart(z=float(p[P_R0] - delta0), vx=float(speed), omega=float(speed) / re, fz=fz0)
+    p = params(read_tire(resource_path(*parts, base=base)))
+    fz0, delta0, re = nominal_state(p)
+    return TireStart(z=float(host(unloaded_radius)(p) - delta0), vx=float(speed), omega=float(speed) / re, fz=fz0)
 
 
 class DriverStart(NamedTuple):

@@ -13,7 +13,7 @@ import functools
 from pathlib import Path
 from typing import NamedTuple
 
-from fmu_vehicle.tire.tir import P_R0, read_tir
+from fmu_vehicle.tire.models import host, params, read_tire, unloaded_radius
 from fmu_vehicle.paths import resource_path
 from fmu_vehicle.vehicle.loader import load_vehicle_spec, vehicle_file_data, vehicle_value
 from fmu_vehicle.vehicle.signals import TABLES
@@ -127,8 +127,8 @@ def parameter_table(fmu: str, data_dir: str | None) -> ParameterTable:
     axle = {c["name"]: int(c["wheel_center_m"][0] < x_front) for c in corners}     # 0 front axle, 1 rear
     overrides = {name: (path, unit, desc, float(vehicle_value(model, path, base=base)), lo, hi)
                  for name, (path, unit, desc, lo, hi) in _override_table(kind, axle.items()).items()}
-    radius = {f"tire_{c['name']}.unloaded_radius":
-              (c["name"], float(read_tir(resource_path("tires", c["tire"], base=base)).to_array()[P_R0]))
-              for c in corners}
+    tires = {c["name"]: params(read_tire(resource_path("tires", c["tire"], base=base), c.get("tire_model"),
+                                         f"corner '{c['name']}': field 'tire_model'")) for c in corners}
+    radius = {f"tire_{name}.unloaded_radius": (name, float(host(unloaded_radius)(p))) for name, p in tires.items()}
     steered = bool(kind.signals.vehicle_inputs)
     return ParameterTable(wheels, overrides, radius, steering_limits(kind.models, base) if steered else None)

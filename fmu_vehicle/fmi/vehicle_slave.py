@@ -13,8 +13,8 @@ Semantics (units SI, axes ISO 8855: x forward, y left, z up):
 
 * Parameters map one-to-one onto ``Vehicle.load`` overrides; their start values are read from the default
   vehicle file and its suspension and tire files, so the default FMU is exactly the shipped vehicle.
-  ``tire_<w>.unloaded_radius`` sets the free radius of that corner's Magic Formula tire (``P_R0`` of the
-  tire parameter array; the .tir file is not rewritten).
+  ``tire_<w>.unloaded_radius`` sets the free radius of that corner's tire (``tire.models.set_unloaded_radius``
+  on the tire parameter array; the .tir file is not rewritten).
 * ``integrator`` names the internal method (``fmu_vehicle.integrators.STEPPING_INTEGRATORS``) and ``dt`` its
   step: a communication step h runs ``n = max(1, round(h/dt))`` equal sub-steps h/n
   (``VehicleSimulator.advance``). Inputs are held constant over a communication step, except the steering:
@@ -44,7 +44,7 @@ from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
 from fmu_vehicle.fmi.variables import Structure, Var
 from fmu_vehicle.fmi.vehicle_parameters import KINDS, ParameterTable, model_range
 from fmu_vehicle.integrators import STEPPING_INTEGRATORS
-from fmu_vehicle.tire.tir import P_R0
+from fmu_vehicle.tire.models import set_unloaded_radius
 from fmu_vehicle.vehicle import Vehicle
 
 _DISPLAY = {"m/s": "km/h", "rad": "deg", "rad/s": "rpm"}
@@ -208,7 +208,7 @@ def load_vehicle(table: ParameterTable, values: dict, resources: Path):
                          f"{table.wheels}")
     for name, (w, _start) in table.tire_radius.items():
         if name in changed:
-            car.tire_p[car.wheel_index(w), P_R0] = values[name]
+            set_unloaded_radius(car.tire_p[car.wheel_index(w)], values[name])
     return car, road_parameter(values["road"], values["road_file"], resources, values[ALLOW_PARAMETER])
 
 

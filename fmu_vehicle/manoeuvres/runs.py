@@ -18,6 +18,7 @@ from ..driver.path import Path
 from ..driver.path_follower import PathFollower, load_driver_params
 from ..errors import ModelError
 from ..results import Result
+from ..tire.models import unloaded_radius
 from .kinematics import kinematics_table
 from .lane_change import iso3888_1_layout, lane_change_kpis, lane_change_path
 from .steady_state import ConstantRadiusRun, understeer_gradient
@@ -38,8 +39,9 @@ def driver_for(car, path: Path, speed_m_s, single_track=None, **overrides) -> Pa
     """A path follower with the vehicle's wheelbase, steering ratio, mass and wheel radius (from
     ``single_track``, the vehicle's :func:`single_track_of`, computed if not given)."""
     st = single_track if single_track is not None else single_track_of(car)
+    radius = float(np.mean([unloaded_radius(p) for p in car.tire_p]))
     params = load_driver_params(wheelbase_m=st.wheelbase_m, steering_ratio=st.steering_ratio,
-                                mass_kg=st.mass_kg, wheel_radius_m=float(np.mean(car.tire_p[:, 0])), **overrides)
+                                mass_kg=st.mass_kg, wheel_radius_m=radius, **overrides)
     return PathFollower(path, params, speed_m_s)
 
 
@@ -79,7 +81,8 @@ def step_steer(car, speed_m_s: float = 80 / 3.6, ay_m_s2: float = 4.0, *, rate_d
     amplitude = ay_m_s2 / (speed_m_s * st.yaw_rate_gain(speed_m_s))
     profile = step_steer_profile(amplitude, rate_deg_s=rate_deg_s, hold_s=hold_s)
     driven = [w.name for w in car.spec.wheels if w.driven]
-    roll = 0.008 * car.total_mass_kg * 9.81 * float(np.mean(car.tire_p[:, 0]))   # about the rolling resistance
+    radius = float(np.mean([unloaded_radius(p) for p in car.tire_p]))
+    roll = 0.008 * car.total_mass_kg * 9.81 * radius   # about the rolling resistance
     res = car.simulate("flat", math.ceil(float(profile.breakpoints[-1]) * 1e3) * 1e-3, v0=speed_m_s, steer=profile,
                        drive_torque={w: roll / len(driven) for w in driven})
     metrics = step_steer_metrics(res.t, res["steering_wheel_angle_applied"], res["chassis.yaw_rate"],

@@ -23,7 +23,7 @@ from ..errors import ModelError
 from ..multibody.constraints import solve_positions
 from ..multibody.mechanism import POSITION_MAXIT, POSITION_TOL
 from ..tire.contact import OUT_FZ
-from ..tire.pacejka_combined import cornering_stiffness
+from ..tire.models import cornering_stiffness
 from ..vehicle.dynamics import vehicle_rhs
 from .single_track import SingleTrack
 

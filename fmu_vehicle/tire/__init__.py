@@ -5,6 +5,8 @@ Modules:
     pacejka    mf_fx0, mf_fx0_slope, slip_stiffness, rolling_resistance_moment, vertical_force,
                effective_rolling_radius, relaxation_length, slip_relaxation_length, low_speed_damping
     contact    tire_contact(...) on a locally planar road; OUT_* indices into its output array
+    models     the tire models by name (mf52 first), chosen by a tire's data; contact(model_id, p, ...) and
+               the accessors (unloaded_radius, vertical_stiffness, ...) every caller outside tire/ uses
     brake      brake_torque(...): LuGre-type brake element (holds a wheel without creep), BRAKE_* constants
     stepper    the single-wheel stepper: WheelArrays record, wheel_derivative, RK4 step/stages/dense output,
                wheel_advance (what the rig and the Tire FMU both run)

@@ -1,5 +1,6 @@
-"""njit stepper of one spatial wheel's tire slip states over a communication step: the combined-slip tire
-``contact.tire_contact_3d`` on a wheel whose motion is prescribed, classic RK4.
+"""njit stepper of one spatial wheel's tire slip states over a communication step: the tire model's
+contact ``models.contact`` (mf52: the combined-slip ``contact.tire_contact_3d``) on a wheel whose motion is
+prescribed, classic RK4.
 
 What the Tire FMU runs with ``wheel_interface = chrono`` (``tire.tire3d.TireModel3d`` is the Python class
 over it). Global frame ISO 8855 (x forward, y left, z up). The wheel's motion over the step [t, t + h] is
@@ -15,7 +16,7 @@ State y (float64[N_STATES]):
     S_KAPPA    transient longitudinal slip κ' [-]
     S_Q        lateral transient slip q = tan α' [-]
 
-Derivative: (dκ'/dt, dq/dt) of ``tire_contact_3d`` at (c(τ), ċ(τ), ω(τ), a_s) on the road under c(τ):
+Derivative: (dκ'/dt, dq/dt) of ``models.contact`` at (c(τ), ċ(τ), ω(τ), a_s) on the road under c(τ):
 either the internal road (``road.kernel.road_eval_xy`` at (c_x, c_y)) or the plane through
 (x0, y0, h0) with slopes (sx, sy) = (dh/dx, dh/dy) and friction mu:
 
@@ -24,7 +25,7 @@ either the internal road (``road.kernel.road_eval_xy`` at (c_x, c_y)) or the pla
 Each evaluation also leaves in ``work`` the centre, velocity, angular velocity and road it used, and the
 tire's moment about the centre c(τ):
 
-    M_c = My a_s + Mz n⊥ + (P - c(τ)) × F         (tire_contact_3d's OUT_MOMENT plus the lever arm)
+    M_c = My a_s + Mz n⊥ + (P - c(τ)) × F         (the contact's OUT_MOMENT plus the lever arm)
 
 RK4 over n equal sub-steps s = h/n (rows K1..K4 of ``stages``):
     k1 = f(τ, y), k2 = f(τ + s/2, y + s/2 k1), k3 = f(τ + s/2, y + s/2 k2), k4 = f(τ + s, y + s k3)
@@ -46,7 +47,8 @@ import numpy as np
 from ..jit import njit
 from ..road.arrays import RoadArrays, plane_arrays
 from ..road.kernel import road_eval_xy
-from .contact import CONTACT_OUT_N, OUT_DALPHA, OUT_DKAPPA, OUT_FORCE, OUT_MOMENT, OUT_POINT, tire_contact_3d
+from .contact import CONTACT_OUT_N, OUT_DALPHA, OUT_DKAPPA, OUT_FORCE, OUT_MOMENT, OUT_POINT
+from .models import contact, model_id
 from .stepper import K1, K2, K3, K4, TMP, rk4_dense, rk4_update
 
 # state vector
@@ -81,12 +83,12 @@ class Wheel3dArrays(NamedTuple):
     """One spatial wheel's tire as a record of preallocated arrays (build it with ``wheel3d_arrays``).
 
     Fields:
-        p         tire parameter array (tir.P_* layout)
+        p         tire parameter array (``models.params``: the model's layout, its id in P_MODEL)
         road      the internal road (RoadArrays for ``road_eval_xy``; a placeholder plane when unused)
         motion    float64[N_MOTION], M_* layout: the prescribed motion of the step and the plane road
         stages    float64[N_STAGES, N_STATES]: RK4 stages K1..K4 and the TMP stage state
         work      float64[N_WORK], WK_* layout: the last derivative evaluation's wheel quantities
-        contact   float64[CONTACT_OUT_N]: the last evaluation's ``tire_contact_3d`` outputs (OUT_*)
+        contact   float64[CONTACT_OUT_N]: the last evaluation's ``models.contact`` outputs (OUT_*)
     """
 
     p: np.ndarray
@@ -100,7 +102,7 @@ class Wheel3dArrays(NamedTuple):
 def wheel3d_arrays(p, road: RoadArrays | None = None, mirror: float = 1.0) -> Wheel3dArrays:
     """A ``Wheel3dArrays`` with zero motion and fresh work arrays.
 
-    p        tire parameter array (tir.P_* layout)
+    p        tire parameter array (``models.params``: the model's layout, its id in P_MODEL)
     road     RoadArrays of the internal road, or None for the plane road of motion[M_PLANE:] (set it with
              ``set_plane_road``; until then the level plane h = 0 with mu = 1)
     mirror   +1.0 left-hand tire, -1.0 right-hand tire
@@ -137,8 +139,8 @@ def derivative3d(tau, y, w, dy):
     else:
         road_eval_xy(w.road, center[0], center[1], road)
     out = w.contact
-    tire_contact_3d(w.p, m[M_MIRROR], center, vel, omega, m[M_AXIS:M_AXIS + 3], road[0], road[1], road[3], road[2],
-                    y[S_KAPPA], y[S_Q], out)
+    contact(model_id(w.p), w.p, m[M_MIRROR], center, vel, omega, m[M_AXIS:M_AXIS + 3], road[0], road[1], road[3],
+            road[2], y[S_KAPPA], y[S_Q], out)
     rx = out[OUT_POINT] - center[0]
     ry = out[OUT_POINT + 1] - center[1]
     rz = out[OUT_POINT + 2] - center[2]

@@ -165,7 +165,10 @@ P_LS = 124
 P_PTY1 = 125     # lateral relaxation length: peak of sigma_alpha / R0 [-]
 P_PTY2 = 126     # lateral relaxation length: load at the peak / Fz0' [-]
 P_LSGAL = 127    # scale factor of the lateral relaxation length [-]
-N_PARAMS = 128
+N_COEFFICIENTS = 128
+"""Slots 0 .. N_COEFFICIENTS-1 hold the .tir coefficients above."""
+P_MODEL = 128    # tire model id (tire.models; 0 = mf52), written by tire.models.params, not a .tir coefficient
+N_PARAMS = 129
 
 DEFAULT_RELAXATION_LENGTH_M = 0.3
 """Longitudinal relaxation length at FNOMIN used when the file has no PTX1 [m]."""
@@ -468,7 +471,8 @@ class TireParams:
     tables: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def to_array(self) -> np.ndarray:
-        """The coefficients as float64[N_PARAMS] in the P_* layout (raw values; scaling applied by the kernels)."""
+        """The coefficients as float64[N_PARAMS] in the P_* layout (raw values; scaling applied by the kernels);
+        the model slot P_MODEL is 0, the mf52 model's id (``tire.models``)."""
         out = np.zeros(N_PARAMS, dtype=np.float64)
         for name, _section, _default, _rule, index in COEFFICIENTS:
             out[index] = getattr(self, name)
@@ -620,7 +624,7 @@ def coefficient_names() -> tuple[str, ...]:
 def _check_layout() -> None:
     """Import-time guard: COEFFICIENTS covers every array slot once and every coefficient field."""
     indices = sorted(entry[4] for entry in COEFFICIENTS)
-    if indices != list(range(N_PARAMS)):
+    if indices != list(range(N_COEFFICIENTS)) or P_MODEL != N_COEFFICIENTS or N_PARAMS != P_MODEL + 1:
         raise RuntimeError("tir.COEFFICIENTS does not cover the P_* layout exactly once")
     declared = [f.name for f in fields(TireParams)][2:-2]
     if declared != list(coefficient_names()):

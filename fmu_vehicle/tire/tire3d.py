@@ -37,7 +37,7 @@ from .stepper3d import (M_ACC, M_ALPHA, M_AXIS, M_MIRROR, M_OMEGA, M_PLANE, M_PO
                         quaternion_spin_axis, wheel3d_arrays)
 
 SIDES = {"left": 1.0, "right": -1.0}
-"""Tire side -> ``tire_contact_3d``'s mirror (a right-hand tire is the mirror image of the file's tire)."""
+"""Tire side -> ``models.contact``'s mirror (a right-hand tire is the mirror image of the file's tire)."""
 
 
 class WheelState(NamedTuple):
@@ -57,7 +57,7 @@ class WheelState(NamedTuple):
 
 class Terrain(NamedTuple):
     """The terrain under the query point: height [m], unit normal (x, y, z) [-] (n_z > 0), friction mu [-]
-    (the road friction coefficient of ``tire_contact_3d``: it scales the friction coefficients of the
+    (the road friction coefficient of ``models.contact``: it scales the friction coefficients of the
     property file, LMUX* = LMUX mu/mu_nom and LMUY* = LMUY mu/mu_nom with mu_nom = 1)."""
 
     height: float
@@ -95,7 +95,7 @@ OUTPUTS_3D = {
 
 
 class TireModel3d:
-    """One tire on a spatial wheel: parameters ``p`` (tir.P_* layout), side ("left" | "right"), optional
+    """One tire on a spatial wheel: parameters ``p`` (``models.params``), side ("left" | "right"), optional
     internal road (RoadArrays; None: the terrain inputs' plane), slip states κ' (``kappa``) and q = tan α'
     (``q``). Module docstring for the step; ``outputs`` gives the outputs at any τ without stepping."""
 

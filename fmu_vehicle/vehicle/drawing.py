@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ..plotting import new_figure, save_figure
-from ..tire.tir import P_R0
+from ..tire.models import unloaded_radius
 
 TIRE_DRAW_WIDTH_M = 0.3
 """Width of a tire in the top view when its file gives no WIDTH [m] (drawing only)."""
@@ -32,7 +32,7 @@ TIRE_DRAW_WIDTH_M = 0.3
 def vehicle_dimensions(vehicle) -> dict[str, float]:
     """The dimensions the picture annotates (module docstring), in SI units, from ``vehicle``'s data."""
     centers = np.array([w.center_m for w in vehicle.spec.wheels], dtype=float)
-    radii = np.asarray(vehicle.tire_p[:, P_R0], dtype=float)
+    radii = np.array([unloaded_radius(p) for p in vehicle.tire_p], dtype=float)
     front_x = centers[:, 0].max()
     front = centers[np.isclose(centers[:, 0], front_x)]
     ys = front[:, 1]
@@ -78,7 +78,7 @@ def draw_vehicle(vehicle, path: str | os.PathLike, dpi: float = 110) -> dict[str
     chassis = spec.chassis_body
     wheels = {w.body: w for w in spec.wheels}
     centers = np.array([w.center_m for w in spec.wheels], dtype=float)
-    radii = np.asarray(vehicle.tire_p[:, P_R0], dtype=float)
+    radii = np.array([unloaded_radius(p) for p in vehicle.tire_p], dtype=float)
     widths = [float(t.sections.get("DIMENSION", {}).get("WIDTH", TIRE_DRAW_WIDTH_M)) for t in spec.tires]
 
     fig = new_figure(11.0, 8.8)

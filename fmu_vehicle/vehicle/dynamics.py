@@ -7,7 +7,7 @@ are engine coordinates: road x = engine x + ``data.origin[0]`` (outputs are road
 
 Per evaluation (``vehicle_rhs``): the steering rack's prescribed travel (``steer``, if the vehicle steers) -> engine
 positions and velocities -> per wheel: the road under the wheel centre (internal road or inputs), the
-tire's combined-slip contact force and moments (internal tire, ``tire.contact.tire_contact_3d``) or the
+tire's combined-slip contact force and moments (internal tire, ``tire.models.contact``) or the
 external tire's force and moment about the wheel centre, the drive torque and the brake torque on the
 wheel's spin joint (the reaction acts on the hub) -> engine forward dynamics.
 Inputs are the columns of the largest signal table's per-wheel inputs (``signals.FULL_VEHICLE``), SI units.
@@ -29,7 +29,8 @@ from ..multibody.state import STATUS_MASS_NOT_PD, clear_loads, set_state
 from ..road.kernel import road_eval_xy
 from ..tire.brake import brake_torque
 from ..tire.contact import (OUT_ALPHA, OUT_DALPHA, OUT_DKAPPA, OUT_FX, OUT_FY, OUT_FZ, OUT_GAMMA, OUT_MOMENT,
-                            OUT_MZ, OUT_POINT, tire_contact_3d)
+                            OUT_MZ, OUT_POINT)
+from ..tire.models import contact, model_id
 from .events import n_switch, vehicle_switch
 from .model import (MODE_ROAD, MODE_TIRE, W_AXIS, W_CENTER, W_FORCE, W_LEVER, W_MOMENT, W_OMEGA, W_POINT, W_ROAD,
                     W_VEL, VehicleModel)
@@ -93,7 +94,7 @@ def wheel_kinematics(model, data, w):
 def wheel_loads(model, data, y, ydot, ni):
     """Tire/road/actuator loads of every wheel into the engine's loads; slip and bristle rates into ydot.
 
-    Internal tire: F, P and the moment My a + Mz n⊥ from ``tire_contact_3d`` on the road (internal road at
+    Internal tire: F, P and the moment My a + Mz n⊥ from ``tire.models.contact`` on the road (internal road at
     road x, or the road inputs). External tire: the inputs' force F and moment M, with F acting at the
     wheel centre c and M + r × F added, r = the lever of the input point about the wheel centre taken at
     the start of the step (``W_LEVER``, set by ``stepping.prepare_step``; 0 for a table without a point); reported as
@@ -116,8 +117,9 @@ def wheel_loads(model, data, y, ydot, ni):
             else:
                 rout[0], rout[1], rout[2] = inp[IN_ROAD_H], inp[IN_ROAD_SLOPE], inp[IN_ROAD_MU]
                 rout[3] = inp[IN_ROAD_SLOPE_Y]
-            tire_contact_3d(model.tire_p[w], model.w_side[w], c, v, om, ax, rout[0], rout[1], rout[3], rout[2],
-                            y[2 * ni + w], y[2 * ni + 2 * nw + w], out)
+            tp = model.tire_p[w]
+            contact(model_id(tp), tp, model.w_side[w], c, v, om, ax, rout[0], rout[1], rout[3], rout[2],
+                    y[2 * ni + w], y[2 * ni + 2 * nw + w], out)
             for k in range(3):
                 F[k] = out[k]
                 P[k] = out[OUT_POINT + k]

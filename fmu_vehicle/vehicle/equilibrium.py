@@ -19,8 +19,8 @@ an entry point of its binary, so that ``x0`` stays settable there (docs/native.m
    decreases. When no halving does, the differences are taken again over a 100 times wider step (up to
    1e-3: Q has kinks, e.g. the lateral slope of a two-track road jumps to 0 at its edge, where a car's wheels
    stand), and the iteration stops at the widest (the evaluation's rounding floor) or when the step is below
-   1e-15 relative. The tires' lateral scaling factors are 0 meanwhile (``REST_SCALES``: a tire at rest
-   carries no lateral force).
+   1e-15 relative. The tires' lateral force and aligning moment are off meanwhile (``tire.models.rest_params``:
+   a tire at rest carries no lateral force).
 4. Each loaded tire's lateral state q_y = tan(alpha') is set where its lateral force Fy(q_y) = 0 (ply steer
    and conicity cancelled), by bisection on [-0.5, 0.5] to 1e-15, or left at 0 where Fy has no root there.
 5. The start table (``vehicle.start``): the chassis velocity gains along the road tangent
@@ -43,16 +43,10 @@ from ..multibody.constraints import velocity_transform
 from ..multibody.kinematics import forward_velocities
 from ..multibody.state import assemble_positions, rest_at_design
 from ..road.kernel import road_eval_xy
-from ..tire import tir as _tir
-from ..tire.contact import CONTACT_OUT_N, OUT_FY, OUT_FZ, OUT_RE, tire_contact_3d
-from ..tire.tir import N_PARAMS, P_CZ, P_R0
+from ..tire.contact import CONTACT_OUT_N, OUT_FY, OUT_FZ, OUT_RE
+from ..tire.models import N_PARAMS, contact, model_id, rest_params, unloaded_radius, vertical_stiffness
 from .dynamics import IN_BRAKE, IN_DRIVE, vehicle_rhs
 from .model import MODE_ROAD, MODE_TIRE, W_AXIS, W_CENTER, W_OMEGA, W_ROAD, W_VEL, VehicleModel
-
-REST_SCALES = np.array([getattr(_tir, f"P_{n}") for n in ("LMUY", "LKY", "LVY", "LHY", "LXAL", "LTR", "LRES", "LS")],
-                       dtype=np.int64)
-"""Tire scaling factors that switch the lateral force, the aligning moment and the slip-angle weighting of
-Fx off: at 0 while the equilibrium is solved."""
 
 PLACEMENT_STEPS = 10        # continuation steps of the rigid placement
 NEWTON_MAXIT = 60           # Newton iterations per stage
@@ -73,7 +67,7 @@ class EquilibriumWork(NamedTuple):
     """Scratch of :func:`static_equilibrium` for a vehicle of ``ni`` independent coordinates, ``n``
     coordinates, ``nw`` wheels and ``n_states`` states (:func:`new_work`)."""
     jac: np.ndarray         # (ni, ni) forward-difference Jacobian, then its LU factors
-    rest_p: np.ndarray      # (nw, N_PARAMS) the tire parameters with REST_SCALES at 0
+    rest_p: np.ndarray      # (nw, N_PARAMS) the tire parameters of ``tire.models.rest_params``
     vec: np.ndarray         # (5, ni): q, Q(q), step, trial q, Q(trial q)
     ys: np.ndarray          # (2, n_states): the trial state, its derivative
     zs: np.ndarray          # (4, n): placement target and continuation scratch (rows 0-2), then the last
@@ -207,9 +201,9 @@ def _rest_lateral_states(model, data, y, ws):
             continue
         fy = ws.vec[0, 0:2]
         for side in range(2):
-            tire_contact_3d(model.tire_p[w], model.w_side[w], wk[W_CENTER:W_CENTER + 3], wk[W_VEL:W_VEL + 3],
-                            wk[W_OMEGA:W_OMEGA + 3], wk[W_AXIS:W_AXIS + 3], wk[W_ROAD], wk[W_ROAD + 1],
-                            wk[W_ROAD + 3], wk[W_ROAD + 2], y[2 * ni + w], -0.5 + side, out)
+            contact(model_id(model.tire_p[w]), model.tire_p[w], model.w_side[w], wk[W_CENTER:W_CENTER + 3],
+                    wk[W_VEL:W_VEL + 3], wk[W_OMEGA:W_OMEGA + 3], wk[W_AXIS:W_AXIS + 3], wk[W_ROAD],
+                    wk[W_ROAD + 1], wk[W_ROAD + 3], wk[W_ROAD + 2], y[2 * ni + w], -0.5 + side, out)
             fy[side] = out[OUT_FY]
         if not fy[0] * fy[1] < 0.0:
             continue
@@ -218,9 +212,9 @@ def _rest_lateral_states(model, data, y, ws):
             mid = 0.5 * (lo + hi)
             if mid <= lo or mid >= hi:
                 break
-            tire_contact_3d(model.tire_p[w], model.w_side[w], wk[W_CENTER:W_CENTER + 3], wk[W_VEL:W_VEL + 3],
-                            wk[W_OMEGA:W_OMEGA + 3], wk[W_AXIS:W_AXIS + 3], wk[W_ROAD], wk[W_ROAD + 1],
-                            wk[W_ROAD + 3], wk[W_ROAD + 2], y[2 * ni + w], mid, out)
+            contact(model_id(model.tire_p[w]), model.tire_p[w], model.w_side[w], wk[W_CENTER:W_CENTER + 3],
+                    wk[W_VEL:W_VEL + 3], wk[W_OMEGA:W_OMEGA + 3], wk[W_AXIS:W_AXIS + 3], wk[W_ROAD],
+                    wk[W_ROAD + 1], wk[W_ROAD + 3], wk[W_ROAD + 2], y[2 * ni + w], mid, out)
             if (out[OUT_FY] < 0.0) == (f_lo < 0.0):
                 lo, f_lo = mid, out[OUT_FY]
             else:
@@ -304,8 +298,8 @@ def _place(model, data, x0, grade, mass_kg, ws, y):
     for w in range(nw):
         c = model.w_center0[w]
         rot_z = com[2] - sp * (c[0] - com[0]) + cp * (c[2] - com[2])
-        defl = mass_kg * 9.81 / nw / model.tire_p[w, P_CZ]
-        dz += heights[w] + (model.tire_p[w, P_R0] - defl) / math.cos(math.atan(grade)) - rot_z
+        defl = mass_kg * 9.81 / nw / vertical_stiffness(model.tire_p[w])
+        dz += heights[w] + (unloaded_radius(model.tire_p[w]) - defl) / math.cos(math.atan(grade)) - rot_z
     dz /= nw
     target = ws.zs[0]
     for i in range(n):
@@ -340,10 +334,7 @@ def _solve(model, data, x0, grade, mass_kg, ws, y):
     ni, nw = mech.ni, model.w_body.shape[0]
     cc = model.chassis_coords
     for w in range(nw):
-        for c in range(N_PARAMS):
-            ws.rest_p[w, c] = model.tire_p[w, c]
-        for c in REST_SCALES:
-            ws.rest_p[w, c] = 0.0
+        rest_params(model.tire_p[w], ws.rest_p[w])
     rest = _with_tire_p(model, ws.rest_p)
     unknowns = ws.ints[3 * ni:4 * ni]
     err = 0.0

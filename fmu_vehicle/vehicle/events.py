@@ -32,7 +32,7 @@ from ..jit import njit
 
 from ..road.kernel import break_switch
 from ..tire.contact import OUT_DEFLECTION, OUT_NORMAL
-from ..tire.tir import P_CZ, P_KZ, P_LCZ
+from ..tire.models import vertical_damping, vertical_stiffness
 from .model import MODE_ROAD, MODE_TIRE, W_CENTER, W_VEL
 
 ROAD_FAMILIES = 2
@@ -66,11 +66,11 @@ def vehicle_switch(t, y, model, data, breaks, g):
             p = model.tire_p[w]
             delta = out[OUT_DEFLECTION]
             g[b + ROAD_FAMILIES] = delta
-            spring = p[P_CZ] * p[P_LCZ] * delta
+            spring = vertical_stiffness(p) * delta
             if delta > 0.0:
                 rate = -(out[OUT_NORMAL] * wk[W_VEL] + out[OUT_NORMAL + 1] * wk[W_VEL + 1]
                          + out[OUT_NORMAL + 2] * wk[W_VEL + 2])
-                g[b + ROAD_FAMILIES + 1] = spring + p[P_KZ] * rate
+                g[b + ROAD_FAMILIES + 1] = spring + vertical_damping(p) * rate
             else:
                 g[b + ROAD_FAMILIES + 1] = spring
         else:

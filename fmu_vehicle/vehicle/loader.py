@@ -26,7 +26,7 @@ from pathlib import Path
 from ..errors import ModelError
 from ..multibody.spec import MechanismSpec, parse_mechanism
 from ..paths import resource_path
-from ..tire.tir import read_tir
+from ..tire.models import read_tire
 from .templates import CHASSIS_TEMPLATES, STEERING_TEMPLATES, SUSPENSION_TEMPLATES, WheelInfo
 
 
@@ -55,7 +55,7 @@ class VehicleSpec:
     chassis_body: str
     mechanism: MechanismSpec
     wheels: tuple          # WheelInfo per corner, in file order
-    tires: tuple           # TireParams per corner
+    tires: tuple           # tire data per corner (its model's reader's, e.g. tir.TireParams; tire.models)
     data: dict             # the merged vehicle data (for reports)
     steering: SteeringSpec | None = None
 
@@ -249,7 +249,8 @@ def load_vehicle_spec(name_or_path: str | os.PathLike, *, base=None, overrides: 
         tire_file = c.get("tire")
         if not isinstance(tire_file, str):
             raise ModelError(f"{where}: missing field 'tire'")
-        tires.append(read_tir(resource_path("tires", tire_file, base=base)))
+        tires.append(read_tire(resource_path("tires", tire_file, base=base), c.get("tire_model"),
+                               f"{where}: field 'tire_model'"))
         wheels.append(WheelInfo(name=cname, center_m=tuple(map(float, center)), spin_axis=(0.0, 1.0, 0.0),
                                 driven=bool(c.get("driven", False)), tire_file=tire_file, side=side, **w))
     coordinates = {"independent": frag.independent}

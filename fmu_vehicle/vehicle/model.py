@@ -28,7 +28,7 @@ VehicleModel = namedtuple("VehicleModel", [
     "w_axis0",         # (nw,3) unit spin axis at the design configuration
     "w_inertia",       # (nw,) wheel spin inertia about its axle [kg m^2] (brake element)
     "w_side",          # (nw,) +1.0 left-hand corner, -1.0 right-hand (its tire is mirrored, tire.contact)
-    "tire_p",          # (nw, N_PARAMS) tire parameter arrays (tire.tir P_* layout)
+    "tire_p",          # (nw, N_PARAMS) tire parameter arrays (tire.models.params: model id in P_MODEL)
     "road",            # road.arrays.RoadArrays: the internal road
     "chassis",         # chassis body index
     "chassis_coords",  # (6,) int64 coordinates of chassis x, y, z, roll, pitch, yaw (-1: not a coordinate)

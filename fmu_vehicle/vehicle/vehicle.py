@@ -26,6 +26,7 @@ from ..multibody.mechanism import POSITION_MAXIT, POSITION_TOL, Mechanism, failu
 from ..multibody.state import PREDICTOR_FIELDS
 from ..road import load_road
 from ..road.arrays import slope_breaks
+from ..tire.models import params as tire_params
 from .dynamics import IN_BRAKE, IN_DRIVE, QUANTITIES, n_quantities, vehicle_record, vehicle_rhs
 from .loader import VehicleSpec, load_vehicle_spec
 from .model import W_LEVER, VehicleData, VehicleModel, check_data, make_data
@@ -87,7 +88,7 @@ class Vehicle:
                                      dtype=float)
         # the kernel's input matrix has the columns of the largest table; this table's inputs map onto them
         self.input_columns = self.signals.input_columns(FULL_VEHICLE)
-        self.tire_p = np.array([t.to_array() for t in spec.tires], dtype=float)
+        self.tire_p = np.array([tire_params(t) for t in spec.tires], dtype=float)
         self.n_wheels = len(spec.wheels)
         st = spec.steering
         self.steer_drv = -1 if st is None else int(list(m.model.drv).index(m.coordinate(st.rack_coordinate)))

@@ -10,10 +10,11 @@ the FMU resources, ISO 8855 axes (x forward, y left, z up) and SI units:
   (``TireModel``).
 * ``chrono``: Project Chrono's force-element tire interface (``FMU2cs_ForceElementTire``): the spatial wheel
   state wheel_state.pos/rot/lin_vel/ang_vel and the terrain terrain_height/normal/mu under query_point in,
-  wheel_load.point/force/moment out; the MF 5.2 combined-slip contact ``tire_contact_3d`` that the vehicle
-  uses internally (κ' and q = tan α' with their relaxation lengths, low-speed damping, ``side = right``
-  mirrored). A variable table over ``fmu_vehicle.tire.tire3d.TireModel3d`` and its stepper
-  ``fmu_vehicle.tire.stepper3d``. See docs/tire.md §13.
+  wheel_load.point/force/moment out; the tire model's contact ``fmu_vehicle.tire.models.contact`` that the
+  vehicle uses internally (a ``.tir`` file: the MF 5.2 combined-slip contact ``tire_contact_3d``, κ' and
+  q = tan α' with their relaxation lengths, low-speed damping, ``side = right`` mirrored). A variable table
+  over ``fmu_vehicle.tire.tire3d.TireModel3d`` and its stepper ``fmu_vehicle.tire.stepper3d``. See
+  docs/tire.md §13.
 
 Per communication step [t, t+h] the inputs are the wheel's state at t (FMI 2.0 CS, inputs held).  Inside the
 step the tire extrapolates that state: the velocities and the spin (chrono: the angular velocity vector; the
@@ -86,7 +87,7 @@ from fmu_vehicle.tire.contact import (OUT_DEFLECTION, OUT_FORCE, OUT_FX, OUT_FZ,
                                       OUT_NORMAL, OUT_POINT, OUT_RE, OUT_SIGMA, OUT_VSX)
 from fmu_vehicle.tire.stepper import (N_STATES, S_KAPPA, S_OMEGA, S_VX, S_VZ, S_X, S_Z, TMP, W_ALPHA, W_AX,
                                       W_AZ, WK_MOMENT, WK_ROAD, wheel_advance, wheel_arrays, wheel_derivative)
-from fmu_vehicle.tire.tir import read_tir
+from fmu_vehicle.tire.models import params as tire_params, read_tire
 from fmu_vehicle.tire.stepper3d import quaternion_spin_axis
 from fmu_vehicle.tire.tire3d import OUTPUTS_3D, Terrain, TireModel3d, WheelState, terrain_slopes
 
@@ -151,7 +152,8 @@ _PLANAR_ZEROS = {name: 0.0 for name in ("fy", "mz", "slip_angle", "slip_angle_ki
 
 
 class TireModel:
-    """One tire: parameters ``p`` (tir.P_* layout), optional internal road (RoadArrays), slip state κ' (``kappa``).
+    """One tire: parameters ``p`` (``tire.models.params`` of a .tir file), optional internal road (RoadArrays),
+    slip state κ' (``kappa``).
 
     ``step(t, h, ...)`` takes the wheel state at t and advances κ' over [t, t+h] with the single-wheel stepper
     (``stepper.wheel_advance``, RK4) on a wheel whose velocities and spin are held to the inputs and change at
@@ -408,7 +410,8 @@ class Tire(VehicleSlaveBase):
     def _setup(self):
         v = self.values
         res = Path(self.resources)
-        params = load_file(v["tire_file"], "tire_file", res, read_tir, allow_external=v[ALLOW_PARAMETER]).to_array()
+        params = tire_params(load_file(v["tire_file"], "tire_file", res, read_tire,
+                                       allow_external=v[ALLOW_PARAMETER]))
         road = self._road(res).to_arrays() if v["road_source"] == "internal" else None
         if self._chrono():
             self.model = TireModel3d(params, v["side"], road, v["slip0"], 0.0)
