@@ -31,9 +31,9 @@ import math
 
 from ..jit import njit
 
-from .pacejka import (RELAXATION_TIME_MIN, effective_rolling_radius, low_speed_damping, mf_fx0, nominal_load,
-                      relaxation_length, rolling_resistance_moment, slip_relaxation_length_kx, slip_stiffness,
-                      vertical_force)
+from .pacejka import (RELAXATION_TIME_MIN, effective_rolling_radius, low_speed_damping, mf_fx0_eval_kx,
+                      nominal_load, relaxation_length, relaxation_length_from_slope, rolling_resistance_moment,
+                      slip_stiffness, vertical_force)
 from .pacejka_combined import cornering_stiffness, lateral_relaxation_length, mf_combined_given
 from .tir import P_KPUMAX, P_KPUMIN, P_R0, P_VXLOW
 
@@ -129,31 +129,36 @@ def airborne(p, vx, omega, slip_state, speed_floor, out):
 
 @njit(inline="always")
 def longitudinal_slip(p, fz, vx, vsx, road_mu, slip_state):
-    """The transient longitudinal slip of a loaded tire (module docstring): returns (κ used for the force,
-    dκ'/dt [1/s], σc [m]).
+    """The transient longitudinal slip of a loaded tire at zero camber (module docstring): returns (κ used for
+    the force, dκ'/dt [1/s], σc [m], Fx0(κ) [N]).
 
     κ = clip(κ', KPUMIN, KPUMAX) - k_low(Vx) Vsx / Kx,  σc = slip_relaxation_length(κ clipped),
     dκ'/dt = (-Vsx - |Vx| κ') / σc, zero outward at the clip limits (anti-windup)."""
-    return longitudinal_slip_kx(p, fz, slip_stiffness(p, fz), vx, vsx, road_mu, slip_state)
+    return longitudinal_slip_kx(p, fz, slip_stiffness(p, fz), 0.0, vx, vsx, road_mu, slip_state)
 
 
 @njit(inline="always")
-def longitudinal_slip_kx(p, fz, kx, vx, vsx, road_mu, slip_state):
-    """``longitudinal_slip`` with the slip stiffness Kx = ``pacejka.slip_stiffness(p, fz)`` [N] given (its exp
-    computed once per contact)."""
+def longitudinal_slip_kx(p, fz, kx, gamma, vx, vsx, road_mu, slip_state):
+    """``longitudinal_slip`` at the inclination gamma [rad] with the slip stiffness Kx =
+    ``pacejka.slip_stiffness(p, fz)`` [N] given (its exp computed once per contact). σc takes the slope of
+    the Fx0 the force uses (camber included), and that Fx0 at the clipped κ' comes with it: above VXLOW,
+    where k_low = 0, it is Fx0(κ) itself, so the Magic Formula's longitudinal terms are evaluated once."""
     kappa = slip_state
     if kappa > p[P_KPUMAX]:
         kappa = p[P_KPUMAX]
     elif kappa < p[P_KPUMIN]:
         kappa = p[P_KPUMIN]
-    sigma = slip_relaxation_length_kx(p, fz, kx, kappa, road_mu, vx)
+    fx0, slope = mf_fx0_eval_kx(p, fz, kx, kappa, gamma, road_mu, kx > 0.0)
+    sigma = relaxation_length_from_slope(p, fz, kx, slope, vx)
     dkappa = (-vsx - abs(vx) * slip_state) / sigma
     if (slip_state >= p[P_KPUMAX] and dkappa > 0.0) or (slip_state <= p[P_KPUMIN] and dkappa < 0.0):
         dkappa = 0.0
     if kx > 0.0:
-        kappa -= low_speed_damping(p, vx) * vsx / kx
-    return kappa, dkappa, sigma
-
+        damping = low_speed_damping(p, vx)
+        if damping != 0.0:
+            kappa -= damping * vsx / kx
+            fx0, _slope = mf_fx0_eval_kx(p, fz, kx, kappa, gamma, road_mu, False)
+    return kappa, dkappa, sigma, fx0
 
 
 @njit
@@ -189,8 +194,7 @@ def tire_contact(p, center, center_vel, wheel_omega, spin_axis, road_h, road_dhd
     fz = vertical_force(p, delta, delta_rate)
     re = effective_rolling_radius(p, delta)
     vsx = vx - omega * re
-    kappa, dkappa, sigma = longitudinal_slip(p, fz, vx, vsx, road_mu, slip_state)
-    fx = mf_fx0(p, fz, kappa, road_mu)
+    kappa, dkappa, sigma, fx = longitudinal_slip(p, fz, vx, vsx, road_mu, slip_state)
     my = rolling_resistance_moment(p, fz, vx, omega)
 
     out[OUT_FORCE] = fx * tx + fz * nx
@@ -290,10 +294,10 @@ def tire_contact_3d(p, mirror, center, center_vel, wheel_omega, spin_axis, road_
     fz = vertical_force(p, delta, delta_rate)
     re = effective_rolling_radius(p, delta)
     vsx = vx - omega * re
-    kx = slip_stiffness(p, fz)          # Kx and Ky enter the slip and the Magic Formula: evaluated once
-    kappa, dkappa, sigma = longitudinal_slip_kx(p, fz, kx, vx, vsx, road_mu, slip_state)
-
     gamma_t = mirror * gamma
+    kx = slip_stiffness(p, fz)          # Kx, Ky and Fx0 enter the slip and the Magic Formula: evaluated once
+    kappa, dkappa, sigma, fx0 = longitudinal_slip_kx(p, fz, kx, gamma_t, vx, vsx, road_mu, slip_state)
+
     sigma_y = lateral_relaxation_length(p, fz, gamma_t)
     if sigma_y < sigma_min:
         sigma_y = sigma_min
@@ -311,7 +315,8 @@ def tire_contact_3d(p, mirror, center, center_vel, wheel_omega, spin_axis, road_
     alpha = math.atan(q)
 
     alpha_t = mirror * alpha
-    fx, fy_t, mz_t = mf_combined_given(p, fz, kappa, alpha_t, math.tan(alpha_t), gamma_t, road_mu, kx, ky)
+    fx, fy_t, mz_t = mf_combined_given(p, fz, kappa, alpha_t, math.tan(alpha_t), gamma_t, road_mu, kx, ky,
+                                       fx0)
     fy = mirror * fy_t
     mz = mirror * mz_t * aligning_fade(p, vx)
     my = rolling_resistance_moment(p, fz, vx, omega)

@@ -3,7 +3,8 @@
 Every function is a pure function of the parameter array ``p`` (layout: ``tir.P_*``) and scalars, in SI
 units. Equations follow Pacejka, Tire and Vehicle Dynamics (3rd ed., 2012), §4.3.2 (MF-Tyre 5.2/6.1 pure
 longitudinal slip, rolling resistance moment, effective rolling radius) and the MF-Tyre transient slip
-(relaxation length PTX1..3), restricted to zero camber and nominal inflation pressure. Road friction enters as the ratio
+(relaxation length PTX1..3), at nominal inflation pressure; camber enters only Fx0's peak friction
+(``mf_fx0_eval_kx``), every other function here is at zero camber. Road friction enters as the ratio
 mu_road / MU_ROAD_NOMINAL multiplying the peak friction and the vertical shift (not the slip stiffness).
 The same code runs uncompiled with NUMBA_DISABLE_JIT=1.
 
@@ -16,8 +17,8 @@ import math
 from ..jit import njit
 
 from .tir import (P_BREFF, P_CZ, P_DREFF, P_FNOMIN, P_FREFF, P_KVLOW0, P_KZ, P_LCX, P_LCZ, P_LEX, P_LFZO,
-                  P_LHX, P_LKX, P_LMUX, P_LMY, P_LONGVL, P_LSGKP, P_LVX, P_PCX1, P_PDX1, P_PDX2, P_PEX1,
-                  P_PEX2, P_PEX3, P_PEX4, P_PHX1, P_PHX2, P_PKX1, P_PKX2, P_PKX3, P_PTX1, P_PTX2, P_PTX3,
+                  P_LGAX, P_LHX, P_LKX, P_LMUX, P_LMY, P_LONGVL, P_LSGKP, P_LVX, P_PCX1, P_PDX1, P_PDX2,
+                  P_PDX3, P_PEX1, P_PEX2, P_PEX3, P_PEX4, P_PHX1, P_PHX2, P_PKX1, P_PKX2, P_PKX3, P_PTX1, P_PTX2, P_PTX3,
                   P_PVX1, P_PVX2, P_QSY1, P_QSY3, P_QSY4, P_R0, P_VXLOW)
 
 MU_ROAD_NOMINAL = 1.0
@@ -54,22 +55,33 @@ def slip_stiffness(p, fz):
 
 @njit
 def mf_fx0_eval(p, fz, kappa, mu_road, with_slope):
-    """Fx0 [N] and, if with_slope, dFx0/dκ [N] (0 otherwise); the formula of ``mf_fx0``."""
+    """Fx0 [N] and, if with_slope, dFx0/dκ [N] (0 otherwise) at zero camber; the formula of ``mf_fx0``."""
     if fz <= 0.0:
         return 0.0, 0.0
-    return mf_fx0_eval_kx(p, fz, slip_stiffness(p, fz), kappa, mu_road, with_slope)
+    return mf_fx0_eval_kx(p, fz, slip_stiffness(p, fz), kappa, 0.0, mu_road, with_slope)
 
 
 @njit
-def mf_fx0_eval_kx(p, fz, kx_stiffness, kappa, mu_road, with_slope):
-    """``mf_fx0_eval`` for Fz > 0 with the slip stiffness Kx = ``slip_stiffness(p, fz)`` [N] given (a caller
-    that needs Kx itself computes its exp once)."""
+def mf_fx0_eval_kx(p, fz, kx_stiffness, kappa, gamma, mu_road, with_slope):
+    """Pure longitudinal slip force Fx0 [N] at the inclination gamma [rad] and, if with_slope, its slope
+    dFx0/dκ [N] (0 otherwise), for Fz > 0 with the slip stiffness Kx = ``slip_stiffness(p, fz)`` [N] given
+    (a caller that needs Kx itself computes its exp once). The one implementation of the MF 5.2 Fx0
+    (Pacejka 2006 Eqs. 4.E9-4.E18): ``mf_fx0`` is gamma = 0, ``pacejka_combined.mf_fx0_camber`` any gamma.
+
+    dfz = (Fz - Fz0')/Fz0', kx = κ + SHx, SHx = (PHX1 + PHX2 dfz) LHX, Cx = PCX1 LCX,
+    LMUX* = LMUX mu_road/mu_nom, mu_x = max(0, (PDX1 + PDX2 dfz)(1 - PDX3 (gamma LGAX)^2) LMUX*), Dx = mu_x Fz,
+    Ex = min(1, (PEX1 + PEX2 dfz + PEX3 dfz^2)(1 - PEX4 sgn(kx)) LEX), Bx = Kx/(Cx Dx + EPS_X),
+    SVx = Fz (PVX1 + PVX2 dfz) LVX LMUX*,  φ = Bx kx - Ex (Bx kx - atan(Bx kx)),
+    Fx0 = Dx sin(Cx atan φ) + SVx,  dFx0/dκ = Dx cos(Cx atan φ) Cx/(1 + φ²) (Bx - Ex (Bx - Bx/(1 + (Bx kx)²)))
+    (Ex held fixed: its sgn(kx) step is not differentiated).
+    """
     fz0 = nominal_load(p)
     dfz = (fz - fz0) / fz0
-    mu_scale = mu_road / MU_ROAD_NOMINAL
+    lmux = p[P_LMUX] * mu_road / MU_ROAD_NOMINAL
+    gx = gamma * p[P_LGAX]
     kx = kappa + (p[P_PHX1] + p[P_PHX2] * dfz) * p[P_LHX]
     cx = p[P_PCX1] * p[P_LCX]
-    mux = (p[P_PDX1] + p[P_PDX2] * dfz) * p[P_LMUX] * mu_scale
+    mux = (p[P_PDX1] + p[P_PDX2] * dfz) * (1.0 - p[P_PDX3] * gx * gx) * lmux
     if mux < 0.0:
         mux = 0.0
     dx = mux * fz
@@ -82,7 +94,7 @@ def mf_fx0_eval_kx(p, fz, kx_stiffness, kappa, mu_road, with_slope):
     if ex > 1.0:
         ex = 1.0
     bx = kx_stiffness / (cx * dx + EPS_X)
-    svx = fz * (p[P_PVX1] + p[P_PVX2] * dfz) * p[P_LVX] * p[P_LMUX] * mu_scale
+    svx = fz * (p[P_PVX1] + p[P_PVX2] * dfz) * p[P_LVX] * lmux
     bk = bx * kx
     phi = bk - ex * (bk - math.atan(bk))
     angle = cx * math.atan(phi)
@@ -191,13 +203,22 @@ def slip_relaxation_length(p, fz, kappa, mu_road, vx):
 @njit
 def slip_relaxation_length_kx(p, fz, kx, kappa, mu_road, vx):
     """``slip_relaxation_length`` with Kx = ``slip_stiffness(p, fz)`` [N] given."""
+    slope = 0.0
+    if kx > 0.0:
+        _fx, slope = mf_fx0_eval_kx(p, fz, kx, kappa, 0.0, mu_road, True)
+    return relaxation_length_from_slope(p, fz, kx, slope, vx)
+
+
+@njit
+def relaxation_length_from_slope(p, fz, kx, slope, vx):
+    """σc = max(σmin, σκ0 max(0, dFx0/dκ) / Kx) [m] from the slope dFx0/dκ [N] and Kx [N] (``slip_relaxation_length``;
+    σκ0 itself when Kx <= 0, then the slope is not used)."""
     sigma0 = relaxation_length(p, fz)
     sigma_min = abs(vx) * RELAXATION_TIME_MIN
     if sigma_min < SIGMA_KAPPA_MIN:
         sigma_min = SIGMA_KAPPA_MIN
     if kx <= 0.0:
         return sigma0 if sigma0 > sigma_min else sigma_min
-    _fx, slope = mf_fx0_eval_kx(p, fz, kx, kappa, mu_road, True)
     if slope < 0.0:
         slope = 0.0
     sigma = sigma0 * slope / kx

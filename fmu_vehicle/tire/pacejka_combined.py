@@ -29,18 +29,16 @@ import math
 
 from ..jit import njit
 
-from .pacejka import (EPS_X, MU_ROAD_NOMINAL, SIGMA_KAPPA_MIN, nominal_load, relaxation_length,
+from .pacejka import (MU_ROAD_NOMINAL, SIGMA_KAPPA_MIN, mf_fx0_eval_kx, nominal_load, relaxation_length,
                       slip_stiffness)
-from .tir import (P_LCX, P_LFZO, P_LSGAL, P_PTY1, P_PTY2, P_LCY, P_LEX, P_LEY, P_LGAX, P_LGAY, P_LGAZ, P_LHX, P_LHY,
-                  P_LKY, P_LMUX, P_LMUY, P_LRES, P_LS, P_LTR, P_LVX, P_LVY, P_LVYKA, P_LXAL, P_LYKA, P_PCX1,
-                  P_PCY1, P_PDX1, P_PDX2, P_PDX3, P_PDY1, P_PDY2, P_PDY3, P_PEX1, P_PEX2, P_PEX3, P_PEX4,
-                  P_PEY1, P_PEY2, P_PEY3, P_PEY4, P_PHX1, P_PHX2, P_PHY1, P_PHY2, P_PHY3, P_PKY1, P_PKY2,
-                  P_PKY3, P_PVX1, P_PVX2, P_PVY1, P_PVY2, P_PVY3, P_PVY4, P_QBZ1, P_QBZ10, P_QBZ2, P_QBZ3,
-                  P_QBZ4, P_QBZ5, P_QBZ9, P_QCZ1, P_QDZ1, P_QDZ2, P_QDZ3, P_QDZ4, P_QDZ6, P_QDZ7, P_QDZ8,
-                  P_QDZ9, P_QEZ1, P_QEZ2, P_QEZ3, P_QEZ4, P_QEZ5, P_QHZ1, P_QHZ2, P_QHZ3, P_QHZ4, P_R0,
-                  P_RBX1, P_RBX2, P_RBY1, P_RBY2, P_RBY3, P_RCX1, P_RCY1, P_REX1, P_REX2, P_REY1, P_REY2,
-                  P_RHX1, P_RHY1, P_RHY2, P_RVY1, P_RVY2, P_RVY3, P_RVY4, P_RVY5, P_RVY6, P_SSZ1, P_SSZ2,
-                  P_SSZ3, P_SSZ4)
+from .tir import (P_LFZO, P_LSGAL, P_PTY1, P_PTY2, P_LCY, P_LEY, P_LGAY, P_LGAZ, P_LHY, P_LKY, P_LMUY, P_LRES, P_LS,
+                  P_LTR, P_LVY, P_LVYKA, P_LXAL, P_LYKA, P_PCY1, P_PDY1, P_PDY2, P_PDY3, P_PEY1, P_PEY2, P_PEY3,
+                  P_PEY4, P_PHY1, P_PHY2, P_PHY3, P_PKY1, P_PKY2, P_PKY3, P_PVY1, P_PVY2, P_PVY3, P_PVY4, P_QBZ1,
+                  P_QBZ10, P_QBZ2, P_QBZ3, P_QBZ4, P_QBZ5, P_QBZ9, P_QCZ1, P_QDZ1, P_QDZ2, P_QDZ3, P_QDZ4, P_QDZ6,
+                  P_QDZ7, P_QDZ8, P_QDZ9, P_QEZ1, P_QEZ2, P_QEZ3, P_QEZ4, P_QEZ5, P_QHZ1, P_QHZ2, P_QHZ3, P_QHZ4,
+                  P_R0, P_RBX1, P_RBX2, P_RBY1, P_RBY2, P_RBY3, P_RCX1, P_RCY1, P_REX1, P_REX2, P_REY1, P_REY2,
+                  P_RHX1, P_RHY1, P_RHY2, P_RVY1, P_RVY2, P_RVY3, P_RVY4, P_RVY5, P_RVY6, P_SSZ1, P_SSZ2, P_SSZ3,
+                  P_SSZ4)
 
 EPS_Y = 0.1
 """Guard added (with the sign of the divisor) in By = Ky/(Cy Dy), Byk... and SVy/Ky [N]."""
@@ -90,32 +88,13 @@ def mf_fx0_camber(p, fz, kappa, gamma, mu_road):
     Cx = PCX1 LCX, Ex = min(1, (PEX1 + PEX2 dfz + PEX3 dfz^2)(1 - PEX4 sgn(kx)) LEX),
     Kx = Fz (PKX1 + PKX2 dfz) exp(PKX3 dfz) LKX, Bx = Kx/(Cx Dx + EPS_X),
     SVx = Fz (PVX1 + PVX2 dfz) LVX LMUX*, Fx0 = Dx sin(Cx atan(Bx kx - Ex (Bx kx - atan(Bx kx)))) + SVx,
-    with LMUX* = LMUX mu_road / MU_ROAD_NOMINAL and mu_x clipped at 0.
+    with LMUX* = LMUX mu_road / MU_ROAD_NOMINAL and mu_x clipped at 0 (implemented once, in
+    ``pacejka.mf_fx0_eval_kx``).
     """
     if fz <= 0.0:
         return 0.0
-    return _fx0_camber(p, fz, slip_stiffness(p, fz), kappa, gamma, mu_road)
-
-
-@njit
-def _fx0_camber(p, fz, kx_stiffness, kappa, gamma, mu_road):
-    """``mf_fx0_camber`` for Fz > 0 with Kx = ``slip_stiffness(p, fz)`` given."""
-    fz0 = nominal_load(p)
-    dfz = (fz - fz0) / fz0
-    lmux = p[P_LMUX] * mu_road / MU_ROAD_NOMINAL
-    gx = gamma * p[P_LGAX]
-    kx = kappa + (p[P_PHX1] + p[P_PHX2] * dfz) * p[P_LHX]
-    cx = p[P_PCX1] * p[P_LCX]
-    mux = (p[P_PDX1] + p[P_PDX2] * dfz) * (1.0 - p[P_PDX3] * gx * gx) * lmux
-    if mux < 0.0:
-        mux = 0.0
-    dx = mux * fz
-    ex = (p[P_PEX1] + p[P_PEX2] * dfz + p[P_PEX3] * dfz * dfz) * (1.0 - p[P_PEX4] * _sgn(kx)) * p[P_LEX]
-    if ex > 1.0:
-        ex = 1.0
-    bx = kx_stiffness / (cx * dx + EPS_X)
-    svx = fz * (p[P_PVX1] + p[P_PVX2] * dfz) * p[P_LVX] * lmux
-    return _mf_sin(bx, cx, dx, ex, kx) + svx
+    fx0, _slope = mf_fx0_eval_kx(p, fz, slip_stiffness(p, fz), kappa, gamma, mu_road, False)
+    return fx0
 
 
 @njit
@@ -272,15 +251,18 @@ def mf_combined(p, fz, kappa, alpha, gamma, mu_road):
     """
     if fz <= 0.0:
         return 0.0, 0.0, 0.0
-    return mf_combined_given(p, fz, kappa, alpha, math.tan(alpha), gamma, mu_road, slip_stiffness(p, fz),
-                             cornering_stiffness(p, fz, gamma))
+    kx = slip_stiffness(p, fz)
+    fx0, _slope = mf_fx0_eval_kx(p, fz, kx, kappa, gamma, mu_road, False)
+    return mf_combined_given(p, fz, kappa, alpha, math.tan(alpha), gamma, mu_road, kx,
+                             cornering_stiffness(p, fz, gamma), fx0)
 
 
 @njit
-def mf_combined_given(p, fz, kappa, alpha, a_star, gamma, mu_road, kx, ky):
-    """``mf_combined`` with alpha* = tan(alpha) [-], Kx = ``pacejka.slip_stiffness(p, fz)`` [N] and
-    Ky = ``cornering_stiffness(p, fz, gamma)`` [N/rad] given: a caller that needs them too (the contact's
-    slip relaxation and low-speed damping) evaluates each once. Same result as ``mf_combined``."""
+def mf_combined_given(p, fz, kappa, alpha, a_star, gamma, mu_road, kx, ky, fx0):
+    """``mf_combined`` with alpha* = tan(alpha) [-], Kx = ``pacejka.slip_stiffness(p, fz)`` [N],
+    Ky = ``cornering_stiffness(p, fz, gamma)`` [N/rad] and Fx0 = ``mf_fx0_camber(p, fz, kappa, gamma, mu_road)``
+    [N] given: a caller that needs them too (the contact's slip relaxation, which evaluates Fx0 with its
+    slope, and the low-speed damping) evaluates each once. Same result as ``mf_combined``."""
     if fz <= 0.0:
         return 0.0, 0.0, 0.0
     fz0 = nominal_load(p)
@@ -289,7 +271,6 @@ def mf_combined_given(p, fz, kappa, alpha, a_star, gamma, mu_road, kx, ky):
     gy = gamma * p[P_LGAY]
     gz = gamma * p[P_LGAZ]
 
-    fx0 = _fx0_camber(p, fz, kx, kappa, gamma, mu_road)
     fy0, muy, ky, by, cy, shy, svy = _fy0_terms(p, fz, a_star, gamma, mu_road, ky)
 
     # longitudinal force, combined slip
