@@ -279,7 +279,6 @@ def vehicle_record(t, y, model, data, row):
     mech, d = model.mech, data.mech
     q = data.quantities
     chassis_quantities(model, data, q)
-    Ac, oc = d.A[model.chassis], d.o[model.chassis]
     ni = mech.ni
     nw = model.w_body.shape[0]
     for w in range(nw):
@@ -288,6 +287,7 @@ def vehicle_record(t, y, model, data, row):
         c, v, ax, om = wk[W_CENTER:W_CENTER + 3], wk[W_VEL:W_VEL + 3], wk[W_AXIS:W_AXIS + 3], wk[W_OMEGA:W_OMEGA + 3]
         b = NQ_CHASSIS + w * NQ_WHEEL
         out = data.contact[w]
+        Ac, oc = d.A[model.w_chassis[w]], d.o[model.w_chassis[w]]     # the wheel's own unit's chassis
         q[b + QW_OMEGA] = om[0] * ax[0] + om[1] * ax[1] + om[2] * ax[2]
         q[b + QW_OMEGA_REL] = d.zd[model.w_spin[w]]
         q[b + QW_X] = c[0] + data.origin[0]

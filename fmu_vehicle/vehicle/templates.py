@@ -44,6 +44,7 @@ class WheelInfo:
     driven: bool
     tire_file: str
     side: str = "left"        # "left" or "right": a right-hand corner mirrors y and its tire
+    chassis_body: str = "chassis"   # the unit's chassis body the corner is mounted on (docs/articulated.md §6)
 
 
 class _HP:

@@ -75,6 +75,9 @@ class Vehicle:
         self.chassis_coords = np.array([m.info.coordinate_index.get(c, -1) for c in CHASSIS_COORDINATES],
                                        dtype=np.int64)
         self.w_body = np.array([m.body(w.body) for w in spec.wheels], dtype=np.int64)
+        self.w_chassis = np.array([m.body(w.chassis_body) for w in spec.wheels], dtype=np.int64)
+        # towed units (docs/articulated.md §6): the static equilibrium holds each coupling's yaw
+        self.held = np.array([m.coordinate(u.yaw_coordinate) for u in spec.units], dtype=np.int64)
         self.w_hub = np.array([m.body(w.hub_body) for w in spec.wheels], dtype=np.int64)
         self.w_spin = np.array([m.coordinate(w.spin_coordinate) for w in spec.wheels], dtype=np.int64)
         self.w_spring = np.array([m.info.spring_names.index(w.spring) for w in spec.wheels], dtype=np.int64)
@@ -127,7 +130,7 @@ class Vehicle:
                             self.w_spring, self.w_center0, self.w_axis0, self.w_inertia, self.w_side,
                             self.tire_p.copy(), r.to_arrays(), int(self.chassis), self.chassis_coords,
                             self.chassis_com0, self.steer_drv, self.signals.output_map(self.n_wheels, QUANTITIES),
-                            *self._load_point_rows())
+                            *self._load_point_rows(), self.w_chassis, self.held)
 
     def _load_point_rows(self) -> tuple[int, np.ndarray]:
         """(input column of an external load's point.x, (nw, 3) output rows of the wheel centres): what
