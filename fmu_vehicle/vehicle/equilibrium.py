@@ -96,7 +96,8 @@ def _with_tire_p(model, tire_p):
     return VehicleModel(model.mech, model.position_tol, model.position_maxit, model.w_body, model.w_hub,
                         model.w_spin, model.w_spring, model.w_center0, model.w_axis0, model.w_inertia, model.w_side,
                         tire_p, model.road, model.chassis, model.chassis_coords, model.chassis_com0, model.steer_drv,
-                        model.out_map, model.point_column, model.w_center_row, model.w_chassis, model.held)
+                        model.out_map, model.point_column, model.w_center_row, model.w_chassis, model.held,
+                        model.u_body)
 
 
 @njit

@@ -41,6 +41,7 @@ VehicleModel = namedtuple("VehicleModel", [
     "held",            # (nh,) int64 coordinates the static equilibrium holds besides the towing chassis's x,
                        # y, yaw and the wheel spins: each coupling's yaw (a standing combination leaves its
                        # articulation undetermined); empty for a single-unit vehicle
+    "u_body",          # (nu,) int64 chassis body of each towed unit (its coupling yaw: held[u]); nu = nh
 ])
 
 VehicleData = namedtuple("VehicleData", [
@@ -90,10 +91,12 @@ def check_data(model: VehicleModel, data: VehicleData, n_inputs: int) -> None:
         if getattr(model, name).shape[0] != nw:
             raise ModelError(f"vehicle model: {name} has {getattr(model, name).shape[0]} rows for {nw} wheels")
     n_bodies = model.mech.n
-    for name in ("w_body", "w_hub", "w_spin", "w_chassis", "held"):
+    for name in ("w_body", "w_hub", "w_spin", "w_chassis", "held", "u_body"):
         idx = getattr(model, name)
         if idx.size and (idx.min() < 0 or idx.max() >= n_bodies):
             raise ModelError(f"vehicle model: {name} indexes outside the mechanism's {n_bodies} bodies")
+    if model.u_body.shape != model.held.shape:
+        raise ModelError("vehicle model: u_body and held need one entry per towed unit")
     if data.mech.z.shape[0] != model.mech.n:
         raise ModelError("vehicle workspace: the engine workspace belongs to another mechanism")
     if model.w_center_row.shape != (nw, 3) or model.w_center_row.max(initial=-1) >= model.out_map.shape[0]:
