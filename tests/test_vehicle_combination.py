@@ -10,6 +10,8 @@
   at its two ends in the shares the engine uses, the hitch point, the mean contact point of each axle).
 * The combination's accelerations equal the independent Cartesian reference at random states (the coupling's
   three angles random too), to 1e-9 relative.
+* A steady turn: the per-unit signals (``caravan.*``) and the articulation angle against the linear
+  towing-unit-with-trailer model built from the same data.
 * What is not supported is refused with a message naming it.
 """
 from __future__ import annotations

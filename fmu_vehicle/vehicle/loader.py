@@ -27,8 +27,7 @@ from ..errors import ModelError
 from ..multibody.spec import MechanismSpec, parse_mechanism
 from ..paths import resource_path
 from ..tire.models import read_tire
-from .templates import (CHASSIS_TEMPLATES, STEERING_TEMPLATES, SUSPENSION_TEMPLATES, Fragment, WheelInfo, _body,
-                        _inertia, _num)
+from .templates import CHASSIS_TEMPLATES, COUPLING_TEMPLATES, STEERING_TEMPLATES, SUSPENSION_TEMPLATES, WheelInfo
 
 
 @dataclass(frozen=True)
@@ -86,9 +85,6 @@ class UnitSpec:
     yaw_coordinate: str         # the articulation angle: this unit's yaw relative to the towing one [rad, + left]
     coordinates: tuple          # the coupling joint's coordinates (yaw, pitch[, roll]) relative to the towing unit
     corners: tuple              # names of this unit's corners
-
-
-COUPLING_TYPES = ("ball", "fifth_wheel")
 
 
 def _add_corners(corners, chassis_body, rack, src, base, frag, wheels, tires, inner_points, prefix="corners"):
@@ -163,8 +159,8 @@ def _add_units(data: dict, src: str, base, frag, wheels, tires) -> tuple:
             raise ModelError(f"{src}: couplings: no coupling has \"trailer\": \"{uname}\"")
         cw = f"{src}: coupling of '{uname}'"
         ctype, towing = cp.get("type"), cp.get("towing")
-        if ctype not in COUPLING_TYPES:
-            raise ModelError(f"{cw}: field 'type' must be one of {', '.join(COUPLING_TYPES)}, got {ctype!r}")
+        if ctype not in COUPLING_TEMPLATES:
+            raise ModelError(f"{cw}: field 'type' must be one of {', '.join(COUPLING_TEMPLATES)}, got {ctype!r}")
         if towing not in bodies:
             raise ModelError(f"{cw}: field 'towing' must name the towing unit ('chassis') or a unit listed "
                              f"before '{uname}'; valid: {', '.join(bodies)}")
@@ -177,31 +173,11 @@ def _add_units(data: dict, src: str, base, frag, wheels, tires) -> tuple:
             raise ModelError(f"{where}: field 'corners' must be a non-empty list")
         if any(isinstance(c, dict) and c.get("steered", False) for c in corners):
             raise ModelError(f"{where}: steered corners on a towed unit are not supported yet")
-        f = Fragment()
-        f.bodies.append(_body(uname, _num(chassis, "mass_kg", f"{where}: chassis"), chassis.get("com_m"),
-                              _inertia(chassis, "inertia_kg_m2", f"{where}: chassis")))
-        yaw, pitch, roll = f"{uname}.yaw", f"{uname}.pitch", f"{uname}.roll"
-        roll_k = cp.get("roll_stiffness_N_m_per_rad")
-        if ctype == "ball" or roll_k is not None:
-            if ctype == "ball" and roll_k is not None:
-                raise ModelError(f"{cw}: a ball coupling has no roll stiffness")
-            coords = (yaw, pitch, roll)
-            f.joints.append({"name": f"{uname}.coupling", "type": "spherical", "parent": towing, "child": uname,
-                             "point_m": list(map(float, point)), "coordinate_names": list(coords)})
-            if roll_k is not None:
-                f.force_elements.append({"name": f"{uname}.coupling_roll", "type": "rotational_spring_damper",
-                                         "coordinate": roll, "stiffness_N_m_per_rad": _num(cp, "roll_stiffness_N_m_per_rad", cw),
-                                         "damping_N_m_s_per_rad": _num(cp, "roll_damping_N_m_s_per_rad", cw)})
-        else:       # a fifth wheel rigid in roll: yaw about z, then pitch about the turned y axis
-            coords = (yaw, pitch)
-            f.joints.append({"name": f"{uname}.coupling", "type": "universal", "parent": towing, "child": uname,
-                             "point_m": list(map(float, point)), "axes": [[0, 0, 1], [0, 1, 0]],
-                             "coordinate_names": list(coords)})
-        f.independent += list(coords)
+        f, coords = COUPLING_TEMPLATES[ctype](uname, towing, point, chassis, cp, where, cw)
         frag.extend(f)
         n0 = len(wheels)
         _add_corners(corners, uname, None, src, base, frag, wheels, tires, [], prefix=f"units[{i}].corners")
-        out.append(UnitSpec(uname, towing, ctype, tuple(map(float, point)), yaw, coords,
+        out.append(UnitSpec(uname, towing, ctype, tuple(map(float, point)), coords[0], coords,
                             tuple(w.name for w in wheels[n0:])))
         bodies.append(uname)
     return tuple(out)
