@@ -179,10 +179,20 @@ def test_fifth_wheel_joints(tmp_path):
     assert spec.units[0].coordinates == ("caravan.yaw", "caravan.pitch")
     j = next(j for j in spec.mechanism.joints if j.child == "caravan")
     assert j.type == "universal"
+    rigid = Vehicle.load(_write(tmp_path, data))
     data["couplings"][0].update(roll_stiffness_N_m_per_rad=2e6, roll_damping_N_m_s_per_rad=1e4)
     spec = load_vehicle_spec(_write(tmp_path, data))
     (rsd,) = [e for e in spec.mechanism.rotational_spring_dampers if e.coordinate == "caravan.roll"]
     assert (rsd.stiffness_N_m_per_rad, rsd.damping_N_m_s_per_rad) == (2e6, 1e4)
+    # the combination is left-right symmetric: at rest no coupling carries a roll moment, so a fifth wheel
+    # rigid in roll stands on the same tire loads as the ball hitch (one DOF fewer: 20 against 21)
+    assert rigid.mech.n_dof == 20
+    loads = []
+    for car in (rigid, Vehicle.load("sedan_caravan")):
+        system = car.system()
+        car.initial_state(system, v0=0.0)
+        loads.append(system.data.contact[:, OUT_FZ].copy())
+    np.testing.assert_allclose(loads[0], loads[1], rtol=1e-9)
 
 
 def test_single_unit_files_have_no_units():
@@ -252,3 +262,13 @@ def test_steady_turn_articulation_against_the_linear_reference(combination):
           f"(linear {ss['theta']:.4f}); r/sw {r / sw:.4f} (linear {ss['yaw_rate']:.4f})")
     assert abs(per_r / per_r_lin - 1.0) < 0.05
     assert abs((theta / sw) / ss["theta"] - 1.0) < 0.15
+
+
+def test_single_unit_tools_refuse_a_combination(combination):
+    from fmu_vehicle.manoeuvres.vehicle_model import single_track_of
+    from fmu_vehicle.vehicle.drawing import vehicle_dimensions
+
+    with pytest.raises(ModelError, match="single_track_of a combination .*caravan.* not supported yet"):
+        single_track_of(combination)
+    with pytest.raises(ModelError, match="drawings of a combination .*caravan.* not supported yet"):
+        vehicle_dimensions(combination)
