@@ -45,12 +45,13 @@ def spring_deflections(car, system):
             for k, s in enumerate(spec.spring_dampers)}
 
 
-def random_states(car, system, rng, n, travels):
+def random_states(car, system, rng, n, travels, ranges=None):
     """n random states near the moving equilibrium (20 m/s): y (with slips and brake bristle angles, some
     beyond the sticking range so that the brake torque saturates), inputs per wheel.
 
     ``travels`` lists suspension travels [m] (from the design position) to cycle through, so that the
-    stops are hit in a known set of states; chassis, rates, spins and slips are random."""
+    stops are hit in a known set of states; chassis, rates, spins and slips are random. ``ranges``
+    {coordinate: half range} adds other coordinates (a combination's coupling angles [rad])."""
     y_eq = car.initial_state(system, v0=20.0, x0=30.0)
     m = system.mech
     d = m.data
@@ -58,7 +59,7 @@ def random_states(car, system, rng, n, travels):
     eq = {name: float(d.z[m.coordinate(name)]) for name in m.independent_names}
     veq = {name: float(d.zd[m.coordinate(name)]) for name in m.independent_names}
     chassis_ranges = {"chassis.x": 40.0, "chassis.y": 0.3, "chassis.z": 0.02, "chassis.pitch": 0.02,
-                      "chassis.roll": 0.02, "chassis.yaw": 0.05}
+                      "chassis.roll": 0.02, "chassis.yaw": 0.05, **(ranges or {})}
     for k in range(n):
         pos, vel = dict(eq), dict(veq)
         for name in eq:
@@ -92,14 +93,14 @@ def set_inputs(car, system, inputs):
         system.data.inputs[car.wheel_index(w), IN_BRAKE] = u["brake"]
 
 
-def check_vehicle(car, travels, n=6, seed=1, external_tires=False):
+def check_vehicle(car, travels, n=6, seed=1, external_tires=False, ranges=None):
     """Compare at n random states; return the spring deflections seen (for the stop coverage)."""
     road = load_road(ROAD)
     system = car.system(road)
     data = system.data
     rng = np.random.default_rng(seed)
     seen = []
-    for y, inputs, _ in random_states(car, system, rng, n, travels):
+    for y, inputs, _ in random_states(car, system, rng, n, travels, ranges):
         set_inputs(car, system, inputs)
         ext = None
         if external_tires:

@@ -56,22 +56,26 @@ WHEEL_QUANTITIES = ("omega", "omega_rel", "x", "y", "z", "vx", "vy", "vz", "stee
                     "torque_drive_applied", "torque_brake_applied", "wx", "wy", "wz", "rot_e0", "rot_e1",
                     "rot_e2", "rot_e3")
 VEHICLE_QUANTITIES = ("steering_wheel_angle", "rack_travel", "rack_force", "constraint_residual")
-QUANTITIES = {"chassis": CHASSIS_QUANTITIES, "wheel": WHEEL_QUANTITIES, "vehicle": VEHICLE_QUANTITIES}
+UNIT_QUANTITIES = ("articulation", "articulation_rate", "x", "y", "vx", "vy", "yaw_rate")
+QUANTITIES = {"chassis": CHASSIS_QUANTITIES, "wheel": WHEEL_QUANTITIES, "vehicle": VEHICLE_QUANTITIES,
+              "unit": UNIT_QUANTITIES}
 NQ_CHASSIS, NQ_WHEEL, NQ_VEHICLE = len(CHASSIS_QUANTITIES), len(WHEEL_QUANTITIES), len(VEHICLE_QUANTITIES)
 (Q_X, Q_Y, Q_Z, Q_ROLL, Q_PITCH, Q_YAW, Q_VX, Q_VY, Q_VZ, Q_ROLL_RATE, Q_PITCH_RATE, Q_YAW_RATE, Q_AX, Q_AY,
  Q_AZ, Q_ROLL_ACC, Q_PITCH_ACC, Q_YAW_ACC, Q_SIDESLIP) = range(NQ_CHASSIS)
 (QW_OMEGA, QW_OMEGA_REL, QW_X, QW_Y, QW_Z, QW_VX, QW_VY, QW_VZ, QW_STEER, QW_CAMBER, QW_TRAVEL, QW_SUSP, QW_FZ,
  QW_FX, QW_FY, QW_MZ, QW_SLIP, QW_SLIP_ANGLE, QW_DRIVE, QW_BRAKE, QW_WX, QW_WY, QW_WZ, QW_ROT) = range(NQ_WHEEL - 3)
 QV_STEERING_WHEEL, QV_RACK, QV_RACK_FORCE, QV_RESIDUAL = range(NQ_VEHICLE)
+NQ_UNIT = len(UNIT_QUANTITIES)
+QU_ART, QU_ART_RATE, QU_X, QU_Y, QU_VX, QU_VY, QU_YAW_RATE = range(NQ_UNIT)
 
 SIDESLIP_SPEED_MIN = 0.1
 """Below this horizontal speed in chassis axes [m/s] the reported sideslip angle is 0 (atan2 of two
 near-zero velocities is noise)."""
 
 
-def n_quantities(n_wheels: int) -> int:
-    """Length of the quantity row for ``n_wheels`` wheels."""
-    return NQ_CHASSIS + n_wheels * NQ_WHEEL + NQ_VEHICLE
+def n_quantities(n_wheels: int, n_units: int = 0) -> int:
+    """Length of the quantity row for ``n_wheels`` wheels and ``n_units`` towed units."""
+    return NQ_CHASSIS + n_wheels * NQ_WHEEL + NQ_VEHICLE + n_units * NQ_UNIT
 
 
 @njit(inline="always")
@@ -279,7 +283,6 @@ def vehicle_record(t, y, model, data, row):
     mech, d = model.mech, data.mech
     q = data.quantities
     chassis_quantities(model, data, q)
-    Ac, oc = d.A[model.chassis], d.o[model.chassis]
     ni = mech.ni
     nw = model.w_body.shape[0]
     for w in range(nw):
@@ -288,6 +291,7 @@ def vehicle_record(t, y, model, data, row):
         c, v, ax, om = wk[W_CENTER:W_CENTER + 3], wk[W_VEL:W_VEL + 3], wk[W_AXIS:W_AXIS + 3], wk[W_OMEGA:W_OMEGA + 3]
         b = NQ_CHASSIS + w * NQ_WHEEL
         out = data.contact[w]
+        Ac, oc = d.A[model.w_chassis[w]], d.o[model.w_chassis[w]]     # the wheel's own unit's chassis
         q[b + QW_OMEGA] = om[0] * ax[0] + om[1] * ax[1] + om[2] * ax[2]
         q[b + QW_OMEGA_REL] = d.zd[model.w_spin[w]]
         q[b + QW_X] = c[0] + data.origin[0]
@@ -324,6 +328,18 @@ def vehicle_record(t, y, model, data, row):
     for r in range(mech.m):
         err = max_abs(err, d.phi[r])
     q[b + QV_RESIDUAL] = err
+    # towed units (docs/articulated.md §6): the coupling's yaw and the unit chassis body's CoM motion, the
+    # velocities in the unit's own axes (A^T of the global vectors)
+    for u in range(model.u_body.shape[0]):
+        bu, k, ub = b + NQ_VEHICLE + u * NQ_UNIT, model.held[u], model.u_body[u]
+        A = d.A[ub]
+        q[bu + QU_ART] = d.z[k]
+        q[bu + QU_ART_RATE] = d.zd[k]
+        q[bu + QU_X] = d.g[ub, 0] + data.origin[0]
+        q[bu + QU_Y] = d.g[ub, 1]
+        q[bu + QU_VX] = _to_chassis(A, d.gd[ub], 0)
+        q[bu + QU_VY] = _to_chassis(A, d.gd[ub], 1)
+        q[bu + QU_YAW_RATE] = A[0, 2] * d.Z[ub, 3] + A[1, 2] * d.Z[ub, 4] + A[2, 2] * d.Z[ub, 5]
     m = model.out_map
     for k in range(m.shape[0]):
         row[k] = q[m[k]] if m[k] >= 0 else 0.0

@@ -96,7 +96,8 @@ def _with_tire_p(model, tire_p):
     return VehicleModel(model.mech, model.position_tol, model.position_maxit, model.w_body, model.w_hub,
                         model.w_spin, model.w_spring, model.w_center0, model.w_axis0, model.w_inertia, model.w_side,
                         tire_p, model.road, model.chassis, model.chassis_coords, model.chassis_com0, model.steer_drv,
-                        model.out_map, model.point_column, model.w_center_row)
+                        model.out_map, model.point_column, model.w_center_row, model.w_chassis, model.held,
+                        model.u_body)
 
 
 @njit
@@ -348,6 +349,8 @@ def _solve(model, data, x0, grade, mass_kg, ws, y):
                 held = i == cc[0] or i == cc[1] or i == cc[5]
                 for w in range(nw):
                     held = held or i == model.w_spin[w]
+                for h in range(model.held.shape[0]):
+                    held = held or i == model.held[h]
                 if stage == 0:
                     for c in range(6):
                         held = held or i == cc[c]

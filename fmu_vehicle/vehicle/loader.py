@@ -27,7 +27,7 @@ from ..errors import ModelError
 from ..multibody.spec import MechanismSpec, parse_mechanism
 from ..paths import resource_path
 from ..tire.models import read_tire
-from .templates import CHASSIS_TEMPLATES, STEERING_TEMPLATES, SUSPENSION_TEMPLATES, WheelInfo
+from .templates import CHASSIS_TEMPLATES, COUPLING_TEMPLATES, STEERING_TEMPLATES, SUSPENSION_TEMPLATES, WheelInfo
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,7 @@ class VehicleSpec:
     tires: tuple           # tire data per corner (its model's reader's, e.g. tir.TireParams; tire.models)
     data: dict             # the merged vehicle data (for reports)
     steering: SteeringSpec | None = None
+    units: tuple = ()      # UnitSpec per towed unit (trailers), in file order; () for a single-unit vehicle
 
     @property
     def total_mass_kg(self) -> float:
@@ -71,6 +72,115 @@ class VehicleSpec:
                 return w
         raise ModelError(f"vehicle '{self.name}': unknown wheel '{name}'; valid: "
                          f"{', '.join(w.name for w in self.wheels)}")
+
+
+@dataclass(frozen=True)
+class UnitSpec:
+    """A towed unit of an articulated vehicle (docs/articulated.md §6): its chassis body, hung from the towing
+    unit's chassis body by the coupling joint at ``coupling_point_m`` (design coordinates)."""
+    name: str                   # the unit's name, also its chassis body's name
+    towing: str                 # chassis body of the unit it hangs from ("chassis": the towing unit)
+    coupling: str               # "ball" (spherical joint) or "fifth_wheel" (universal, or spherical + roll spring)
+    coupling_point_m: tuple     # the coupling point at the design configuration [m]
+    yaw_coordinate: str         # the articulation angle: this unit's yaw relative to the towing one [rad, + left]
+    coordinates: tuple          # the coupling joint's coordinates (yaw, pitch[, roll]) relative to the towing unit
+    corners: tuple              # names of this unit's corners
+
+
+def _add_corners(corners, chassis_body, rack, src, base, frag, wheels, tires, inner_points, prefix="corners"):
+    """Append the suspension fragments, WheelInfo and tire data of ``corners`` (a vehicle file's corner list)
+    mounted on the body ``chassis_body``."""
+    for i, c in enumerate(corners):
+        where = f"{src}: {prefix}[{i}]"
+        cname = c.get("name") if isinstance(c, dict) else None
+        if not isinstance(cname, str) or not cname:
+            raise ModelError(f"{where}: missing field 'name'")
+        where = f"{where} '{cname}'"
+        side = c.get("side", "left")
+        if side not in ("left", "right"):
+            raise ModelError(f"{where}: field 'side' must be \"left\" or \"right\", got {side!r}")
+        susp_file = c.get("suspension")
+        if not isinstance(susp_file, str):
+            raise ModelError(f"{where}: missing field 'suspension'")
+        sp = resource_path("vehicles", "suspensions", susp_file, base=base)
+        susp = _merge(_read_json(sp, "suspension"), c.get("suspension_overrides", {}))
+        st = susp.get("template")
+        if st not in SUSPENSION_TEMPLATES:
+            raise ModelError(f"{sp}: unknown template {st!r}; valid: {', '.join(SUSPENSION_TEMPLATES)}")
+        center = c.get("wheel_center_m")
+        if not (isinstance(center, list) and len(center) == 3 and all(isinstance(v, (int, float)) for v in center)):
+            raise ModelError(f"{where}: field 'wheel_center_m' must be 3 numbers [m]")
+        is_steered = bool(c.get("steered", False))
+        f, w = SUSPENSION_TEMPLATES[st](cname, chassis_body, center, side == "right", susp,
+                                        f"{sp} (corner '{cname}')", tie_rod_body=rack if is_steered else None)
+        if is_steered:
+            inner_points += [r["point_b_m"] for r in f.rods if r["body_b"] == rack]
+        frag.extend(f)
+        tire_file = c.get("tire")
+        if not isinstance(tire_file, str):
+            raise ModelError(f"{where}: missing field 'tire'")
+        tires.append(read_tire(resource_path("tires", tire_file, base=base), c.get("tire_model"),
+                               f"{where}: field 'tire_model'"))
+        wheels.append(WheelInfo(name=cname, center_m=tuple(map(float, center)), spin_axis=(0.0, 1.0, 0.0),
+                                driven=bool(c.get("driven", False)), tire_file=tire_file, side=side,
+                                chassis_body=chassis_body, **w))
+
+
+def _add_units(data: dict, src: str, base, frag, wheels, tires) -> tuple:
+    """The towed units of ``data`` (fields ``units`` and ``couplings``, docs/articulated.md §6): each unit's
+    chassis body and corners, and its coupling joint to the towing unit's chassis (the tree grows by one
+    branch per unit: no loop is added). Returns the UnitSpec per unit; () when the file has no ``units``."""
+    units, couplings = data.get("units"), data.get("couplings")
+    if units is None and couplings is None:
+        return ()
+    if not isinstance(units, list) or not units:
+        raise ModelError(f"{src}: field 'units' must be a non-empty list of towed units")
+    if not isinstance(couplings, list) or len(couplings) != len(units):
+        raise ModelError(f"{src}: field 'couplings' must list one coupling per towed unit "
+                         f"({len(units)} units)")
+    bodies = ["chassis"]
+    out = []
+    by_trailer = {c.get("trailer"): c for c in couplings if isinstance(c, dict)}
+    for i, u in enumerate(units):
+        where = f"{src}: units[{i}]"
+        uname = u.get("name") if isinstance(u, dict) else None
+        if not isinstance(uname, str) or not uname or "." in uname or uname in ("chassis", "steering", "ground"):
+            raise ModelError(f"{where}: field 'name' must be a name without '.', not chassis/steering/ground")
+        if uname in bodies:
+            raise ModelError(f"{where}: unit '{uname}' defined twice")
+        where = f"{where} '{uname}'"
+        chassis = u.get("chassis")
+        if not isinstance(chassis, dict):
+            raise ModelError(f"{where}: missing field 'chassis' (mass_kg, com_m, inertia_kg_m2)")
+        if "template" in chassis:
+            raise ModelError(f"{where}: chassis: a towed unit has no 'template' (its coupling sets its joint)")
+        cp = by_trailer.get(uname)
+        if cp is None:
+            raise ModelError(f"{src}: couplings: no coupling has \"trailer\": \"{uname}\"")
+        cw = f"{src}: coupling of '{uname}'"
+        ctype, towing = cp.get("type"), cp.get("towing")
+        if ctype not in COUPLING_TEMPLATES:
+            raise ModelError(f"{cw}: field 'type' must be one of {', '.join(COUPLING_TEMPLATES)}, got {ctype!r}")
+        if towing not in bodies:
+            raise ModelError(f"{cw}: field 'towing' must name the towing unit ('chassis') or a unit listed "
+                             f"before '{uname}'; valid: {', '.join(bodies)}")
+        point = cp.get("point_m")
+        if not (isinstance(point, list) and len(point) == 3
+                and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in point)):
+            raise ModelError(f"{cw}: field 'point_m' must be 3 numbers [m] (design coordinates)")
+        corners = u.get("corners")
+        if not isinstance(corners, list) or not corners:
+            raise ModelError(f"{where}: field 'corners' must be a non-empty list")
+        if any(isinstance(c, dict) and c.get("steered", False) for c in corners):
+            raise ModelError(f"{where}: steered corners on a towed unit are not supported yet")
+        f, coords = COUPLING_TEMPLATES[ctype](uname, towing, point, chassis, cp, where, cw)
+        frag.extend(f)
+        n0 = len(wheels)
+        _add_corners(corners, uname, None, src, base, frag, wheels, tires, [], prefix=f"units[{i}].corners")
+        out.append(UnitSpec(uname, towing, ctype, tuple(map(float, point)), coords[0], coords,
+                            tuple(w.name for w in wheels[n0:])))
+        bodies.append(uname)
+    return tuple(out)
 
 
 def vehicle_names(base=None) -> list[str]:
@@ -220,39 +330,7 @@ def load_vehicle_spec(name_or_path: str | os.PathLike, *, base=None, overrides: 
     rack = "steering.rack" if steering is not None else None
     inner_points = []
     wheels, tires = [], []
-    for i, c in enumerate(corners):
-        where = f"{src}: corners[{i}]"
-        cname = c.get("name") if isinstance(c, dict) else None
-        if not isinstance(cname, str) or not cname:
-            raise ModelError(f"{where}: missing field 'name'")
-        where = f"{where} '{cname}'"
-        side = c.get("side", "left")
-        if side not in ("left", "right"):
-            raise ModelError(f"{where}: field 'side' must be \"left\" or \"right\", got {side!r}")
-        susp_file = c.get("suspension")
-        if not isinstance(susp_file, str):
-            raise ModelError(f"{where}: missing field 'suspension'")
-        sp = resource_path("vehicles", "suspensions", susp_file, base=base)
-        susp = _merge(_read_json(sp, "suspension"), c.get("suspension_overrides", {}))
-        st = susp.get("template")
-        if st not in SUSPENSION_TEMPLATES:
-            raise ModelError(f"{sp}: unknown template {st!r}; valid: {', '.join(SUSPENSION_TEMPLATES)}")
-        center = c.get("wheel_center_m")
-        if not (isinstance(center, list) and len(center) == 3 and all(isinstance(v, (int, float)) for v in center)):
-            raise ModelError(f"{where}: field 'wheel_center_m' must be 3 numbers [m]")
-        is_steered = bool(c.get("steered", False))
-        f, w = SUSPENSION_TEMPLATES[st](cname, "chassis", center, side == "right", susp, f"{sp} (corner '{cname}')",
-                                        tie_rod_body=rack if is_steered else None)
-        if is_steered:
-            inner_points += [r["point_b_m"] for r in f.rods if r["body_b"] == rack]
-        frag.extend(f)
-        tire_file = c.get("tire")
-        if not isinstance(tire_file, str):
-            raise ModelError(f"{where}: missing field 'tire'")
-        tires.append(read_tire(resource_path("tires", tire_file, base=base), c.get("tire_model"),
-                               f"{where}: field 'tire_model'"))
-        wheels.append(WheelInfo(name=cname, center_m=tuple(map(float, center)), spin_axis=(0.0, 1.0, 0.0),
-                                driven=bool(c.get("driven", False)), tire_file=tire_file, side=side, **w))
+    _add_corners(corners, "chassis", rack, src, base, frag, wheels, tires, inner_points)
     coordinates = {"independent": frag.independent}
     steering_spec = None
     if steering is not None:
@@ -261,9 +339,16 @@ def load_vehicle_spec(name_or_path: str | os.PathLike, *, base=None, overrides: 
         steering_spec = SteeringSpec(steering["template"], "steering.rack_travel",
                                      float(steering["rack_gain_m_per_rad"]), tuple(steered),
                                      float(steering["rack_travel_limit_m"]))
+    units = _add_units(data, src, base, frag, wheels, tires)
+    if units and tmpl != "free":
+        raise ModelError(f"{src}: towed units need a towing chassis with the 'free' template (6 DOF), not {tmpl!r}")
+    names = [w.name for w in wheels]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ModelError(f"{src}: corner names must be unique across the units; repeated: {', '.join(dup)}")
     mech = {"name": name, "gravity_m_per_s2": data.get("gravity_m_per_s2", [0.0, 0.0, -9.81]),
             "bodies": frag.bodies, "joints": frag.joints, "rods": frag.rods, "fork_arms": frag.fork_arms,
             "force_elements": frag.force_elements, "coordinates": coordinates}
     spec = parse_mechanism(mech, f"{src} (assembled mechanism)")
     return VehicleSpec(name, data.get("description", ""), src, data.get("paper_model"), tmpl, "chassis", spec,
-                       tuple(wheels), tuple(tires), data, steering_spec)
+                       tuple(wheels), tuple(tires), data, steering_spec, units)

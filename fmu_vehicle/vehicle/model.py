@@ -37,6 +37,11 @@ VehicleModel = namedtuple("VehicleModel", [
     "out_map",         # (n_out,) int64 quantity of each output row (signals.SignalTable.output_map), -1: none
     "point_column",    # input column of an external load's point.x (then .y, .z), -1: the table has none
     "w_center_row",    # (nw,3) int64 output row of each wheel centre's x, y, z (pos.*), -1: not an output
+    "w_chassis",       # (nw,) int64 chassis body of the unit each wheel is mounted on (docs/articulated.md §6)
+    "held",            # (nh,) int64 coordinates the static equilibrium holds besides the towing chassis's x,
+                       # y, yaw and the wheel spins: each coupling's yaw (a standing combination leaves its
+                       # articulation undetermined); empty for a single-unit vehicle
+    "u_body",          # (nu,) int64 chassis body of each towed unit (its coupling yaw: held[u]); nu = nh
 ])
 
 VehicleData = namedtuple("VehicleData", [
@@ -82,14 +87,16 @@ def check_data(model: VehicleModel, data: VehicleData, n_inputs: int) -> None:
             raise ModelError(f"vehicle workspace: {name} has shape {arr.shape}, the model needs {shape}")
     if model.chassis_com0.shape != (3,):
         raise ModelError(f"vehicle model: chassis_com0 has shape {model.chassis_com0.shape}, needs (3,)")
-    for name in ("w_hub", "w_spin", "w_spring", "w_center0", "w_axis0", "w_inertia", "w_side", "tire_p"):
+    for name in ("w_chassis", "w_hub", "w_spin", "w_spring", "w_center0", "w_axis0", "w_inertia", "w_side", "tire_p"):
         if getattr(model, name).shape[0] != nw:
             raise ModelError(f"vehicle model: {name} has {getattr(model, name).shape[0]} rows for {nw} wheels")
     n_bodies = model.mech.n
-    for name in ("w_body", "w_hub", "w_spin"):
+    for name in ("w_body", "w_hub", "w_spin", "w_chassis", "held", "u_body"):
         idx = getattr(model, name)
         if idx.size and (idx.min() < 0 or idx.max() >= n_bodies):
             raise ModelError(f"vehicle model: {name} indexes outside the mechanism's {n_bodies} bodies")
+    if model.u_body.shape != model.held.shape:
+        raise ModelError("vehicle model: u_body and held need one entry per towed unit")
     if data.mech.z.shape[0] != model.mech.n:
         raise ModelError("vehicle workspace: the engine workspace belongs to another mechanism")
     if model.w_center_row.shape != (nw, 3) or model.w_center_row.max(initial=-1) >= model.out_map.shape[0]:

@@ -10,10 +10,12 @@ Names (ISO 8855 axes: x forward, y left, z up; SI units):
 
 * scope ``chassis``: ``chassis.<name>``;
 * scope ``wheel``: one per wheel, ``wheel_<wheel name>.<name>`` (inputs are always per wheel);
-* scope ``vehicle``: ``<name>`` (quantities of the whole model, e.g. a residual).
+* scope ``vehicle``: ``<name>`` (quantities of the whole model, e.g. a residual);
+* scope ``unit``: one per towed unit of a combination, ``<unit name>.<name>`` (docs/articulated.md §6); a
+  single-unit vehicle has none.
 
 Output row layout: the chassis rows in table order, then each wheel's rows (wheels in vehicle-file
-order), then the vehicle rows. The kernel computes a fixed catalogue of quantities
+order), then the vehicle rows, then each towed unit's rows (units in vehicle-file order). The kernel computes a fixed catalogue of quantities
 (``vehicle.dynamics.QUANTITIES``); each output row names the quantity it reports (``Signal.quantity``, by
 default its own name) and ``SignalTable.output_map`` tells the kernel where to find it, so tables choose,
 order and name their rows freely. Per-wheel inputs: the kernel's input matrix has the columns of the
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 
 from ..errors import ModelError
 
-SCOPES = ("chassis", "wheel", "vehicle")
+SCOPES = ("chassis", "wheel", "vehicle", "unit")
 CAUSALITIES = ("input", "output")
 
 
@@ -38,7 +40,7 @@ class Signal:
     name         short name (without the ``chassis.``/``wheel_<w>.`` prefix)
     unit         SI unit in FMI spelling (``m``, ``m/s2``, ``N.m``, ``1`` for dimensionless)
     description  one line, with the sign convention and frame
-    scope        ``chassis`` | ``wheel`` | ``vehicle``
+    scope        ``chassis`` | ``wheel`` | ``vehicle`` | ``unit`` (a towed unit's)
     causality    ``input`` | ``output``
     start, min, max   inputs: default value and inclusive bounds (outputs: start only)
     quantity     outputs: the computed quantity (``vehicle.dynamics.QUANTITIES`` of its scope) the row
@@ -62,12 +64,14 @@ class Signal:
             raise ModelError(f"signal '{self.name}': scope must be one of {SCOPES}, got {self.scope!r}")
         if self.causality not in CAUSALITIES:
             raise ModelError(f"signal '{self.name}': causality must be one of {CAUSALITIES}, got {self.causality!r}")
-        if self.causality == "input" and self.scope == "chassis":
+        if self.causality == "input" and self.scope in ("chassis", "unit"):
             raise ModelError(f"signal '{self.name}': inputs are per wheel or of the whole vehicle")
 
-    def full_name(self, wheel: str | None = None) -> str:
+    def full_name(self, wheel: str | None = None, unit: str | None = None) -> str:
         if self.scope == "chassis":
             return f"chassis.{self.name}"
+        if self.scope == "unit":
+            return f"{unit}.{self.name}"
         if self.scope == "wheel":
             return f"wheel_{wheel}.{self.name}"
         return self.name
@@ -90,6 +94,7 @@ class SignalTable:
         self.chassis_outputs = self._outputs("chassis")
         self.wheel_outputs = self._outputs("wheel")
         self.vehicle_outputs = self._outputs("vehicle")
+        self.unit_outputs = self._outputs("unit")
 
     def _outputs(self, scope):
         return tuple(r for r in self.rows if r.causality == "output" and r.scope == scope)
@@ -99,13 +104,15 @@ class SignalTable:
         import numpy as np
         return np.array([superset.input_column(r.quantity or r.name) for r in self.inputs], dtype=np.int64)
 
-    def output_map(self, n_wheels: int, quantities: dict):
+    def output_map(self, n_wheels: int, quantities: dict, n_units: int = 0):
         """int64 index of each output row (``outputs`` order) in the kernel's quantity row, -1 for none.
 
         ``quantities`` = {scope: names of the computed quantities of that scope, in kernel order}; the
-        quantity row holds the chassis block, one block per wheel, then the vehicle block."""
+        quantity row holds the chassis block, one block per wheel, the vehicle block, then one block per
+        towed unit."""
         import numpy as np
-        qc, qw, qv = (quantities[k] for k in SCOPES)
+        qc, qw, qv = (quantities[k] for k in SCOPES[:3])
+        qu = quantities.get("unit", ())
 
         def index(r, names, base):
             q = r.quantity or r.name
@@ -115,6 +122,8 @@ class SignalTable:
         for w in range(n_wheels):
             out += [index(r, qw, len(qc) + w * len(qw)) for r in self.wheel_outputs]
         out += [index(r, qv, len(qc) + n_wheels * len(qw)) for r in self.vehicle_outputs]
+        for u in range(n_units):
+            out += [index(r, qu, len(qc) + n_wheels * len(qw) + len(qv) + u * len(qu)) for r in self.unit_outputs]
         return np.array(out, dtype=np.int64)
 
     @property
@@ -131,18 +140,21 @@ class SignalTable:
 
     def output_column(self, name: str, scope: str) -> int:
         """Offset of output ``name`` inside its block (chassis, one wheel's, or the vehicle rows)."""
-        block = {"chassis": self.chassis_outputs, "wheel": self.wheel_outputs, "vehicle": self.vehicle_outputs}[scope]
+        block = {"chassis": self.chassis_outputs, "wheel": self.wheel_outputs, "vehicle": self.vehicle_outputs,
+                 "unit": self.unit_outputs}[scope]
         for k, r in enumerate(block):
             if r.name == name:
                 return k
         raise ModelError(f"signal table '{self.kind}': no {scope} output '{name}'")
 
-    def outputs(self, wheel_names) -> list[tuple[Signal, str]]:
-        """(row, full name) of every output in output-row order."""
+    def outputs(self, wheel_names, unit_names=()) -> list[tuple[Signal, str]]:
+        """(row, full name) of every output in output-row order (``unit_names``: the towed units')."""
         out = [(r, r.full_name()) for r in self.chassis_outputs]
         for w in wheel_names:
             out += [(r, r.full_name(w)) for r in self.wheel_outputs]
         out += [(r, r.full_name()) for r in self.vehicle_outputs]
+        for u in unit_names:
+            out += [(r, r.full_name(unit=u)) for r in self.unit_outputs]
         return out
 
 
@@ -290,6 +302,15 @@ FULL_VEHICLE = SignalTable("full_vehicle", (
     _out("vehicle", "rack_travel", "m", "steering rack travel (+ toward the left)"),
     _out("vehicle", "rack_force", "N", "force the steering must apply to the rack along its travel"),
     _lv("vehicle", "constraint_residual"),
+    # per towed unit of a combination (docs/articulated.md §6), its chassis body's
+    _out("unit", "articulation", "rad", "articulation angle: the coupling's yaw, this unit's heading minus the "
+         "towing unit's about the towing unit's z axis (+ counter-clockwise seen from above)"),
+    _out("unit", "articulation_rate", "rad/s", "d(articulation)/dt"),
+    _out("unit", "x", "m", "unit chassis centre of mass x, global (road x)"),
+    _out("unit", "y", "m", "unit chassis centre of mass y, global"),
+    _out("unit", "vx", "m/s", "velocity of the unit chassis centre of mass along its own x axis"),
+    _out("unit", "vy", "m/s", "velocity of the unit chassis centre of mass along its own y axis"),
+    _out("unit", "yaw_rate", "rad/s", "angular velocity about the unit chassis z axis (+ turning left)"),
 ))
 """Signals of the full vehicles (6-DOF chassis, steering, lateral tires)."""
 

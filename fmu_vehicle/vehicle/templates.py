@@ -44,6 +44,7 @@ class WheelInfo:
     driven: bool
     tire_file: str
     side: str = "left"        # "left" or "right": a right-hand corner mirrors y and its tire
+    chassis_body: str = "chassis"   # the unit's chassis body the corner is mounted on (docs/articulated.md §6)
 
 
 class _HP:
@@ -242,6 +243,50 @@ def rack_steering(chassis: str, data: dict, inner_points, where: str) -> Fragmen
     return f
 
 
+def _towed_chassis(unit: str, chassis: dict, where: str) -> Fragment:
+    f = Fragment()
+    f.bodies.append(_body(unit, _num(chassis, "mass_kg", f"{where}: chassis"), chassis.get("com_m"),
+                          _inertia(chassis, "inertia_kg_m2", f"{where}: chassis")))
+    return f
+
+
+def ball_coupling(unit: str, towing: str, point, chassis: dict, data: dict, where: str, cwhere: str):
+    """A towed unit's chassis body (named ``unit``) on a ball hitch: a spherical joint at ``point`` (design
+    coordinates) on the towing chassis body, axes z, y', x'': coordinates ``<unit>.yaw`` (the articulation
+    angle), ``<unit>.pitch``, ``<unit>.roll``, relative to the towing unit. Returns (Fragment, coordinates)."""
+    if data.get("roll_stiffness_N_m_per_rad") is not None:
+        raise ModelError(f"{cwhere}: a ball coupling has no roll stiffness")
+    f = _towed_chassis(unit, chassis, where)
+    coords = (f"{unit}.yaw", f"{unit}.pitch", f"{unit}.roll")
+    f.joints.append({"name": f"{unit}.coupling", "type": "spherical", "parent": towing, "child": unit,
+                     "point_m": list(map(float, point)), "coordinate_names": list(coords)})
+    f.independent += list(coords)
+    return f, coords
+
+
+def fifth_wheel_coupling(unit: str, towing: str, point, chassis: dict, data: dict, where: str, cwhere: str):
+    """A towed unit's chassis body on a fifth wheel at ``point``: pitch and yaw free; without
+    ``roll_stiffness_N_m_per_rad`` rigid in roll (a universal joint, axes z then y': ``<unit>.yaw``,
+    ``<unit>.pitch``), with it a spherical joint as :func:`ball_coupling` plus a rotational spring-damper on
+    ``<unit>.roll``: M = -k roll - c d(roll)/dt [N m] (k, c: ``roll_stiffness_N_m_per_rad``,
+    ``roll_damping_N_m_s_per_rad``). Returns (Fragment, coordinates)."""
+    if data.get("roll_stiffness_N_m_per_rad") is None:
+        f = _towed_chassis(unit, chassis, where)
+        coords = (f"{unit}.yaw", f"{unit}.pitch")
+        f.joints.append({"name": f"{unit}.coupling", "type": "universal", "parent": towing, "child": unit,
+                         "point_m": list(map(float, point)), "axes": [[0, 0, 1], [0, 1, 0]],
+                         "coordinate_names": list(coords)})
+        f.independent += list(coords)
+        return f, coords
+    f, coords = ball_coupling(unit, towing, point, chassis, {}, where, cwhere)
+    f.force_elements.append({"name": f"{unit}.coupling_roll", "type": "rotational_spring_damper",
+                             "coordinate": coords[2],
+                             "stiffness_N_m_per_rad": _num(data, "roll_stiffness_N_m_per_rad", cwhere),
+                             "damping_N_m_s_per_rad": _num(data, "roll_damping_N_m_s_per_rad", cwhere)})
+    return f, coords
+
+
 STEERING_TEMPLATES = {"rack": rack_steering}
+COUPLING_TEMPLATES = {"ball": ball_coupling, "fifth_wheel": fifth_wheel_coupling}
 SUSPENSION_TEMPLATES = {"macpherson_strut": macpherson_strut, "five_link": five_link}
 CHASSIS_TEMPLATES = {"planar": planar_chassis, "free": free_chassis}
