@@ -32,6 +32,8 @@ import math
 from .jit import njit
 
 INF = math.inf
+NAN = math.nan
+TINY = 7.450580596923828e-09        # 2**-27: below, x**3/6 is less than half an ulp of x
 
 # ---- constants ----------------------------------------------------------------------------------------
 PIO2_HI = 1.5707963267948966        # pi/2 rounded to double
@@ -317,6 +319,8 @@ def sin(x):
     sin(+-0) = +-0, sin(+-inf) = sin(nan) = nan. Faithfully rounded; measured max error 0.6 ulp (tests)."""
     ax = abs(x)
     if ax <= PIO4_HI:
+        if ax < TINY:                                 # sin(x) = x - x**3/6 rounds to x (and keeps -0)
+            return x
         return _sin_k(x, 0.0)
     if not ax < INF:
         return x - x
@@ -409,6 +413,8 @@ def tan(x):
     measured max error in the tests."""
     ax = abs(x)
     if ax <= PIO4_HI:
+        if ax < TINY:                                 # tan(x) = x + x**3/3 rounds to x (and keeps -0)
+            return x
         return _tan_k(x, 0.0, False)
     if not ax < INF:
         return x - x
@@ -514,7 +520,7 @@ def asin(x):
     asin(+-1) = +-pi/2. Faithfully rounded; measured max error in the tests."""
     ax = abs(x)
     if not ax <= 1.0:
-        return (x - x) / (x - x)
+        return NAN
     if ax < 0.5:
         z = x * x
         p = _asin_poly(z)
@@ -578,7 +584,7 @@ def log(x):
     if not x > 0.0:
         if x == 0.0:
             return -INF
-        return (x - x) / (x - x)                      # negative or nan
+        return NAN                      # negative or nan
     if x == INF:
         return x
     m, e = math.frexp(x)
@@ -604,6 +610,8 @@ def tanh(x):
     if x != x:
         return x + x
     ax = abs(x)
+    if ax < TINY:                                     # tanh(x) = x - x**3/3 rounds to x (and keeps -0)
+        return x
     if ax <= 0.55:
         z = x * x
         p = _tanh_poly(z)
