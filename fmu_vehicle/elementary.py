@@ -5,8 +5,11 @@ Windows), and two libms differ in the last bit for some arguments. The Newton it
 problem and the closed loops amplify such bits (the win64 native library differed from the Linux one by up to
 3.5e-11 of an output's magnitude, docs/native.md §5). Every kernel therefore calls the functions of this
 module instead: they use ``+ - * /``, ``sqrt`` (correctly rounded by IEEE 754 on every platform), ``abs``,
-``floor``, ``copysign``, and the exact scalings ``math.frexp``/``math.ldexp``, with no fused multiply-add (numba
-compiles without fast-math, so LLVM contracts nothing). The same sequence of correctly rounded operations
+``copysign``, ``min``/``max``, conversions between float and int (exact or truncating) and integer arithmetic, with
+no fused multiply-add (numba compiles without fast-math, so LLVM contracts nothing). Not even ``math.floor``,
+``math.frexp`` or ``math.ldexp``: the first is a libm call on baseline x86-64, the other two lower to helpers of
+numba's own (``numba_frexp``), which a native library does not have; :func:`_frexp` and :func:`_scale` do their
+work with multiplications by powers of two. The same sequence of correctly rounded operations
 gives the same bits on every x86-64 (and any IEEE 754) machine: the in-process JIT, the Linux native library
 and the Windows DLL compute identical values by construction. Every function also runs as plain Python
 (``NUMBA_DISABLE_JIT=1``, ``f.py_func``) with the same bits: Python floats are the same doubles, and the integer
@@ -164,20 +167,80 @@ def two_prod(a, b):
     return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
+
+TWO60 = 1.152921504606847e+18       # 2**60
+TWOM60 = 8.673617379884035e-19      # 2**-60
+TWO54 = 1.8014398509481984e+16      # 2**54
+TWOM62 = 2.168404344971009e-19      # 2**-62
+POW2_UP = (1.3407807929942597e+154, 1.157920892373162e+77, 3.402823669209385e+38, 1.8446744073709552e+19,
+           4294967296.0, 65536.0, 256.0, 16.0, 4.0, 2.0)
+"""2**512, 2**256, ..., 2**1: the binary search of :func:`_frexp`."""
+POW2_DOWN = (7.458340731200207e-155, 8.636168555094445e-78, 2.938735877055719e-39, 5.421010862427522e-20,
+             2.3283064365386963e-10, 1.52587890625e-05, 0.00390625, 0.0625, 0.25, 0.5)
+"""2**-512, ..., 2**-1."""
+
+
+@njit(inline="always")
+def _scale(y, k):
+    """y * 2**k for an integer k with one rounding at most (as C's ``ldexp``), from multiplications by
+    powers of two only (numba lowers ``math.ldexp`` to a helper of its own, which a native build has not):
+    |k| <= 60 by 2**k = float(1 << k) (exact), else in steps of 2**+-60 ordered so that only the last step can
+    leave the normal range (the subnormal range spans 52 binades)."""
+    if 0 <= k <= 60:
+        return y * float(1 << k)
+    if -62 <= k < 0:
+        return y * float(1 << (k + 62)) * TWOM62
+    if k > 0:
+        y *= float(1 << (k % 60))
+        k -= k % 60
+        while k > 0:
+            y *= TWO60
+            k -= 60
+        return y
+    r = (-k) % 60
+    y = y * float(1 << (62 - r)) * TWOM62
+    k += r
+    while k < 0:
+        y *= TWOM60
+        k += 60
+    return y
+
+
+@njit(inline="always")
+def _frexp(x):
+    """(m, e) with x = m * 2**e, m in [1/2, 1), for a finite x > 0 (as C's ``frexp``; numba lowers
+    ``math.frexp`` to a helper of its own): subnormals first scaled by 2**54, then a binary search over the
+    exponent by exact multiplications with 2**+-512, ..., 2**+-1 (ten comparisons)."""
+    e = 0
+    if x < 2.2250738585072014e-308:
+        x *= TWO54
+        e = -54
+    if x >= 1.0:
+        for i in range(10):
+            if x >= POW2_UP[i]:
+                x *= POW2_DOWN[i]
+                e += 512 >> i
+        return x * 0.5, e + 1
+    for i in range(10):
+        if x < POW2_DOWN[i]:
+            x *= POW2_UP[i]
+            e -= 512 >> i
+    return x, e
+
 # ---- argument reduction for sin, cos, tan ------------------------------------------------------------
 @njit
 def _reduce_huge(ax):
     """Payne & Hanek reduction of a finite ``ax >= 2**32``: (n, rh, rl) with ax = n*pi/2 + rh + rl,
     |rh + rl| <= pi/4 (about), n modulo 4 only.
 
-    ``ax = M * 2**E`` with the integer ``M < 2**53`` (``frexp``). ``ax * 2/pi`` modulo 8 needs only the bits of
+    ``ax = M * 2**E`` with the integer ``M < 2**53`` (:func:`_frexp`). ``ax * 2/pi`` modulo 8 needs only the bits of
     2/pi from weight ``2**(2-E)`` on: a window ``W`` of 192 of them (:data:`TWO_OVER_PI_LIMBS`) gives
     ``ax * 2/pi = M*W * 2**-189 (mod 8)`` up to less than ``2**-130``. ``M*W mod 2**192`` is formed exactly in
     24-bit limbs with integer arithmetic (every partial sum below 2**56), its top three bits are n, the rest
     the fraction f, taken towards the nearest integer, converted to a double-double and multiplied by pi/2 in
     double-double. The result's absolute error is below 2**-110, relative to ``r`` below 2**-50 for every
     double (whose reduced arguments are at least about 2**-61)."""
-    m, e = math.frexp(ax)
+    m, e = _frexp(ax)
     big = int(m * 9007199254740992.0)             # M, 53 bits
     ex = e - 53                                   # ax = M * 2**ex, ex >= -20
     m0 = big & 0xFFFFFF
@@ -273,7 +336,7 @@ def _reduce(x):
     :func:`_reduce_huge`."""
     ax = abs(x)
     if ax < MEDIUM:
-        k = math.floor(x * TWO_OVER_PI + 0.5)
+        k = float(int(x * TWO_OVER_PI + math.copysign(0.5, x)))   # nearest (ties away from 0)
         hi = x - k * CW1
         hi, lo = two_sum(hi, -(k * CW2))
         hi, e = two_sum(hi, -(k * CW3))
@@ -425,7 +488,8 @@ def tan(x):
 # ---- inverse trigonometric ----------------------------------------------------------------------------
 @njit(inline="always")
 def _atan_pos(ax, corr):
-    """(bh, tail) with atan(ax + corr) = bh + tail, bh = atan(c) rounded (0 to pi/2) and |tail| <= 0.45, for ax >= 0 (not nan), |corr| <= ulp(ax): reduced to |t| <= 7/16 by
+    """(bh, tail) with atan(ax + corr) = bh + tail, bh = atan(c) rounded (0 to pi/2) and |tail| <= 0.45, for
+    ax >= 0 (not nan), |corr| <= ulp(ax): reduced to |t| <= 7/16 by
     atan(ax) = atan(c) + atan((ax - c)/(1 + c*ax)) with c = 0, 1/2, 1, 3/2 or infinity (c = infinity:
     pi/2 + atan(-1/ax)); atan(c) as a double-double; atan(t) = t + t**3*ATAN(t*t). ``corr`` enters as
     corr/(1 + ax*ax) (the derivative)."""
@@ -546,7 +610,7 @@ def _exp_core(x):
     """(w, k) with exp(x) = (1 - w) * 2**k, 1 - w in [0.7, 1.42], for EXP_MIN <= x <= EXP_MAX: k = round(x/ln 2),
     r = hi - lo with hi = x - k*LN2_HI (exact), lo = k*LN2_LO; with c = r - r*r*EXPC(r*r) (so that
     2 - c = r*coth(r/2) - r), exp(r) = 1 + r + r*c/(2 - c) = 1 - w with w = (lo - r*c/(2 - c)) - hi."""
-    k = math.floor(x * INV_LN2 + 0.5)
+    k = float(int(x * INV_LN2 + math.copysign(0.5, x)))
     hi = x - k * LN2_HI
     lo = k * LN2_LO
     r = hi - lo
@@ -559,8 +623,8 @@ def _exp_core(x):
 @njit
 def exp(x):
     """exp(x): Cody & Waite reduction by ln 2 (two pieces), the rational form of :func:`_exp_core`, and the
-    exact scaling by 2**k (``ldexp``; results below 2**-1022 are rounded a second time there, so subnormal
-    results may be off by one unit of the subnormal spacing more). exp(nan) = nan, exp(+inf) = inf,
+    exact scaling by 2**k (:func:`_scale`; results below 2**-1022 are rounded a second time there, so
+    subnormal results may be off by one unit of the subnormal spacing more). exp(nan) = nan, exp(+inf) = inf,
     exp(-inf) = 0, overflow (x > EXP_MAX) gives inf and underflow (x < EXP_MIN) 0. Faithfully rounded for normal
     results; measured max error in the tests."""
     if x != x:
@@ -572,13 +636,13 @@ def exp(x):
     if abs(x) < 3.725290298461914e-09:                 # 2**-28: exp(x) = 1 + x to within 2**-57
         return 1.0 + x
     w, k = _exp_core(x)
-    return math.ldexp(1.0 - w, k)
+    return _scale(1.0 - w, k)
 
 
 @njit
 def log(x):
-    """Natural logarithm: x = 2**e * m with m in [sqrt(1/2), sqrt 2) (``frexp``; subnormals scaled by 2**54
-    first), f = m - 1 (exact), s = f/(2 + f), log(1 + f) = 2s + s**3*LOGC(s*s) = f - s*(f - s*s*LOGC(s*s)),
+    """Natural logarithm: x = 2**e * m with m in [sqrt(1/2), sqrt 2) (:func:`_frexp`), f = m - 1 (exact),
+    s = f/(2 + f), log(1 + f) = 2s + s**3*LOGC(s*s) = f - s*(f - s*s*LOGC(s*s)),
     plus e*ln 2 in two pieces. log(1) = 0, log(+-0) = -inf, log(x < 0) = nan, log(inf) = inf, log(nan) = nan.
     Faithfully rounded; measured max error in the tests."""
     if not x > 0.0:
@@ -587,7 +651,7 @@ def log(x):
         return NAN                      # negative or nan
     if x == INF:
         return x
-    m, e = math.frexp(x)
+    m, e = _frexp(x)
     if m < 0.7071067811865476:
         m *= 2.0
         e -= 1
@@ -621,7 +685,7 @@ def tanh(x):
     w, k = _exp_core(2.0 * ax)
     y = 1.0 - w
     yl = (1.0 - y) - w                                # y's rounding error: exp(2|x|) = (y + yl) * 2**k
-    sc = math.ldexp(1.0, k)
+    sc = _scale(1.0, k)
     s, sl = two_sum(y * sc, 1.0)                      # exp(2|x|) + 1 as a double-double
     sl += yl * sc
     q = 2.0 / s                                       # 2/(s + sl) as q + ql
