@@ -56,6 +56,7 @@ CW4 = -2.5082791584901525e-20
 CW5 = 3.521561362568105e-27
 CW6 = -1.4973851116957393e-33
 CW7 = 2.0683656956646287e-40
+CW3T = 6.223372171896613e-14        # pi/2 - CW1 - CW2 rounded (error 8.5e-32): the short path's third piece
 MEDIUM = 4294967296.0               # 2**32: the Cody & Waite reduction serves |x| below, Payne & Hanek above
 
 TWO_OVER_PI_LIMBS = (
@@ -329,14 +330,25 @@ def _reduce_huge(ax):
 def _reduce(x):
     """(n, rh, rl) with x = n*pi/2 + rh + rl, |rh| <= pi/4 (about; n taken modulo 4), for finite x.
 
+    |x| < 2048 (k < 1304), first a short path: x - k*CW1 exact, minus k*CW2 (exact) by TwoSum, minus
+    k*CW3T rounded (CW3T = the rest of pi/2): absolute error below 2**-87, taken when the result is at least
+    2**-20 (almost always; else the long path below).
     |x| < 2**32: Cody & Waite (1980) with pi/2 in seven pieces (:data:`CW1` ...): k = round(x * 2/pi),
     ``x - k*CW1`` is exact (Sterbenz), the next five products are exact and are subtracted with TwoSum, whose
     errors accumulate in the low part, and ``k*CW7`` is rounded: the error of rh + rl is below 2**-115 in
     absolute terms, below 2**-55 of r for the smallest reduced argument of a double in this range. Above,
     :func:`_reduce_huge`."""
     ax = abs(x)
-    if ax < MEDIUM:
+    if ax < 2048.0:                                   # short path: pi/2 in three pieces, if no deep cancellation
         k = float(int(x * TWO_OVER_PI + math.copysign(0.5, x)))   # nearest (ties away from 0)
+        hi = x - k * CW1
+        y, e = two_sum(hi, -(k * CW2))
+        if abs(y) >= 9.5367431640625e-07:            # 2**-20: the error below, 2**-87, is < 2**-67 of r
+            lo = e - k * CW3T
+            rh = y + lo
+            return int(k) & 3, rh, (y - rh) + lo
+    if ax < MEDIUM:
+        k = float(int(x * TWO_OVER_PI + math.copysign(0.5, x)))
         hi = x - k * CW1
         hi, lo = two_sum(hi, -(k * CW2))
         hi, e = two_sum(hi, -(k * CW3))

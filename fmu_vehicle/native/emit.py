@@ -298,7 +298,8 @@ def check_symbols(undefined: set, allowed: set, what: str) -> None:
     libm = [s for s in bad if s in TRANSCENDENTAL]
     if libm:
         raise NativeBuildError(f"{what} calls the platform's libm for {', '.join(libm)}: its last bits differ "
-                               "between C runtimes; call fmu_vehicle.elementary's function instead (docs/native.md §5)")
+                               "between C runtimes; call fmu_vehicle.elementary's function instead "
+                               "(docs/native.md §5)")
     if bad:
         raise NativeBuildError(f"{what} needs symbols neither libm nor the native runtime provides: "
                                f"{', '.join(bad)} (compiled code that allocates, calls Python or an unlisted "
