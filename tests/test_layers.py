@@ -9,19 +9,18 @@ PACKAGE = Path(__file__).resolve().parents[1] / "fmu_vehicle"
 
 #: subpackage -> the package modules/subpackages it may import (besides itself)
 ALLOWED = {
-    "multibody": {"jit", "errors", "paths", "elementary"},
-    "integrators": {"jit", "packing", "errors", "elementary"},
-    "road": {"jit", "errors", "paths", "util", "elementary"},
-    "tire": {"jit", "errors", "paths", "road", "util", "elementary"},
+    "multibody": {"jit", "errors", "paths"},
+    "integrators": {"jit", "packing", "errors"},
+    "road": {"jit", "errors", "paths", "util"},
+    "tire": {"jit", "errors", "paths", "road", "util"},
     "vehicle": {"jit", "packing", "errors", "paths", "util", "multibody", "integrators", "road", "tire", "results",
-                "plotting", "elementary"},
-    "driver": {"jit", "errors", "paths", "elementary"},
+                "plotting"},
+    "driver": {"jit", "errors", "paths"},
     "manoeuvres": {"jit", "errors", "paths", "util", "plotting", "results", "driver", "multibody", "tire",
-                   "vehicle", "elementary"},
+                   "vehicle"},
     "chassis_control": {"errors", "paths", "util", "plotting", "results", "driver", "road", "vehicle",
-                        "manoeuvres", "elementary"},
+                        "manoeuvres"},
 }
-"""``elementary`` (the kernels' sin, cos, atan, exp, ...) sits below every layer: it imports only ``jit``."""
 
 
 def package_imports(path: Path) -> set[str]:
@@ -58,14 +57,9 @@ def test_a_layer_imports_only_the_layers_below_it(layer):
     assert not bad, "\n".join(bad)
 
 
-def test_the_elementary_functions_import_only_the_compiler_entry():
-    assert package_imports(PACKAGE / "elementary.py") == {"jit"}
-
-
 def test_the_check_sees_the_imports():
     mod = PACKAGE / "multibody" / "mechanism.py"
     assert "integrators" not in package_imports(mod)
     assert "multibody" in package_imports(PACKAGE / "vehicle" / "vehicle.py")
-    assert "elementary" in package_imports(PACKAGE / "tire" / "pacejka.py")
     assert {"integrators", "tire", "road"} <= package_imports(PACKAGE / "vehicle" / "vehicle.py") | \
         package_imports(PACKAGE / "vehicle" / "dynamics.py")
