@@ -89,9 +89,7 @@ def yaw_inertia(car, x_g: float, y_g: float) -> float:
 def single_track_of(car) -> SingleTrack:
     """The linear single-track model of ``car`` at rest on a flat road (module docstring). A combination (towed
     units, docs/articulated.md §6) is refused: its axles are not a single-track car's."""
-    if car.spec.units:
-        raise ModelError(f"vehicle '{car.name}': single_track_of a combination (towed units "
-                         f"{', '.join(u.name for u in car.spec.units)}) is not supported yet")
+    car.spec.refuse_combination("single_track_of")
     system = car.system("flat")
     y = car.initial_state(system, v0=0.0)
     vehicle_rhs(0.0, y, system.model, system.data, np.zeros_like(y))

@@ -18,8 +18,8 @@ from ..jit import njit
 
 from .tir import (P_BREFF, P_CZ, P_DREFF, P_FNOMIN, P_FREFF, P_KVLOW0, P_KZ, P_LCX, P_LCZ, P_LEX, P_LFZO,
                   P_LGAX, P_LHX, P_LKX, P_LMUX, P_LMY, P_LONGVL, P_LSGKP, P_LVX, P_PCX1, P_PDX1, P_PDX2,
-                  P_PDX3, P_PEX1, P_PEX2, P_PEX3, P_PEX4, P_PHX1, P_PHX2, P_PKX1, P_PKX2, P_PKX3, P_PTX1, P_PTX2, P_PTX3,
-                  P_PVX1, P_PVX2, P_QSY1, P_QSY3, P_QSY4, P_R0, P_VXLOW)
+                  P_PDX3, P_PEX1, P_PEX2, P_PEX3, P_PEX4, P_PHX1, P_PHX2, P_PKX1, P_PKX2, P_PKX3, P_PTX1,
+                  P_PTX2, P_PTX3, P_PVX1, P_PVX2, P_QSY1, P_QSY3, P_QSY4, P_R0, P_VXLOW)
 
 MU_ROAD_NOMINAL = 1.0
 """Road friction [-] at which the .tir coefficients hold (mu_road = 1 reproduces the file)."""
@@ -211,8 +211,8 @@ def slip_relaxation_length_kx(p, fz, kx, kappa, mu_road, vx):
 
 @njit
 def relaxation_length_from_slope(p, fz, kx, slope, vx):
-    """σc = max(σmin, σκ0 max(0, dFx0/dκ) / Kx) [m] from the slope dFx0/dκ [N] and Kx [N] (``slip_relaxation_length``;
-    σκ0 itself when Kx <= 0, then the slope is not used)."""
+    """σc = max(σmin, σκ0 max(0, dFx0/dκ) / Kx) [m] from the slope dFx0/dκ [N] and Kx [N]
+    (``slip_relaxation_length``; σκ0 itself when Kx <= 0, then the slope is not used)."""
     sigma0 = relaxation_length(p, fz)
     sigma_min = abs(vx) * RELAXATION_TIME_MIN
     if sigma_min < SIGMA_KAPPA_MIN:

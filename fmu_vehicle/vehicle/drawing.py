@@ -22,8 +22,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ModelError
-
 from ..plotting import new_figure, save_figure
 from ..tire.models import unloaded_radius
 
@@ -34,9 +32,7 @@ TIRE_DRAW_WIDTH_M = 0.3
 def vehicle_dimensions(vehicle) -> dict[str, float]:
     """The dimensions the picture annotates (module docstring), in SI units, from ``vehicle``'s data. A
     combination (towed units, docs/articulated.md §6) is refused: the wheelbase and track here are one unit's."""
-    if vehicle.spec.units:
-        raise ModelError(f"vehicle '{vehicle.name}': dimensions and drawings of a combination (towed units "
-                         f"{', '.join(u.name for u in vehicle.spec.units)}) are not supported yet")
+    vehicle.spec.refuse_combination("dimensions and drawings of")
     centers = np.array([w.center_m for w in vehicle.spec.wheels], dtype=float)
     radii = np.array([unloaded_radius(p) for p in vehicle.tire_p], dtype=float)
     front_x = centers[:, 0].max()

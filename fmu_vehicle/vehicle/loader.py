@@ -60,6 +60,13 @@ class VehicleSpec:
     steering: SteeringSpec | None = None
     units: tuple = ()      # UnitSpec per towed unit (trailers), in file order; () for a single-unit vehicle
 
+    def refuse_combination(self, what: str) -> None:
+        """ModelError if this vehicle has towed units (docs/articulated.md §6): "``what`` a combination is not
+        supported yet" (e.g. what = "drawings of")."""
+        if self.units:
+            raise ModelError(f"vehicle '{self.name}': {what} a combination (towed units "
+                             f"{', '.join(u.name for u in self.units)}) is not supported yet")
+
     @property
     def total_mass_kg(self) -> float:
         """Sum of the masses of every body and removed rod [kg]."""
@@ -82,9 +89,21 @@ class UnitSpec:
     towing: str                 # chassis body of the unit it hangs from ("chassis": the towing unit)
     coupling: str               # "ball" (spherical joint) or "fifth_wheel" (universal, or spherical + roll spring)
     coupling_point_m: tuple     # the coupling point at the design configuration [m]
-    yaw_coordinate: str         # the articulation angle: this unit's yaw relative to the towing one [rad, + left]
     coordinates: tuple          # the coupling joint's coordinates (yaw, pitch[, roll]) relative to the towing unit
     corners: tuple              # names of this unit's corners
+
+    @property
+    def yaw_coordinate(self) -> str:
+        """The articulation angle's coordinate: this unit's yaw relative to the towing one [rad, + left]."""
+        return self.coordinates[0]
+
+
+def _point_m(value, field: str, note: str = ""):
+    """``value`` if it is a list of 3 numbers (a point [m]); ModelError naming ``field`` otherwise."""
+    if not (isinstance(value, list) and len(value) == 3
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
+        raise ModelError(f"{field} must be 3 numbers [m]{note}")
+    return value
 
 
 def _add_corners(corners, chassis_body, rack, src, base, frag, wheels, tires, inner_points, prefix="corners"):
@@ -107,9 +126,7 @@ def _add_corners(corners, chassis_body, rack, src, base, frag, wheels, tires, in
         st = susp.get("template")
         if st not in SUSPENSION_TEMPLATES:
             raise ModelError(f"{sp}: unknown template {st!r}; valid: {', '.join(SUSPENSION_TEMPLATES)}")
-        center = c.get("wheel_center_m")
-        if not (isinstance(center, list) and len(center) == 3 and all(isinstance(v, (int, float)) for v in center)):
-            raise ModelError(f"{where}: field 'wheel_center_m' must be 3 numbers [m]")
+        center = _point_m(c.get("wheel_center_m"), f"{where}: field 'wheel_center_m'")
         is_steered = bool(c.get("steered", False))
         f, w = SUSPENSION_TEMPLATES[st](cname, chassis_body, center, side == "right", susp,
                                         f"{sp} (corner '{cname}')", tie_rod_body=rack if is_steered else None)
@@ -164,10 +181,7 @@ def _add_units(data: dict, src: str, base, frag, wheels, tires) -> tuple:
         if towing not in bodies:
             raise ModelError(f"{cw}: field 'towing' must name the towing unit ('chassis') or a unit listed "
                              f"before '{uname}'; valid: {', '.join(bodies)}")
-        point = cp.get("point_m")
-        if not (isinstance(point, list) and len(point) == 3
-                and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in point)):
-            raise ModelError(f"{cw}: field 'point_m' must be 3 numbers [m] (design coordinates)")
+        point = _point_m(cp.get("point_m"), f"{cw}: field 'point_m'", " (design coordinates)")
         corners = u.get("corners")
         if not isinstance(corners, list) or not corners:
             raise ModelError(f"{where}: field 'corners' must be a non-empty list")
@@ -177,7 +191,7 @@ def _add_units(data: dict, src: str, base, frag, wheels, tires) -> tuple:
         frag.extend(f)
         n0 = len(wheels)
         _add_corners(corners, uname, None, src, base, frag, wheels, tires, [], prefix=f"units[{i}].corners")
-        out.append(UnitSpec(uname, towing, ctype, tuple(map(float, point)), coords[0], coords,
+        out.append(UnitSpec(uname, towing, ctype, tuple(map(float, point)), coords,
                             tuple(w.name for w in wheels[n0:])))
         bodies.append(uname)
     return tuple(out)

@@ -15,8 +15,8 @@ Names (ISO 8855 axes: x forward, y left, z up; SI units):
   single-unit vehicle has none.
 
 Output row layout: the chassis rows in table order, then each wheel's rows (wheels in vehicle-file
-order), then the vehicle rows, then each towed unit's rows (units in vehicle-file order). The kernel computes a fixed catalogue of quantities
-(``vehicle.dynamics.QUANTITIES``); each output row names the quantity it reports (``Signal.quantity``, by
+order), then the vehicle rows, then each towed unit's rows (units in vehicle-file order). The kernel
+computes a fixed catalogue of quantities (``vehicle.dynamics.QUANTITIES``); each output row names the quantity it reports (``Signal.quantity``, by
 default its own name) and ``SignalTable.output_map`` tells the kernel where to find it, so tables choose,
 order and name their rows freely. Per-wheel inputs: the kernel's input matrix has the columns of the
 largest table (``FULL_VEHICLE``); an input row of another table names the column it fills
@@ -111,8 +111,7 @@ class SignalTable:
         quantity row holds the chassis block, one block per wheel, the vehicle block, then one block per
         towed unit."""
         import numpy as np
-        qc, qw, qv = (quantities[k] for k in SCOPES[:3])
-        qu = quantities.get("unit", ())
+        qc, qw, qv, qu = (quantities[k] for k in SCOPES)
 
         def index(r, names, base):
             q = r.quantity or r.name

@@ -129,11 +129,12 @@ class Vehicle:
     def model(self, road=None) -> VehicleModel:
         """The static description of a run on ``road`` (a road name, dict, file or Road; None: flat)."""
         r = load_road(road if road is not None else {"type": "flat"})
+        out_map = self.signals.output_map(self.n_wheels, QUANTITIES, len(self.unit_names))
         return VehicleModel(self.mech.model, POSITION_TOL, POSITION_MAXIT, self.w_body, self.w_hub, self.w_spin,
                             self.w_spring, self.w_center0, self.w_axis0, self.w_inertia, self.w_side,
                             self.tire_p.copy(), r.to_arrays(), int(self.chassis), self.chassis_coords,
-                            self.chassis_com0, self.steer_drv, self.signals.output_map(self.n_wheels, QUANTITIES, len(self.held)),
-                            *self._load_point_rows(), self.w_chassis, self.held, self.u_body)
+                            self.chassis_com0, self.steer_drv, out_map, *self._load_point_rows(), self.w_chassis,
+                            self.held, self.u_body)
 
     def _load_point_rows(self) -> tuple[int, np.ndarray]:
         """(input column of an external load's point.x, (nw, 3) output rows of the wheel centres): what
@@ -153,7 +154,7 @@ class Vehicle:
         and tire, inputs at their start values (see :meth:`VehicleSimulator.set_sources`)."""
         model = self.model(road)
         data = make_data(model, self.mech.new_data(), len(FULL_VEHICLE.inputs), [r.start for r in FULL_VEHICLE.inputs],
-                         n_quantities(self.n_wheels, len(self.held)), self.rack_gain)
+                         n_quantities(self.n_wheels, len(self.unit_names)), self.rack_gain)
         check_data(model, data, len(FULL_VEHICLE.inputs))
         return VehicleSystem(self, model, data)
 
