@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 
+from .. import elementary as em
 from ..jit import njit
 
 from .pacejka import (MU_ROAD_NOMINAL, SIGMA_KAPPA_MIN, mf_fx0_eval_kx, nominal_load, relaxation_length,
@@ -69,14 +70,14 @@ def _guard(x):
 def _mf_sin(b, c, d, e, x):
     """D sin(C atan(B x - E (B x - atan(B x)))), the Magic Formula sine form."""
     bx = b * x
-    return d * math.sin(c * math.atan(bx - e * (bx - math.atan(bx))))
+    return d * em.sin(c * em.atan(bx - e * (bx - em.atan(bx))))
 
 
 @njit
 def _mf_cos(b, c, e, x):
     """cos(C atan(B x - E (B x - atan(B x)))), the cosine form used by the weighting functions and the trail."""
     bx = b * x
-    return math.cos(c * math.atan(bx - e * (bx - math.atan(bx))))
+    return em.cos(c * em.atan(bx - e * (bx - em.atan(bx))))
 
 
 @njit
@@ -104,7 +105,7 @@ def cornering_stiffness(p, fz, gamma):
     if p[P_PKY2] == 0.0:
         return 0.0
     fz0 = nominal_load(p)
-    return (p[P_PKY1] * fz0 * math.sin(2.0 * math.atan(fz / (p[P_PKY2] * fz0)))
+    return (p[P_PKY1] * fz0 * em.sin(2.0 * em.atan(fz / (p[P_PKY2] * fz0)))
             * (1.0 - p[P_PKY3] * abs(gamma * p[P_LGAY])) * p[P_LKY])
 
 
@@ -116,7 +117,7 @@ def lateral_relaxation_length(p, fz, gamma):
     if p[P_PTY2] == 0.0 or fz <= 0.0:
         return relaxation_length(p, fz)
     fz0 = nominal_load(p)
-    sigma = (p[P_PTY1] * math.sin(2.0 * math.atan(fz / (p[P_PTY2] * fz0))) * (1.0 - p[P_PKY3] * abs(gamma))
+    sigma = (p[P_PTY1] * em.sin(2.0 * em.atan(fz / (p[P_PTY2] * fz0))) * (1.0 - p[P_PKY3] * abs(gamma))
              * p[P_R0] * p[P_LFZO] * p[P_LSGAL])
     return sigma if sigma > SIGMA_KAPPA_MIN else SIGMA_KAPPA_MIN
 
@@ -138,7 +139,7 @@ def mf_fy0_terms(p, fz, alpha, gamma, mu_road):
     """
     if fz <= 0.0:
         return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
-    return _fy0_terms(p, fz, math.tan(alpha), gamma, mu_road, cornering_stiffness(p, fz, gamma))
+    return _fy0_terms(p, fz, em.tan(alpha), gamma, mu_road, cornering_stiffness(p, fz, gamma))
 
 
 @njit
@@ -182,7 +183,7 @@ def mz_trail_terms(p, fz, alpha, gamma, mu_road, by, cy):
     Br = QBZ9 LKY / LMUY* + QBZ10 By Cy,  Dr = Fz ((QDZ6 + QDZ7 dfz) LRES + (QDZ8 + QDZ9 dfz) gamma_z) R0 LMUY*.
     Et depends on alpha_t = alpha* + SHt (pure slip) and is evaluated there by the callers.
     """
-    return _mz_trail_terms(p, fz, math.tan(alpha), gamma, mu_road, by, cy)
+    return _mz_trail_terms(p, fz, em.tan(alpha), gamma, mu_road, by, cy)
 
 
 @njit
@@ -200,7 +201,7 @@ def _mz_trail_terms(p, fz, a_star, gamma, mu_road, by, cy):
     dt = fz * (p[P_QDZ1] + p[P_QDZ2] * dfz) * (1.0 + p[P_QDZ3] * gz + p[P_QDZ4] * gz * gz) * (p[P_R0] / fz0) * p[P_LTR]
     at = a_star + sht
     et = ((p[P_QEZ1] + p[P_QEZ2] * dfz + p[P_QEZ3] * dfz * dfz)
-          * (1.0 + (p[P_QEZ4] + p[P_QEZ5] * gz) * (2.0 / math.pi) * math.atan(bt * ct * at)))
+          * (1.0 + (p[P_QEZ4] + p[P_QEZ5] * gz) * (2.0 / math.pi) * em.atan(bt * ct * at)))
     if et > 1.0:
         et = 1.0
     br = p[P_QBZ9] * p[P_LKY] / lmuy_div + p[P_QBZ10] * by * cy
@@ -221,10 +222,10 @@ def mf_mz0(p, fz, alpha, gamma, mu_road):
         return 0.0
     fy0, _muy, ky, by, cy, shy, svy = mf_fy0_terms(p, fz, alpha, gamma, mu_road)
     bt, ct, dt, et, sht, br, dr = mz_trail_terms(p, fz, alpha, gamma, mu_road, by, cy)
-    a_star = math.tan(alpha)
-    cos_a = math.cos(alpha)
+    a_star = em.tan(alpha)
+    cos_a = em.cos(alpha)
     t = dt * _mf_cos(bt, ct, et, a_star + sht) * cos_a
-    mzr = dr * math.cos(math.atan(br * (a_star + shy + svy / _guard(ky)))) * cos_a
+    mzr = dr * em.cos(em.atan(br * (a_star + shy + svy / _guard(ky)))) * cos_a
     return -t * fy0 + mzr
 
 
@@ -253,7 +254,7 @@ def mf_combined(p, fz, kappa, alpha, gamma, mu_road):
         return 0.0, 0.0, 0.0
     kx = slip_stiffness(p, fz)
     fx0, _slope = mf_fx0_eval_kx(p, fz, kx, kappa, gamma, mu_road, False)
-    return mf_combined_given(p, fz, kappa, alpha, math.tan(alpha), gamma, mu_road, kx,
+    return mf_combined_given(p, fz, kappa, alpha, em.tan(alpha), gamma, mu_road, kx,
                              cornering_stiffness(p, fz, gamma), fx0)
 
 
@@ -267,7 +268,7 @@ def mf_combined_given(p, fz, kappa, alpha, a_star, gamma, mu_road, kx, ky, fx0):
         return 0.0, 0.0, 0.0
     fz0 = nominal_load(p)
     dfz = (fz - fz0) / fz0
-    cos_a = math.cos(alpha)
+    cos_a = em.cos(alpha)
     gy = gamma * p[P_LGAY]
     gz = gamma * p[P_LGAZ]
 
@@ -275,7 +276,7 @@ def mf_combined_given(p, fz, kappa, alpha, a_star, gamma, mu_road, kx, ky, fx0):
 
     # longitudinal force, combined slip
     shxa = p[P_RHX1]
-    bxa = p[P_RBX1] * math.cos(math.atan(p[P_RBX2] * kappa)) * p[P_LXAL]
+    bxa = p[P_RBX1] * em.cos(em.atan(p[P_RBX2] * kappa)) * p[P_LXAL]
     cxa = p[P_RCX1]
     exa = p[P_REX1] + p[P_REX2] * dfz
     if exa > 1.0:
@@ -285,14 +286,14 @@ def mf_combined_given(p, fz, kappa, alpha, a_star, gamma, mu_road, kx, ky, fx0):
 
     # lateral force, combined slip
     shyk = p[P_RHY1] + p[P_RHY2] * dfz
-    byk = p[P_RBY1] * math.cos(math.atan(p[P_RBY2] * (a_star - p[P_RBY3]))) * p[P_LYKA]
+    byk = p[P_RBY1] * em.cos(em.atan(p[P_RBY2] * (a_star - p[P_RBY3]))) * p[P_LYKA]
     cyk = p[P_RCY1]
     eyk = p[P_REY1] + p[P_REY2] * dfz
     if eyk > 1.0:
         eyk = 1.0
     gyk = _mf_cos(byk, cyk, eyk, kappa + shyk) / _mf_cos(byk, cyk, eyk, shyk)
-    dvyk = muy * fz * (p[P_RVY1] + p[P_RVY2] * dfz + p[P_RVY3] * gy) * math.cos(math.atan(p[P_RVY4] * a_star))
-    svyk = dvyk * math.sin(p[P_RVY5] * math.atan(p[P_RVY6] * kappa)) * p[P_LVYKA]
+    dvyk = muy * fz * (p[P_RVY1] + p[P_RVY2] * dfz + p[P_RVY3] * gy) * em.cos(em.atan(p[P_RVY4] * a_star))
+    svyk = dvyk * em.sin(p[P_RVY5] * em.atan(p[P_RVY6] * kappa)) * p[P_LVYKA]
     fy = gyk * fy0 + svyk
 
     # aligning moment, combined slip
@@ -303,7 +304,7 @@ def mf_combined_given(p, fz, kappa, alpha, a_star, gamma, mu_road, kx, ky, fx0):
     at_eq = math.sqrt(at * at + kk * kk) * _sgn(at)
     ar_eq = math.sqrt(ar * ar + kk * kk) * _sgn(ar)
     t = dt * _mf_cos(bt, ct, et, at_eq) * cos_a
-    mzr = dr * math.cos(math.atan(br * ar_eq)) * cos_a
+    mzr = dr * em.cos(em.atan(br * ar_eq)) * cos_a
     s = p[P_R0] * (p[P_SSZ1] + p[P_SSZ2] * fy / fz0 + (p[P_SSZ3] + p[P_SSZ4] * dfz) * gz) * p[P_LS]
     mz = -t * (fy - svyk) + mzr + s * fx
     return fx, fy, mz
