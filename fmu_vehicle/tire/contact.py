@@ -315,9 +315,7 @@ def tire_contact_3d(p, mirror, center, center_vel, wheel_omega, spin_axis, road_
         q -= low_speed_damping(p, vx) * vy / ky
     alpha = em.atan(q)
 
-    alpha_t = mirror * alpha
-    fx, fy_t, mz_t = mf_combined_given(p, fz, kappa, alpha_t, em.tan(alpha_t), gamma_t, road_mu, kx, ky,
-                                       fx0)
+    fx, fy_t, mz_t = mf_combined_given(p, fz, kappa, mirror * q, gamma_t, road_mu, kx, ky, fx0)  # tan(atan q) = q
     fy = mirror * fy_t
     mz = mirror * mz_t * aligning_fade(p, vx)
     my = rolling_resistance_moment(p, fz, vx, omega)

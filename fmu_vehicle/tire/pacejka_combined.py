@@ -80,6 +80,18 @@ def _mf_cos(b, c, e, x):
     return em.cos(c * em.atan(bx - e * (bx - em.atan(bx))))
 
 
+@njit(inline="always")
+def _cos_atan(x):
+    """cos(atan x) = 1/sqrt(1 + x^2): the identity, one square root instead of two transcendental calls."""
+    return 1.0 / math.sqrt(1.0 + x * x)
+
+
+@njit(inline="always")
+def _sin_2atan(x):
+    """sin(2 atan x) = 2 x/(1 + x^2) (double-angle formula with tan(atan x) = x)."""
+    return 2.0 * x / (1.0 + x * x)
+
+
 @njit
 def mf_fx0_camber(p, fz, kappa, gamma, mu_road):
     """Pure longitudinal slip force Fx0 [N] with camber, MF 5.2 (Pacejka 2006 Eqs. 4.E9-4.E18).
@@ -105,7 +117,7 @@ def cornering_stiffness(p, fz, gamma):
     if p[P_PKY2] == 0.0:
         return 0.0
     fz0 = nominal_load(p)
-    return (p[P_PKY1] * fz0 * em.sin(2.0 * em.atan(fz / (p[P_PKY2] * fz0)))
+    return (p[P_PKY1] * fz0 * _sin_2atan(fz / (p[P_PKY2] * fz0))
             * (1.0 - p[P_PKY3] * abs(gamma * p[P_LGAY])) * p[P_LKY])
 
 
@@ -117,7 +129,7 @@ def lateral_relaxation_length(p, fz, gamma):
     if p[P_PTY2] == 0.0 or fz <= 0.0:
         return relaxation_length(p, fz)
     fz0 = nominal_load(p)
-    sigma = (p[P_PTY1] * em.sin(2.0 * em.atan(fz / (p[P_PTY2] * fz0))) * (1.0 - p[P_PKY3] * abs(gamma))
+    sigma = (p[P_PTY1] * _sin_2atan(fz / (p[P_PTY2] * fz0)) * (1.0 - p[P_PKY3] * abs(gamma))
              * p[P_R0] * p[P_LFZO] * p[P_LSGAL])
     return sigma if sigma > SIGMA_KAPPA_MIN else SIGMA_KAPPA_MIN
 
@@ -225,7 +237,7 @@ def mf_mz0(p, fz, alpha, gamma, mu_road):
     a_star = em.tan(alpha)
     cos_a = em.cos(alpha)
     t = dt * _mf_cos(bt, ct, et, a_star + sht) * cos_a
-    mzr = dr * em.cos(em.atan(br * (a_star + shy + svy / _guard(ky)))) * cos_a
+    mzr = dr * _cos_atan(br * (a_star + shy + svy / _guard(ky))) * cos_a
     return -t * fy0 + mzr
 
 
@@ -249,26 +261,29 @@ def mf_combined(p, fz, kappa, alpha, gamma, mu_road):
                    Mz = -t (Fy - SVyk) + Mzr + s Fx
     with Kx from ``pacejka.slip_stiffness``, Ky, By, Cy from ``mf_fy0_terms`` and Bt, Ct, Dt, Et (at the
     pure-slip alpha_t), Br, Dr from ``mz_trail_terms``. Returns (0, 0, 0) for Fz <= 0.
+    The slip angle enters through alpha* alone, with cos(alpha) = 1/sqrt(1 + alpha*^2) (|alpha| < pi/2, the
+    range of a slip angle), and every cos(atan x) is evaluated as 1/sqrt(1 + x^2).
     """
     if fz <= 0.0:
         return 0.0, 0.0, 0.0
     kx = slip_stiffness(p, fz)
     fx0, _slope = mf_fx0_eval_kx(p, fz, kx, kappa, gamma, mu_road, False)
-    return mf_combined_given(p, fz, kappa, alpha, em.tan(alpha), gamma, mu_road, kx,
+    return mf_combined_given(p, fz, kappa, em.tan(alpha), gamma, mu_road, kx,
                              cornering_stiffness(p, fz, gamma), fx0)
 
 
 @njit
-def mf_combined_given(p, fz, kappa, alpha, a_star, gamma, mu_road, kx, ky, fx0):
+def mf_combined_given(p, fz, kappa, a_star, gamma, mu_road, kx, ky, fx0):
     """``mf_combined`` with alpha* = tan(alpha) [-], Kx = ``pacejka.slip_stiffness(p, fz)`` [N],
     Ky = ``cornering_stiffness(p, fz, gamma)`` [N/rad] and Fx0 = ``mf_fx0_camber(p, fz, kappa, gamma, mu_road)``
     [N] given: a caller that needs them too (the contact's slip relaxation, which evaluates Fx0 with its
-    slope, and the low-speed damping) evaluates each once. Same result as ``mf_combined``."""
+    slope, and the low-speed damping) evaluates each once. Same result as ``mf_combined``; the contact passes
+    alpha* = q, its transient slip tan(alpha'), without the round trip tan(atan q)."""
     if fz <= 0.0:
         return 0.0, 0.0, 0.0
     fz0 = nominal_load(p)
     dfz = (fz - fz0) / fz0
-    cos_a = em.cos(alpha)
+    cos_a = _cos_atan(a_star)       # cos(alpha) for |alpha| < pi/2, the range of a slip angle
     gy = gamma * p[P_LGAY]
     gz = gamma * p[P_LGAZ]
 
@@ -276,7 +291,7 @@ def mf_combined_given(p, fz, kappa, alpha, a_star, gamma, mu_road, kx, ky, fx0):
 
     # longitudinal force, combined slip
     shxa = p[P_RHX1]
-    bxa = p[P_RBX1] * em.cos(em.atan(p[P_RBX2] * kappa)) * p[P_LXAL]
+    bxa = p[P_RBX1] * _cos_atan(p[P_RBX2] * kappa) * p[P_LXAL]
     cxa = p[P_RCX1]
     exa = p[P_REX1] + p[P_REX2] * dfz
     if exa > 1.0:
@@ -286,13 +301,13 @@ def mf_combined_given(p, fz, kappa, alpha, a_star, gamma, mu_road, kx, ky, fx0):
 
     # lateral force, combined slip
     shyk = p[P_RHY1] + p[P_RHY2] * dfz
-    byk = p[P_RBY1] * em.cos(em.atan(p[P_RBY2] * (a_star - p[P_RBY3]))) * p[P_LYKA]
+    byk = p[P_RBY1] * _cos_atan(p[P_RBY2] * (a_star - p[P_RBY3])) * p[P_LYKA]
     cyk = p[P_RCY1]
     eyk = p[P_REY1] + p[P_REY2] * dfz
     if eyk > 1.0:
         eyk = 1.0
     gyk = _mf_cos(byk, cyk, eyk, kappa + shyk) / _mf_cos(byk, cyk, eyk, shyk)
-    dvyk = muy * fz * (p[P_RVY1] + p[P_RVY2] * dfz + p[P_RVY3] * gy) * em.cos(em.atan(p[P_RVY4] * a_star))
+    dvyk = muy * fz * (p[P_RVY1] + p[P_RVY2] * dfz + p[P_RVY3] * gy) * _cos_atan(p[P_RVY4] * a_star)
     svyk = dvyk * em.sin(p[P_RVY5] * em.atan(p[P_RVY6] * kappa)) * p[P_LVYKA]
     fy = gyk * fy0 + svyk
 
@@ -304,7 +319,7 @@ def mf_combined_given(p, fz, kappa, alpha, a_star, gamma, mu_road, kx, ky, fx0):
     at_eq = math.sqrt(at * at + kk * kk) * _sgn(at)
     ar_eq = math.sqrt(ar * ar + kk * kk) * _sgn(ar)
     t = dt * _mf_cos(bt, ct, et, at_eq) * cos_a
-    mzr = dr * em.cos(em.atan(br * ar_eq)) * cos_a
+    mzr = dr * _cos_atan(br * ar_eq) * cos_a
     s = p[P_R0] * (p[P_SSZ1] + p[P_SSZ2] * fy / fz0 + (p[P_SSZ3] + p[P_SSZ4] * dfz) * gz) * p[P_LS]
     mz = -t * (fy - svyk) + mzr + s * fx
     return fx, fy, mz
