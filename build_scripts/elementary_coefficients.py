@@ -1,7 +1,8 @@
 """Derive the polynomial coefficients of ``fmu_vehicle/elementary.py`` (run: ``python3 build_scripts/elementary_coefficients.py``).
 
 Each kernel approximates a smooth even function ``g(z)`` of ``z = r*r`` on ``[0, zmax]``, where ``r`` is the reduced
-argument. ``g`` is interpolated at Chebyshev nodes in 60-digit arithmetic (``mpmath.chebyfit``: Chebyshev
+argument (exp's kernel: a function of ``r`` itself on ``[-ln(2)/64, ln(2)/64]``, its error weighted by the ``r**2``
+it is multiplied with). ``g`` is interpolated at Chebyshev nodes in 60-digit arithmetic (``mpmath.chebyfit``: Chebyshev
 interpolation, within a small factor of the minimax polynomial), converted to monomial coefficients and rounded to
 the nearest double. The number of terms is the smallest whose interpolation error (on 2001 points of the interval) is
 below ``2**-60`` of ``min |g|`` there; the error with the coefficients rounded to doubles (printed) is then
@@ -45,9 +46,8 @@ def _g_tanh(z):         # tanh(x) = x + x**3 * g(x**2)
     return (mp.tanh(x) - x) / x**3 if z > 1e-30 else mp.mpf(-1) / 3 + 2 * z / 15
 
 
-def _g_exp(z):          # r*coth(r/2) = 2 + z * g(z)
-    r = mp.sqrt(z)
-    return (r * mp.coth(r / 2) - 2) / z if z > 1e-30 else mp.mpf(1) / 6 - z / 360
+def _g_expr(r):         # exp(r) - 1 = r + r**2 * g(r) (a function of r itself, on [-ln(2)/64, ln(2)/64])
+    return (mp.exp(r) - 1 - r) / r**2 if abs(r) > 1e-30 else mp.mpf(1) / 2 + r / 6
 
 
 def _g_log(z):          # log((1+s)/(1-s)) = 2s + s**3 * g(s**2)
@@ -56,15 +56,16 @@ def _g_log(z):          # log((1+s)/(1-s)) = 2s + s**3 * g(s**2)
 
 
 SQRT2 = mp.sqrt(2)
-KERNELS = {
-    "SIN": (_g_sin, (PI / 4) ** 2),
-    "COS": (_g_cos, (PI / 4) ** 2),
-    "TAN": (_g_tan, (PI / 4) ** 2),
-    "ATAN": (_g_atan, (mp.mpf(7) / 16) ** 2),
-    "ASIN": (_g_asin, mp.mpf(1) / 4),
-    "TANH": (_g_tanh, mp.mpf("0.55") ** 2),
-    "EXP": (_g_exp, (LN2 / 2) ** 2 * mp.mpf("1.0001")),
-    "LOG": (_g_log, ((SQRT2 - 1) / (SQRT2 + 1)) ** 2 * mp.mpf("1.0001")),
+EXP_R = LN2 / 64 * mp.mpf("1.0001")
+KERNELS = {                                      # g, interval, weight: the largest factor g is multiplied by
+    "SIN": (_g_sin, 0, (PI / 4) ** 2, 1),        # relative to the result (1 where g's error is taken alone)
+    "COS": (_g_cos, 0, (PI / 4) ** 2, 1),
+    "TAN": (_g_tan, 0, (PI / 4) ** 2, 1),
+    "ATAN": (_g_atan, 0, (mp.mpf(7) / 16) ** 2, 1),
+    "ASIN": (_g_asin, 0, mp.mpf(1) / 4, 1),
+    "TANH": (_g_tanh, 0, mp.mpf("0.55") ** 2, 1),
+    "EXPR": (_g_expr, -EXP_R, EXP_R, EXP_R ** 2),
+    "LOG": (_g_log, 0, ((SQRT2 - 1) / (SQRT2 + 1)) ** 2 * mp.mpf("1.0001"), 1),
 }
 
 
@@ -75,21 +76,34 @@ def horner(coefs, z):
     return acc
 
 
-def fit(g, zmax):
-    gmin = min(abs(g(zmax * k / 200)) for k in range(201))
+def fit(g, lo, hi, weight):
+    pts = [lo + (hi - lo) * k / 2000 for k in range(2001)]
+    gmin = min(abs(g(z)) for z in pts[::10])
     for n in range(3, 30):
-        poly, _ = mp.chebyfit(g, [0, zmax], n, error=True)
+        poly, _ = mp.chebyfit(g, [lo, hi], n, error=True)
         exact = list(reversed(poly))                          # lowest degree first
         coefs = [float(c) for c in exact]                     # rounded to doubles
-        pts = [zmax * k / 2000 for k in range(2001)]
         fit_err = max(abs(horner(exact, z) - g(z)) for z in pts)
-        if fit_err < gmin * mp.mpf(2) ** -60:
+        if fit_err * weight < gmin * mp.mpf(2) ** -60:
             err = max(abs(horner([mp.mpf(c) for c in coefs], z) - g(z)) for z in pts)
             return coefs, float(err / gmin)
     raise RuntimeError("no fit")
 
 
+def exp_constants():
+    """32/ln 2, ln(2)/32 in two pieces (the first with 36 bits) and the table 2**(j/32) as double-doubles."""
+    l32 = LN2 / 32
+    scale = mp.mpf(2) ** 41                                   # ln(2)/32 is in [2**-6, 2**-5): 36 bits
+    hi = mp.floor(l32 * scale) / scale
+    th = [float(mp.mpf(2) ** (mp.mpf(j) / 32)) for j in range(32)]
+    tl = [float(mp.mpf(2) ** (mp.mpf(j) / 32) - mp.mpf(t)) for j, t in zip(range(32), th)]
+    print(f"INV_LN2_32 = {float(32 / LN2)!r}\nLN2_32_HI = {float(hi)!r}\nLN2_32_LO = {float(l32 - hi)!r}")
+    print(f"EXP_TH = ({', '.join(repr(t) for t in th)})")
+    print(f"EXP_TL = ({', '.join(repr(t) for t in tl)})")
+
+
 if __name__ == "__main__":
-    for name, (g, zmax) in KERNELS.items():
-        coefs, rel = fit(g, zmax)
+    for name, (g, lo, hi, weight) in KERNELS.items():
+        coefs, rel = fit(g, lo, hi, weight)
         print(f"{name} = ({', '.join(repr(c) for c in coefs)})  # {len(coefs)} terms, rel. error {rel:.1e}")
+    exp_constants()

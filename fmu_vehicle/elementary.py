@@ -58,6 +58,9 @@ CW6 = -1.4973851116957393e-33
 CW7 = 2.0683656956646287e-40
 CW3T = 6.223372171896613e-14        # pi/2 - CW1 - CW2 rounded (error 8.5e-32): the short path's third piece
 MEDIUM = 4294967296.0               # 2**32: the Cody & Waite reduction serves |x| below, Payne & Hanek above
+PIO2_1 = 1.5707963267341256         # pi/2 to 33 bits: k * PIO2_1 exact for |k| < 2**20
+PIO2_1T = 6.077100506506192e-11     # pi/2 - PIO2_1 rounded (error 3.5e-27)
+SHIFTER = 6755399441055744.0        # 1.5 * 2**52: (y + SHIFTER) - SHIFTER rounds y (|y| < 2**51) to an integer
 
 TWO_OVER_PI_LIMBS = (
     0, 0, 10680707, 7228996, 1387004, 2578385, 16069853, 12639074, 9804092, 4427841, 16666979, 11263675,
@@ -69,9 +72,11 @@ TWO_OVER_PI_LIMBS = (
 start up to 48 bits before the binary point): ``floor(2/pi * 2**(24*53))`` split into limbs, from mpmath at 450
 digits. 1272 bits: enough for any double (exponent up to 1023, plus 192 bits of window)."""
 
-LN2_HI = 0.6931471805598903         # ln 2 to 42 bits: k * LN2_HI exact for |k| < 2**11
+LN2_HI = 0.6931471805598903         # ln 2 to 42 bits: k * LN2_HI exact for |k| < 2**11 (log)
 LN2_LO = 5.497923018708371e-14      # ln 2 - LN2_HI
-INV_LN2 = 1.4426950408889634
+INV_LN2_32 = 46.16624130844683      # 32/ln 2
+LN2_32_HI = 0.021660849392446835    # ln(2)/32 to 36 bits: k * LN2_32_HI exact for |k| < 2**17 (exp)
+LN2_32_LO = 5.145609244655338e-14   # ln(2)/32 - LN2_32_HI (error 3.1e-30)
 EXP_MAX = 709.782712893384          # exp(x) overflows above (log of the largest double, rounded)
 EXP_MIN = -745.1332191019412        # exp(x) rounds to 0 below (log of 2**-1075)
 
@@ -105,9 +110,25 @@ TANH = (-0.3333333333333333, 0.1333333333333331, -0.05396825396822037, 0.0218694
         0.0035921267699626346, -0.001455819097151351, 0.0005899052969492733, -0.0002384727248015252,
         9.455133052924858e-05, -3.372080112046316e-05, 7.874274345344419e-06)
 """tanh(x) = x + x**3 * TANH(x*x) on |x| <= 0.55."""
-EXPC = (0.16666666666666666, -0.0027777777777777545, 6.61375661353004e-05, -1.653439072927359e-06,
-        4.175222026755133e-08, -1.0472473188049376e-09)
-"""r * coth(r/2) = 2 + r*r * EXPC(r*r) on |r| <= ln(2)/2."""
+EXPR = (0.5, 0.16666666666581323, 0.041666666666559986, 0.008333362430989848, 0.0013888925260947679)
+"""exp(r) - 1 = r + r*r * EXPR(r) on |r| <= ln(2)/64 (a polynomial in r itself: exp is not even)."""
+EXP_TH = (1.0, 1.0218971486541166, 1.0442737824274138, 1.0671404006768237, 1.0905077326652577, 1.1143867425958924,
+          1.1387886347566916, 1.1637248587775775, 1.189207115002721, 1.215247359980469, 1.241857812073484,
+          1.2690509571917332, 1.2968395546510096, 1.3252366431597413, 1.3542555469368927, 1.383909881963832,
+          1.4142135623730951, 1.4451808069770467, 1.4768261459394993, 1.5091644275934228, 1.5422108254079407,
+          1.5759808451078865, 1.6104903319492543, 1.645755478153965, 1.681792830507429, 1.718619298122478,
+          1.7562521603732995, 1.7947090750031072, 1.8340080864093424, 1.8741676341103, 1.9152065613971474,
+          1.9571441241754002)
+"""2**(j/32) rounded to doubles, j = 0 .. 31 (the table of :func:`_exp_core`)."""
+EXP_TL = (0.0, 5.109225028973444e-17, 8.551889705537965e-17, -7.899853966841582e-17, -3.046782079812471e-17,
+          1.0410278456845571e-16, 8.912812676025408e-17, 3.8292048369240935e-17, 3.982015231465646e-17,
+          -7.712630692681488e-17, 4.658027591836937e-17, 2.667932131342186e-18, 2.5382502794888315e-17,
+          -2.8587312100388614e-17, 7.70094837980299e-17, -6.770511658794786e-17, -9.667293313452913e-17,
+          -3.0237581349939873e-17, -3.483994556892796e-17, -1.016455327754295e-16, 7.949834809697621e-17,
+          -1.0136916471278304e-17, 2.4707192569797888e-17, -1.0125679913674773e-16, 8.199010020581497e-17,
+          -1.851380418263111e-17, 2.960140695448873e-17, 1.8227458427912087e-17, 3.283107224245627e-17,
+          -6.122763413004143e-17, -1.0619946056195963e-16, 8.960767791036668e-17)
+"""2**(j/32) - EXP_TH[j] rounded: the table as double-doubles."""
 LOGC = (0.6666666666666666, 0.3999999999999999, 0.28571428571435364, 0.22222222219857288, 0.181818185938676,
         0.1538457511576662, 0.1333563938635947, 0.11688107586595922, 0.1188214271262732)
 """log((1+s)/(1-s)) = 2s + s**3 * LOGC(s*s) on |s| <= (sqrt 2 - 1)/(sqrt 2 + 1)."""
@@ -351,7 +372,12 @@ def _reduce_huge(ax):
 def _reduce(x):
     """(n, rh, rl) with x = n*pi/2 + rh + rl, |rh| <= pi/4 (about; n taken modulo 4), for finite x.
 
-    |x| < 2048 (k < 1304), first a short path: x - k*CW1 exact, minus k*CW2 (exact) by TwoSum, minus
+    |x| < 64 (k <= 41), first the shortest path (as in fdlibm's medium case): k = x*2/pi rounded to the nearest
+    integer by adding and subtracting SHIFTER (no conversion on the dependency chain), r = x - k*PIO2_1 (exact:
+    the product has 39 bits, the difference is exact by Sterbenz's lemma), w = k*PIO2_1T rounded,
+    rh = r - w, rl = (r - rh) - w: absolute error below 4.2e-25 (w's rounding and PIO2_1T's), below 2**-61
+    of r when |rh| >= 2**-20 (else the paths below).
+    |x| < 2048 (k < 1304), else first a short path: x - k*CW1 exact, minus k*CW2 (exact) by TwoSum, minus
     k*CW3T rounded (CW3T = the rest of pi/2): absolute error below 2**-87, taken when the result is at least
     2**-20 (almost always; else the long path below).
     |x| < 2**32: Cody & Waite (1980) with pi/2 in seven pieces (:data:`CW1` ...): k = round(x * 2/pi),
@@ -360,6 +386,13 @@ def _reduce(x):
     absolute terms, below 2**-55 of r for the smallest reduced argument of a double in this range. Above,
     :func:`_reduce_huge`."""
     ax = abs(x)
+    if ax < 64.0:                                     # shortest path: pi/2 in two pieces
+        k = (x * TWO_OVER_PI + SHIFTER) - SHIFTER
+        r = x - k * PIO2_1
+        w = k * PIO2_1T
+        y = r - w
+        if abs(y) >= 9.5367431640625e-07:
+            return int(k) & 3, y, (r - y) - w
     if ax < 2048.0:                                   # short path: pi/2 in three pieces, if no deep cancellation
         k = float(int(x * TWO_OVER_PI + math.copysign(0.5, x)))   # nearest (ties away from 0)
         hi = x - k * CW1
@@ -642,24 +675,25 @@ def asin(x):
 # ---- exponential, logarithm, hyperbolic ----------------------------------------------------------------
 @njit(inline="always")
 def _exp_core(x):
-    """(w, k) with exp(x) = (1 - w) * 2**k, 1 - w in [0.7, 1.42], for EXP_MIN <= x <= EXP_MAX: k = round(x/ln 2),
-    r = hi - lo with hi = x - k*LN2_HI (exact), lo = k*LN2_LO; with c = r - r*r*EXPC(r*r) (so that
-    2 - c = r*coth(r/2) - r), exp(r) = 1 + r + r*c/(2 - c) = 1 - w with w = (lo - r*c/(2 - c)) - hi."""
-    k = float(int(x * INV_LN2 + math.copysign(0.5, x)))
-    hi = x - k * LN2_HI
-    lo = k * LN2_LO
-    r = hi - lo
+    """(y, yl, m) with exp(x) = (y + yl) * 2**m, y in [0.98, 2.02], |yl| <= ulp(y)/2, for EXP_MIN <= x <= EXP_MAX
+    (Tang's table method): k = x*32/ln 2 rounded to the nearest integer (SHIFTER), k = 32 m + j,
+    r = (x - k*LN2_32_HI) - k*LN2_32_LO (the first difference exact), |r| <= ln(2)/64,
+    exp(x) = 2**m * 2**(j/32) * exp(r) with 2**(j/32) = EXP_TH[j] + EXP_TL[j] and exp(r) - 1 = q = r + r*r*EXPR(r):
+    y + yl = EXP_TH[j] + (EXP_TL[j] + EXP_TH[j]*q) by Fast2Sum. Error of y + yl below 0.02 ulp of y."""
+    kf = (x * INV_LN2_32 + SHIFTER) - SHIFTER
+    r = (x - kf * LN2_32_HI) - kf * LN2_32_LO
     z = r * r
-    z2 = z * z
-    c = r - z * ((EXPC[0] + z * EXPC[1]) + z2 * (EXPC[2] + z * EXPC[3]) + z2 * z2 * (EXPC[4] + z * EXPC[5]))
-    return (lo - (r * c) / (2.0 - c)) - hi, int(k)
-
+    q = r + z * ((EXPR[0] + r * EXPR[1]) + z * (EXPR[2] + r * EXPR[3]) + z * z * EXPR[4])
+    k = int(kf)
+    th = EXP_TH[k & 31]
+    lo = EXP_TL[k & 31] + th * q
+    y = th + lo
+    return y, (th - y) + lo, k >> 5
 
 
 @njit
 def exp(x):
-    """exp(x): Cody & Waite reduction by ln 2 (two pieces), the rational form of :func:`_exp_core`, and the
-    exact scaling by 2**k (:func:`_scale`; results below 2**-1022 are rounded a second time there, so
+    """exp(x): the table method of :func:`_exp_core` (its y, rounded once), and the exact scaling by 2**m (:func:`_scale`; results below 2**-1022 are rounded a second time there, so
     subnormal results may be off by one unit of the subnormal spacing more). exp(nan) = nan, exp(+inf) = inf,
     exp(-inf) = 0, overflow (x > EXP_MAX) gives inf and underflow (x < EXP_MIN) 0. Faithfully rounded for normal
     results; measured max error in the tests."""
@@ -671,8 +705,8 @@ def exp(x):
         return 0.0
     if abs(x) < 3.725290298461914e-09:                 # 2**-28: exp(x) = 1 + x to within 2**-57
         return 1.0 + x
-    w, k = _exp_core(x)
-    return _scale(1.0 - w, k)
+    y, _yl, m = _exp_core(x)
+    return _scale(y, m)
 
 
 @njit
@@ -720,9 +754,7 @@ def tanh(x):
         return x + x * z * p
     if ax >= 22.0:
         return math.copysign(1.0, x)
-    w, k = _exp_core(2.0 * ax)
-    y = 1.0 - w
-    yl = (1.0 - y) - w                                # y's rounding error: exp(2|x|) = (y + yl) * 2**k
+    y, yl, k = _exp_core(2.0 * ax)                    # exp(2|x|) = (y + yl) * 2**k
     sc = _scale(1.0, k)
     s, sl = two_sum(y * sc, 1.0)                      # exp(2|x|) + 1 as a double-double
     sl += yl * sc
