@@ -372,11 +372,12 @@ def _reduce_huge(ax):
 def _reduce(x):
     """(n, rh, rl) with x = n*pi/2 + rh + rl, |rh| <= pi/4 (about; n taken modulo 4), for finite x.
 
-    |x| < 64 (k <= 41), first the shortest path (as in fdlibm's medium case): k = x*2/pi rounded to the nearest
-    integer by adding and subtracting SHIFTER (no conversion on the dependency chain), r = x - k*PIO2_1 (exact:
-    the product has 39 bits, the difference is exact by Sterbenz's lemma), w = k*PIO2_1T rounded,
-    rh = r - w, rl = (r - rh) - w: absolute error below 4.2e-25 (w's rounding and PIO2_1T's), below 2**-61
-    of r when |rh| >= 2**-20 (else the paths below).
+    |x| < 1e6 (|k| < 2**20), first the shortest path (as in fdlibm's medium case): k = x*2/pi rounded to the
+    nearest integer by adding and subtracting SHIFTER (no conversion on the dependency chain),
+    r = x - k*PIO2_1 (exact: the product has at most 53 bits, the difference is exact by Sterbenz's lemma),
+    w = k*PIO2_1T rounded, rh = r - w, rl = (r - rh) - w: absolute error below |k| * 1.03e-26 (w's rounding and
+    PIO2_1T's), below 2**-61 of r when |rh| >= |k| * 2.5e-8 (else the paths below: about 2 % of the arguments
+    near 1e6, fewer below).
     |x| < 2048 (k < 1304), else first a short path: x - k*CW1 exact, minus k*CW2 (exact) by TwoSum, minus
     k*CW3T rounded (CW3T = the rest of pi/2): absolute error below 2**-87, taken when the result is at least
     2**-20 (almost always; else the long path below).
@@ -386,12 +387,12 @@ def _reduce(x):
     absolute terms, below 2**-55 of r for the smallest reduced argument of a double in this range. Above,
     :func:`_reduce_huge`."""
     ax = abs(x)
-    if ax < 64.0:                                     # shortest path: pi/2 in two pieces
+    if ax < 1.0e6:                                    # shortest path: pi/2 in two pieces
         k = (x * TWO_OVER_PI + SHIFTER) - SHIFTER
         r = x - k * PIO2_1
         w = k * PIO2_1T
         y = r - w
-        if abs(y) >= 9.5367431640625e-07:
+        if abs(y) >= abs(k) * 2.5e-08:
             return int(k) & 3, y, (r - y) - w
     if ax < 2048.0:                                   # short path: pi/2 in three pieces, if no deep cancellation
         k = float(int(x * TWO_OVER_PI + math.copysign(0.5, x)))   # nearest (ties away from 0)
