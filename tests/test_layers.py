@@ -9,18 +9,19 @@ PACKAGE = Path(__file__).resolve().parents[1] / "fmu_vehicle"
 
 #: subpackage -> the package modules/subpackages it may import (besides itself)
 ALLOWED = {
-    "multibody": {"jit", "errors", "paths"},
-    "integrators": {"jit", "packing", "errors"},
-    "road": {"jit", "errors", "paths", "util"},
-    "tire": {"jit", "errors", "paths", "road", "util"},
+    "multibody": {"jit", "errors", "paths", "elementary"},
+    "integrators": {"jit", "packing", "errors", "elementary"},
+    "road": {"jit", "errors", "paths", "util", "elementary"},
+    "tire": {"jit", "errors", "paths", "road", "util", "elementary"},
     "vehicle": {"jit", "packing", "errors", "paths", "util", "multibody", "integrators", "road", "tire", "results",
-                "plotting"},
-    "driver": {"jit", "errors", "paths"},
+                "plotting", "elementary"},
+    "driver": {"jit", "errors", "paths", "elementary"},
     "manoeuvres": {"jit", "errors", "paths", "util", "plotting", "results", "driver", "multibody", "tire",
-                   "vehicle"},
+                   "vehicle", "elementary"},
     "chassis_control": {"errors", "paths", "util", "plotting", "results", "driver", "road", "vehicle",
-                        "manoeuvres"},
+                        "manoeuvres", "elementary"},
 }
+"""``elementary`` (the kernels' sin, cos, atan, exp, ...) sits below every layer: it imports only ``jit``."""
 
 
 def package_imports(path: Path) -> set[str]:
@@ -57,9 +58,14 @@ def test_a_layer_imports_only_the_layers_below_it(layer):
     assert not bad, "\n".join(bad)
 
 
+def test_the_elementary_functions_import_only_the_compiler_entry():
+    assert package_imports(PACKAGE / "elementary.py") == {"jit"}
+
+
 def test_the_check_sees_the_imports():
     mod = PACKAGE / "multibody" / "mechanism.py"
     assert "integrators" not in package_imports(mod)
     assert "multibody" in package_imports(PACKAGE / "vehicle" / "vehicle.py")
+    assert "elementary" in package_imports(PACKAGE / "tire" / "pacejka.py")
     assert {"integrators", "tire", "road"} <= package_imports(PACKAGE / "vehicle" / "vehicle.py") | \
         package_imports(PACKAGE / "vehicle" / "dynamics.py")

@@ -28,6 +28,7 @@ from pathlib import Path as _FsPath
 
 import numpy as np
 
+from fmu_vehicle import elementary as em
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.jit import njit
 
@@ -101,9 +102,9 @@ def project_run(px, py, xs, ys, ss, closed):
         i, u = nearest_segment(px[k], py[k], xs, ys, i, closed)
         fx = xs[i] + u * (xs[i + 1] - xs[i])
         fy = ys[i] + u * (ys[i + 1] - ys[i])
-        h = math.atan2(ys[i + 1] - ys[i], xs[i + 1] - xs[i])
+        h = em.atan2(ys[i + 1] - ys[i], xs[i + 1] - xs[i])
         s_out[k] = ss[i] + u * (ss[i + 1] - ss[i])
-        e_out[k] = -math.sin(h) * (px[k] - fx) + math.cos(h) * (py[k] - fy)
+        e_out[k] = -em.sin(h) * (px[k] - fx) + em.cos(h) * (py[k] - fy)
     return s_out, e_out
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fmu_vehicle import elementary
 from fmu_vehicle.errors import FmuVehicleError
 from fmu_vehicle.util import CHILD_HANG_GUARD_S
 
@@ -47,7 +48,7 @@ class Inputs:
 
     def value(self, name: str, t: float) -> float:
         off, amp, freq = self.signals[name]
-        return off + amp * math.sin(2.0 * math.pi * freq * t)
+        return off + amp * elementary.sin(2.0 * math.pi * freq * t)   # the C host's fv_sin: the same bits
 
 
 @dataclass

@@ -12,8 +12,8 @@ A body point with global position r moves with  dr/dt = C(r) Z_i = v_i + w_i x r
 """
 from __future__ import annotations
 
-import math
 
+from .. import elementary as em
 from ..jit import njit
 
 from .model import JOINT_REVOLUTE
@@ -34,7 +34,7 @@ def forward_positions(model, data):
                 u[i, k] = A[p, k, 0] * a0[0] + A[p, k, 1] * a0[1] + A[p, k, 2] * a0[2]
                 r[i, k] = o[p, k] + A[p, k, 0] * p0[0] + A[p, k, 1] * p0[1] + A[p, k, 2] * p0[2]
         if model.jtype[i] == JOINT_REVOLUTE:
-            c, s = math.cos(data.z[i]), math.sin(data.z[i])
+            s, c = em.sincos(data.z[i])
             C = 1.0 - c
             x, y, zz = a0[0], a0[1], a0[2]
             r00, r01, r02 = c + x * x * C, x * y * C - zz * s, x * zz * C + y * s

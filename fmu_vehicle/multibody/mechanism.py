@@ -19,11 +19,11 @@ polynomial in t plus sines, exact in s, s' and s'' (evaluated inside the compile
 from __future__ import annotations
 
 import copy
-import math
 from collections import namedtuple
 
 import numpy as np
 
+from .. import elementary as em
 from ..errors import ModelError, SimulationError
 from ..jit import njit
 from .constraints import eval_constraints, factor_dependent, velocity_transform
@@ -346,7 +346,7 @@ def drive_motion(loaded, t, data):
             s = s * t + poly[k, p]
         for h in range(sine.shape[1]):
             A, w, ph = sine[k, h, 0], sine[k, h, 1], sine[k, h, 2]
-            sn, cs = math.sin(w * t + ph), math.cos(w * t + ph)
+            sn, cs = em.sincos(w * t + ph)
             s += A * sn
             sd += A * w * cs
             sdd -= A * w * w * sn

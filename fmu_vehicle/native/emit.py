@@ -12,8 +12,9 @@ Steps (:func:`build_library`):
    libraries never clash), sets the target triple and data layout, and emits a relocatable object for
    ``x86_64-unknown-linux-gnu`` (position-independent) or ``x86_64-w64-windows-gnu`` for the CPU
    ``jit.PORTABLE_CPU`` (baseline x86-64, SSE2: runs on any 64-bit x86 host).
-3. Symbol check: every symbol the object leaves undefined must be a libm/libc function
-   (:data:`LIBC_SYMBOLS`, plus :data:`WINDOWS_SYMBOLS` for win64) or one that ``c/runtime.c`` defines (its
+3. Symbol check: every symbol the object leaves undefined must be an exactly rounded libm/libc function
+   (:data:`LIBC_SYMBOLS`: no sin, exp, ..., whose last bits differ between C runtimes; plus
+   :data:`WINDOWS_SYMBOLS` for win64) or one that ``c/runtime.c`` defines (its
    stand-ins for numba's Python error paths, read from the compiled runtime with ``nm``): anything else
    fails the build with :class:`NativeBuildError` naming the symbols.
 4. Link: ``cc -shared -fPIC`` (or ``x86_64-w64-mingw32-gcc -shared``) of the object and ``c/runtime.c``
@@ -54,11 +55,20 @@ ENTRY_SYMBOLS = {"advance": "fv_advance_raw", "final": "fv_final_raw", "prepare"
 """Symbol of each ``step`` entry point in the object; ``c/runtime.c`` wraps them as fv_advance/fv_final."""
 
 LIBC_SYMBOLS = frozenset("""
-    sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 log1p
-    pow sqrt cbrt hypot fabs floor ceil trunc round rint nearbyint fmod remainder copysign fmin fmax fma
-    ldexp frexp modf erf erfc tgamma lgamma sincos memset memcpy memmove
+    sqrt fabs floor ceil trunc round rint nearbyint fmod remainder copysign fmin fmax ldexp frexp modf
+    memset memcpy memmove
 """.split())
-"""Functions of libm/libc the code may call (LLVM lowers its math intrinsics and memset to them)."""
+"""Functions of libm/libc the code may call (LLVM lowers its math intrinsics and memset to them): only those
+whose result IEEE 754 defines exactly (correctly rounded or exact), which every C runtime computes alike. The
+transcendental functions (sin, atan2, exp, pow, ...) are not among them: each platform's libm rounds them its
+own way in the last bit, so the kernels call ``fmu_vehicle.elementary`` instead, and a stray ``math.sin`` in a
+kernel fails the build here (:data:`TRANSCENDENTAL` names them in the message)."""
+
+TRANSCENDENTAL = frozenset("""
+    sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 log1p
+    pow cbrt hypot erf erfc tgamma lgamma sincos fma
+""".split())
+"""libm functions the step object may not call (:data:`LIBC_SYMBOLS`)."""
 
 WINDOWS_SYMBOLS = frozenset({"__chkstk", "___chkstk_ms", "_fltused"})
 """Symbols of mingw's support library a Windows object may reference (stack probes of large frames)."""
@@ -285,6 +295,11 @@ def runtime_symbols(runtime_obj, target: Target) -> set[str]:
 def check_symbols(undefined: set, allowed: set, what: str) -> None:
     """Fail with the names of the ``undefined`` symbols outside ``allowed``."""
     bad = sorted(s for s in undefined if s not in allowed)
+    libm = [s for s in bad if s in TRANSCENDENTAL]
+    if libm:
+        raise NativeBuildError(f"{what} calls the platform's libm for {', '.join(libm)}: its last bits differ "
+                               "between C runtimes; call fmu_vehicle.elementary's function instead "
+                               "(docs/native.md §5)")
     if bad:
         raise NativeBuildError(f"{what} needs symbols neither libm nor the native runtime provides: "
                                f"{', '.join(bad)} (compiled code that allocates, calls Python or an unlisted "

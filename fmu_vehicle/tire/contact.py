@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 
+from .. import elementary as em
 from ..jit import njit
 
 from .pacejka import (RELAXATION_TIME_MIN, effective_rolling_radius, low_speed_damping, mf_fx0_eval_kx,
@@ -219,7 +220,7 @@ def aligning_fade(p, vx):
     speed = abs(vx)
     if speed >= p[P_VXLOW]:
         return 1.0
-    return 0.5 * (1.0 - math.cos(math.pi * speed / p[P_VXLOW]))
+    return 0.5 * (1.0 - em.cos(math.pi * speed / p[P_VXLOW]))
 
 
 LATERAL_SLIP_MAX = 1.5
@@ -268,7 +269,7 @@ def tire_contact_3d(p, mirror, center, center_vel, wheel_omega, spin_axis, road_
         sin_g = 1.0
     elif sin_g < -1.0:
         sin_g = -1.0
-    gamma = math.asin(sin_g)
+    gamma = em.asin(sin_g)
 
     out[OUT_LATERAL] = lx
     out[OUT_LATERAL + 1] = ly
@@ -278,7 +279,7 @@ def tire_contact_3d(p, mirror, center, center_vel, wheel_omega, spin_axis, road_
 
     speed = abs(vx)
     speed_floor = speed if speed > KAPPA_SPEED_EPS else KAPPA_SPEED_EPS
-    out[OUT_ALPHA_SS] = math.atan(vy / speed_floor)
+    out[OUT_ALPHA_SS] = em.atan(vy / speed_floor)
     sigma_min = speed * RELAXATION_TIME_MIN
     if delta <= 0.0:
         rate, sigma = airborne(p, vx, omega, slip_state, speed_floor, out)
@@ -287,7 +288,7 @@ def tire_contact_3d(p, mirror, center, center_vel, wheel_omega, spin_axis, road_
         out[OUT_FY] = 0.0
         out[OUT_MZ] = 0.0
         out[OUT_DALPHA] = -rate * lateral_state / sigma
-        out[OUT_ALPHA] = math.atan(lateral_state)
+        out[OUT_ALPHA] = em.atan(lateral_state)
         out[OUT_SIGMA_Y] = sigma
         return
 
@@ -312,7 +313,7 @@ def tire_contact_3d(p, mirror, center, center_vel, wheel_omega, spin_axis, road_
     ky = cornering_stiffness(p, fz, gamma_t)
     if ky != 0.0:
         q -= low_speed_damping(p, vx) * vy / ky
-    alpha = math.atan(q)
+    alpha = em.atan(q)
 
     fx, fy_t, mz_t = mf_combined_given(p, fz, kappa, mirror * q, gamma_t, road_mu, kx, ky, fx0)  # tan(atan q) = q
     fy = mirror * fy_t

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+from .. import elementary as em
 from ..jit import njit
 
 from .tir import (P_BREFF, P_CZ, P_DREFF, P_FNOMIN, P_FREFF, P_KVLOW0, P_KZ, P_LCX, P_LCZ, P_LEX, P_LFZO,
@@ -50,7 +51,7 @@ def slip_stiffness(p, fz):
         return 0.0
     fz0 = nominal_load(p)
     dfz = (fz - fz0) / fz0
-    return fz * (p[P_PKX1] + p[P_PKX2] * dfz) * math.exp(p[P_PKX3] * dfz) * p[P_LKX]
+    return fz * (p[P_PKX1] + p[P_PKX2] * dfz) * em.exp(p[P_PKX3] * dfz) * p[P_LKX]
 
 
 @njit
@@ -96,13 +97,13 @@ def mf_fx0_eval_kx(p, fz, kx_stiffness, kappa, gamma, mu_road, with_slope):
     bx = kx_stiffness / (cx * dx + EPS_X)
     svx = fz * (p[P_PVX1] + p[P_PVX2] * dfz) * p[P_LVX] * lmux
     bk = bx * kx
-    phi = bk - ex * (bk - math.atan(bk))
-    angle = cx * math.atan(phi)
-    fx = dx * math.sin(angle) + svx
+    phi = bk - ex * (bk - em.atan(bk))
+    angle = cx * em.atan(phi)
+    fx = dx * em.sin(angle) + svx
     slope = 0.0
     if with_slope:
         dphi = bx - ex * (bx - bx / (1.0 + bk * bk))
-        slope = dx * math.cos(angle) * cx / (1.0 + phi * phi) * dphi
+        slope = dx * em.cos(angle) * cx / (1.0 + phi * phi) * dphi
     return fx, slope
 
 
@@ -144,7 +145,7 @@ def rolling_resistance_moment(p, fz, vx, omega):
         return 0.0
     v = vx / p[P_LONGVL]
     coeff = p[P_QSY1] + p[P_QSY3] * abs(v) + p[P_QSY4] * v * v * v * v
-    return -math.tanh(omega / ROLLING_OMEGA_SCALE) * p[P_R0] * fz * coeff * p[P_LMY]
+    return -em.tanh(omega / ROLLING_OMEGA_SCALE) * p[P_R0] * fz * coeff * p[P_LMY]
 
 
 @njit
@@ -168,7 +169,7 @@ def effective_rolling_radius(p, deflection):
     rho = deflection if deflection > 0.0 else 0.0
     rho_z0 = nominal_load(p) / (p[P_CZ] * p[P_LCZ])
     rho_d = rho / rho_z0
-    return p[P_R0] - rho_z0 * (p[P_DREFF] * math.atan(p[P_BREFF] * rho_d) + p[P_FREFF] * rho_d)
+    return p[P_R0] - rho_z0 * (p[P_DREFF] * em.atan(p[P_BREFF] * rho_d) + p[P_FREFF] * rho_d)
 
 
 @njit
@@ -181,7 +182,7 @@ def relaxation_length(p, fz):
         return SIGMA_KAPPA_MIN
     fz0 = nominal_load(p)
     dfz = (fz - fz0) / fz0
-    sigma = fz * (p[P_PTX1] + p[P_PTX2] * dfz) * math.exp(-p[P_PTX3] * dfz) * (p[P_R0] / fz0) * p[P_LSGKP]
+    sigma = fz * (p[P_PTX1] + p[P_PTX2] * dfz) * em.exp(-p[P_PTX3] * dfz) * (p[P_R0] / fz0) * p[P_LSGKP]
     if sigma < SIGMA_KAPPA_MIN:
         return SIGMA_KAPPA_MIN
     return sigma
@@ -238,4 +239,4 @@ def low_speed_damping(p, vx):
     speed = abs(vx)
     if speed >= p[P_VXLOW]:
         return 0.0
-    return 0.5 * p[P_KVLOW0] * (1.0 + math.cos(math.pi * speed / p[P_VXLOW]))
+    return 0.5 * p[P_KVLOW0] * (1.0 + em.cos(math.pi * speed / p[P_VXLOW]))

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 
+from .. import elementary as em
 from ..jit import njit
 
 from .pacejka import (MU_ROAD_NOMINAL, SIGMA_KAPPA_MIN, mf_fx0_eval_kx, nominal_load, relaxation_length,
@@ -69,14 +70,14 @@ def _guard(x):
 def _mf_sin(b, c, d, e, x):
     """D sin(C atan(B x - E (B x - atan(B x)))), the Magic Formula sine form."""
     bx = b * x
-    return d * math.sin(c * math.atan(bx - e * (bx - math.atan(bx))))
+    return d * em.sin(c * em.atan(bx - e * (bx - em.atan(bx))))
 
 
 @njit
 def _mf_cos(b, c, e, x):
     """cos(C atan(B x - E (B x - atan(B x)))), the cosine form used by the weighting functions and the trail."""
     bx = b * x
-    return math.cos(c * math.atan(bx - e * (bx - math.atan(bx))))
+    return em.cos(c * em.atan(bx - e * (bx - em.atan(bx))))
 
 
 @njit(inline="always")
@@ -150,7 +151,7 @@ def mf_fy0_terms(p, fz, alpha, gamma, mu_road):
     """
     if fz <= 0.0:
         return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
-    return _fy0_terms(p, fz, math.tan(alpha), gamma, mu_road, cornering_stiffness(p, fz, gamma))
+    return _fy0_terms(p, fz, em.tan(alpha), gamma, mu_road, cornering_stiffness(p, fz, gamma))
 
 
 @njit
@@ -194,7 +195,7 @@ def mz_trail_terms(p, fz, alpha, gamma, mu_road, by, cy):
     Br = QBZ9 LKY / LMUY* + QBZ10 By Cy,  Dr = Fz ((QDZ6 + QDZ7 dfz) LRES + (QDZ8 + QDZ9 dfz) gamma_z) R0 LMUY*.
     Et depends on alpha_t = alpha* + SHt (pure slip) and is evaluated there by the callers.
     """
-    return _mz_trail_terms(p, fz, math.tan(alpha), gamma, mu_road, by, cy)
+    return _mz_trail_terms(p, fz, em.tan(alpha), gamma, mu_road, by, cy)
 
 
 @njit
@@ -212,7 +213,7 @@ def _mz_trail_terms(p, fz, a_star, gamma, mu_road, by, cy):
     dt = fz * (p[P_QDZ1] + p[P_QDZ2] * dfz) * (1.0 + p[P_QDZ3] * gz + p[P_QDZ4] * gz * gz) * (p[P_R0] / fz0) * p[P_LTR]
     at = a_star + sht
     et = ((p[P_QEZ1] + p[P_QEZ2] * dfz + p[P_QEZ3] * dfz * dfz)
-          * (1.0 + (p[P_QEZ4] + p[P_QEZ5] * gz) * (2.0 / math.pi) * math.atan(bt * ct * at)))
+          * (1.0 + (p[P_QEZ4] + p[P_QEZ5] * gz) * (2.0 / math.pi) * em.atan(bt * ct * at)))
     if et > 1.0:
         et = 1.0
     br = p[P_QBZ9] * p[P_LKY] / lmuy_div + p[P_QBZ10] * by * cy
@@ -233,8 +234,8 @@ def mf_mz0(p, fz, alpha, gamma, mu_road):
         return 0.0
     fy0, _muy, ky, by, cy, shy, svy = mf_fy0_terms(p, fz, alpha, gamma, mu_road)
     bt, ct, dt, et, sht, br, dr = mz_trail_terms(p, fz, alpha, gamma, mu_road, by, cy)
-    a_star = math.tan(alpha)
-    cos_a = math.cos(alpha)
+    a_star = em.tan(alpha)
+    cos_a = em.cos(alpha)
     t = dt * _mf_cos(bt, ct, et, a_star + sht) * cos_a
     mzr = dr * _cos_atan(br * (a_star + shy + svy / _guard(ky))) * cos_a
     return -t * fy0 + mzr
@@ -267,7 +268,7 @@ def mf_combined(p, fz, kappa, alpha, gamma, mu_road):
         return 0.0, 0.0, 0.0
     kx = slip_stiffness(p, fz)
     fx0, _slope = mf_fx0_eval_kx(p, fz, kx, kappa, gamma, mu_road, False)
-    return mf_combined_given(p, fz, kappa, math.tan(alpha), gamma, mu_road, kx,
+    return mf_combined_given(p, fz, kappa, em.tan(alpha), gamma, mu_road, kx,
                              cornering_stiffness(p, fz, gamma), fx0)
 
 
@@ -307,7 +308,7 @@ def mf_combined_given(p, fz, kappa, a_star, gamma, mu_road, kx, ky, fx0):
         eyk = 1.0
     gyk = _mf_cos(byk, cyk, eyk, kappa + shyk) / _mf_cos(byk, cyk, eyk, shyk)
     dvyk = muy * fz * (p[P_RVY1] + p[P_RVY2] * dfz + p[P_RVY3] * gy) * _cos_atan(p[P_RVY4] * a_star)
-    svyk = dvyk * math.sin(p[P_RVY5] * math.atan(p[P_RVY6] * kappa)) * p[P_LVYKA]
+    svyk = dvyk * em.sin(p[P_RVY5] * em.atan(p[P_RVY6] * kappa)) * p[P_LVYKA]
     fy = gyk * fy0 + svyk
 
     # aligning moment, combined slip

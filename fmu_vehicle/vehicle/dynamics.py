@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 
+from .. import elementary as em
 from ..jit import njit
 from ..packing import by_ref, deref
 
@@ -273,7 +274,7 @@ def chassis_quantities(model, data, q):
         q[Q_ROLL_RATE + k] = A[0, k] * w[3] + A[1, k] * w[4] + A[2, k] * w[5]
         q[Q_ROLL_ACC + k] = A[0, k] * wd[3] + A[1, k] * wd[4] + A[2, k] * wd[5]
     vx, vy = q[Q_VX], q[Q_VY]
-    q[Q_SIDESLIP] = math.atan2(vy, abs(vx)) if vx * vx + vy * vy > SIDESLIP_SPEED_MIN ** 2 else 0.0
+    q[Q_SIDESLIP] = em.atan2(vy, abs(vx)) if vx * vx + vy * vy > SIDESLIP_SPEED_MIN ** 2 else 0.0
 
 
 @njit(cache=True)
@@ -301,7 +302,7 @@ def vehicle_record(t, y, model, data, row):
         q[b + QW_VY] = v[1]
         q[b + QW_VZ] = v[2]
         # road-wheel angle: the spin axis a in chassis axes is (-sin(delta), cos(delta), .) for a heading delta
-        q[b + QW_STEER] = math.atan2(-_to_chassis(Ac, ax, 0), _to_chassis(Ac, ax, 1))
+        q[b + QW_STEER] = em.atan2(-_to_chassis(Ac, ax, 0), _to_chassis(Ac, ax, 1))
         q[b + QW_CAMBER] = -model.w_side[w] * out[OUT_GAMMA]
         # travel: wheel centre height in the chassis frame minus its design value (bump +)
         rel_z = Ac[0, 2] * (c[0] - oc[0]) + Ac[1, 2] * (c[1] - oc[1]) + Ac[2, 2] * (c[2] - oc[2])

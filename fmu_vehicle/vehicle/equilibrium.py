@@ -37,6 +37,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import elementary as em
 from ..jit import njit
 from ..multibody.linalg import lu_factor, lu_solve, max_abs
 from ..multibody.constraints import velocity_transform
@@ -293,14 +294,14 @@ def _place(model, data, x0, grade, mass_kg, ws, y):
     rest_at_design(mech, d)
     data.origin[0] = np.rint(x0)
     heights = ws.zs[3]
-    pitch = -math.atan(grade)
-    cp, sp = math.cos(pitch), math.sin(pitch)
+    pitch = -em.atan(grade)
+    sp, cp = em.sincos(pitch)
     dz = 0.0
     for w in range(nw):
         c = model.w_center0[w]
         rot_z = com[2] - sp * (c[0] - com[0]) + cp * (c[2] - com[2])
         defl = mass_kg * 9.81 / nw / vertical_stiffness(model.tire_p[w])
-        dz += heights[w] + (unloaded_radius(model.tire_p[w]) - defl) / math.cos(math.atan(grade)) - rot_z
+        dz += heights[w] + (unloaded_radius(model.tire_p[w]) - defl) / em.cos(em.atan(grade)) - rot_z
     dz /= nw
     target = ws.zs[0]
     for i in range(n):

@@ -111,9 +111,76 @@ static int parse_vr(const char *text, fmi2ValueReference *vr, const char **rest)
     return 1;
 }
 
+/* The sine of the sinusoidal inputs: fmu_vehicle/elementary.py's sin, the same IEEE operations in the same
+   order (C99 mode: no contraction into FMA), so the inputs are the same bits on Linux, under wine and in the
+   Python harness (fmi/hosts.py Inputs.value), which the C runtime's sin is not. Arguments of 2**32 and more
+   (never an input's) fall back to the C runtime. */
+static double fv_two_sum(double a, double b, double *e) {
+    double s = a + b, bb = s - a;
+    *e = (a - (s - bb)) + (b - bb);
+    return s;
+}
+
+static double fv_sin_k(double x, double y) {
+    double z = x * x, z2 = z * z;
+    double p = (0.008333333333333331 + z * -0.00019841269841265065) + z2 * (2.7557319219339167e-06
+               + z * -2.5052106232447578e-08) + z2 * z2 * (1.6058531618986147e-10 + z * -7.586697117706918e-13);
+    return x + ((y - 0.5 * z * y) + z * x * (-0.16666666666666666 + z * p));
+}
+
+static double fv_cos_k(double x, double y) {
+    double z = x * x, z2 = z * z;
+    double q = ((0.041666666666666664 + z * -0.0013888888888888887) + z2 * (2.4801587301584645e-05
+               + z * -2.7557319221402824e-07)) + z2 * z2 * ((2.087675579108042e-09 + z * -1.1470460887609959e-11)
+               + z2 * 4.7458719020432915e-14);
+    double hz = 0.5 * z, w = 1.0 - hz;
+    return w + (((1.0 - w) - hz) + (z * z * q - x * y));
+}
+
+static double fv_sin_quadrant(long long k, double rh, double rl) {
+    int n = (int)(k & 3);
+    if (n == 0) return fv_sin_k(rh, rl);
+    if (n == 1) return fv_cos_k(rh, rl);
+    if (n == 2) return -fv_sin_k(rh, rl);
+    return -fv_cos_k(rh, rl);
+}
+
+static double fv_sin(double x) {
+    double ax = fabs(x), k, hi, lo, e, y, rh, rl;
+    if (ax <= 0.7853981633974483) return ax < 7.450580596923828e-09 ? x : fv_sin_k(x, 0.0);
+    if (!(ax < INFINITY)) return x - x;
+    if (ax >= 4294967296.0) return sin(x);
+    if (ax < 1.0e6) {                       /* pi/2 in two pieces, k rounded with 1.5 * 2**52 */
+        double r, w;
+        k = (x * 0.6366197723675814 + 6755399441055744.0) - 6755399441055744.0;
+        r = x - k * 1.5707963267341256;
+        w = k * 6.077100506506192e-11;
+        y = r - w;
+        if (fabs(y) >= fabs(k) * 2.5e-08) return fv_sin_quadrant((long long)k, y, (r - y) - w);
+    }
+    k = (double)(long long)(x * 0.6366197723675814 + copysign(0.5, x));
+    hi = x - k * 1.570796012878418;
+    y = fv_two_sum(hi, -(k * 3.139164164167596e-07), &e);
+    if (ax < 2048.0 && fabs(y) >= 9.5367431640625e-07) {
+        lo = e - k * 6.223372171896613e-14;
+        rh = y + lo;
+        rl = (y - rh) + lo;
+    } else {
+        hi = y;
+        lo = e;
+        hi = fv_two_sum(hi, -(k * 6.22337468017542e-14), &e); lo += e;
+        hi = fv_two_sum(hi, -(k * -2.5082791584901525e-20), &e); lo += e;
+        hi = fv_two_sum(hi, -(k * 3.521561362568105e-27), &e); lo += e;
+        hi = fv_two_sum(hi, -(k * -1.4973851116957393e-33), &e); lo += e;
+        lo -= k * 2.0683656956646287e-40;
+        rh = fv_two_sum(hi, lo, &rl);
+    }
+    return fv_sin_quadrant((long long)k, rh, rl);
+}
+
 static void set_inputs(const Api *api, fmi2Component c, const Input *in, int n, double t) {
     for (int k = 0; k < n; ++k) {
-        fmi2Real u = in[k].off + in[k].amp * sin(6.283185307179586 * in[k].freq * t);
+        fmi2Real u = in[k].off + in[k].amp * fv_sin(6.283185307179586 * in[k].freq * t);
         api->setReal(c, &in[k].vr, 1, &u);
     }
 }
