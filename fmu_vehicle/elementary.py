@@ -26,11 +26,17 @@ reduced range, interpolated at Chebyshev nodes in 60-digit arithmetic and rounde
 interpolation error is below 2**-60 of ``g``). The constants (pieces of pi/2, ln 2, the bits of 2/pi) come
 from 450-digit mpmath values, computed the same way (see :data:`TWO_OVER_PI_LIMBS`).
 
-Only fmu_vehicle.jit is imported: every layer of the package may use this module.
+Only fmu_vehicle.jit (and numpy) is imported: every layer of the package may use this module. The tables
+indexed at run time (the bits of 2/pi, 2**(j/32), the powers of two of :func:`_frexp`) are numpy arrays, which
+numba compiles into constant data read by one load; a tuple indexed by a variable compiles into a switch over
+all its entries at every use (Payne & Hanek's 16 lookups were 3,000 instructions in every kernel that calls
+sin, cos or tan).
 """
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 from .jit import njit
 
@@ -62,12 +68,12 @@ PIO2_1 = 1.5707963267341256         # pi/2 to 33 bits: k * PIO2_1 exact for |k| 
 PIO2_1T = 6.077100506506192e-11     # pi/2 - PIO2_1 rounded (error 3.5e-27)
 SHIFTER = 6755399441055744.0        # 1.5 * 2**52: (y + SHIFTER) - SHIFTER rounds y (|y| < 2**51) to an integer
 
-TWO_OVER_PI_LIMBS = (
+TWO_OVER_PI_LIMBS = np.array((
     0, 0, 10680707, 7228996, 1387004, 2578385, 16069853, 12639074, 9804092, 4427841, 16666979, 11263675,
     12935607, 2387514, 4345298, 14681673, 3074569, 13734428, 16653803, 1880361, 10960616, 8533493, 3062596,
     8710556, 7349940, 6258241, 3772886, 3769171, 3798172, 8675211, 12450088, 3874808, 9961438, 366607,
     15675153, 9132554, 7151469, 3571407, 2607881, 12013382, 4155038, 6285869, 7677882, 13102053, 15825725,
-    473591, 9065106, 15363067, 6271263, 9264392, 5636912, 4652155, 7056368, 13614112, 10155062)
+    473591, 9065106, 15363067, 6271263, 9264392, 5636912, 4652155, 7056368, 13614112, 10155062), dtype=np.int64)
 """The binary digits of 2/pi in 24-bit limbs, most significant first, after two zero limbs (so a window may
 start up to 48 bits before the binary point): ``floor(2/pi * 2**(24*53))`` split into limbs, from mpmath at 450
 digits. 1272 bits: enough for any double (exponent up to 1023, plus 192 bits of window)."""
@@ -112,22 +118,24 @@ TANH = (-0.3333333333333333, 0.1333333333333331, -0.05396825396822037, 0.0218694
 """tanh(x) = x + x**3 * TANH(x*x) on |x| <= 0.55."""
 EXPR = (0.5, 0.16666666666581323, 0.041666666666559986, 0.008333362430989848, 0.0013888925260947679)
 """exp(r) - 1 = r + r*r * EXPR(r) on |r| <= ln(2)/64 (a polynomial in r itself: exp is not even)."""
-EXP_TH = (1.0, 1.0218971486541166, 1.0442737824274138, 1.0671404006768237, 1.0905077326652577, 1.1143867425958924,
+EXP_TH = np.array((1.0, 1.0218971486541166, 1.0442737824274138, 1.0671404006768237, 1.0905077326652577,
+          1.1143867425958924,
           1.1387886347566916, 1.1637248587775775, 1.189207115002721, 1.215247359980469, 1.241857812073484,
           1.2690509571917332, 1.2968395546510096, 1.3252366431597413, 1.3542555469368927, 1.383909881963832,
           1.4142135623730951, 1.4451808069770467, 1.4768261459394993, 1.5091644275934228, 1.5422108254079407,
           1.5759808451078865, 1.6104903319492543, 1.645755478153965, 1.681792830507429, 1.718619298122478,
           1.7562521603732995, 1.7947090750031072, 1.8340080864093424, 1.8741676341103, 1.9152065613971474,
-          1.9571441241754002)
+          1.9571441241754002))
 """2**(j/32) rounded to doubles, j = 0 .. 31 (the table of :func:`_exp_core`)."""
-EXP_TL = (0.0, 5.109225028973444e-17, 8.551889705537965e-17, -7.899853966841582e-17, -3.046782079812471e-17,
+EXP_TL = np.array((0.0, 5.109225028973444e-17, 8.551889705537965e-17, -7.899853966841582e-17,
+          -3.046782079812471e-17,
           1.0410278456845571e-16, 8.912812676025408e-17, 3.8292048369240935e-17, 3.982015231465646e-17,
           -7.712630692681488e-17, 4.658027591836937e-17, 2.667932131342186e-18, 2.5382502794888315e-17,
           -2.8587312100388614e-17, 7.70094837980299e-17, -6.770511658794786e-17, -9.667293313452913e-17,
           -3.0237581349939873e-17, -3.483994556892796e-17, -1.016455327754295e-16, 7.949834809697621e-17,
           -1.0136916471278304e-17, 2.4707192569797888e-17, -1.0125679913674773e-16, 8.199010020581497e-17,
           -1.851380418263111e-17, 2.960140695448873e-17, 1.8227458427912087e-17, 3.283107224245627e-17,
-          -6.122763413004143e-17, -1.0619946056195963e-16, 8.960767791036668e-17)
+          -6.122763413004143e-17, -1.0619946056195963e-16, 8.960767791036668e-17))
 """2**(j/32) - EXP_TH[j] rounded: the table as double-doubles."""
 LOGC = (0.6666666666666666, 0.3999999999999999, 0.28571428571435364, 0.22222222219857288, 0.181818185938676,
         0.1538457511576662, 0.1333563938635947, 0.11688107586595922, 0.1188214271262732)
@@ -215,11 +223,11 @@ TWO60 = 1.152921504606847e+18       # 2**60
 TWOM60 = 8.673617379884035e-19      # 2**-60
 TWO54 = 1.8014398509481984e+16      # 2**54
 TWOM62 = 2.168404344971009e-19      # 2**-62
-POW2_UP = (1.3407807929942597e+154, 1.157920892373162e+77, 3.402823669209385e+38, 1.8446744073709552e+19,
-           4294967296.0, 65536.0, 256.0, 16.0, 4.0, 2.0)
+POW2_UP = np.array((1.3407807929942597e+154, 1.157920892373162e+77, 3.402823669209385e+38, 1.8446744073709552e+19,
+           4294967296.0, 65536.0, 256.0, 16.0, 4.0, 2.0))
 """2**512, 2**256, ..., 2**1: the binary search of :func:`_frexp`."""
-POW2_DOWN = (7.458340731200207e-155, 8.636168555094445e-78, 2.938735877055719e-39, 5.421010862427522e-20,
-             2.3283064365386963e-10, 1.52587890625e-05, 0.00390625, 0.0625, 0.25, 0.5)
+POW2_DOWN = np.array((7.458340731200207e-155, 8.636168555094445e-78, 2.938735877055719e-39, 5.421010862427522e-20,
+             2.3283064365386963e-10, 1.52587890625e-05, 0.00390625, 0.0625, 0.25, 0.5))
 """2**-512, ..., 2**-1."""
 
 
@@ -394,6 +402,13 @@ def _reduce(x):
         y = r - w
         if abs(y) >= abs(k) * 2.5e-08:
             return int(k) & 3, y, (r - y) - w
+    return _reduce_slow(x, ax)
+
+
+@njit
+def _reduce_slow(x, ax):
+    """:func:`_reduce` for the arguments its shortest path does not take (|x| >= 1e6, or a deep cancellation):
+    a function of its own, not inlined, so that every caller of sin, cos and tan carries one copy of it."""
     if ax < 2048.0:                                   # short path: pi/2 in three pieces, if no deep cancellation
         k = float(int(x * TWO_OVER_PI + math.copysign(0.5, x)))   # nearest (ties away from 0)
         hi = x - k * CW1

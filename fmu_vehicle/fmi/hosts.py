@@ -159,6 +159,7 @@ FMPY_SCRIPT = """
 import json, math, sys
 import numpy as np
 from fmpy import extract, read_model_description
+from fmu_vehicle.elementary import sin   # the C host's fv_sin: the same bits (the C library's sin is not)
 from fmpy.fmi2 import FMU2Slave
 spec = json.loads(sys.argv[1])
 md = read_model_description(spec["fmu"]); folder = extract(spec["fmu"])
@@ -174,7 +175,7 @@ for name, text in spec["strings"].items():      # an Enumeration by its option's
     else: fmu.setString([vr[name]], [text])
 def inputs(t):
     for name, (off, amp, freq) in spec["signals"].items():
-        fmu.setReal([vr[name]], [off + amp * math.sin(2.0 * math.pi * freq * t)])
+        fmu.setReal([vr[name]], [off + amp * sin(2.0 * math.pi * freq * t)])
 fmu.enterInitializationMode(); inputs(0.0); fmu.exitInitializationMode()
 outs = [vr[n] for n in spec["outputs"]]; step, n, every = spec["step"], spec["n_steps"], spec["every"]
 rows = [[0.0, *fmu.getReal(outs)]]
