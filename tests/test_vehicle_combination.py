@@ -263,8 +263,8 @@ def test_steady_turn_articulation_against_the_linear_reference(combination):
     from fmu_vehicle.tire.models import cornering_stiffness
 
     car = combination
-    assert car.output_names[-7:] == tuple(f"caravan.{n}" for n in ("articulation", "articulation_rate", "x", "y",
-                                                                   "vx", "vy", "yaw_rate"))
+    assert car.output_names[-10:] == tuple(f"caravan.{n}" for n in ("articulation", "articulation_rate", "x", "y",
+                                                                    "vx", "vy", "yaw_rate", "yaw", "roll", "ay"))
     v0, sw, h = 15.0, 0.3, 0.01
     rest = car.system()
     car.initial_state(rest, v0=0.0)
@@ -283,9 +283,19 @@ def test_steady_turn_articulation_against_the_linear_reference(combination):
         o = sim.outputs()
         assert o["caravan.articulation"] == sim.system.data.mech.z[k]
         rows.append((o["chassis.vx"], o["chassis.yaw_rate"], o["chassis.ay"], o["caravan.articulation"],
-                     o["caravan.yaw_rate"], o["caravan.vx"], o["caravan.articulation_rate"]))
+                     o["caravan.yaw_rate"], o["caravan.vx"], o["caravan.articulation_rate"],
+                     o["caravan.yaw"] - o["chassis.yaw"], o["caravan.ay"], o["caravan.roll"], o["chassis.roll"]))
     rows = np.array(rows)
-    vx, r, ay, theta, r2, vx2, theta_rate = rows[-100:].mean(axis=0)
+    vx, r, ay, theta, r2, vx2, theta_rate, dyaw, ay2, roll2, roll1 = rows[-100:].mean(axis=0)
+    # the caravan's own heading, roll and lateral acceleration: its heading differs from the car's by the
+    # articulation (up to the car's roll and pitch, second order), its centre of mass turns at the same rate
+    # at nearly the same speed (ay = vx r), and it rolls to the outside of the turn as the car does
+    print(f"caravan yaw - chassis yaw {dyaw:.6f} rad (articulation {theta:.6f}), ay {ay2:.4f} m/s2 (chassis {ay:.4f}, "
+          f"vx r {vx2 * r2:.4f}), roll {roll2:.5f} rad (chassis {roll1:.5f})")
+    assert abs(dyaw - theta) < 0.02 * abs(theta)
+    assert abs(ay2 / (vx2 * r2) - 1.0) < 0.01 and abs(ay2 / ay - 1.0) < 0.03
+    assert roll2 * roll1 > 0.0 and abs(roll2) > 1e-3
+    assert np.all(np.abs(rows[:, 7]) < 0.5)                   # continued against the car's yaw: no jump by 2 pi
     # steady: both units turn at the same rate about the vertical, their centres of mass at nearly the same speed
     # (radii of about 230 m differing by centimetres; measured +4e-4); each yaw rate is about its own body z axis, which the car's roll of about 1.4 deg tilts
     # (1 - cos 0.025 = 3e-4, measured 3.1e-4)
