@@ -195,6 +195,50 @@ def test_fifth_wheel_joints(tmp_path):
     np.testing.assert_allclose(loads[0], loads[1], rtol=1e-9)
 
 
+def test_trailer_variants_are_json_changes(tmp_path):
+    """A variant of the shipped combination, by ``extends`` and the unit and corner names alone: another tire on
+    the caravan, then a tandem caravan (a second axle 0.8 m behind the first, 300 kg more). Both stand on flat
+    ground with the tire loads summing to the combination's weight; the tandem's two axles share the caravan's
+    load and together carry about the single axle's share of a heavier caravan."""
+    from fmu_vehicle.paths import resource_path
+    shipped = resource_path("vehicles", "sedan_caravan.json")
+    tire = {"tire": "pacejka2006_205_60R15.tir"}
+    other_tire = _write(tmp_path, {"extends": str(shipped), "name": "caravan_other_tire",
+                                   "units": {"caravan": {"corners": {"TL": tire, "TR": tire}}}})
+    car = Vehicle.load(other_tire)
+    base = Vehicle.load("sedan_caravan")
+    tl, fl = car.wheel_index("TL"), car.wheel_index("FL")
+    assert not np.array_equal(car.tire_p[tl], base.tire_p[tl])          # the caravan's tire changed ...
+    np.testing.assert_array_equal(car.tire_p[fl], base.tire_p[fl])      # ... the car's did not
+    assert car.spec.data["units"][0]["corners"][0]["suspension"] == "five_link_rear.json"   # merged, not replaced
+
+    corners = vehicle_file_data("sedan_caravan")["units"][0]["corners"]
+    second = json.loads(json.dumps(corners))
+    for c in second:
+        c["name"] += "2"
+        c["wheel_center_m"][0] -= 0.8
+    chassis = {"mass_kg": 1486.0, "com_m": [-9.2844, 0.0, 0.9]}
+    tandem = _write(tmp_path, {"extends": str(shipped), "name": "caravan_tandem",
+                               "units": {"caravan": {"chassis": chassis, "corners": corners + second}}})
+    car = Vehicle.load(tandem)
+    assert car.spec.units[0].corners == ("TL", "TR", "TL2", "TR2")
+    loads = {}
+    for name, c in (("single", base), ("tandem", car)):
+        system = c.system()
+        c.initial_state(system, v0=0.0)
+        fz = system.data.contact[:, OUT_FZ]
+        assert fz.sum() == pytest.approx(c.total_mass_kg * G, rel=1e-6), name
+        loads[name] = {w: fz[c.wheel_index(w)] for w in c.wheel_names}
+    t = loads["tandem"]
+    first, rear = t["TL"] + t["TR"], t["TL2"] + t["TR2"]
+    assert first > 0.2 * (first + rear) and rear > 0.2 * (first + rear)
+    assert first + rear > loads["single"]["TL"] + loads["single"]["TR"]        # the heavier caravan
+    with pytest.raises(ModelError, match="units: unknown unit 'trailer'; valid: caravan"):
+        load_vehicle_spec(_write(tmp_path, {"extends": str(shipped), "units": {"trailer": {}}}))
+    with pytest.raises(ModelError, match=r"units.caravan.corners: unknown corner 'XX'; valid: TL, TR"):
+        load_vehicle_spec(_write(tmp_path, {"extends": str(shipped), "units": {"caravan": {"corners": {"XX": {}}}}}))
+
+
 def test_single_unit_files_have_no_units():
     for name in ("halfcar7", "fullcar14"):
         spec = load_vehicle_spec(name)
@@ -219,8 +263,8 @@ def test_steady_turn_articulation_against_the_linear_reference(combination):
     from fmu_vehicle.tire.models import cornering_stiffness
 
     car = combination
-    assert car.output_names[-7:] == tuple(f"caravan.{n}" for n in ("articulation", "articulation_rate", "x", "y",
-                                                                   "vx", "vy", "yaw_rate"))
+    assert car.output_names[-10:] == tuple(f"caravan.{n}" for n in ("articulation", "articulation_rate", "x", "y",
+                                                                    "vx", "vy", "yaw_rate", "yaw", "roll", "ay"))
     v0, sw, h = 15.0, 0.3, 0.01
     rest = car.system()
     car.initial_state(rest, v0=0.0)
@@ -239,9 +283,19 @@ def test_steady_turn_articulation_against_the_linear_reference(combination):
         o = sim.outputs()
         assert o["caravan.articulation"] == sim.system.data.mech.z[k]
         rows.append((o["chassis.vx"], o["chassis.yaw_rate"], o["chassis.ay"], o["caravan.articulation"],
-                     o["caravan.yaw_rate"], o["caravan.vx"], o["caravan.articulation_rate"]))
+                     o["caravan.yaw_rate"], o["caravan.vx"], o["caravan.articulation_rate"],
+                     o["caravan.yaw"] - o["chassis.yaw"], o["caravan.ay"], o["caravan.roll"], o["chassis.roll"]))
     rows = np.array(rows)
-    vx, r, ay, theta, r2, vx2, theta_rate = rows[-100:].mean(axis=0)
+    vx, r, ay, theta, r2, vx2, theta_rate, dyaw, ay2, roll2, roll1 = rows[-100:].mean(axis=0)
+    # the caravan's own heading, roll and lateral acceleration: its heading differs from the car's by the
+    # articulation (up to the car's roll and pitch, second order), its centre of mass turns at the same rate
+    # at nearly the same speed (ay = vx r), and it rolls to the outside of the turn as the car does
+    print(f"caravan yaw - chassis yaw {dyaw:.6f} rad (articulation {theta:.6f}), ay {ay2:.4f} m/s2 (chassis {ay:.4f}, "
+          f"vx r {vx2 * r2:.4f}), roll {roll2:.5f} rad (chassis {roll1:.5f})")
+    assert abs(dyaw - theta) < 0.02 * abs(theta)
+    assert abs(ay2 / (vx2 * r2) - 1.0) < 0.01 and abs(ay2 / ay - 1.0) < 0.03
+    assert roll2 * roll1 > 0.0 and abs(roll2) > 1e-3
+    assert np.all(np.abs(rows[:, 7]) < 0.5)                   # continued against the car's yaw: no jump by 2 pi
     # steady: both units turn at the same rate about the vertical, their centres of mass at nearly the same speed
     # (radii of about 230 m differing by centimetres; measured +4e-4); each yaw rate is about its own body z axis, which the car's roll of about 1.4 deg tilts
     # (1 - cos 0.025 = 3e-4, measured 3.1e-4)

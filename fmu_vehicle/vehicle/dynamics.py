@@ -57,7 +57,7 @@ WHEEL_QUANTITIES = ("omega", "omega_rel", "x", "y", "z", "vx", "vy", "vz", "stee
                     "torque_drive_applied", "torque_brake_applied", "wx", "wy", "wz", "rot_e0", "rot_e1",
                     "rot_e2", "rot_e3")
 VEHICLE_QUANTITIES = ("steering_wheel_angle", "rack_travel", "rack_force", "constraint_residual")
-UNIT_QUANTITIES = ("articulation", "articulation_rate", "x", "y", "vx", "vy", "yaw_rate")
+UNIT_QUANTITIES = ("articulation", "articulation_rate", "x", "y", "vx", "vy", "yaw_rate", "yaw", "roll", "ay")
 QUANTITIES = {"chassis": CHASSIS_QUANTITIES, "wheel": WHEEL_QUANTITIES, "vehicle": VEHICLE_QUANTITIES,
               "unit": UNIT_QUANTITIES}
 NQ_CHASSIS, NQ_WHEEL, NQ_VEHICLE = len(CHASSIS_QUANTITIES), len(WHEEL_QUANTITIES), len(VEHICLE_QUANTITIES)
@@ -67,7 +67,8 @@ NQ_CHASSIS, NQ_WHEEL, NQ_VEHICLE = len(CHASSIS_QUANTITIES), len(WHEEL_QUANTITIES
  QW_FX, QW_FY, QW_MZ, QW_SLIP, QW_SLIP_ANGLE, QW_DRIVE, QW_BRAKE, QW_WX, QW_WY, QW_WZ, QW_ROT) = range(NQ_WHEEL - 3)
 QV_STEERING_WHEEL, QV_RACK, QV_RACK_FORCE, QV_RESIDUAL = range(NQ_VEHICLE)
 NQ_UNIT = len(UNIT_QUANTITIES)
-QU_ART, QU_ART_RATE, QU_X, QU_Y, QU_VX, QU_VY, QU_YAW_RATE = range(NQ_UNIT)
+QU_ART, QU_ART_RATE, QU_X, QU_Y, QU_VX, QU_VY, QU_YAW_RATE, QU_YAW, QU_ROLL, QU_AY = range(NQ_UNIT)
+TWO_PI = 2.0 * math.pi
 
 SIDESLIP_SPEED_MIN = 0.1
 """Below this horizontal speed in chassis axes [m/s] the reported sideslip angle is 0 (atan2 of two
@@ -333,14 +334,28 @@ def vehicle_record(t, y, model, data, row):
     # velocities in the unit's own axes (A^T of the global vectors)
     for u in range(model.u_body.shape[0]):
         bu, k, ub = b + NQ_VEHICLE + u * NQ_UNIT, model.held[u], model.u_body[u]
-        A = d.A[ub]
+        A, Z, Zd, g, gd = d.A[ub], d.Z[ub], d.Zd[ub], d.g[ub], d.gd[ub]
         q[bu + QU_ART] = d.z[k]
         q[bu + QU_ART_RATE] = d.zd[k]
-        q[bu + QU_X] = d.g[ub, 0] + data.origin[0]
-        q[bu + QU_Y] = d.g[ub, 1]
-        q[bu + QU_VX] = _to_chassis(A, d.gd[ub], 0)
-        q[bu + QU_VY] = _to_chassis(A, d.gd[ub], 1)
-        q[bu + QU_YAW_RATE] = A[0, 2] * d.Z[ub, 3] + A[1, 2] * d.Z[ub, 4] + A[2, 2] * d.Z[ub, 5]
+        q[bu + QU_X] = g[0] + data.origin[0]
+        q[bu + QU_Y] = g[1]
+        q[bu + QU_VX] = _to_chassis(A, gd, 0)
+        q[bu + QU_VY] = _to_chassis(A, gd, 1)
+        q[bu + QU_YAW_RATE] = A[0, 2] * Z[3] + A[1, 2] * Z[4] + A[2, 2] * Z[5]
+        # yaw and roll of the unit's axes (z, y', x'' angles, as the chassis's), the yaw continued by whole turns
+        # to lie within pi of the towing chassis's yaw coordinate (which is not wrapped)
+        yaw = em.atan2(A[1, 0], A[0, 0])
+        turns = (q[Q_YAW] - yaw) / TWO_PI
+        q[bu + QU_YAW] = yaw + TWO_PI * float(int(turns + 0.5) if turns >= 0.0 else int(turns - 0.5))
+        q[bu + QU_ROLL] = em.atan2(A[2, 1], A[2, 2])
+        # centre-of-mass acceleration d2g/dt2 = dv/dt + dw/dt x g + w x dg/dt (Z = (v, w) of the body), along
+        # the unit's y axis
+        ay = 0.0
+        for j in range(3):
+            j1, j2 = (j + 1) % 3, (j + 2) % 3
+            acc = Zd[j] + (Zd[3 + j1] * g[j2] - Zd[3 + j2] * g[j1]) + (Z[3 + j1] * gd[j2] - Z[3 + j2] * gd[j1])
+            ay += A[j, 1] * acc
+        q[bu + QU_AY] = ay
     m = model.out_map
     for k in range(m.shape[0]):
         row[k] = q[m[k]] if m[k] >= 0 else 0.0

@@ -10,7 +10,9 @@ at the design configuration and whether it is driven::
                   "suspension_overrides": {...}}, ...]}
 
 A variant file says ``"extends": "<other>.json"`` and overrides fields; its ``corners`` may be an
-object ``{corner name: {fields to override}}``. Overrides given in Python use dotted paths, e.g.
+object ``{corner name: {fields to override}}``, its ``units`` an object ``{unit name: {fields}}`` (a unit's
+``corners`` again by name, or a list that replaces them) and its ``couplings`` an object
+``{towed unit name: {fields}}``; a list replaces the base file's list. Overrides given in Python use dotted paths, e.g.
 ``{"corners.front.suspension_overrides.spring.stiffness_N_per_m": 42000}``.
 
 See docs/vehicle.md §2.
@@ -233,17 +235,40 @@ def _read_vehicle(path: Path, depth: int = 0) -> dict:
         raise ModelError(f"{path}: 'extends' chain is too deep (a cycle?)")
     base = _read_vehicle(path.parent / parent, depth + 1)
     corners_over = data.pop("corners", None)
+    by_name = {k: data.pop(k) for k in ("units", "couplings") if isinstance(data.get(k), dict)}
     merged = _merge(base, data)
     if corners_over is not None:
         if not isinstance(corners_over, dict):
             raise ModelError(f"{path}: in a variant, 'corners' must be an object {{corner name: overrides}}")
-        names = [c.get("name") for c in merged.get("corners", [])]
-        for name, over in corners_over.items():
-            if name not in names:
-                raise ModelError(f"{path}: corners: unknown corner '{name}'; valid: {', '.join(map(str, names))}")
-            i = names.index(name)
-            merged["corners"][i] = _merge(merged["corners"][i], over)
+        merged["corners"] = _merge_named(merged.get("corners", []), corners_over, f"{path}: corners", "corner")
+    if "units" in by_name:
+        merged["units"] = _merge_named(merged.get("units", []), by_name["units"], f"{path}: units", "unit",
+                                       nested="corners")
+    if "couplings" in by_name:
+        merged["couplings"] = _merge_named(merged.get("couplings", []), by_name["couplings"],
+                                           f"{path}: couplings", "coupling", key="trailer")
     return merged
+
+
+def _merge_named(items: list, over: dict, where: str, what: str, key: str = "name", nested: str | None = None):
+    """``items`` (a list of objects) with ``over`` = {name: overrides} merged into the entry whose ``key`` is that
+    name (a variant's corners by corner name, units by unit name, couplings by the unit they tow). An override's
+    list replaces the entry's list, except the ``nested`` field given as an object: its entries are merged by name
+    too (a unit's corners)."""
+    out = copy.deepcopy(items) if isinstance(items, list) else []
+    names = [c.get(key) if isinstance(c, dict) else None for c in out]
+    for name, o in over.items():
+        if name not in names:
+            raise ModelError(f"{where}: unknown {what} '{name}'; valid: {', '.join(map(str, names)) or 'none'}")
+        if not isinstance(o, dict):
+            raise ModelError(f"{where}.{name}: must be an object of fields to override")
+        i = names.index(name)
+        o = dict(o)
+        inner = o.pop(nested, None) if nested and isinstance(o.get(nested), dict) else None
+        out[i] = _merge(out[i], o)
+        if inner is not None:
+            out[i][nested] = _merge_named(out[i].get(nested, []), inner, f"{where}.{name}.{nested}", "corner")
+    return out
 
 
 def apply_overrides(data: dict, overrides: dict, source: str) -> dict:

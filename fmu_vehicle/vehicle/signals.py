@@ -310,6 +310,10 @@ FULL_VEHICLE = SignalTable("full_vehicle", (
     _out("unit", "vx", "m/s", "velocity of the unit chassis centre of mass along its own x axis"),
     _out("unit", "vy", "m/s", "velocity of the unit chassis centre of mass along its own y axis"),
     _out("unit", "yaw_rate", "rad/s", "angular velocity about the unit chassis z axis (+ turning left)"),
+    _out("unit", "yaw", "rad", "heading of the unit chassis x axis (z-y'-x'' yaw, as chassis.yaw), continued by "
+         "whole turns to within pi of chassis.yaw"),
+    _out("unit", "roll", "rad", "roll angle of the unit chassis (z-y'-x'' roll, + left side up)"),
+    _out("unit", "ay", "m/s2", "acceleration of the unit chassis centre of mass along its own y axis"),
 ))
 """Signals of the full vehicles (6-DOF chassis, steering, lateral tires)."""
 
