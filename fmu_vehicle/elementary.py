@@ -709,7 +709,8 @@ def _exp_core(x):
 
 @njit
 def exp(x):
-    """exp(x): the table method of :func:`_exp_core` (its y, rounded once), and the exact scaling by 2**m (:func:`_scale`; results below 2**-1022 are rounded a second time there, so
+    """exp(x): the table method of :func:`_exp_core` (its y, rounded once), and the exact scaling by 2**m
+    (:func:`_scale`; results below 2**-1022 are rounded a second time there, so
     subnormal results may be off by one unit of the subnormal spacing more). exp(nan) = nan, exp(+inf) = inf,
     exp(-inf) = 0, overflow (x > EXP_MAX) gives inf and underflow (x < EXP_MIN) 0. Faithfully rounded for normal
     results; measured max error in the tests."""

@@ -12,8 +12,8 @@ at the design configuration and whether it is driven::
 A variant file says ``"extends": "<other>.json"`` and overrides fields; its ``corners`` may be an
 object ``{corner name: {fields to override}}``, its ``units`` an object ``{unit name: {fields}}`` (a unit's
 ``corners`` again by name, or a list that replaces them) and its ``couplings`` an object
-``{towed unit name: {fields}}``; a list replaces the base file's list. Overrides given in Python use dotted paths, e.g.
-``{"corners.front.suspension_overrides.spring.stiffness_N_per_m": 42000}``.
+``{towed unit name: {fields}}``; a list replaces the base file's list. Overrides given in Python use dotted
+paths, e.g. ``{"corners.front.suspension_overrides.spring.stiffness_N_per_m": 42000}``.
 
 See docs/vehicle.md §2.
 """
