@@ -24,7 +24,7 @@ from ..packing import by_ref, deref
 
 from ..multibody.dynamics import forward_dynamics
 from ..multibody.force_elements import add_point_force
-from ..multibody.kinematics import point_position, point_velocity
+from ..multibody.kinematics import point_position, point_velocity, screw_point
 from ..multibody.linalg import max_abs
 from ..multibody.state import STATUS_MASS_NOT_PD, clear_loads, set_state
 from ..road.kernel import road_eval_xy
@@ -348,13 +348,14 @@ def vehicle_record(t, y, model, data, row):
         turns = (q[Q_YAW] - yaw) / TWO_PI
         q[bu + QU_YAW] = yaw + TWO_PI * float(int(turns + 0.5) if turns >= 0.0 else int(turns - 0.5))
         q[bu + QU_ROLL] = em.atan2(A[2, 1], A[2, 2])
-        # centre-of-mass acceleration d2g/dt2 = dv/dt + dw/dt x g + w x dg/dt (Z = (v, w) of the body), along
-        # the unit's y axis
+        # centre-of-mass acceleration d2g/dt2 = C(g) dZ/dt + w x dg/dt (Z = (v, w) of the body), along the
+        # unit's y axis
+        acc = d.tmp[15]
+        screw_point(Zd, g, acc)
         ay = 0.0
         for j in range(3):
             j1, j2 = (j + 1) % 3, (j + 2) % 3
-            acc = Zd[j] + (Zd[3 + j1] * g[j2] - Zd[3 + j2] * g[j1]) + (Z[3 + j1] * gd[j2] - Z[3 + j2] * gd[j1])
-            ay += A[j, 1] * acc
+            ay += A[j, 1] * (acc[j] + (Z[3 + j1] * gd[j2] - Z[3 + j2] * gd[j1]))
         q[bu + QU_AY] = ay
     m = model.out_map
     for k in range(m.shape[0]):
