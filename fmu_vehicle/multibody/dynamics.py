@@ -240,12 +240,13 @@ def add_rods(model, data):
     (model.pair_ncommon): those went into the accumulation as an inertia of the lowest common ancestor, as
     did the rest of G^T M_rod G and the rod forces (:func:`rod_body_terms`). For a vehicle's suspension
     rods the common prefix is the chassis coordinates, so each rod pair writes only its corner's rows.
+    Since C(r_a)^T C(r_b) = [[I, -r_b~], [r_a~, (r_a . r_b) I - r_b r_a^T]], K is kept as the sums
+    C = sum b, s_a = sum b r_a, s_b = sum b r_b and W = sum b ((r_a . r_b) I - r_b r_a^T) (data.Kp).
     """
     Kp = data.Kp
     for p in range(model.npair):
-        for k in range(6):
-            for l in range(6):
-                Kp[p, k, l] = 0.0
+        for k in range(16):
+            Kp[p, k] = 0.0
     for q in range(model.nrod):
         p = model.rod_pair[q]
         if p < 0:
@@ -255,59 +256,50 @@ def add_rods(model, data):
         ax, ay, az = kin[0, 0], kin[0, 1], kin[0, 2]
         bx, by, bz = kin[1, 0], kin[1, 1], kin[1, 2]
         K = Kp[p]
-        # C(ra)^T C(rb) = [[I, -rb~], [ra~, (ra.rb) I - rb ra^T]]
-        K[0, 0] += c
-        K[1, 1] += c
-        K[2, 2] += c
-        K[0, 4] += c * bz
-        K[0, 5] -= c * by
-        K[1, 3] -= c * bz
-        K[1, 5] += c * bx
-        K[2, 3] += c * by
-        K[2, 4] -= c * bx
-        K[4, 0] += c * az
-        K[5, 0] -= c * ay
-        K[3, 1] -= c * az
-        K[5, 1] += c * ax
-        K[3, 2] += c * ay
-        K[4, 2] -= c * ax
-        d = ax * bx + ay * by + az * bz
-        K[3, 3] += c * (d - bx * ax)
-        K[3, 4] -= c * bx * ay
-        K[3, 5] -= c * bx * az
-        K[4, 3] -= c * by * ax
-        K[4, 4] += c * (d - by * ay)
-        K[4, 5] -= c * by * az
-        K[5, 3] -= c * bz * ax
-        K[5, 4] -= c * bz * ay
-        K[5, 5] += c * (d - bz * az)
+        K[0] += c                       # C = sum c
+        K[1] += c * ax                  # s_a = sum c r_a
+        K[2] += c * ay
+        K[3] += c * az
+        K[4] += c * bx                  # s_b = sum c r_b
+        K[5] += c * by
+        K[6] += c * bz
+        d = ax * bx + ay * by + az * bz     # W = sum c ((r_a . r_b) I - r_b r_a^T), row by row
+        K[7] += c * (d - bx * ax)
+        K[8] -= c * bx * ay
+        K[9] -= c * bx * az
+        K[10] -= c * by * ax
+        K[11] += c * (d - by * ay)
+        K[12] -= c * by * az
+        K[13] -= c * bz * ax
+        K[14] -= c * bz * ay
+        K[15] += c * (d - bz * az)
     for e in range(model.nrod_reset):   # entries off one path were written by the last call only: reset them
         i, j = model.rod_reset[e, 0], model.rod_reset[e, 1]
         data.M[i, j] = 0.0
         data.M[j, i] = 0.0
-    v = data.tmp[8]
-    v2 = data.tmp[9]
     for p in range(model.npair):
         A, B = model.pair_a[p], model.pair_b[p]
         K = Kp[p]
+        C, sa0, sa1, sa2, sb0, sb1, sb2 = K[0], K[1], K[2], K[3], K[4], K[5], K[6]
         pa, na = model.path[A], model.depth[A]
         pb, nb = model.path[B], model.depth[B]
         nc = model.pair_ncommon[p]
         for cj in range(nb):
             j = pb[cj]
             bj = data.b[j]
-            for k in range(3):
-                s = 0.0
-                t = 0.0
-                for l in range(6):
-                    s += K[k, l] * bj[l]
-                    t += K[3 + k, l] * bj[l]
-                v[k] = s
-                v2[k] = t
+            b0, b1, b2, b3, b4, b5 = bj[0], bj[1], bj[2], bj[3], bj[4], bj[5]
+            # K b_j = [C v + w x s_b ; s_a x v + W w] for b_j = [v; w]: the products of K's non-zero
+            # entries, in the order of the dense row (its zero products added nothing)
+            v0 = C * b0 + sb2 * b4 - sb1 * b5
+            v1 = C * b1 - sb2 * b3 + sb0 * b5
+            v2 = C * b2 + sb1 * b3 - sb0 * b4
+            u0 = -sa2 * b1 + sa1 * b2 + K[7] * b3 + K[8] * b4 + K[9] * b5
+            u1 = sa2 * b0 - sa0 * b2 + K[10] * b3 + K[11] * b4 + K[12] * b5
+            u2 = -sa1 * b0 + sa0 * b1 + K[13] * b3 + K[14] * b4 + K[15] * b5
             for ci in range(nc if cj < nc else 0, na):     # (i, j) not both on the common prefix
                 i = pa[ci]
                 bi = data.b[i]
-                val = bi[0] * v[0] + bi[1] * v[1] + bi[2] * v[2] + bi[3] * v2[0] + bi[4] * v2[1] + bi[5] * v2[2]
+                val = bi[0] * v0 + bi[1] * v1 + bi[2] * v2 + bi[3] * u0 + bi[4] * u1 + bi[5] * u2
                 data.M[i, j] += val
                 data.M[j, i] += val
 
@@ -459,8 +451,9 @@ def forward_dynamics(model, data):
 
     Requires positions, velocities (kinematics + R_z) current, the caller's loads in
     data.Qext / data.jforce and the prescribed accelerations data.drv_zdd. Result in data.zdd,
-    data.zddi, data.Zd and the driving forces data.drv_force. Returns False if the reduced mass
-    matrix is not positive definite.
+    data.zddi and data.Zd. Returns False if the reduced mass matrix is not positive definite.
+    The driving forces are a pass of their own (:func:`drive_forces`, after this one), run by a caller
+    that needs them: a vehicle only for an output row, not in every derivative evaluation.
     """
     body_terms(model, data)
     spring_dampers(model, data)
@@ -468,7 +461,4 @@ def forward_dynamics(model, data):
     accumulate(model, data)
     assemble(model, data)
     add_rods(model, data)
-    if not solve_accelerations(model, data):
-        return False
-    drive_forces(model, data)
-    return True
+    return solve_accelerations(model, data)

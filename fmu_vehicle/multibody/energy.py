@@ -87,7 +87,7 @@ def mechanical_energy(model, data):
 @njit(cache=True)
 def drive_power(model, data):
     """Power [W] of the prescriptions of the driven coordinates, sum_k drv_force_k drv_zd_k, at the last
-    evaluated state (after forward_dynamics)."""
+    evaluated state (after dynamics.drive_forces)."""
     p = 0.0
     for k in range(model.ndrv):
         p += data.drv_force[k] * data.zd[model.drv[k]]

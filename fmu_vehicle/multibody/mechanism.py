@@ -27,7 +27,7 @@ from .. import elementary as em
 from ..errors import ModelError, SimulationError
 from ..jit import njit
 from .constraints import eval_constraints, factor_dependent, velocity_transform
-from .dynamics import forward_dynamics
+from .dynamics import drive_forces, forward_dynamics
 from .energy import drive_power, mechanical_energy, nonconservative_power
 from .kinematics import forward_positions, forward_velocities
 from .linalg import max_abs
@@ -370,6 +370,7 @@ def mechanism_rhs(t, y, loaded, data, ydot):
         data.jforce[i] = loaded.joint_forces[i]
     if not forward_dynamics(model, data):
         return STATUS_MASS_NOT_PD
+    drive_forces(model, data)
     ni = model.ni
     for k in range(ni):
         ydot[k] = y[ni + k]

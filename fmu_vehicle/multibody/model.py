@@ -109,7 +109,7 @@ DATA_FIELDS = (
     "drv_z", "drv_zd", "drv_zdd",   # (ndrv,) prescribed positions [m | rad], velocities, accelerations of
                                # the driven coordinates, set by the caller before state.set_state
     "drv_force",               # (ndrv,) generalized force the prescription applies along each driven
-                               # coordinate [N | N m] (actuator force), from dynamics.forward_dynamics
+                               # coordinate [N | N m] (actuator force), from dynamics.drive_forces
     "phi", "phiz", "gam",      # (m,), (m,n), (m,) constraints, Jacobian, dPhi_z/dt * zd
     "indep", "dep",            # (ni,), (m,) int64 coordinate partition
     "lu", "piv",               # (m,m), (m,) LU factors of Phi_z^d, rows model.lu_row, columns lu_dep (only the
@@ -133,7 +133,8 @@ DATA_FIELDS = (
     "tmp", "tmp6", "wm",       # (16,3) scratch 3-vectors, (4,6) scratch 6-vectors, (m,) scratch vector
     "rod_kin",                 # (nrod,6,3) rod ends a, b: positions [m], velocities [m/s], velocity-only
                                # accelerations [m/s^2] (rows ra, rb, va, vb, a0a, a0b), set by acceleration_bias
-    "Kp",                      # (npair,6,6) rod coupling per body pair: sum of b C(r_a)^T C(r_b) [kg, kg m, kg m^2]
+    "Kp",                      # (npair,16) rod coupling K = sum b C(r_a)^T C(r_b) per body pair, as its sums
+                               # C = sum b [kg], s_a, s_b = sum b r [kg m], W (3x3, row-major) [kg m^2]
     "rz_rows", "rz_nrows",     # (ni,n), (ni,) int64: rows of the non-zero entries of each column of R_z
     "rdrv_rows", "rdrv_nrows", # (ndrv,n), (ndrv,) int64: the same for R_drv
     "part_a", "part_b",        # (m,n), (n,m) scratch of the partition choice (partition.choose_dependent)
@@ -167,6 +168,6 @@ def make_data(model: MultibodyModel, indep: np.ndarray) -> MultibodyData:
         group_fill=zi(model.ngroup), Rz=z((n, ni)), S=z(n), Rdrv=z((n, ndrv)), Mr=z((ni, ni)), fr=z(ni), zddi=z(ni),
         mr_order=zi(ni), mr_pos=zi(ni), mr_first=zi(ni), mr_indep=np.full(ni, -1, dtype=np.int64), xr=z(ni),
         Ga=z((3, n)), Gb=z((3, n)), sd_len=z(model.nsd), sd_vel=z(model.nsd), sd_force=z(model.nsd), stats=z(4),
-        tmp=z((16, 3)), tmp6=z((4, 6)), wm=z(m), rod_kin=z((model.nrod, 6, 3)), Kp=z((model.npair, 6, 6)),
+        tmp=z((16, 3)), tmp6=z((4, 6)), wm=z(m), rod_kin=z((model.nrod, 6, 3)), Kp=z((model.npair, 16)),
         rz_rows=zi((ni, n)), rz_nrows=zi(ni), rdrv_rows=zi((ndrv, n)), rdrv_nrows=zi(ndrv),
         part_a=z((m, n)), part_b=z((n, m)), part_sv=z(m), part_cols=zi((2, n)), z_last=z(n), zd_last=z(n))

@@ -5,7 +5,8 @@ A caller (a mechanism simulation, a vehicle, an FMU) does per evaluation::
 
     status = set_state(model, data, y, tol, maxit)   # positions (Newton), R_z, velocities, kinematics
     clear_loads(data); <add wheel/tire/actuator loads to data.Qext, data.jforce>
-    ok = forward_dynamics(model, data)                # -> data.zddi (and data.drv_force)
+    ok = forward_dynamics(model, data)                # -> data.zddi
+    drive_forces(model, data)                         # -> data.drv_force (only if needed)
 State vector y = [z^i, zd^i] (independent coordinates and velocities). Driven coordinates are not states:
 the caller writes their prescribed values s(t), s'(t), s''(t) into data.drv_z, drv_zd, drv_zdd before
 set_state (docs/formulation.md §13).

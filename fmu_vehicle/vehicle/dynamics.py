@@ -22,7 +22,7 @@ from .. import elementary as em
 from ..jit import njit
 from ..packing import by_ref, deref
 
-from ..multibody.dynamics import forward_dynamics
+from ..multibody.dynamics import drive_forces, forward_dynamics
 from ..multibody.force_elements import add_point_force
 from ..multibody.kinematics import point_position, point_velocity, screw_point
 from ..multibody.linalg import max_abs
@@ -325,7 +325,11 @@ def vehicle_record(t, y, model, data, row):
     rack = st[1] + st[2] * (t - st[0])
     q[b + QV_RACK] = rack
     q[b + QV_STEERING_WHEEL] = rack / st[3] if st[3] != 0.0 else 0.0
-    q[b + QV_RACK_FORCE] = d.drv_force[model.steer_drv] if model.steer_drv >= 0 else 0.0
+    if model.steer_drv >= 0:
+        drive_forces(mech, d)           # (not part of vehicle_rhs: only this row reads it)
+        q[b + QV_RACK_FORCE] = d.drv_force[model.steer_drv]
+    else:
+        q[b + QV_RACK_FORCE] = 0.0
     err = 0.0
     for r in range(mech.m):
         err = max_abs(err, d.phi[r])
