@@ -6,12 +6,14 @@
 * the reduced system: entries of R_z^T M R_z that model.mr_coupled declares zero are zero, the independent
   accelerations solve the dense (R_z^T M R_z) zdd^i = R_z^T (f - M S), and the elimination order puts the
   coordinates every path shares last (docs/formulation.md §9);
-* the envelope Cholesky against a dense solve, never reading outside the envelope.
+* the envelope Cholesky against a dense solve, never reading outside the envelope;
+* the constant unit screws assemble uses (the chassis translations).
 """
 import numpy as np
 import pytest
 
 from fmu_vehicle.multibody.linalg import envelope_cholesky_solve
+from fmu_vehicle.multibody.model import JOINT_PRISMATIC
 from fmu_vehicle.vehicle import Vehicle
 from fmu_vehicle.vehicle.dynamics import vehicle_rhs
 
@@ -61,6 +63,27 @@ def test_mass_matrix_equals_tree_part_plus_rod_end_masses(evaluated_car):
         Mrod = np.block([[a * np.eye(3), b * np.eye(3)], [b * np.eye(3), c * np.eye(3)]])
         M += G.T @ Mrod @ G
     assert np.abs(d.M - M).max() < 1e-12 * np.abs(M).max()
+
+
+def test_constant_unit_screws_are_the_chassis_translations(evaluated_car):
+    """assemble reads M_ij = (M^S_j b_j)_k where b_i = {e_k; 0} (model.unit_axis): exactly the chassis
+    translations, whose screws stay those unit vectors in the evaluated (pitched, rolled) state; a
+    prismatic joint under a rotation (the full car's rack) is not one."""
+    car, system = evaluated_car
+    mech = car.mech.with_data(system.data.mech)
+    model, d, names = mech.model, mech.data, mech.coordinate_names
+    unit = {names[i]: int(k) for i, k in enumerate(model.unit_axis) if k >= 0}
+    assert unit == {"chassis.x": 0, "chassis.z": 2} | ({"chassis.y": 1} if "chassis.y" in names else {})
+    for i, k in enumerate(model.unit_axis):
+        if k >= 0:
+            np.testing.assert_array_equal(d.b[i], np.eye(6)[k])
+    for j in range(model.n):
+        path = model.path[j, :model.depth[j]]
+        assert model.unit_depth[j] == min(len(unit), len(path))
+        assert (model.unit_axis[path[:model.unit_depth[j]]] >= 0).all()
+    if "steering.rack_travel" in names:
+        rack = names.index("steering.rack_travel")
+        assert model.jtype[rack] == JOINT_PRISMATIC and model.unit_axis[rack] == -1
 
 
 def test_reduced_system_pattern_order_and_solution(evaluated_car):

@@ -210,6 +210,8 @@ def assemble(model, data):
 
     Only the entries of bodies on one path (i an ancestor of j or j itself) are written; the others
     are zero (make_data) except those of the rods' coupling, which :func:`add_rods` resets and adds.
+    M_ij = b_i^T M^S_j b_j is component k of M^S_j b_j where b_i = {e_k; 0} (model.unit_axis: the leading
+    coordinates of the path, a vehicle's chassis translations).
     """
     n = model.n
     M, b = data.M, data.b
@@ -218,7 +220,13 @@ def assemble(model, data):
         bj = b[j]
         inertia_times(data.IS[j], bj, v)          # v = M^S_j b_j
         pj = model.path[j]
-        for c in range(model.depth[j]):
+        nu = model.unit_depth[j]
+        for c in range(nu):
+            i = pj[c]
+            val = v[model.unit_axis[i]]
+            M[i, j] = val
+            M[j, i] = val
+        for c in range(nu, model.depth[j]):
             i = pj[c]
             bi = b[i]
             val = bi[0] * v[0] + bi[1] * v[1] + bi[2] * v[2] + bi[3] * v[3] + bi[4] * v[4] + bi[5] * v[5]

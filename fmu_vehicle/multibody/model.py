@@ -46,6 +46,9 @@ MODEL_FIELDS = (
     "on_path",      # (n,n) bool: on_path[i, j] <=> j is i or an ancestor of i (path matrix T)
     "path",         # (n, n) int64: path[i, :depth[i]] = i and its ancestors, increasing
     "depth",        # (n,) int64
+    "unit_axis",    # (n,) int64 k if b_i is the constant {e_k; 0} (a translation along a global axis with only
+                    # translations above it: a vehicle's chassis x, y, z), else -1
+    "unit_depth",   # (n,) int64 number of leading coordinates of path[i] whose b is such a constant
     "loop_cols",    # (nsph+nrod, n) int64: coordinates on the path of exactly one body of a cut joint / rod,
     "loop_ncols",   # (nsph+nrod,) int64    increasing (loop_cols[c, :loop_ncols[c]]; sph first, then rods):
                     #                       the only non-zero columns of its Phi_z rows (a common ancestor

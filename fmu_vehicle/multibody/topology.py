@@ -94,6 +94,32 @@ def _choose_tree(spec: MechanismSpec):
     return tree, cuts
 
 
+def _constant_unit_screws(parent, jtype, axis0, path, depth):
+    """(unit_axis, unit_depth): unit_axis[i] = k if the screw of coordinate i is the constant b_i = {e_k; 0}
+    (a prismatic joint along global axis k whose ancestors are all prismatic, so that its parent's rotation
+    is the identity: a vehicle's chassis translations), else -1; unit_depth[i] = how many of the first
+    coordinates of path[i] (root first) have such a screw."""
+    n = len(parent)
+    unit_axis = np.full(n, -1, dtype=np.int64)
+    translating = np.zeros(n, dtype=np.bool_)       # the body's rotation is the identity at every z
+    for i in range(n):
+        p = parent[i]
+        if jtype[i] != JOINT_PRISMATIC or (p >= 0 and not translating[p]):
+            continue
+        translating[i] = True
+        a = np.asarray(axis0[i], dtype=float)
+        k = int(np.argmax(np.abs(a)))
+        if a[k] == 1.0 and np.count_nonzero(a) == 1:
+            unit_axis[i] = k
+    unit_depth = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        c = 0
+        while c < depth[i] and unit_axis[path[i, c]] >= 0:
+            c += 1
+        unit_depth[i] = c
+    return unit_axis, unit_depth
+
+
 def _mass_pattern(on_path, pairs):
     """The entries of the open-loop mass matrix M that can be non-zero, and those of them only the rods write.
 
@@ -314,6 +340,7 @@ def compile_mechanism(spec: MechanismSpec) -> tuple[MultibodyModel, TreeInfo]:
     for i in range(n):
         path[i, :depth[i]] = np.flatnonzero(on_path[i])
 
+    unit_axis, unit_depth = _constant_unit_screws(parent, jtype, axis0, path, depth)
     mcol_rows, mcol_nrows, rod_reset = _mass_pattern(on_path, pairs)
     # the common prefix of the two paths of a pair: paths list a body's ancestors root first
     pair_ncommon = np.array([int(np.sum(on_path[a] & on_path[b])) for a, b in pairs], dtype=np.int64)
@@ -335,7 +362,8 @@ def compile_mechanism(spec: MechanismSpec) -> tuple[MultibodyModel, TreeInfo]:
     model = MultibodyModel(
         n=n, m=m, ndrv=len(drv), drv=drv, ni=n - m - len(drv), coord_role=role, parent=parent, jtype=np.array(jtype, dtype=np.int64),
         axis0=arr(axis0, (n, 3)), point0=arr(point0, (n, 3)), mass=arr(mass, (n,)), com0=arr(com0, (n, 3)),
-        inertia0=arr(inertia0, (n, 3, 3)), on_path=on_path, path=path, depth=depth, loop_cols=loop_cols,
+        inertia0=arr(inertia0, (n, 3, 3)), on_path=on_path, path=path, depth=depth, unit_axis=unit_axis,
+        unit_depth=unit_depth, loop_cols=loop_cols,
         loop_ncols=loop_ncols, ngroup=len(group_beg) - 1, group_beg=group_beg, coord_group=coord_group,
         lu_row=lu_row, lu_beg=lu_beg, lu_end=lu_end, gravity=np.array(spec.gravity_m_per_s2, dtype=float),
         nsph=len(sph), sph_a=np.array([s[0] for s in sph], dtype=np.int64),
