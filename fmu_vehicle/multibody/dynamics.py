@@ -292,24 +292,18 @@ def add_rods(model, data):
         pa, na = model.path[A], model.depth[A]
         pb, nb = model.path[B], model.depth[B]
         nc = model.pair_ncommon[p]
-        nu = model.unit_depth[B]
         for cj in range(nb):
             j = pb[cj]
-            if cj < nu:             # b_j = {e_k; 0}: K b_j = [C e_k; s_a x e_k]
-                k = model.unit_axis[j]
-                v0, v1, v2 = (C, 0.0, 0.0) if k == 0 else ((0.0, C, 0.0) if k == 1 else (0.0, 0.0, C))
-                u0, u1, u2 = (0.0, sa2, -sa1) if k == 0 else ((-sa2, 0.0, sa0) if k == 1 else (sa1, -sa0, 0.0))
-            else:
-                bj = data.b[j]
-                b0, b1, b2, b3, b4, b5 = bj[0], bj[1], bj[2], bj[3], bj[4], bj[5]
-                # K b_j = [C v + w x s_b ; s_a x v + W w] for b_j = [v; w]: the products of K's non-zero
-                # entries, in the order of the dense row (its zero products added nothing)
-                v0 = C * b0 + sb2 * b4 - sb1 * b5
-                v1 = C * b1 - sb2 * b3 + sb0 * b5
-                v2 = C * b2 + sb1 * b3 - sb0 * b4
-                u0 = -sa2 * b1 + sa1 * b2 + K[7] * b3 + K[8] * b4 + K[9] * b5
-                u1 = sa2 * b0 - sa0 * b2 + K[10] * b3 + K[11] * b4 + K[12] * b5
-                u2 = -sa1 * b0 + sa0 * b1 + K[13] * b3 + K[14] * b4 + K[15] * b5
+            bj = data.b[j]
+            b0, b1, b2, b3, b4, b5 = bj[0], bj[1], bj[2], bj[3], bj[4], bj[5]
+            # K b_j = [C v + w x s_b ; s_a x v + W w] for b_j = [v; w]: the products of K's non-zero
+            # entries, in the order of the dense row (its zero products added nothing)
+            v0 = C * b0 + sb2 * b4 - sb1 * b5
+            v1 = C * b1 - sb2 * b3 + sb0 * b5
+            v2 = C * b2 + sb1 * b3 - sb0 * b4
+            u0 = -sa2 * b1 + sa1 * b2 + K[7] * b3 + K[8] * b4 + K[9] * b5
+            u1 = sa2 * b0 - sa0 * b2 + K[10] * b3 + K[11] * b4 + K[12] * b5
+            u2 = -sa1 * b0 + sa0 * b1 + K[13] * b3 + K[14] * b4 + K[15] * b5
             for ci in range(nc if cj < nc else 0, na):     # (i, j) not both on the common prefix
                 i = pa[ci]
                 bi = data.b[i]
@@ -387,34 +381,32 @@ def solve_accelerations(model, data):
             s += Rz[i, a] * w[i]
         data.fr[a] = s
     # Mr = Rz^T M Rz entry by entry over the non-zero rows of both columns of R_z (a unit column, a
-    # coordinate that moves no loop, reads one row of M = its column), only the lower triangle's entries
-    # within the envelope the Cholesky reads (a zero where mr_coupled says so)
-    first = data.mr_first
+    # coordinate that moves no loop, reads one column of M)
     for bcol in range(ni):
         kb, pb = indep[bcol], pos[bcol]
-        unit = nrows[bcol] == 1
-        Mj = M[rows[bcol, 0]]
-        for a in range(bcol, ni):
-            pa = pos[a]
-            p, q = (pa, pb) if pa > pb else (pb, pa)
-            if coupled[indep[a], kb]:
+        if nrows[bcol] == 1:
+            j = rows[bcol, 0]
+            for a in range(bcol, ni):
                 s = 0.0
-                if unit:
+                if coupled[indep[a], kb]:
                     for t in range(nrows[a]):
                         i = rows[a, t]
-                        s += Rz[i, a] * Mj[i]
-                else:
-                    for t in range(nrows[a]):
-                        i = rows[a, t]
-                        Mi = M[i]
-                        c = 0.0
-                        for u in range(nrows[bcol]):
-                            j = rows[bcol, u]
-                            c += Mi[j] * Rz[j, bcol]
-                        s += Rz[i, a] * c
-                Mr[p, q] = s
-            elif q >= first[p]:
-                Mr[p, q] = 0.0
+                        s += Rz[i, a] * M[i, j]
+                Mr[pos[a], pb] = s
+                Mr[pb, pos[a]] = s
+            continue
+        for a in range(bcol, ni):
+            s = 0.0
+            if coupled[indep[a], kb]:
+                for t in range(nrows[a]):
+                    i = rows[a, t]
+                    c = 0.0
+                    for u in range(nrows[bcol]):
+                        j = rows[bcol, u]
+                        c += M[i, j] * Rz[j, bcol]
+                    s += Rz[i, a] * c
+            Mr[pos[a], pb] = s
+            Mr[pb, pos[a]] = s
     xr = data.xr
     for a in range(ni):
         xr[pos[a]] = data.fr[a]
