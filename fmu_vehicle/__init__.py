@@ -129,7 +129,9 @@ def _adopt_shipped_cache(shipped, folder) -> None:
                 if not dst.exists():
                     # atomically: another process may be adopting the same files
                     atomic_write(dst, lambda stream, name=name: stream.write(archive.read(name)), mode="wb")
-    except (OSError, zipfile.BadZipFile):
+    except (OSError, zipfile.BadZipFile, RuntimeError, NotImplementedError):
+        # an unreadable archive, or one whose compression this Python cannot read (built without lzma):
+        # the kernels are then compiled at their first use, as for an FMU that ships none
         pass
 
 

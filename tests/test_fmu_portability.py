@@ -332,7 +332,9 @@ def test_first_instance_with_an_empty_cache_compiles_nothing(name, scenario_fmus
             ["resources/numba_cache/kernels.zip"]
         with zipfile.ZipFile(io.BytesIO(archive.read("resources/numba_cache/kernels.zip"))) as kernels:
             shipped = sorted(n for n in kernels.namelist() if not n.endswith("/"))
+            compression = {i.compress_type for i in kernels.infolist() if not i.is_dir()}
     assert any(n.endswith(".nbc") for n in shipped)
+    assert compression == {zipfile.ZIP_LZMA}
     env = {k: v for k, v in os.environ.items() if k not in ("FMU_VEHICLE_CACHE_DIR", "PYTHONPATH")}
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
     proc = subprocess.run([sys.executable, "-c", COLD, str(fmu)], capture_output=True, text=True, env=env,

@@ -35,3 +35,28 @@ def test_cache_folder_per_source_and_pruning_of_idle_ones(tmp_path):
                          cwd=REPO, env=env, capture_output=True, text=True, timeout=HANG_GUARD_S, check=True)
     assert out.stdout.strip() == str(tmp_path / "mine")
     assert (root / "numba-2days").is_dir()
+
+
+def test_shipped_kernels_are_adopted_and_an_unreadable_compression_is_skipped(tmp_path, monkeypatch):
+    """An FMU's kernel archive (LZMA members, fmi.build.KERNEL_COMPRESSION) is copied into the cache folder
+    as it is; where this Python cannot decompress it (built without lzma: zipfile raises RuntimeError),
+    nothing is copied and nothing is raised: the kernels are compiled at their first use instead."""
+    import zipfile
+
+    import fmu_vehicle
+    from fmu_vehicle.fmi.build import KERNEL_COMPRESSION
+    shipped = tmp_path / "numba_cache"
+    shipped.mkdir()
+    members = {"fmu_vehicle/a.nbi": b"index" * 100, "fmu_vehicle/a.1.nbc": bytes(range(256)) * 40}
+    with zipfile.ZipFile(shipped / fmu_vehicle.SHIPPED_KERNELS, "w", compression=KERNEL_COMPRESSION) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    fmu_vehicle._adopt_shipped_cache(shipped, tmp_path / "cache")
+    assert {p.relative_to(tmp_path / "cache").as_posix(): p.read_bytes()
+            for p in (tmp_path / "cache").rglob("*") if p.is_file()} == members
+
+    def no_lzma(self, name, pwd=None):
+        raise RuntimeError("Compression requires the (missing) lzma module")
+    monkeypatch.setattr(zipfile.ZipFile, "read", no_lzma)
+    fmu_vehicle._adopt_shipped_cache(shipped, tmp_path / "other")
+    assert not (tmp_path / "other").exists() or not any((tmp_path / "other").rglob("*.nb*"))

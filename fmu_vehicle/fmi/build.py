@@ -454,6 +454,14 @@ BUILD_LOCK = "build.lock"
 archive it."""
 
 
+KERNEL_COMPRESSION = zipfile.ZIP_LZMA
+"""Compression of the members of the shipped kernel archive: LZMA makes the compiled-code FMUs about 17 %
+smaller than deflate (machine code compresses well; every cached entry point carries its own copy of the
+kernels it calls), which keeps them under the 10 MB an FMU may have in the FMI cross-check repository, for
+about 0.4 s more once per machine when an instance adopts them. A Python built without ``lzma`` cannot read
+them and compiles the model instead (``fmu_vehicle._adopt_shipped_cache``)."""
+
+
 def _add_compiled_code(fmu: Path) -> None:
     """Compile the FMU's kernels for the portable CPU target and ship them in ``resources/numba_cache/``
     (one archive, ``kernels.zip``).
@@ -466,7 +474,7 @@ def _add_compiled_code(fmu: Path) -> None:
     One archive, not a folder of about a hundred files: a host extracts the whole FMU at every run (FMPy's
     ``simulate_fmu`` does), and writing those files cost about 70 ms per run, while the package reads them
     only once per machine (it copies them into the per-user cache). The archive is stored uncompressed in the
-    FMU (its members are compressed).
+    FMU; its members are compressed with LZMA (:data:`KERNEL_COMPRESSION`).
 
     Builds that share the folder (the same sources built by two processes at once, e.g. test workers) take
     turns under a lock file in it (``filelock``): the second finds the kernels the first compiled, and no
@@ -482,7 +490,7 @@ def _add_compiled_code(fmu: Path) -> None:
     with FileLock(cache / BUILD_LOCK), tempfile.TemporaryDirectory(prefix="fmu_vehicle_cache_") as work:
         warm_up_fmu(fmu, env={"FMU_VEHICLE_CACHE_DIR": str(cache), "NUMBA_CPU_NAME": PORTABLE_CPU})
         packed = Path(work) / SHIPPED_KERNELS
-        with zipfile.ZipFile(packed, "w", compression=zipfile.ZIP_DEFLATED) as inner:
+        with zipfile.ZipFile(packed, "w", compression=KERNEL_COMPRESSION) as inner:
             for path in sorted(cache.rglob("*")):
                 if path.is_file() and path.name != BUILD_LOCK and ".tmp" not in path.name:
                     inner.write(path, path.relative_to(cache).as_posix())
