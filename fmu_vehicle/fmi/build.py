@@ -457,8 +457,9 @@ archive it."""
 KERNEL_COMPRESSION = zipfile.ZIP_LZMA
 """Compression of the members of the shipped kernel archive: LZMA makes the compiled-code FMUs about 15 %
 smaller than deflate (Vehicle.fmu 9.37 -> 7.98 MB, Tire.fmu 9.73 -> 8.30 MB; machine code compresses well and
-every cached entry point carries its own copy of the kernels it calls), which keeps them under the 10 MB an FMU may have in the FMI cross-check repository, for
-about 0.4 s more once per machine when an instance adopts them. A Python built without ``lzma`` cannot read
+every cached entry point carries its own copy of the kernels it calls), which keeps them under the 10 MB an
+FMU may have in the FMI cross-check repository, for about 0.4 s more once per machine when an instance adopts
+them. A Python built without ``lzma`` cannot read
 them and compiles the model instead (``fmu_vehicle._adopt_shipped_cache``)."""
 
 

@@ -260,7 +260,7 @@ def add_rods(model, data):
         if p < 0:
             continue
         kin = data.rod_kin[q]
-        c = model.rod_M[q, 1]
+        c = model.rod_M[q, 1]           # the docstring's b (the end-mass coupling coefficient)
         ax, ay, az = kin[0, 0], kin[0, 1], kin[0, 2]
         bx, by, bz = kin[1, 0], kin[1, 1], kin[1, 2]
         K = Kp[p]
