@@ -1,6 +1,6 @@
 """One figure per manoeuvre: ISO 7401 step steer, ISO 4138 constant radius, ISO 3888-1 double lane change
-and the suspension kinematics sweep; damping against speed and the articulation angle and paths of
-articulated vehicles (docs/articulated.md §4). Drawn on matplotlib's Agg canvas and written atomically through
+and the suspension kinematics sweep; damping against speed, the articulation angle and paths, and braking in
+a turn of articulated vehicles (docs/articulated.md §4, §8). Drawn on matplotlib's Agg canvas and written atomically through
 ``fmu_vehicle.plotting`` (the format follows the file suffix). Units are on every axis; the KPIs and the
 standards' limits are drawn and written into the figure. Described in docs/handling.md §10.
 """
@@ -300,4 +300,27 @@ def plot_articulation(path: str | os.PathLike, t, theta, front_xy, trailer_xy, *
         text += ": " + ", ".join(f"{k} = {v:.4g}" for k, v in kpis.items()
                                  if isinstance(v, (int, float)) and not isinstance(v, bool))
     fig.suptitle(fit_title(text, fig.get_figwidth(), 11), fontsize=11)
+    return save_figure(fig, path)
+
+
+def plot_braking_in_turn(path: str | os.PathLike, runs, t_brake: float, *,
+                         title: str = "Braking in a turn") -> Path:
+    """Articulation angle [deg] and the towing unit's forward speed [km/h] against time for each run, braking
+    from ``t_brake`` [s] on (marked); ``runs``: (label, t, theta [rad], vx [m/s], t_peak [s], theta_peak [rad])
+    each (e.g. of :func:`fmu_vehicle.manoeuvres.combination.braking_in_turn` with several trailer brake
+    factors), the peak articulation marked."""
+    fig = new_figure(9.0, 6.5)
+    ax0, ax1 = fig.subplots(2, 1, sharex=True)
+    for k, (label, t, theta, vx, t_peak, theta_peak) in enumerate(runs):
+        ax0.plot(t, np.degrees(theta), lw=1.2, c=f"C{k}", label=f"{label}: peak {math.degrees(theta_peak):.2f} deg")
+        ax0.plot([t_peak], [math.degrees(theta_peak)], "o", ms=4, c=f"C{k}")
+        ax1.plot(t, np.asarray(vx, dtype=float) * 3.6, lw=1.2, c=f"C{k}", label=label)
+    ax0.set_ylabel("articulation angle (trailer - towing unit) [deg]")
+    ax1.set_ylabel("forward speed of the towing unit [km/h]")
+    ax1.set_xlabel("time [s]")
+    for ax in (ax0, ax1):
+        ax.axvline(t_brake, c="k", ls=":", lw=0.8)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8, loc="best")
+    fig.suptitle(fit_title(f"{title} (brakes from {t_brake:g} s)", fig.get_figwidth(), 11), fontsize=11)
     return save_figure(fig, path)
