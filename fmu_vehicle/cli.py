@@ -351,7 +351,7 @@ COMBINATION_MANOEUVRES = ("steering-impulse", "single-sine", "braking-in-turn")
 
 
 def _combination_manoeuvre(a, car, out: Path, files: list, summary: dict, plots):
-    """Run the articulated-vehicle manoeuvre ``a.name`` (docs/articulated.md §8): add its files (plot, CSV) to
+    """Run the articulated-vehicle manoeuvre ``a.name`` (docs/articulated.md §7): add its files (plot, CSV) to
     ``files`` and its KPIs to ``summary``; returns the Result to write as CSV, or None."""
     import numpy as np
     from .manoeuvres import combination as cm

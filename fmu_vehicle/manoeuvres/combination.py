@@ -3,7 +3,7 @@ steering impulse at increasing speed (trailer yaw damping and the critical speed
 (rearward amplification) and braking in a turn with weak trailer brakes. The KPIs are those of
 :mod:`fmu_vehicle.manoeuvres.articulated`; the linear reference is
 :class:`~fmu_vehicle.manoeuvres.single_track_trailer.TrailerCombination` built from the vehicle's own data
-(:func:`linear_reference`). Axes ISO 8855, units SI, angles in rad. Described in docs/articulated.md §8.
+(:func:`linear_reference`). Axes ISO 8855, units SI, angles in rad. Described in docs/articulated.md §7.
 
 The towed unit analysed is named by ``unit`` (default: the last in the vehicle file, the rearmost); its
 articulation angle theta is the output ``<unit>.articulation`` (its heading minus that of the unit towing
