@@ -288,7 +288,7 @@ def cmd_manoeuvre(a) -> int:
     out = _output_dir(a.out, "--out")
     car = Vehicle.load(a.vehicle)
     runs.require_steering(car)
-    with compile_progress():
+    with compile_progress(quiet=a.quiet):
         return _manoeuvre(a, car, out, json, plots, runs)
 
 

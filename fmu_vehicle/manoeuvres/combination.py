@@ -44,9 +44,9 @@ from ..errors import ModelError
 from ..results import Result
 from ..tire.contact import OUT_FZ
 from ..tire.models import cornering_stiffness, unloaded_radius
+from .articulated import (SINGLE_SINE_FREQUENCY_HZ, SINGLE_SINE_SPEED_M_S, critical_speed_from_damping,
+                          rearward_amplification, single_sine_steer, yaw_damping)
 from .runs import rolling_resistance_drive
-from .articulated import (critical_speed_from_damping, rearward_amplification, single_sine_steer,
-                          yaw_damping, SINGLE_SINE_FREQUENCY_HZ, SINGLE_SINE_SPEED_M_S)
 from .single_track import G
 from .single_track_trailer import TrailerCombination, critical_speed
 from .vehicle_model import _front, single_track_of, yaw_inertia
@@ -179,16 +179,13 @@ def _positive(name: str, value) -> float:
     return float(value)
 
 
-def _axle_paths(res: Result, car, unit) -> tuple[np.ndarray, np.ndarray]:
+def _axle_paths(res: Result, car, unit) -> tuple[tuple, tuple]:
     """Ground paths (x, y) [m] of the towing unit's steered axle and the towed unit's axle(s): the mean of
     their wheel centres (``wheel_<corner>.pos.x/y``)."""
-    front = car.spec.steering.corners if car.spec.steering is not None else \
-        [w.name for w, f in zip(car.spec.wheels, _front(car)) if f and w.chassis_body == "chassis"]
-
     def mean_path(corners):
         return (np.mean([res[f"wheel_{c}.pos.x"] for c in corners], axis=0),
                 np.mean([res[f"wheel_{c}.pos.y"] for c in corners], axis=0))
-    return mean_path(front), mean_path(unit.corners)
+    return mean_path(car.spec.steering.corners), mean_path(unit.corners)
 
 
 # ---------------------------------------------------------------------------------------------- impulse
@@ -226,7 +223,7 @@ def impulse_run(car, speed_m_s: float, *, unit: str | None = None, amplitude_rad
 
 
 def _or_none(f, *args):
-    """f(*args), or None where it raises ModelError (no crossing)."""
+    """f(*args), or None where it raises ModelError (e.g. no zero crossing, too few extrema)."""
     try:
         return f(*args)
     except ModelError:
