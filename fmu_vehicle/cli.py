@@ -392,7 +392,7 @@ def _combination_manoeuvre(a, car, out: Path, files: list, summary: dict, plots)
                  "peak articulation [deg]": math.degrees(kpis["theta_peak_rad"])}
         files.append((out / "single_sine.png", lambda tmp: plots.plot_articulation(
             tmp, res.t, res[f"{unit}.articulation"], res.meta["front_xy"], res.meta["trailer_xy"], kpis=shown,
-            title=f"{car.name}: ISO 14791 single sine steer at {speed * 3.6:.0f} km/h")))
+            title=f"{car.name}: ISO 14791 single sine steer at {speed * 3.6:.0f} km/h", equal_axes=False)))
         return res
     factors = a.trailer_brake or [1.0, 0.1]
     if any(f < 0.0 for f in factors):

@@ -277,10 +277,11 @@ def plot_damping_vs_speed(path: str | os.PathLike, speeds_m_s, damping_ratio, *,
 
 
 def plot_articulation(path: str | os.PathLike, t, theta, front_xy, trailer_xy, *, kpis: dict | None = None,
-                      title: str = "Articulated vehicle: articulation angle and paths") -> Path:
+                      title: str = "Articulated vehicle: articulation angle and paths", equal_axes: bool = True) -> Path:
     """Articulation angle [deg] against time, and the ground paths of the towing unit's front axle and the
-    trailer's axle (equal axes); ``kpis`` (e.g. of :func:`fmu_vehicle.manoeuvres.articulated.offtracking_from_paths`
-    or ``rearward_amplification``) are written into the title: every numeric entry, name = value."""
+    trailer's axle (equal axes unless ``equal_axes`` is False: a lane change of 2 m over 150 m is then
+    visible); ``kpis`` (e.g. of :func:`fmu_vehicle.manoeuvres.articulated.offtracking_from_paths` or
+    ``rearward_amplification``) are written into the title: every numeric entry, name = value."""
     t, theta = np.asarray(t, dtype=float), np.asarray(theta, dtype=float)
     fig = new_figure(11.0, 5.0)
     ax0, ax1 = fig.subplots(1, 2)
@@ -290,7 +291,8 @@ def plot_articulation(path: str | os.PathLike, t, theta, front_xy, trailer_xy, *
     ax0.grid(True, alpha=0.3)
     ax1.plot(*front_xy, lw=1.2, label="front axle (towing unit)")
     ax1.plot(*trailer_xy, lw=1.2, label="trailer axle")
-    ax1.set_aspect("equal", adjustable="datalim")
+    if equal_axes:
+        ax1.set_aspect("equal", adjustable="datalim")
     ax1.set_xlabel("x [m]")
     ax1.set_ylabel("y [m]")
     ax1.grid(True, alpha=0.3)
