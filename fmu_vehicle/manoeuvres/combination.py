@@ -94,7 +94,8 @@ def towed_unit(car, unit: str | None = None):
 
 
 def towing_vehicle(car):
-    """The towing unit alone: ``car``'s vehicle file without its towed units and couplings (a new Vehicle)."""
+    """The towing unit alone: ``car``'s vehicle file (``spec.source``) loaded again without its towed units and
+    couplings (a new Vehicle). Overrides ``car`` was loaded with are not carried over."""
     from ..vehicle.vehicle import Vehicle
     return Vehicle.load(car.spec.source, overrides={"units": None, "couplings": None})
 
