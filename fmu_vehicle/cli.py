@@ -288,7 +288,7 @@ def cmd_manoeuvre(a) -> int:
     out = _output_dir(a.out, "--out")
     car = Vehicle.load(a.vehicle)
     runs.require_steering(car)
-    with compile_progress():
+    with compile_progress(quiet=a.quiet):
         return _manoeuvre(a, car, out, json, plots, runs)
 
 
@@ -296,7 +296,9 @@ def _manoeuvre(a, car, out: Path, json, plots, runs) -> int:
     name = a.name
     stem = name.replace('-', '_')
     files, summary = [], {"manoeuvre": name, "vehicle": car.name}
-    if name == "step-steer":
+    if name in COMBINATION_MANOEUVRES:
+        res = _combination_manoeuvre(a, car, out, files, summary, plots)
+    elif name == "step-steer":
         speed = (a.speed_kmh or 80.0) / 3.6
         res, metrics = runs.step_steer_to_target(car, speed, a.ay or 4.0)
         summary.update(speed_m_s=speed, metrics=metrics)
@@ -342,6 +344,71 @@ def _manoeuvre(a, car, out: Path, json, plots, runs) -> int:
     print(f"{car.name}: {name}: " + json.dumps({k: v for k, v in summary.items() if k not in ("manoeuvre", "vehicle")})
           + f" -> {out}")
     return 0
+
+
+COMBINATION_MANOEUVRES = ("steering-impulse", "single-sine", "braking-in-turn")
+"""The manoeuvres of ``fmu-vehicle manoeuvre`` for a vehicle with towed units (manoeuvres.combination)."""
+
+
+def _combination_manoeuvre(a, car, out: Path, files: list, summary: dict, plots):
+    """Run the articulated-vehicle manoeuvre ``a.name`` (docs/articulated.md §7): add its files (plot, CSV) to
+    ``files`` and its KPIs to ``summary``; returns the Result to write as CSV, or None."""
+    import numpy as np
+    from .manoeuvres import combination as cm
+    try:
+        unit = cm.towed_unit(car, a.unit).name
+    except ModelError as e:
+        raise ModelError(f"{'--unit' if car.spec.units else '--vehicle'}: {e}") from None
+    summary["unit"] = unit
+    if a.name == "steering-impulse":
+        speeds = np.array(a.speeds_kmh or cm.IMPULSE_SPEEDS_KMH, dtype=float) / 3.6
+        if speeds.size < 2 or np.any(np.diff(speeds) <= 0.0):
+            raise ModelError(f"--speeds-kmh: give at least two increasing speeds, got {a.speeds_kmh}")
+        sweep = cm.impulse_sweep(car, speeds, unit=unit, progress=not a.quiet)
+        lin = sweep["linear"]
+        summary.update(speed_m_s=speeds, damping_ratio=sweep["damping_ratio"], frequency_hz=sweep["frequency_hz"],
+                       critical_speed_m_s=sweep["critical_speed_m_s"],
+                       linear=None if lin is None else {k: v for k, v in lin.items() if k != "model"})
+        grid = np.linspace(speeds[0], speeds[-1], 200)
+        curve = lin["model"].damping_vs_speed(grid)["damping_ratio"] if lin is not None else np.full(grid.size, np.nan)
+        crit = sweep["critical_speed_m_s"]
+        label = "multibody, steering impulse" + (f" (critical speed {crit * 3.6:.1f} km/h)" if crit else
+                                                 " (no critical speed in the range)")
+        files.append((out / "steering_impulse.png", lambda tmp: plots.plot_damping_vs_speed(
+            tmp, grid, curve, critical_speed_m_s=lin and lin["snaking_speed_m_s"],
+            runs=[(speeds, sweep["damping_ratio"], label)],
+            title=f"{car.name}: ISO 9815 steering impulse, damping of {unit}'s articulation")))
+        rows = [{"speed_kmh": s * 3.6, "damping_ratio": z, "frequency_hz": f,
+                 "linear_damping_ratio": lin["damping_ratio"][i] if lin else math.nan,
+                 "linear_frequency_hz": lin["frequency_hz"][i] if lin else math.nan}
+                for i, (s, z, f) in enumerate(zip(speeds, sweep["damping_ratio"], sweep["frequency_hz"]))]
+        files.append((out / "steering_impulse.csv", lambda tmp: _write_rows(tmp, rows)))
+        return None
+    speed = (a.speed_kmh or 80.0) / 3.6
+    if a.name == "single-sine":
+        res, kpis = cm.single_sine_run(car, speed, a.ay or 2.0, unit=unit)
+        summary.update(speed_m_s=speed, kpis=kpis)
+        shown = {"RA a_y": kpis["ay"]["ratio"], "RA yaw rate": kpis["yaw_rate"]["ratio"],
+                 "peak articulation [deg]": math.degrees(kpis["theta_peak_rad"])}
+        files.append((out / "single_sine.png", lambda tmp: plots.plot_articulation(
+            tmp, res.t, res[f"{unit}.articulation"], res.meta["front_xy"], res.meta["trailer_xy"], kpis=shown,
+            title=f"{car.name}: ISO 14791 single sine steer at {speed * 3.6:.0f} km/h", equal_axes=False)))
+        return res
+    factors = a.trailer_brake or [1.0, 0.1]
+    if any(f < 0.0 for f in factors):
+        raise ModelError(f"--trailer-brake: factors must be >= 0, got {factors}")
+    results = [cm.braking_in_turn(car, f, speed_m_s=speed, ay_m_s2=a.ay or 3.0, decel_m_s2=a.decel, unit=unit)
+               for f in factors]
+    summary.update(speed_m_s=speed, decel_m_s2=a.decel, kpis=[k for _, k in results])
+    t_brake = results[0][0].meta["t_brake"]
+    files.append((out / "braking_in_turn.png", lambda tmp: plots.plot_braking_in_turn(
+        tmp, [(f"trailer brakes {100 * k['trailer_brake_factor']:g} %", r.t, r[f"{unit}.articulation"],
+               r["chassis.vx"], k["t_peak_s"], k["theta_peak_rad"]) for r, k in results], t_brake,
+        title=f"{car.name}: braking at {a.decel:g} m/s^2 in a turn from {speed * 3.6:.0f} km/h")))
+    for r, k in results:
+        files.append((out / f"braking_in_turn_trailer{100 * k['trailer_brake_factor']:g}pct.csv",
+                      lambda tmp, r=r: r.to_csv(tmp, units="header")))
+    return None
 
 
 def _plain(v):
@@ -658,12 +725,26 @@ def build_parser() -> argparse.ArgumentParser:
                    "(e.g. 0:0,0.5:0,0.7:40,6:40)")
     s.set_defaults(func=cmd_simulate)
     mn = sub.add_parser("manoeuvre", help="handling manoeuvre of a full vehicle with a plot: ISO 7401 step steer, "
-                        "ISO 4138 constant radius, ISO 3888-1 double lane change, suspension kinematics")
-    mn.add_argument("name", choices=("step-steer", "constant-radius", "double-lane-change", "kinematics"))
-    mn.add_argument("--vehicle", default="fullcar14", help="full vehicle name or .json file (default fullcar14)")
-    mn.add_argument("--speed-kmh", type=_positive, help="speed [km/h] (step steer 80, lane change 60)")
+                        "ISO 4138 constant radius, ISO 3888-1 double lane change, suspension kinematics; of a "
+                        "combination: ISO 9815 steering impulse over speeds, ISO 14791 single sine, braking in a "
+                        "turn")
+    mn.add_argument("name", choices=("step-steer", "constant-radius", "double-lane-change", "kinematics")
+                    + COMBINATION_MANOEUVRES)
+    mn.add_argument("--vehicle", default="fullcar14", help="full vehicle name or .json file (default fullcar14; "
+                    "steering-impulse, single-sine and braking-in-turn need a combination, e.g. sedan_caravan)")
+    mn.add_argument("--speed-kmh", type=_positive, help="speed [km/h] (step steer 80, lane change 60, single sine "
+                    "80, braking in a turn 80)")
     mn.add_argument("--ay", type=_positive, help="lateral acceleration [m/s^2] (step steer: the steady-state "
-                    "target, 4, reached by adjusting the steering amplitude; constant radius: the end, 6)")
+                    "target, 4, reached by adjusting the steering amplitude; constant radius: the end, 6; single "
+                    "sine: the steady-state a_y of its amplitude, 2; braking in a turn: the turn's, 3)")
+    mn.add_argument("--unit", help="articulated manoeuvres: the towed unit analysed (default the last one)")
+    mn.add_argument("--speeds-kmh", type=_positive, nargs="+", metavar="KMH", help="steering impulse: the "
+                    "speeds [km/h], increasing (default 60 80 100 120 140 160)")
+    mn.add_argument("--trailer-brake", type=_finite, nargs="+", metavar="FACTOR", help="braking in a turn: the "
+                    "towed units' brake torque as a fraction of their share, one run each (default 1 0.1)")
+    mn.add_argument("--decel", type=_positive, default=4.0, help="braking in a turn: the deceleration the brake "
+                    "torques are sized for [m/s^2] (default 4)")
+    mn.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     mn.add_argument("--radius", type=_positive, default=100.0, help="constant-radius circle [m] (default 100)")
     mn.add_argument("--corner", help="kinematics: the corner (default the first)")
     mn.add_argument("--out", default="dist/manoeuvres", help="output folder (default dist/manoeuvres)")

@@ -9,8 +9,16 @@ source state for the same target and cached as usual. Speed is measured by ``fmu
 import os
 
 import numpy as np
+import pytest
 
 os.environ.setdefault("NUMBA_CPU_NAME", "generic")
+
+
+@pytest.fixture(scope="module")
+def combination():
+    """The shipped car with a caravan (``sedan_caravan``, docs/articulated.md §6), loaded once per test module."""
+    from fmu_vehicle.vehicle.vehicle import Vehicle
+    return Vehicle.load("sedan_caravan")
 
 
 def unit_masses(mech_model, data, members):

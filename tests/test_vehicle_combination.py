@@ -32,9 +32,6 @@ from test_vehicle_reference import TRAVELS, check_vehicle
 G = 9.81
 
 
-@pytest.fixture(scope="module")
-def combination():
-    return Vehicle.load("sedan_caravan")
 
 
 def test_the_file_builds_the_caravan_of_the_linear_reference(combination):
@@ -230,26 +227,21 @@ def test_steady_turn_articulation_against_the_linear_reference(combination):
     lateral acceleration), the speed held by a proportional drive torque on the front wheels. After 8 s the
     articulation angle (the output ``caravan.articulation``, the coordinate ``caravan.yaw``) is steady (it settles within about 5 s) and negative in a left turn
     (the caravan points to the outside of the turn). Against the linear model
-    (``manoeuvres.single_track_trailer``) built from the same data: the sedan's ``single_track_of(fullcar14)``,
-    the caravan's ``CAR_CARAVAN`` geometry and inertia, C_t the caravan tires' cornering stiffness at their
-    static loads in the combination:
+    (``manoeuvres.single_track_trailer``) built from the same data (``manoeuvres.combination.linear_reference``:
+    the sedan alone's ``single_track_of``, the caravan's mass, centre of mass, axle and yaw inertia from its
+    bodies, which are ``CAR_CARAVAN``'s, C_t the caravan tires' cornering stiffness at their static loads in the
+    combination):
 
     * theta per yaw rate (the trailer's kinematics and its axle's slip) within 5 % (measured 1.8 %);
     * theta per steering-wheel angle within 15 % (measured 9 %: the multibody car's yaw-rate gain is 7 % below
       the linear car's, from what the single-track model leaves out: roll steer, load transfer, the nose
       load's shift of the axle loads)."""
-    from fmu_vehicle.manoeuvres.single_track_trailer import TrailerCombination
-    from fmu_vehicle.manoeuvres.vehicle_model import single_track_of
-    from fmu_vehicle.tire.models import cornering_stiffness
+    from fmu_vehicle.manoeuvres.combination import linear_reference
 
     car = combination
     assert car.output_names[-10:] == tuple(f"caravan.{n}" for n in ("articulation", "articulation_rate", "x", "y",
                                                                     "vx", "vy", "yaw_rate", "yaw", "roll", "ay"))
     v0, sw, h = 15.0, 0.3, 0.01
-    rest = car.system()
-    car.initial_state(rest, v0=0.0)
-    ct = sum(abs(cornering_stiffness(car.tire_p[car.wheel_index(w)], rest.data.contact[car.wheel_index(w), OUT_FZ], 0.0))
-             for w in car.spec.units[0].corners)
     sim = car.simulator(v0=v0, dt=1e-3)
     k = car.mech.coordinate("caravan.yaw")
     rows = []
@@ -282,13 +274,7 @@ def test_steady_turn_articulation_against_the_linear_reference(combination):
     assert abs(r2 / r - 1.0) < 1e-3 and abs(theta_rate) < 1e-6 and abs(vx2 / vx - 1.0) < 1e-3
     assert np.ptp(rows[-300:, 3]) < 1e-3 * abs(theta)          # steady
     assert abs(vx - v0) < 0.1 and 0.8 < ay < 1.2 and r > 0.0 and theta < 0.0
-    st = single_track_of(Vehicle.load("fullcar14"))
-    lin = TrailerCombination(m1_kg=st.mass_kg, i1_kg_m2=float(st.yaw_inertia_kg_m2), a_m=st.a_m, b_m=st.b_m,
-                             cf_N_per_rad=st.cf_N_per_rad, cr_N_per_rad=st.cr_N_per_rad,
-                             steering_ratio=st.steering_ratio,
-                             hitch_m=st.b_m + (CAR_CARAVAN.hitch_m - CAR_CARAVAN.b_m), m2_kg=CAR_CARAVAN.m2_kg,
-                             i2_kg_m2=CAR_CARAVAN.i2_kg_m2, trailer_com_m=CAR_CARAVAN.trailer_com_m,
-                             trailer_axle_m=CAR_CARAVAN.trailer_axle_m, ct_N_per_rad=ct)
+    lin = linear_reference(car)
     ss = lin.steady_state(vx)
     per_r, per_r_lin = theta / r, ss["theta"] / ss["yaw_rate"]
     print(f"theta {theta:.5f} rad, r {r:.5f} rad/s, ay {ay:.3f} m/s2; theta/r {per_r:.4f} s (linear {per_r_lin:.4f}, "

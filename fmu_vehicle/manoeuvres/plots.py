@@ -1,8 +1,8 @@
 """One figure per manoeuvre: ISO 7401 step steer, ISO 4138 constant radius, ISO 3888-1 double lane change
-and the suspension kinematics sweep; damping against speed and the articulation angle and paths of
-articulated vehicles (docs/articulated.md §4). Drawn on matplotlib's Agg canvas and written atomically through
-``fmu_vehicle.plotting`` (the format follows the file suffix). Units are on every axis; the KPIs and the
-standards' limits are drawn and written into the figure. Described in docs/handling.md §10.
+and the suspension kinematics sweep; damping against speed, the articulation angle and paths, and braking in
+a turn of articulated vehicles (docs/articulated.md §4 and §7). Drawn on matplotlib's Agg canvas and written
+atomically through ``fmu_vehicle.plotting`` (the format follows the file suffix). Units are on every axis;
+the KPIs and the standards' limits are drawn and written into the figure. Described in docs/handling.md §10.
 """
 from __future__ import annotations
 
@@ -277,10 +277,11 @@ def plot_damping_vs_speed(path: str | os.PathLike, speeds_m_s, damping_ratio, *,
 
 
 def plot_articulation(path: str | os.PathLike, t, theta, front_xy, trailer_xy, *, kpis: dict | None = None,
-                      title: str = "Articulated vehicle: articulation angle and paths") -> Path:
+                      title: str = "Articulated vehicle: articulation angle and paths", equal_axes: bool = True) -> Path:
     """Articulation angle [deg] against time, and the ground paths of the towing unit's front axle and the
-    trailer's axle (equal axes); ``kpis`` (e.g. of :func:`fmu_vehicle.manoeuvres.articulated.offtracking_from_paths`
-    or ``rearward_amplification``) are written into the title: every numeric entry, name = value."""
+    trailer's axle (equal axes unless ``equal_axes`` is False: a lane change of 2 m over 150 m is then
+    visible); ``kpis`` (e.g. of :func:`fmu_vehicle.manoeuvres.articulated.offtracking_from_paths` or
+    ``rearward_amplification``) are written into the title: every numeric entry, name = value."""
     t, theta = np.asarray(t, dtype=float), np.asarray(theta, dtype=float)
     fig = new_figure(11.0, 5.0)
     ax0, ax1 = fig.subplots(1, 2)
@@ -290,7 +291,8 @@ def plot_articulation(path: str | os.PathLike, t, theta, front_xy, trailer_xy, *
     ax0.grid(True, alpha=0.3)
     ax1.plot(*front_xy, lw=1.2, label="front axle (towing unit)")
     ax1.plot(*trailer_xy, lw=1.2, label="trailer axle")
-    ax1.set_aspect("equal", adjustable="datalim")
+    if equal_axes:
+        ax1.set_aspect("equal", adjustable="datalim")
     ax1.set_xlabel("x [m]")
     ax1.set_ylabel("y [m]")
     ax1.grid(True, alpha=0.3)
@@ -300,4 +302,27 @@ def plot_articulation(path: str | os.PathLike, t, theta, front_xy, trailer_xy, *
         text += ": " + ", ".join(f"{k} = {v:.4g}" for k, v in kpis.items()
                                  if isinstance(v, (int, float)) and not isinstance(v, bool))
     fig.suptitle(fit_title(text, fig.get_figwidth(), 11), fontsize=11)
+    return save_figure(fig, path)
+
+
+def plot_braking_in_turn(path: str | os.PathLike, runs, t_brake: float, *,
+                         title: str = "Braking in a turn") -> Path:
+    """Articulation angle [deg] and the towing unit's forward speed [km/h] against time for each run, braking
+    from ``t_brake`` [s] on (marked); ``runs``: (label, t, theta [rad], vx [m/s], t_peak [s], theta_peak [rad])
+    each (e.g. of :func:`fmu_vehicle.manoeuvres.combination.braking_in_turn` with several trailer brake
+    factors), the peak articulation marked."""
+    fig = new_figure(9.0, 6.5)
+    ax0, ax1 = fig.subplots(2, 1, sharex=True)
+    for k, (label, t, theta, vx, t_peak, theta_peak) in enumerate(runs):
+        ax0.plot(t, np.degrees(theta), lw=1.2, c=f"C{k}", label=f"{label}: peak {math.degrees(theta_peak):.2f} deg")
+        ax0.plot([t_peak], [math.degrees(theta_peak)], "o", ms=4, c=f"C{k}")
+        ax1.plot(t, np.asarray(vx, dtype=float) * 3.6, lw=1.2, c=f"C{k}", label=label)
+    ax0.set_ylabel("articulation angle (trailer - towing unit) [deg]")
+    ax1.set_ylabel("forward speed of the towing unit [km/h]")
+    ax1.set_xlabel("time [s]")
+    for ax in (ax0, ax1):
+        ax.axvline(t_brake, c="k", ls=":", lw=0.8)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8, loc="best")
+    fig.suptitle(fit_title(f"{title} (brakes from {t_brake:g} s)", fig.get_figwidth(), 11), fontsize=11)
     return save_figure(fig, path)

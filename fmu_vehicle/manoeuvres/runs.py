@@ -72,6 +72,16 @@ def closed_loop(car, driver: PathFollower, t_end: float, *, v0: float, road="fla
                                {"vehicle": car.name, "driver_dt": driver_dt, "v0": v0})
 
 
+def rolling_resistance_drive(car, coefficient: float = 0.008) -> dict:
+    """Drive torque [N m] per driven wheel that stands for the rolling resistance of the whole vehicle (every
+    unit of a combination): T = f_r m g r_w shared by the driven wheels, f_r = ``coefficient``, m the total
+    mass, r_w the mean unloaded tire radius."""
+    driven = [w.name for w in car.spec.wheels if w.driven]
+    radius = float(np.mean([unloaded_radius(p) for p in car.tire_p]))
+    roll = coefficient * car.total_mass_kg * 9.81 * radius
+    return {w: roll / len(driven) for w in driven}
+
+
 def step_steer(car, speed_m_s: float = 80 / 3.6, ay_m_s2: float = 4.0, *, rate_deg_s: float = 400.0,
                hold_s: float = 4.0):
     """ISO 7401 step steer at ``speed_m_s``: the steering-wheel amplitude that gives ``ay_m_s2`` in the
@@ -80,11 +90,8 @@ def step_steer(car, speed_m_s: float = 80 / 3.6, ay_m_s2: float = 4.0, *, rate_d
     st = single_track_of(car)
     amplitude = ay_m_s2 / (speed_m_s * st.yaw_rate_gain(speed_m_s))
     profile = step_steer_profile(amplitude, rate_deg_s=rate_deg_s, hold_s=hold_s)
-    driven = [w.name for w in car.spec.wheels if w.driven]
-    radius = float(np.mean([unloaded_radius(p) for p in car.tire_p]))
-    roll = 0.008 * car.total_mass_kg * 9.81 * radius   # about the rolling resistance
     res = car.simulate("flat", math.ceil(float(profile.breakpoints[-1]) * 1e3) * 1e-3, v0=speed_m_s, steer=profile,
-                       drive_torque={w: roll / len(driven) for w in driven})
+                       drive_torque=rolling_resistance_drive(car))
     metrics = step_steer_metrics(res.t, res["steering_wheel_angle_applied"], res["chassis.yaw_rate"],
                                  res["chassis.ay"])
     return res, metrics

@@ -73,14 +73,19 @@ def steering_ratio(car, d=None) -> float:
     return float(SMALL_STEERING_WHEEL_ANGLE_RAD / delta)
 
 
-def yaw_inertia(car, x_g: float, y_g: float) -> float:
-    """Yaw inertia [kg m^2] about the vertical through (x_g, y_g), design positions (module docstring)."""
+def yaw_inertia(car, x_g: float, y_g: float, bodies=None) -> float:
+    """Yaw inertia [kg m^2] about the vertical through (x_g, y_g), design positions (module docstring); of the
+    bodies named in ``bodies`` and the removed rods with both ends among them (default: the whole vehicle)."""
     spec = car.spec.mechanism
     iz = 0.0
     for b in spec.bodies:
+        if bodies is not None and b.name not in bodies:
+            continue
         g = np.asarray(b.com_m, dtype=float)
         iz += float(np.asarray(b.inertia_kg_m2)[2, 2]) + b.mass_kg * ((g[0] - x_g) ** 2 + (g[1] - y_g) ** 2)
     for r in spec.rods:
+        if bodies is not None and not (r.body_a in bodies and r.body_b in bodies):
+            continue
         c = (1.0 - r.com_fraction) * np.asarray(r.point_a_m) + r.com_fraction * np.asarray(r.point_b_m)
         iz += r.mass_kg * ((c[0] - x_g) ** 2 + (c[1] - y_g) ** 2)
     return iz
