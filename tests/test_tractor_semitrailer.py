@@ -202,3 +202,76 @@ def test_a_two_axle_semitrailer_on_dual_tires_is_a_json_change(tmp_path, truck):
     full = truck.system()
     truck.initial_state(full, v0=0.0)
     assert fz[-4:].sum() > full.data.contact[6:, OUT_FZ].sum()
+
+
+def test_braking_in_a_turn_with_weak_trailer_brakes_jackknifes(truck):
+    """80 km/h in a turn at 2 m/s^2, then every wheel braked in proportion to its static load for 4 m/s^2
+    (manoeuvres.combination.braking_in_turn), the semitrailer's brakes intact or at 10 %. Intact, the
+    articulation angle moves by about half a degree and settles (measured -1.25 -> -1.83 deg over 3 s); with
+    weak trailer brakes the semitrailer pushes the tractor's rear out through the fifth wheel, the drive axles
+    (braked and cornering) saturate and the tractor folds into the turn: the articulation grows without
+    bound (measured -10.9 deg after 3 s, still accelerating), the jackknife of a semitrailer truck braked in a
+    turn with its trailer brakes at 10 %."""
+    from fmu_vehicle.manoeuvres.combination import braking_in_turn
+    out = {f: braking_in_turn(truck, f, ay_m_s2=2.0, decel_m_s2=4.0) for f in (1.0, 0.1)}
+    (res1, k1), (res2, k2) = out[1.0], out[0.1]
+    print({f: (round(np.degrees(k["theta_turn_rad"]), 3), round(np.degrees(k["theta_peak_rad"]), 3),
+               round(k["decel_mean_m_s2"], 3)) for f, (_r, k) in out.items()})
+    assert k1["theta_turn_rad"] == k2["theta_turn_rad"] < 0.0          # the same turn: the trailer outside
+    assert abs(k1["theta_change_rad"]) < np.radians(1.5)
+    assert k2["theta_change_rad"] < 10 * k1["theta_change_rad"] and k2["theta_peak_rad"] < np.radians(-8.0)
+    rate1, rate2 = (np.gradient(r["semitrailer.articulation"], r.t)[-1] for r in (res1, res2))
+    assert abs(rate1) < np.radians(0.5) and rate2 < np.radians(-5.0)    # deg/s at the end: settled / folding
+    assert k1["decel_mean_m_s2"] > k2["decel_mean_m_s2"] > 2.0
+
+
+def test_trailer_yaw_damping_falls_with_speed_and_rises_with_kingpin_load(truck, tmp_path):
+    """A steering-wheel impulse (manoeuvres.combination.impulse_run), the damping ratio of the articulation's
+    decay: falls with speed (measured 0.231 at 80 km/h, 0.019 at 120 km/h: Chrono's trailer carries its
+    centre of mass only 1.6 m ahead of its axles, a tail-heavy load, and snakes above about 126 km/h), and
+    rises when the same load sits 2 m further forward (a variant file: more load on the kingpin)."""
+    from fmu_vehicle.manoeuvres.combination import impulse_run
+    z80 = impulse_run(truck, 80 / 3.6)[1]["damping_ratio"]
+    z120 = impulse_run(truck, 120 / 3.6)[1]["damping_ratio"]
+    base = json.loads(resource_path("vehicles", "tractor_semitrailer.json").read_text())
+    com = base["units"][0]["chassis"]["com_m"]
+    variant = {"extends": str(resource_path("vehicles", "tractor_semitrailer.json")), "name": "load_forward",
+               "units": {"semitrailer": {"chassis": {"com_m": [com[0] + 2.0, com[1], com[2]]}}}}
+    p = tmp_path / "load_forward.json"
+    p.write_text(json.dumps(variant))
+    forward = Vehicle.load(p)
+    z120f = impulse_run(forward, 120 / 3.6)[1]["damping_ratio"]
+    print(f"damping ratio: 80 km/h {z80:.4f}, 120 km/h {z120:.4f}; load 2 m forward, 120 km/h {z120f:.4f}")
+    assert 0.15 < z80 < 0.3 and -0.05 < z120 < 0.08 and z120f > z120 + 0.05
+
+
+def test_low_speed_offtracking_on_a_12_5_m_circle(truck):
+    """3 m/s (speed held by the drive axles), the steering wheel turned to 7.75 rad over 3 s and held for 90 s
+    (about two laps): the front axle's centre runs on a circle of 12.41 m, the middle trailer axle's on a
+    smaller, concentric one. Their difference, the steady offtracking, against the closed form of the no-slip
+    geometry (articulated.offtracking_closed_form) with the tractor's wheelbase to its tandem's middle
+    (4.78 m), the fifth wheel 0.14 m ahead of it and the kingpin 7.59 m ahead of the trailer's axle group's
+    middle: within 10 % (measured 3.71 m against 3.83 m, 3.2 % less: the tandems' tires scrub, which the
+    no-slip geometry does not know)."""
+    from fmu_vehicle.manoeuvres.articulated import offtracking_closed_form, offtracking_from_paths
+    from fmu_vehicle.manoeuvres.runs import rolling_resistance_drive
+    v0, h, sw = 3.0, 0.05, 7.75
+    sim = truck.simulator("flat", v0=v0, dt=1e-3)
+    roll = rolling_resistance_drive(truck)
+    rows = []
+    for k in range(int(round(90.0 / h))):
+        sim.set_steering(sw * min(1.0, (k + 1) * h / 3.0))
+        extra = 40000.0 * (v0 - sim.outputs()["chassis.vx"]) / len(roll)    # [N m per m/s] shared
+        for w, torque in roll.items():
+            sim.set_input(w, torque_drive=torque + extra)
+        sim.advance(h)
+        o = sim.outputs()
+        rows.append([(o[f"wheel_{a}.pos.{c}"] + o[f"wheel_{b}.pos.{c}"]) / 2 for a, b in (("FL", "FR"), ("TL2", "TR2"))
+                     for c in "xy"] + [o["chassis.vx"]])
+    rows = np.array(rows)
+    got = offtracking_from_paths(rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3])
+    ref = offtracking_closed_form(got["front_radius_m"], 4.78, -0.14, 7.59)
+    print(got, ref)
+    assert abs(got["front_radius_m"] - 12.5) < 0.3 and abs(rows[-1, 4] - v0) < 0.2
+    assert got["centre_offset_m"] < 1e-3                              # steady: the two circles concentric
+    assert abs(got["offtracking_m"] / ref["offtracking_m"] - 1.0) < 0.10
