@@ -245,33 +245,26 @@ def test_trailer_yaw_damping_falls_with_speed_and_rises_with_kingpin_load(truck,
     assert 0.15 < z80 < 0.3 and -0.05 < z120 < 0.08 and z120f > z120 + 0.05
 
 
-def test_low_speed_offtracking_on_a_12_5_m_circle(truck):
-    """3 m/s (speed held by the drive axles), the steering wheel turned to 7.75 rad over 3 s and held for 90 s
-    (about two laps): the front axle's centre runs on a circle of 12.41 m, the middle trailer axle's on a
-    smaller, concentric one. Their difference, the steady offtracking, against the closed form of the no-slip
-    geometry (articulated.offtracking_closed_form) with the tractor's wheelbase to its tandem's middle
-    (4.78 m), the fifth wheel 0.14 m ahead of it and the kingpin 7.59 m ahead of the trailer's axle group's
-    middle: within 10 % (measured 3.71 m against 3.83 m, 3.2 % less: the tandems' tires scrub, which the
-    no-slip geometry does not know)."""
-    from fmu_vehicle.manoeuvres.articulated import offtracking_closed_form, offtracking_from_paths
-    from fmu_vehicle.manoeuvres.runs import rolling_resistance_drive
-    v0, h, sw = 3.0, 0.05, 7.75
-    sim = truck.simulator("flat", v0=v0, dt=1e-3)
-    roll = rolling_resistance_drive(truck)
-    rows = []
-    for k in range(int(round(90.0 / h))):
-        sim.set_steering(sw * min(1.0, (k + 1) * h / 3.0))
-        extra = 40000.0 * (v0 - sim.outputs()["chassis.vx"]) / len(roll)    # [N m per m/s] shared
-        for w, torque in roll.items():
-            sim.set_input(w, torque_drive=torque + extra)
-        sim.advance(h)
-        o = sim.outputs()
-        rows.append([(o[f"wheel_{a}.pos.{c}"] + o[f"wheel_{b}.pos.{c}"]) / 2 for a, b in (("FL", "FR"), ("TL2", "TR2"))
-                     for c in "xy"] + [o["chassis.vx"]])
-    rows = np.array(rows)
-    got = offtracking_from_paths(rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3])
-    ref = offtracking_closed_form(got["front_radius_m"], 4.78, -0.14, 7.59)
-    print(got, ref)
-    assert abs(got["front_radius_m"] - 12.5) < 0.3 and abs(rows[-1, 4] - v0) < 0.2
-    assert got["centre_offset_m"] < 1e-3                              # steady: the two circles concentric
-    assert abs(got["offtracking_m"] / ref["offtracking_m"] - 1.0) < 0.10
+def test_low_speed_offtracking_on_a_12_5_m_circle(truck, tmp_path):
+    """3 m/s (speed held by the drive axles), the steering wheel turned until the front axle's centre runs on
+    a 12.5 m circle and held for 90 s (about two laps; manoeuvres.combination.low_speed_turn): the middle
+    trailer axle's centre runs on a smaller, concentric circle. Their difference, the steady offtracking,
+    against the closed form of the no-slip geometry (articulated.offtracking_closed_form) with the tractor's
+    wheelbase to its tandem's middle (4.78 m), the fifth wheel 0.14 m ahead of it and the kingpin 7.59 m
+    ahead of the trailer's axle group's middle: within 10 % (measured 3.67 m against 3.79 m, 3.2 % less: the
+    tandems' tires scrub, which the no-slip geometry does not know). The command line writes the plot."""
+    from fmu_vehicle.cli import main
+    from fmu_vehicle.manoeuvres.combination import low_speed_turn, offtracking_geometry
+    assert offtracking_geometry(truck) == pytest.approx({"wheelbase_m": 4.78, "hitch_behind_rear_axle_m": -0.14,
+                                                         "trailer_axle_m": 7.59}, abs=1e-12)
+    res, k = low_speed_turn(truck, 12.5)
+    print(k)
+    assert abs(k["front_radius_m"] - 12.5) < 0.05 and abs(res["chassis.vx"][-1] - 3.0) < 0.2
+    assert k["centre_offset_m"] < 1e-3                              # steady: the two circles concentric
+    assert 0.9 < k["ratio"] < 1.0 and k["offtracking_m"] == pytest.approx(3.67, abs=0.05)
+    assert k["max_offtracking_m"] > k["offtracking_m"]              # the swept path of the turn-in is wider
+    assert main(["manoeuvre", "offtracking", "--vehicle", "tractor_semitrailer", "--quiet", "--out",
+                 str(tmp_path)]) == 0
+    assert (tmp_path / "offtracking.png").stat().st_size > 10_000
+    summary = json.loads((tmp_path / "offtracking_summary.json").read_text())
+    assert summary["kpis"]["offtracking_m"] == pytest.approx(k["offtracking_m"], rel=1e-12)
