@@ -315,11 +315,12 @@ def _manoeuvre(a, car, out: Path, json, plots, runs) -> int:
         run = ConstantRadiusRun(radius_m=radius, ay_end_m_s2=a.ay or 6.0)
         res, ug = runs.constant_radius(car, run)
         summary.update(radius_m=radius, understeer_gradient=ug)
-        st = runs.single_track_of(car)
+        st = runs.single_track_of(runs.towing_vehicle(car))
         k = res.t > run.settle_s          # the samples the analysis used (after settling on the circle)
+        standard = "ISO 14792" if car.spec.units else "ISO 4138"
         files.append((out / "constant_radius.png", lambda tmp: plots.plot_constant_radius(
             tmp, res["chassis.ay"][k], res["steering_wheel_angle_applied"][k], st.steering_ratio, st.wheelbase_m,
-            radius, ug, title=f"{car.name}: ISO 4138 constant radius {radius:g} m")))
+            radius, ug, title=f"{car.name}: {standard} constant radius {radius:g} m")))
     elif name == "double-lane-change":
         speed = (a.speed_kmh or 60.0) / 3.6
         res, kpis = runs.double_lane_change(car, speed)
@@ -737,7 +738,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "(e.g. 0:0,0.5:0,0.7:40,6:40)")
     s.set_defaults(func=cmd_simulate)
     mn = sub.add_parser("manoeuvre", help="handling manoeuvre of a full vehicle with a plot: ISO 7401 step steer, "
-                        "ISO 4138 constant radius, ISO 3888-1 double lane change, suspension kinematics; of a "
+                        "ISO 4138 (ISO 14792 for a combination) constant radius, ISO 3888-1 double lane change, suspension kinematics; of a "
                         "combination: ISO 9815 steering impulse over speeds, ISO 14791 single sine, braking in a "
                         "turn, low-speed offtracking")
     mn.add_argument("name", choices=("step-steer", "constant-radius", "double-lane-change", "kinematics")

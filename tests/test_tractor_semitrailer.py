@@ -268,3 +268,19 @@ def test_low_speed_offtracking_on_a_12_5_m_circle(truck, tmp_path):
     assert (tmp_path / "offtracking.png").stat().st_size > 10_000
     summary = json.loads((tmp_path / "offtracking_summary.json").read_text())
     assert summary["kpis"]["offtracking_m"] == pytest.approx(k["offtracking_m"], rel=1e-12)
+
+
+def test_steady_state_circular_driving_understeers():
+    """ISO 14792 constant radius (manoeuvres.runs.constant_radius, the path follower on a 100 m circle, the
+    speed raised until 3 m/s^2): the tractor's steering-wheel angle over its steering ratio against lateral
+    acceleration, its slope the understeer gradient with the tractor's own wheelbase and ratio. Measured
+    4.0 deg/g (a loaded tractor-semitrailer: some 2-6 deg/g), the angle at low lateral acceleration near the
+    tractor's Ackermann angle L/R (2.74 deg: 4.78 m over 100 m)."""
+    from fmu_vehicle.manoeuvres.runs import constant_radius
+    from fmu_vehicle.manoeuvres.steady_state import ConstantRadiusRun
+    truck = Vehicle.load("tractor_semitrailer")
+    res, ug = constant_radius(truck, ConstantRadiusRun(radius_m=100.0, ay_end_m_s2=3.0))
+    print(ug)
+    assert 3.0 < ug["understeer_gradient_deg_per_g"] < 5.0 and ug["ay_range_m_s2"][1] > 2.9
+    assert ug["ackermann_rad"] == pytest.approx(4.78 / 100.0, rel=0.01)
+    assert abs(ug["intercept_rad"]) < 0.1 * ug["ackermann_rad"]

@@ -57,7 +57,7 @@ from .articulated import (LOW_SPEED_TURN_RADIUS_M, SINGLE_SINE_FREQUENCY_HZ, SIN
 from .runs import rolling_resistance_drive
 from .single_track import G
 from .single_track_trailer import TrailerCombination, critical_speed
-from .vehicle_model import _front, single_track_of, yaw_inertia
+from .vehicle_model import _front, single_track_of, towing_vehicle, yaw_inertia
 
 PULSE_DURATION_S = 0.25
 """Duration of the triangular steering-wheel pulse [s]."""
@@ -105,13 +105,6 @@ def towed_unit(car, unit: str | None = None):
             return u
     raise ModelError(f"vehicle '{car.name}' has no towed unit '{unit}'; valid: "
                      f"{', '.join(u.name for u in units)}")
-
-
-def towing_vehicle(car):
-    """The towing unit alone: ``car``'s vehicle file (``spec.source``) loaded again without its towed units and
-    couplings (a new Vehicle). Overrides ``car`` was loaded with are not carried over."""
-    from ..vehicle.vehicle import Vehicle
-    return Vehicle.load(car.spec.source, overrides={"units": None, "couplings": None})
 
 
 def unit_bodies(car, unit) -> set:
