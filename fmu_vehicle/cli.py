@@ -311,14 +311,16 @@ def _manoeuvre(a, car, out: Path, json, plots, runs) -> int:
             title=f"{car.name}: ISO 7401 step steer at {speed * 3.6:.0f} km/h")))
     elif name == "constant-radius":
         from .manoeuvres.steady_state import ConstantRadiusRun
-        run = ConstantRadiusRun(radius_m=a.radius, ay_end_m_s2=a.ay or 6.0)
+        radius = a.radius or 100.0
+        run = ConstantRadiusRun(radius_m=radius, ay_end_m_s2=a.ay or 6.0)
         res, ug = runs.constant_radius(car, run)
-        summary.update(radius_m=a.radius, understeer_gradient=ug)
-        st = runs.single_track_of(car)
+        summary.update(radius_m=radius, understeer_gradient=ug)
+        st = runs.single_track_of(runs.towing_vehicle(car))
         k = res.t > run.settle_s          # the samples the analysis used (after settling on the circle)
+        standard = "ISO 14792" if car.spec.units else "ISO 4138"
         files.append((out / "constant_radius.png", lambda tmp: plots.plot_constant_radius(
             tmp, res["chassis.ay"][k], res["steering_wheel_angle_applied"][k], st.steering_ratio, st.wheelbase_m,
-            a.radius, ug, title=f"{car.name}: ISO 4138 constant radius {a.radius:g} m")))
+            radius, ug, title=f"{car.name}: {standard} constant radius {radius:g} m")))
     elif name == "double-lane-change":
         speed = (a.speed_kmh or 60.0) / 3.6
         res, kpis = runs.double_lane_change(car, speed)
@@ -346,7 +348,7 @@ def _manoeuvre(a, car, out: Path, json, plots, runs) -> int:
     return 0
 
 
-COMBINATION_MANOEUVRES = ("steering-impulse", "single-sine", "braking-in-turn")
+COMBINATION_MANOEUVRES = ("steering-impulse", "single-sine", "braking-in-turn", "offtracking")
 """The manoeuvres of ``fmu-vehicle manoeuvre`` for a vehicle with towed units (manoeuvres.combination)."""
 
 
@@ -384,6 +386,17 @@ def _combination_manoeuvre(a, car, out: Path, files: list, summary: dict, plots)
                 for i, (s, z, f) in enumerate(zip(speeds, sweep["damping_ratio"], sweep["frequency_hz"]))]
         files.append((out / "steering_impulse.csv", lambda tmp: _write_rows(tmp, rows)))
         return None
+    if a.name == "offtracking":
+        speed = (a.speed_kmh or cm.LOW_SPEED_M_S * 3.6) / 3.6
+        radius = a.radius or cm.LOW_SPEED_TURN_RADIUS_M
+        res, kpis = cm.low_speed_turn(car, radius, speed_m_s=speed, unit=unit)
+        summary.update(speed_m_s=speed, radius_m=radius, kpis=kpis)
+        shown = {"offtracking [m]": kpis["offtracking_m"], "closed form [m]": kpis["closed_form_offtracking_m"],
+                 "swept path [m]": kpis["max_offtracking_m"]}
+        files.append((out / "offtracking.png", lambda tmp: plots.plot_articulation(
+            tmp, res.t, res[f"{unit}.articulation"], res.meta["front_xy"], res.meta["trailer_xy"], kpis=shown,
+            title=f"{car.name}: low-speed turn, front axle on {kpis['front_radius_m']:.2f} m")))
+        return res
     speed = (a.speed_kmh or 80.0) / 3.6
     if a.name == "single-sine":
         res, kpis = cm.single_sine_run(car, speed, a.ay or 2.0, unit=unit)
@@ -725,15 +738,16 @@ def build_parser() -> argparse.ArgumentParser:
                    "(e.g. 0:0,0.5:0,0.7:40,6:40)")
     s.set_defaults(func=cmd_simulate)
     mn = sub.add_parser("manoeuvre", help="handling manoeuvre of a full vehicle with a plot: ISO 7401 step steer, "
-                        "ISO 4138 constant radius, ISO 3888-1 double lane change, suspension kinematics; of a "
+                        "ISO 4138 (ISO 14792 for a combination) constant radius, ISO 3888-1 double lane change, suspension kinematics; of a "
                         "combination: ISO 9815 steering impulse over speeds, ISO 14791 single sine, braking in a "
-                        "turn")
+                        "turn, low-speed offtracking")
     mn.add_argument("name", choices=("step-steer", "constant-radius", "double-lane-change", "kinematics")
                     + COMBINATION_MANOEUVRES)
     mn.add_argument("--vehicle", default="fullcar14", help="full vehicle name or .json file (default fullcar14; "
-                    "steering-impulse, single-sine and braking-in-turn need a combination, e.g. sedan_caravan)")
+                    "steering-impulse, single-sine, braking-in-turn and offtracking need a combination, e.g. sedan_caravan "
+                    "or tractor_semitrailer)")
     mn.add_argument("--speed-kmh", type=_positive, help="speed [km/h] (step steer 80, lane change 60, single sine "
-                    "80, braking in a turn 80)")
+                    "80, braking in a turn 80, offtracking 10.8)")
     mn.add_argument("--ay", type=_positive, help="lateral acceleration [m/s^2] (step steer: the steady-state "
                     "target, 4, reached by adjusting the steering amplitude; constant radius: the end, 6; single "
                     "sine: the steady-state a_y of its amplitude, 2; braking in a turn: the turn's, 3)")
@@ -745,7 +759,8 @@ def build_parser() -> argparse.ArgumentParser:
     mn.add_argument("--decel", type=_positive, default=4.0, help="braking in a turn: the deceleration the brake "
                     "torques are sized for [m/s^2] (default 4)")
     mn.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
-    mn.add_argument("--radius", type=_positive, default=100.0, help="constant-radius circle [m] (default 100)")
+    mn.add_argument("--radius", type=_positive, help="constant-radius circle [m] (default 100); offtracking: the "
+                    "steered axle's circle (default 12.5)")
     mn.add_argument("--corner", help="kinematics: the corner (default the first)")
     mn.add_argument("--out", default="dist/manoeuvres", help="output folder (default dist/manoeuvres)")
     mn.set_defaults(func=cmd_manoeuvre)

@@ -26,30 +26,12 @@ from fmu_vehicle.manoeuvres.single_track_trailer import CAR_CARAVAN
 from fmu_vehicle.tire.contact import OUT_FORCE, OUT_FZ, OUT_POINT
 from fmu_vehicle.vehicle.loader import load_vehicle_spec, vehicle_file_data
 from fmu_vehicle.vehicle.vehicle import Vehicle
+from conftest import unit_masses
 from test_vehicle_reference import TRAVELS, check_vehicle
 
 G = 9.81
 
 
-def _unit_masses(mech_model, data, members):
-    """(masses [kg], horizontal x of their centres [m]) of the bodies flagged in ``members`` and the removed rods
-    with both ends among them (each rod's weight at its ends: ``rod_w`` [kg], the rod's mass split between them), at the workspace's state
-    (``data`` None: the design configuration, every body frame the global one)."""
-    if data is None:
-        n = mech_model.n
-        data = type("Design", (), {"g": mech_model.com0, "o": np.zeros((n, 3)), "A": np.tile(np.eye(3), (n, 1, 1))})
-    ms, xs = [], []
-    for i in np.flatnonzero(members):
-        if mech_model.mass[i] > 0.0:
-            ms.append(mech_model.mass[i])
-            xs.append(data.g[i, 0])
-    for k in range(mech_model.nrod):
-        a, b = mech_model.rod_a[k], mech_model.rod_b[k]
-        if members[a] and members[b]:
-            for end, body, p in ((0, a, mech_model.rod_pa[k]), (1, b, mech_model.rod_pb[k])):
-                ms.append(mech_model.rod_w[k, end])
-                xs.append((data.o[body] + data.A[body] @ p)[0])
-    return np.array(ms), np.array(xs)
 
 
 def test_the_file_builds_the_caravan_of_the_linear_reference(combination):
@@ -73,7 +55,7 @@ def test_the_file_builds_the_caravan_of_the_linear_reference(combination):
     # the caravan's data against the preset (one source: the preset's numbers)
     k = car.mech.body("caravan")
     members = m.on_path[:, k]
-    masses, xs = _unit_masses(m, None, members)
+    masses, xs = unit_masses(m, None, members)
     hitch_x = unit.coupling_point_m[0]
     rear_x = min(w.center_m[0] for w in spec.wheels if w.chassis_body == "chassis")
     axle_x = spec.wheel("TL").center_m[0]
@@ -110,8 +92,8 @@ def test_equilibrium_axle_loads_follow_the_lever_rule(combination):
     k = car.mech.body("caravan")
     members = m.on_path[:, k]
     hitch = d.o[k] + d.A[k] @ np.asarray(car.spec.units[0].coupling_point_m)
-    m2, x2 = _unit_masses(m, d, members)
-    m1, x1 = _unit_masses(m, d, ~members)
+    m2, x2 = unit_masses(m, d, members)
+    m1, x1 = unit_masses(m, d, ~members)
     assert m2.sum() + m1.sum() == pytest.approx(car.total_mass_kg, rel=1e-12)
     lever_caravan = G * m2 @ (hitch[0] - x2) / (hitch[0] - x["caravan"])
     nose = G * m2.sum() - lever_caravan

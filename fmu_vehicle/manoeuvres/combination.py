@@ -32,6 +32,13 @@ it, + counter-clockwise).
   units' wheels get ``trailer_brake_factor`` T_i. A trailer that brakes less than its share pushes on the
   hitch, which turns the towing unit further into the turn: the articulation angle grows (a jackknife, at
   the limit).
+* **Low-speed offtracking** (the 12.5 m turn of heavy-vehicle performance standards): at walking pace the
+  steering is turned until the towing unit's steered axle runs on a circle of ``front_radius_m``, held for
+  ``duration_s`` (a few laps: the trailer's axle settles onto its own, smaller circle); the steady
+  offtracking R_f - R_t from the two paths' fitted circles
+  (:func:`~fmu_vehicle.manoeuvres.articulated.offtracking_from_paths`) against the closed form of the no-slip
+  geometry (:func:`~fmu_vehicle.manoeuvres.articulated.offtracking_closed_form`) with the vehicle's own
+  wheelbase, fifth-wheel offset and trailer length (:func:`offtracking_geometry`).
 """
 from __future__ import annotations
 
@@ -44,12 +51,13 @@ from ..errors import ModelError
 from ..results import Result
 from ..tire.contact import OUT_FZ
 from ..tire.models import cornering_stiffness, unloaded_radius
-from .articulated import (SINGLE_SINE_FREQUENCY_HZ, SINGLE_SINE_SPEED_M_S, critical_speed_from_damping,
+from .articulated import (LOW_SPEED_TURN_RADIUS_M, SINGLE_SINE_FREQUENCY_HZ, SINGLE_SINE_SPEED_M_S,
+                          critical_speed_from_damping, offtracking_closed_form, offtracking_from_paths,
                           rearward_amplification, single_sine_steer, yaw_damping)
 from .runs import rolling_resistance_drive
 from .single_track import G
 from .single_track_trailer import TrailerCombination, critical_speed
-from .vehicle_model import _front, single_track_of, yaw_inertia
+from .vehicle_model import _front, single_track_of, towing_vehicle, yaw_inertia
 
 PULSE_DURATION_S = 0.25
 """Duration of the triangular steering-wheel pulse [s]."""
@@ -74,6 +82,12 @@ BRAKE_RAMP_S = 0.2
 """The brake torques rise linearly over this [s]."""
 STEP_S = 0.01
 """Input period of the braking run [s] (the simulator integrates at its own dt inside)."""
+LOW_SPEED_M_S = 3.0
+"""Speed of the low-speed turn [m/s] (walking pace: the tires' slip angles are a few tenths of a degree)."""
+LOW_SPEED_STEP_S = 0.05
+"""Input period of the low-speed turn [s]."""
+LOW_SPEED_HOLD_N_M_PER_M_S = 40000.0
+"""Gain of the drive torque that holds the low-speed turn's speed [N m per m/s], shared by the driven wheels."""
 
 
 # ---------------------------------------------------------------------------------------------- the vehicle
@@ -91,13 +105,6 @@ def towed_unit(car, unit: str | None = None):
             return u
     raise ModelError(f"vehicle '{car.name}' has no towed unit '{unit}'; valid: "
                      f"{', '.join(u.name for u in units)}")
-
-
-def towing_vehicle(car):
-    """The towing unit alone: ``car``'s vehicle file (``spec.source``) loaded again without its towed units and
-    couplings (a new Vehicle). Overrides ``car`` was loaded with are not carried over."""
-    from ..vehicle.vehicle import Vehicle
-    return Vehicle.load(car.spec.source, overrides={"units": None, "couplings": None})
 
 
 def unit_bodies(car, unit) -> set:
@@ -362,3 +369,72 @@ def braking_kpis(res: Result, unit: str, t_brake: float, trailer_brake_factor: f
             "theta_peak_rad": float(theta[k]), "theta_change_rad": float(theta[k] - theta[j0]),
             "t_peak_s": float(res.t[k]), "speed_brake_m_s": float(vx[j0]),
             "decel_mean_m_s2": float(dv / dt) if dt > 0 else math.nan}
+
+
+# ---------------------------------------------------------------------------------------------- offtracking
+def offtracking_geometry(car, unit: str | None = None) -> dict:
+    """The no-slip geometry of a tractor and the towed ``unit`` hitched to it [m], from the design positions:
+    wheelbase_m from the steered axle to the middle of the towing unit's other axles (a tandem's middle),
+    hitch_behind_rear_axle_m from that middle back to the coupling point (negative: the fifth wheel ahead of
+    it), trailer_axle_m from the coupling point back to the middle of the unit's axles. ModelError for a
+    unit not towed by the towing unit itself (a second trailer) or a vehicle without steering."""
+    u = towed_unit(car, unit)
+    if u.towing != "chassis" or car.spec.steering is None:
+        raise ModelError(f"vehicle '{car.name}': offtracking needs a steered towing unit that tows '{u.name}' "
+                         f"itself (it is towed by '{u.towing}')")
+    steered = set(car.spec.steering.corners)
+    towed = {c for v in car.spec.units for c in v.corners}
+    x = {w.name: w.center_m[0] for w in car.spec.wheels}
+    front = float(np.mean([x[c] for c in steered]))
+    rear = float(np.mean([x[w] for w in x if w not in steered and w not in towed]))
+    hitch = float(u.coupling_point_m[0])
+    return {"wheelbase_m": front - rear, "hitch_behind_rear_axle_m": rear - hitch,
+            "trailer_axle_m": hitch - float(np.mean([x[c] for c in u.corners]))}
+
+
+def _low_speed_run(car, sw: float, v: float, duration_s: float) -> Result:
+    """The low-speed turn at the steering-wheel angle ``sw`` [rad] (ramped in over :data:`TURN_RAMP_S` x 3),
+    speed ``v`` [m/s] held by a proportional drive torque, sampled every :data:`LOW_SPEED_STEP_S`."""
+    sim = car.simulator("flat", v0=v, x0=-float(car.chassis_com0[0]))
+    roll = rolling_resistance_drive(car)
+    rows, times = [sim.row.copy()], [0.0]
+    for k in range(int(round(duration_s / LOW_SPEED_STEP_S))):
+        t = (k + 1) * LOW_SPEED_STEP_S
+        sim.set_steering(sw * min(1.0, t / (3.0 * TURN_RAMP_S)))
+        extra = LOW_SPEED_HOLD_N_M_PER_M_S * (v - sim.outputs()["chassis.vx"]) / len(roll)
+        for w, tr in roll.items():
+            sim.set_input(w, torque_drive=tr + extra)
+        sim.advance(LOW_SPEED_STEP_S)
+        rows.append(sim.row.copy())
+        times.append(sim.t)
+    return Result.from_columns(times, car.output_names, [x for _, x, _ in car.outputs], np.array(rows),
+                               {"vehicle": car.name, "steering_wheel_angle": sw})
+
+
+def low_speed_turn(car, front_radius_m: float = LOW_SPEED_TURN_RADIUS_M, *, speed_m_s: float = LOW_SPEED_M_S,
+                   duration_s: float = 90.0, unit: str | None = None) -> tuple[Result, dict]:
+    """Low-speed offtracking (module docstring). The steering-wheel angle for ``front_radius_m`` is found by one
+    secant step: a first guess from the single-track model's steady state (a_y = v^2 / R), a 20 s run, then
+    the angle scaled by R_measured / R_target (R of a kinematic turn is about L / sin(delta)). Returns (Result,
+    kpis): steering_wheel_angle_rad, front_radius_m and trailer_radius_m (the fitted circles),
+    offtracking_m, centre_offset_m (distance of the two circles' centres: small when steady),
+    max_offtracking_m (the swept path's), closed_form_offtracking_m and ratio (multibody / closed form), the
+    geometry of :func:`offtracking_geometry`; the two paths in ``Result.meta`` (front_xy, trailer_xy)."""
+    u = towed_unit(car, unit)
+    geometry = offtracking_geometry(car, u.name)
+    r_target, v = _positive("front_radius_m", front_radius_m), _positive("speed_m_s", speed_m_s)
+    duration = _positive("duration_s", duration_s)
+    sw = steering_for_ay(car, v, v * v / r_target)
+    probe = _low_speed_run(car, sw, v, 20.0)
+    front, _ = _axle_paths(probe, car, u)
+    n = probe.t.size // 4
+    sw *= offtracking_from_paths(front[0][-n:], front[1][-n:], front[0][-n:], front[1][-n:])["front_radius_m"] / r_target
+    res = _low_speed_run(car, sw, v, duration)
+    res.meta["front_xy"], res.meta["trailer_xy"] = _axle_paths(res, car, u)
+    got = offtracking_from_paths(*res.meta["front_xy"], *res.meta["trailer_xy"])
+    ref = offtracking_closed_form(got["front_radius_m"], geometry["wheelbase_m"],
+                                  geometry["hitch_behind_rear_axle_m"], geometry["trailer_axle_m"])
+    kpis = {"steering_wheel_angle_rad": float(sw), "speed_m_s": float(np.mean(res["chassis.vx"])), **got,
+            "closed_form_offtracking_m": ref["offtracking_m"], "ratio": got["offtracking_m"] / ref["offtracking_m"],
+            **geometry}
+    return res, kpis

@@ -10,6 +10,7 @@ is shared by the driven wheels, a negative one is a brake torque shared by all w
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -23,7 +24,7 @@ from .kinematics import kinematics_table
 from .lane_change import iso3888_1_layout, lane_change_kpis, lane_change_path
 from .steady_state import ConstantRadiusRun, understeer_gradient
 from .step_steer import step_steer_metrics, step_steer_profile
-from .vehicle_model import _wheel_angles, single_track_of
+from .vehicle_model import _wheel_angles, single_track_of, towing_vehicle
 
 DRIVER_DT_S = 0.01
 """Driver sample period [s] in the closed-loop manoeuvres."""
@@ -98,10 +99,13 @@ def step_steer(car, speed_m_s: float = 80 / 3.6, ay_m_s2: float = 4.0, *, rate_d
 
 
 def constant_radius(car, run: ConstantRadiusRun | None = None):
-    """ISO 4138 constant-radius run with the path follower; returns (Result, understeer_gradient dict)."""
+    """ISO 4138 constant-radius run with the path follower; returns (Result, understeer_gradient dict). A
+    combination (towed units) runs as ISO 14792 prescribes for heavy vehicle combinations: the towing unit's
+    steering ratio and wheelbase give the understeer gradient (its single-track model, ``towing_vehicle``),
+    the driver's speed control the whole combination's mass."""
     run = run or ConstantRadiusRun()
-    st = single_track_of(car)
-    driver = driver_for(car, run.path(), run.speed, st)
+    st = single_track_of(towing_vehicle(car))
+    driver = driver_for(car, run.path(), run.speed, dataclasses.replace(st, mass_kg=float(car.total_mass_kg)))
     res = closed_loop(car, driver, run.duration_s, v0=run.speed_start_m_s)
     k = res.t > run.settle_s
     radius = np.hypot(res["chassis.vx"], res["chassis.vy"])[k] / np.maximum(np.abs(res["chassis.yaw_rate"][k]), 1e-9)

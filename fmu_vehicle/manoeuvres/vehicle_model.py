@@ -91,6 +91,16 @@ def yaw_inertia(car, x_g: float, y_g: float, bodies=None) -> float:
     return iz
 
 
+def towing_vehicle(car):
+    """The towing unit alone: ``car``'s vehicle file (``spec.source``) loaded again without its towed units and
+    couplings (a new Vehicle; ``car`` itself when it has no towed units). Overrides ``car`` was loaded with
+    are not carried over."""
+    if not car.spec.units:
+        return car
+    from ..vehicle.vehicle import Vehicle
+    return Vehicle.load(car.spec.source, overrides={"units": None, "couplings": None})
+
+
 def single_track_of(car) -> SingleTrack:
     """The linear single-track model of ``car`` at rest on a flat road (module docstring). A combination (towed
     units, docs/articulated.md §6) is refused: its axles are not a single-track car's."""

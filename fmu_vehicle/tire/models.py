@@ -5,6 +5,7 @@ the Tire FMU, the FMU start values and parameter tables, the drawings) calls thi
 kernels or its coefficient indices:
 
     params(tire)          float64[N_PARAMS]: the model's coefficients with the model id in slot P_MODEL
+    tires_side_by_side(tire, n)   the data of n such tires on one wheel (dual tires) acting as one
     model_id(p)           the id stored with the parameters (integer, index into MODELS)
     contact(model_id, p, mirror, c, ċ, ω, a, h, dh/dx, dh/dy, μ, κ', q, out)
                           forces, application point and slip rates of one wheel, out in the contact.OUT_* layout
@@ -48,13 +49,13 @@ from ..errors import ModelError
 from ..jit import njit
 from . import pacejka, pacejka_combined
 from .contact import CONTACT_OUT_N, tire_contact_3d
-from .tir import N_PARAMS, P_CZ, P_KZ, P_LCZ, P_MODEL, P_R0, TireParams, read_tir
+from .tir import N_PARAMS, P_CZ, P_KZ, P_LCZ, P_MODEL, P_R0, TireParams, read_tir, side_by_side
 from .tir import P_LHY, P_LKY, P_LMUY, P_LRES, P_LS, P_LTR, P_LVY, P_LXAL
 
 __all__ = ["CONTACT_OUT_N", "MF52", "MODELS", "N_PARAMS", "P_MODEL", "TireModelEntry", "contact",
            "cornering_stiffness", "host", "model_for", "model_id", "model_id_of", "model_named", "nominal_load",
            "nominal_state", "params", "read_tire",
-           "rest_params", "rolling_radius", "set_unloaded_radius", "unloaded_radius", "vertical_damping",
+           "rest_params", "rolling_radius", "set_unloaded_radius", "tires_side_by_side", "unloaded_radius", "vertical_damping",
            "vertical_stiffness"]
 
 
@@ -64,12 +65,13 @@ class TireModelEntry(NamedTuple):
     suffixes: tuple[str, ...]           # file suffixes that choose this model when no name is given
     read: Callable[[Path], object]      # file -> tire data with .to_array() (float64[N_PARAMS])
     data_type: type                     # the type ``read`` returns
+    side_by_side: Callable[[object, int], object]   # (tire data, n) -> n such tires on one wheel as one tire
 
 
 MF52 = 0
 
 MODELS = (
-    TireModelEntry("mf52", MF52, (".tir",), read_tir, TireParams),
+    TireModelEntry("mf52", MF52, (".tir",), read_tir, TireParams, side_by_side),
 )
 
 _MF52_REST_SCALES = np.array([P_LMUY, P_LKY, P_LVY, P_LHY, P_LXAL, P_LTR, P_LRES, P_LS], dtype=np.int64)
@@ -108,17 +110,28 @@ def read_tire(path, name=None, field: str = "tire_model"):
     return model_for(path, name, field).read(path)
 
 
+def _entry_of(tire) -> TireModelEntry:
+    for m in MODELS:
+        if isinstance(tire, m.data_type):
+            return m
+    raise ModelError(f"tire data of type {type(tire).__name__} belongs to no tire model; known models: {_known()}")
+
+
+def tires_side_by_side(tire, n: int):
+    """The data of ``n`` tires ``tire`` mounted side by side on one wheel (dual tires: n = 2), acting as one
+    tire of n times the load: the model's own ``side_by_side`` (mf52: ``tir.side_by_side``)."""
+    return _entry_of(tire).side_by_side(tire, n)
+
+
 def params(tire) -> np.ndarray:
     """float64[N_PARAMS]: the coefficients of ``tire`` (data a registered reader returned) with its model id
     in slot P_MODEL."""
-    for m in MODELS:
-        if isinstance(tire, m.data_type):
-            p = np.asarray(tire.to_array(), dtype=np.float64)
-            if p.shape != (N_PARAMS,):
-                raise ModelError(f"tire model {m.name}: parameters have shape {p.shape}, need ({N_PARAMS},)")
-            p[P_MODEL] = m.model_id
-            return p
-    raise ModelError(f"tire data of type {type(tire).__name__} belongs to no tire model; known models: {_known()}")
+    m = _entry_of(tire)
+    p = np.asarray(tire.to_array(), dtype=np.float64)
+    if p.shape != (N_PARAMS,):
+        raise ModelError(f"tire model {m.name}: parameters have shape {p.shape}, need ({N_PARAMS},)")
+    p[P_MODEL] = m.model_id
+    return p
 
 
 def model_id_of(name) -> int:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -614,6 +614,25 @@ def read_tir(path: str | os.PathLike) -> TireParams:
         file_format = int(file_format)
     return TireParams(path=source, file_format=str(file_format).strip(), sections=sections, tables=tables,
                       **values)
+
+
+SIDE_BY_SIDE_SCALED = ("FNOMIN", "VERTICAL_STIFFNESS", "VERTICAL_DAMPING", "KVLOW0")
+"""The coefficients that carry a force scale of their own (N, N/m, N s/m); every other coefficient is
+dimensionless or a length, or multiplies Fz or Fz/Fz0."""
+
+
+def side_by_side(tire: TireParams, n: int) -> TireParams:
+    """The data of ``n`` identical tires side by side on one wheel (a dual or twin mounting) acting as one
+    tire: ``SIDE_BY_SIDE_SCALED`` multiplied by n. In the Magic Formula every force and moment is Fz times a
+    function of the normalised load dFz = (Fz - Fz0)/Fz0 and the slips (Pacejka 2006, sections 4.3.2 and
+    4.3.3), the cornering and slip stiffnesses are Fz0 times a function of Fz/Fz0, and the relaxation lengths
+    depend on Fz/Fz0 only, so at n Fz the pair gives n times one tire's forces and moments at Fz (exactly in
+    the equations; the kernels' divide guards, an absolute 0.1 N, leave about 1e-6 relative).
+    What it leaves out: the tires' lateral spacing (a moment about the vertical axis from unequal
+    longitudinal forces, the load shift between them when the axle rolls)."""
+    if not (isinstance(n, int) and not isinstance(n, bool) and n >= 1):
+        raise ModelError(f"tire file '{tire.path}': tires side by side must be a whole number >= 1, got {n!r}")
+    return replace(tire, **{k: n * getattr(tire, k) for k in SIDE_BY_SIDE_SCALED})
 
 
 def coefficient_names() -> tuple[str, ...]:

@@ -28,8 +28,9 @@ from pathlib import Path
 from ..errors import ModelError
 from ..multibody.spec import MechanismSpec, parse_mechanism
 from ..paths import resource_path
-from ..tire.models import read_tire
-from .templates import CHASSIS_TEMPLATES, COUPLING_TEMPLATES, STEERING_TEMPLATES, SUSPENSION_TEMPLATES, WheelInfo
+from ..tire.models import read_tire, tires_side_by_side
+from .templates import (AXLE_TEMPLATES, CHASSIS_TEMPLATES, COUPLING_TEMPLATES, STEERING_TEMPLATES, SUSPENSION_TEMPLATES,
+                        WheelInfo)
 
 
 @dataclass(frozen=True)
@@ -108,38 +109,93 @@ def _point_m(value, field: str, note: str = ""):
     return value
 
 
+def _corner_data(c, i, src, base, prefix):
+    """(name, side, suspension file path, suspension data merged with the corner's overrides, wheel centre,
+    where) of the corner ``c``, checked."""
+    where = f"{src}: {prefix}[{i}]"
+    cname = c.get("name") if isinstance(c, dict) else None
+    if not isinstance(cname, str) or not cname:
+        raise ModelError(f"{where}: missing field 'name'")
+    where = f"{where} '{cname}'"
+    side = c.get("side", "left")
+    if side not in ("left", "right"):
+        raise ModelError(f"{where}: field 'side' must be \"left\" or \"right\", got {side!r}")
+    susp_file = c.get("suspension")
+    if not isinstance(susp_file, str):
+        raise ModelError(f"{where}: missing field 'suspension'")
+    sp = resource_path("vehicles", "suspensions", susp_file, base=base)
+    susp = _merge(_read_json(sp, "suspension"), c.get("suspension_overrides", {}))
+    center = _point_m(c.get("wheel_center_m"), f"{where}: field 'wheel_center_m'")
+    return cname, side, sp, susp, center, where
+
+
+def _axle_fragment(axle, members, chassis_body, rack, src, frag, inner_points):
+    """Build the suspension shared by the two corners ``members`` ([(corner, corner data), ...]) of the axle
+    named ``axle`` (``AXLE_TEMPLATES``); returns {corner name: wheel fields}."""
+    where = f"{src}: axle '{axle}'"
+    if not isinstance(axle, str) or not axle or "." in axle:
+        raise ModelError(f"{src}: field 'axle' must be a name without '.', got {axle!r}")
+    sides = sorted(d[1] for _c, d in members)
+    if sides != ["left", "right"]:
+        raise ModelError(f"{where}: needs one left and one right corner, has "
+                         f"{', '.join(d[0] + ' (' + d[1] + ')' for _c, d in members)}")
+    members = sorted(members, key=lambda m: m[1][1] != "left")      # left first
+    files = {str(d[2]) for _c, d in members}
+    if len(files) != 1:
+        raise ModelError(f"{where}: its corners name different suspension files ({', '.join(sorted(files))})")
+    sp, data = members[0][1][2], members[0][1][3]
+    st = data.get("template")
+    if st not in AXLE_TEMPLATES:
+        raise ModelError(f"{sp}: template {st!r} does not carry an axle (field 'axle' of the corners); "
+                         f"valid: {', '.join(AXLE_TEMPLATES)}")
+    steered = {bool(c.get("steered", False)) for c, _d in members}
+    if len(steered) != 1:
+        raise ModelError(f"{where}: either both its corners are steered or neither")
+    tie = rack if steered.pop() else None
+    f, fields = AXLE_TEMPLATES[st](axle, chassis_body, [(d[0], d[4], d[3], d[1] == "right") for _c, d in members],
+                                   f"{sp} (axle '{axle}')", tie_rod_body=tie)
+    if tie is not None:
+        inner_points += [r["point_b_m"] for r in f.rods if r["body_b"] == tie]
+    frag.extend(f)
+    return {d[0]: w for (_c, d), w in zip(members, fields)}
+
+
 def _add_corners(corners, chassis_body, rack, src, base, frag, wheels, tires, inner_points, prefix="corners"):
     """Append the suspension fragments, WheelInfo and tire data of ``corners`` (a vehicle file's corner list)
-    mounted on the body ``chassis_body``."""
-    for i, c in enumerate(corners):
-        where = f"{src}: {prefix}[{i}]"
-        cname = c.get("name") if isinstance(c, dict) else None
-        if not isinstance(cname, str) or not cname:
-            raise ModelError(f"{where}: missing field 'name'")
-        where = f"{where} '{cname}'"
-        side = c.get("side", "left")
-        if side not in ("left", "right"):
-            raise ModelError(f"{where}: field 'side' must be \"left\" or \"right\", got {side!r}")
-        susp_file = c.get("suspension")
-        if not isinstance(susp_file, str):
-            raise ModelError(f"{where}: missing field 'suspension'")
-        sp = resource_path("vehicles", "suspensions", susp_file, base=base)
-        susp = _merge(_read_json(sp, "suspension"), c.get("suspension_overrides", {}))
-        st = susp.get("template")
-        if st not in SUSPENSION_TEMPLATES:
-            raise ModelError(f"{sp}: unknown template {st!r}; valid: {', '.join(SUSPENSION_TEMPLATES)}")
-        center = _point_m(c.get("wheel_center_m"), f"{where}: field 'wheel_center_m'")
+    mounted on the body ``chassis_body``. A corner with a field ``axle`` shares the suspension of that name with
+    the other corner naming it (``AXLE_TEMPLATES``: a beam axle); ``dual``: true mounts two of its tires side
+    by side (``tire.models.tires_side_by_side``)."""
+    data = [_corner_data(c, i, src, base, prefix) for i, c in enumerate(corners)]
+    axles = {}
+    for c, d in zip(corners, data):
+        if "axle" in c:
+            axles.setdefault(c["axle"], []).append((c, d))
+    shared = {}
+    for axle, members in axles.items():
+        shared.update(_axle_fragment(axle, members, chassis_body, rack, src, frag, inner_points))
+    for c, (cname, side, sp, susp, center, where) in zip(corners, data):
         is_steered = bool(c.get("steered", False))
-        f, w = SUSPENSION_TEMPLATES[st](cname, chassis_body, center, side == "right", susp,
-                                        f"{sp} (corner '{cname}')", tie_rod_body=rack if is_steered else None)
-        if is_steered:
-            inner_points += [r["point_b_m"] for r in f.rods if r["body_b"] == rack]
-        frag.extend(f)
+        if cname in shared:
+            w = shared[cname]
+        else:
+            st = susp.get("template")
+            if st not in SUSPENSION_TEMPLATES:
+                hint = " (a two-wheel template: give the corner a field 'axle')" if st in AXLE_TEMPLATES else ""
+                raise ModelError(f"{sp}: unknown template {st!r}{hint}; valid: {', '.join(SUSPENSION_TEMPLATES)}")
+            f, w = SUSPENSION_TEMPLATES[st](cname, chassis_body, center, side == "right", susp,
+                                            f"{sp} (corner '{cname}')", tie_rod_body=rack if is_steered else None)
+            if is_steered:
+                inner_points += [r["point_b_m"] for r in f.rods if r["body_b"] == rack]
+            frag.extend(f)
         tire_file = c.get("tire")
         if not isinstance(tire_file, str):
             raise ModelError(f"{where}: missing field 'tire'")
-        tires.append(read_tire(resource_path("tires", tire_file, base=base), c.get("tire_model"),
-                               f"{where}: field 'tire_model'"))
+        tire = read_tire(resource_path("tires", tire_file, base=base), c.get("tire_model"),
+                         f"{where}: field 'tire_model'")
+        dual = c.get("dual", False)
+        if not isinstance(dual, bool):
+            raise ModelError(f"{where}: field 'dual' must be true or false, got {dual!r}")
+        tires.append(tires_side_by_side(tire, 2) if dual else tire)
         wheels.append(WheelInfo(name=cname, center_m=tuple(map(float, center)), spin_axis=(0.0, 1.0, 0.0),
                                 driven=bool(c.get("driven", False)), tire_file=tire_file, side=side,
                                 chassis_body=chassis_body, **w))

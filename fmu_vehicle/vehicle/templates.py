@@ -204,6 +204,81 @@ def five_link(prefix: str, chassis: str, center, mirror: bool, data: dict, where
                    travel_coordinate=f"{prefix}.travel", spring=f"{prefix}.spring")
 
 
+def _unit(v, where: str) -> list:
+    v = np.asarray(v, dtype=float)
+    n = float(np.linalg.norm(v))
+    if not n > 1e-9:
+        raise ModelError(f"{where}: the two points coincide (no axis)")
+    return (v / n).tolist()
+
+
+def beam_axle(axle: str, chassis: str, corners, where: str, tie_rod_body: str | None = None):
+    """Beam (rigid) axle carrying a left and a right wheel, on leaf or air springs: the axle body (named
+    ``<axle>.axle``, centre of mass at the middle of the two wheel centres) hangs from the chassis by a
+    vertical slide (coordinate ``<axle>.heave``, a massless slide body between) and a revolute joint about the
+    chassis x axis through the roll centre (``roll_center_m``, relative to the axle's middle; coordinate
+    ``<axle>.roll``), so the axle moves in heave and roll and is held in x, y and yaw as by its leaf springs or
+    its trailing arms and Panhard rod. Each side has a spring-damper between the chassis and the axle (its
+    spring seat), with the spring, damper and stops of that side's data. Unsteered, each wheel turns on the
+    axle at its wheel centre; steered (``tie_rod_body`` given), each wheel turns on a knuckle that is hinged
+    to the axle about the kingpin axis (``kingpin_lower`` to ``kingpin_upper``) and located by a removed tie
+    rod from its steering arm (``tie_rod_knuckle``) to ``tie_rod_body`` (``tie_rod_inner``), so the knuckles'
+    steer angles are dependent coordinates and Ackermann follows from the arms' geometry.
+
+    ``corners`` is ((name, wheel centre [m], data, mirror), ...) for the left and the right corner; each data
+    is that corner's suspension file merged with its overrides: the axle's own fields (``masses_kg.axle``,
+    ``axle_inertia_kg_m2``, ``roll_center_m``) must be the same on both sides. Hardpoints are left-side offsets
+    from each wheel centre (mirrored for the right). Independent coordinates: heave, roll and the two spins.
+    Returns (Fragment, (wheel fields left, wheel fields right))."""
+    (ln, lc, ld, _lm), (rn, rc, rd, _rm) = corners
+    for key in ("axle_inertia_kg_m2", "roll_center_m"):
+        if ld.get(key) != rd.get(key):
+            raise ModelError(f"{where}: field '{key}' differs between corners '{ln}' and '{rn}' of one axle")
+    if ld.get("masses_kg", {}).get("axle") != rd.get("masses_kg", {}).get("axle"):
+        raise ModelError(f"{where}: field 'masses_kg.axle' differs between corners '{ln}' and '{rn}' of one axle")
+    mid = (np.asarray(lc, dtype=float) + np.asarray(rc, dtype=float)) / 2.0
+    roll_c = ld.get("roll_center_m")
+    if not (isinstance(roll_c, list) and len(roll_c) == 3 and all(isinstance(x, (int, float)) for x in roll_c)):
+        raise ModelError(f"{where}: missing or invalid field 'roll_center_m' (3 numbers, m, from the axle's middle)")
+    slide, body = f"{axle}.axle_slide", f"{axle}.axle"
+    f = Fragment()
+    f.bodies += [_body(slide, 0.0, mid, {"xx": 0.0, "yy": 0.0, "zz": 0.0}),
+                 _body(body, _num(ld.get("masses_kg", {}), "axle", f"{where}: masses_kg"), mid,
+                       _inertia(ld, "axle_inertia_kg_m2", where))]
+    f.joints += [
+        {"name": f"{axle}.heave", "type": "prismatic", "parent": chassis, "child": slide,
+         "point_m": mid.tolist(), "axis": [0.0, 0.0, 1.0]},
+        {"name": f"{axle}.roll", "type": "revolute", "parent": slide, "child": body,
+         "point_m": (mid + np.asarray(roll_c, dtype=float)).tolist(), "axis": [1.0, 0.0, 0.0]},
+    ]
+    f.independent += [f"{axle}.heave", f"{axle}.roll"]
+    wheels = []
+    for name, center, data, mirror in corners:
+        cw = f"{where} (corner '{name}')"
+        hp = _HP(data, center, mirror, cw)
+        m = data.get("masses_kg", {})
+        c = list(map(float, center))
+        wheel, hub = f"{name}.wheel", body
+        if tie_rod_body is not None:
+            hub = f"{name}.knuckle"
+            lower, upper = hp("kingpin_lower"), hp("kingpin_upper")
+            f.bodies.append(_body(hub, _num(m, "knuckle", cw), c, _inertia(data, "knuckle_inertia_kg_m2", cw)))
+            f.joints.append({"name": f"{name}.steer", "type": "revolute", "parent": body, "child": hub,
+                             "point_m": lower, "axis": _unit(np.subtract(upper, lower), f"{cw}: kingpin")})
+            f.rods.append({"name": f"{name}.tie_rod", "body_a": hub, "point_a_m": hp("tie_rod_knuckle"),
+                           "body_b": tie_rod_body, "point_b_m": hp("tie_rod_inner"),
+                           "mass_kg": _num(m, "tie_rod", cw)})
+        f.bodies.append(_body(wheel, _num(m, "wheel", cw), c, _inertia(data, "wheel_inertia_kg_m2", cw)))
+        f.joints.append({"name": f"{name}.spin", "type": "revolute", "parent": hub, "child": wheel, "point_m": c,
+                         "axis": [0.0, 1.0, 0.0]})
+        f.force_elements.append(_spring_damper(f"{name}.spring", chassis, hp("spring_chassis"), body,
+                                               hp("spring_axle"), data, cw))
+        f.independent.append(f"{name}.spin")
+        wheels.append(dict(body=wheel, hub_body=hub, spin_coordinate=f"{name}.spin",
+                           travel_coordinate=f"{axle}.heave", spring=f"{name}.spring"))
+    return f, tuple(wheels)
+
+
 def planar_chassis(name: str, data: dict, where: str) -> Fragment:
     """Chassis moving in the x-z plane (x, z, pitch: 2 massless auxiliary bodies), for the 7-DOF
     half car; the joint's reference point is the chassis CoM at design."""
@@ -289,4 +364,7 @@ def fifth_wheel_coupling(unit: str, towing: str, point, chassis: dict, data: dic
 STEERING_TEMPLATES = {"rack": rack_steering}
 COUPLING_TEMPLATES = {"ball": ball_coupling, "fifth_wheel": fifth_wheel_coupling}
 SUSPENSION_TEMPLATES = {"macpherson_strut": macpherson_strut, "five_link": five_link}
+AXLE_TEMPLATES = {"beam_axle": beam_axle}
+"""Templates of a suspension that carries two corners (a left and a right wheel): a vehicle file's corners
+name the axle they share (field ``axle``)."""
 CHASSIS_TEMPLATES = {"planar": planar_chassis, "free": free_chassis}
