@@ -300,13 +300,14 @@ def time_passes(name: str, calls: int = 2000, repeats: int = 30) -> dict:
 
 def time_step_steer(name: str, duration: float = 20.0, repeats: int = 3) -> dict:
     """Best-of-``repeats`` wall time of ``duration`` s of an ISO 7401 step steer (RK4, 1 ms, flat road) of
-    a vehicle with steering: the handling counterpart of the bumpy-road run."""
+    a vehicle with steering: the handling counterpart of the bumpy-road run. The steering-wheel angle is the
+    one of 4 m/s^2 steady state in the single-track model of the vehicle (of a combination: its towing unit's)."""
     from .manoeuvres.step_steer import step_steer_profile
-    from .manoeuvres.vehicle_model import single_track_of
+    from .manoeuvres.vehicle_model import single_track_of, towing_vehicle
     from .vehicle import Vehicle
     car = Vehicle.load(name)
     v = STEP_STEER_SPEED_M_S
-    st = single_track_of(car)
+    st = single_track_of(towing_vehicle(car))
     profile = step_steer_profile(4.0 / (v * st.yaw_rate_gain(v)), hold_s=duration)
     car.simulate("flat", 0.01, v0=v, steer=profile)            # warm-up: loads/compiles the kernels
     best = float("inf")

@@ -141,3 +141,12 @@ def test_bench_baseline_times_another_commit_in_the_same_sitting(tmp_path):
         assert v["ratio"] == pytest.approx(v["work"] / v["baseline"])
     assert "| halfcar7 | rk4 1 ms |" in run.stdout and f"({sha[:12]})" in run.stdout
     assert [_order(r) for r in range(3)] == [("baseline", "work"), ("work", "baseline"), ("baseline", "work")]
+
+
+def test_bench_step_steer_of_a_combination():
+    """The bench's step steer of a combination steers by its towing unit's single-track model (a combination
+    has none of its own): the tractor-semitrailer turns left at its 4 m/s^2 angle (the default run covers every
+    shipped vehicle, the combinations included)."""
+    from fmu_vehicle.bench import time_step_steer
+    r = time_step_steer("tractor_semitrailer", duration=0.5, repeats=1)
+    assert r["vehicle"] == "tractor_semitrailer" and r["wall_s"] > 0.0 and r["final_yaw_rate_rad_s"] > 0.05
