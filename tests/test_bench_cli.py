@@ -148,5 +148,5 @@ def test_bench_step_steer_of_a_combination():
     has none of its own): the tractor-semitrailer turns left at its 4 m/s^2 angle (the default run covers every
     shipped vehicle, the combinations included)."""
     from fmu_vehicle.bench import time_step_steer
-    r = time_step_steer("tractor_semitrailer", duration=0.5, repeats=1)
+    r = time_step_steer("tractor_semitrailer", duration=2.0, repeats=1)
     assert r["vehicle"] == "tractor_semitrailer" and r["wall_s"] > 0.0 and r["final_yaw_rate_rad_s"] > 0.05
