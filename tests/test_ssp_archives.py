@@ -45,7 +45,9 @@ SIGNALS = {"ccr": ("vehicle.chassis.x", "vehicle.chassis.vx", "controller.brake_
            "platoon3": ("vehicle_1.chassis.vx", "vehicle_3.chassis.x", "controller_2.throttle"),
            "ride": ("vehicle.chassis.x", "vehicle.chassis.vx", "vehicle.chassis.z", "vehicle.chassis.pitch"),
            "chassis": ("vehicle.chassis.x", "vehicle.chassis.vx", "chassis_control.brakes.pressure_FL",
-                       "robot.steering_wheel_angle")}
+                       "robot.steering_wheel_angle"),
+           "caravan": ("vehicle.chassis.x", "vehicle.chassis.y", "vehicle.caravan.articulation",
+                       "driver.steering_wheel_angle")}
 """Signals compared per system (outputs of every kind of FMU in it)."""
 
 
