@@ -24,6 +24,7 @@ from lxml import etree
 
 from fmu_vehicle.fmi.hosts import Inputs, build_host, check_fmu
 from fmu_vehicle.fmi.vehicle_parameters import KINDS
+from fmu_vehicle.paths import REPO_DIR
 from fmu_vehicle.vehicle import Vehicle
 from fmu_vehicle.vehicle.signals import FULL_VEHICLE
 
@@ -46,8 +47,9 @@ SWA = 0.5                               # rad, + left: a steady left turn (about
 CARAVAN_MASS = 1500.0                   # kg, the caravan's chassis instead of its 1186 kg
 
 REFERENCE_CHILD = '''
-import pickle
+import pickle, sys
 INPUTS = pickle.load(open("inputs.pkl", "rb"))
+sys.path.insert(0, INPUTS["repo"])            # this checkout's package (the child runs without PYTHONPATH)
 import numpy as np
 from fmu_vehicle.vehicle import Vehicle
 car = Vehicle.load(INPUTS["model"])
@@ -120,7 +122,7 @@ def car() -> Vehicle:
 def runs(fmu, tmp_path_factory) -> dict:
     common = {"h": H, "v0": V0, "swa": SWA, "steps": STEPS, "every": EVERY, "model": MODEL}
     ref_dir, fmu_dir = tmp_path_factory.mktemp("combination_ref"), tmp_path_factory.mktemp("combination_run")
-    ref = spawn_child(REFERENCE_CHILD, ref_dir, common)
+    ref = spawn_child(REFERENCE_CHILD, ref_dir, {**common, "repo": str(REPO_DIR)})
     prelude = CHILD_PRELUDE + "\nINPUTS = pickle.load(open('inputs.pkl', 'rb'))\n" + BAD_INPUT_HARNESS + STATE_HARNESS
     run = spawn_child(prelude + textwrap.dedent(FMU_CHILD) + "\npickle.dump(RESULT, open('result.pkl', 'wb'))\n",
                       fmu_dir, {**common, "fmu": str(fmu), "caravan_mass": CARAVAN_MASS})
@@ -196,6 +198,24 @@ def test_model_structure_of_the_caravan_outputs(fmu, car):
         assert not set(initial[f"caravan.{name}"]) & inputs, name
     assert set(initial["wheel_TL.tire_fz"]) & inputs == {f"wheel_TL.{r.name}" for r in FULL_VEHICLE.inputs
                                                            if r.name not in ("torque_drive", "torque_brake")}
+
+
+def test_declared_dependencies_are_what_the_fmu_does(fmu, car, tmp_path):
+    """tests/test_fmu_model_structure.py's probe on this FMU: every input moved in both modes, under each input
+    source (internal, road inputs, external tire loads on all six wheels with the rack driven directly); no output
+    moves with an input it does not declare, and every declared dependence is seen."""
+    try:
+        from test_fmu_model_structure import check, declared, observe
+    except ImportError:
+        from .test_fmu_model_structure import check, declared, observe
+    loads = {f"wheel_{w}.{n}": v for w in car.wheel_names
+             for n, v in (("force.x", 300.0), ("force.y", 200.0), ("force.z", 5000.0), ("point.x", 1.0),
+                          ("point.y", 0.5), ("point.z", 0.1))}
+    probes = [{}, {"parameters": {"road_source": "inputs"}},
+              {"parameters": {"tire_source": "external", "steering_input": "rack_travel"}, "inputs": loads}]
+    structure = declared(fmu)
+    check(structure, observe(fmu, probes, tmp_path))
+    assert not any(structure["stepping"].values())
 
 
 # ------------------------------------------------------------------------------------------ physics
