@@ -2,9 +2,9 @@
 from the vehicle, suspension and tire files of each FMU's default model.
 
 Three FMUs export the vehicle (``KINDS``): ``VehicleLV`` the longitudinal-vertical half car, ``Vehicle``
-the full car and ``VehicleCombination`` a full car towing other units (docs/articulated.md §6): its parameter
-table also covers the towed units' corners and chassis masses. ``parameter_table(fmu, data_dir)`` reads the start values from ``data_dir`` (the FMU's resources
-folder) once per process and returns the same table on every later call: pythonfmu re-executes the slave
+the full car and ``VehicleCombination`` a full car towing other units (docs/articulated.md §6), whose table
+also covers the towed units' corners and chassis masses. ``parameter_table(fmu, data_dir)`` reads the start
+values from ``data_dir`` (the FMU's resources folder) once per process and returns the same table on every later call: pythonfmu re-executes the slave
 script at each instantiation, possibly after the first FMU's folder has been deleted (docs/fmu_hosts.md).
 See docs/fmus.md.
 """
@@ -118,13 +118,18 @@ def start_value(model: str, path: str, base=None):
 
 
 def _override_table(kind: Kind, corners, units=()) -> dict:
-    """FMI parameter -> (Vehicle.load override path, unit, description, min, max). The half car's ranges are
+    """FMI parameter -> (Vehicle.load override path, unit, description, min, max) of the chassis parameters of
+    ``kind``, those of each towed unit of ``units`` (names) and those of each corner of ``corners``, (name,
+    override path of ``corner_paths``, axle: 0 front, 1 rear). The half car's ranges are
     those in which it has a static equilibrium and runs over the bumpy road at 30 m/s at dt = 1 ms (each
     parameter alone, the others at their start values; tests/test_vehicle_lv_ranges.py); a pair (front,
     rear) where the corners differ. The full car has the same corners and takes the same ranges; each of its
     corners alone works across them too (tests/test_fmu_ranges.py). The spring preload ends at 20 kN (about four
     times a rear corner's static load): above it the full car's equilibrium solve failed at some values (one
-    rear corner at 25 kN, not its mirror image)."""
+    rear corner at 25 kN, not its mirror image). A towed unit's corners take the rear corners' ranges (the
+    caravan's are the car's five-link rear corners, under about the same load); each caravan parameter at either
+    end, the caravan's chassis mass included, had an equilibrium and ran 2 s over the bumpy road at 30 m/s when
+    the ranges were chosen, and tests/test_fmu_ranges.py sweeps every range of the combination FMU."""
     return {
         **{name: (path, unit, desc, lo, hi) for name, path, unit, desc, lo, hi in kind.chassis},
         **{name.format(u=u): (path.format(u=u), unit, desc.format(u=u), lo, hi)
