@@ -45,7 +45,9 @@ SIGNALS = {"ccr": ("vehicle.chassis.x", "vehicle.chassis.vx", "controller.brake_
            "platoon3": ("vehicle_1.chassis.vx", "vehicle_3.chassis.x", "controller_2.throttle"),
            "ride": ("vehicle.chassis.x", "vehicle.chassis.vx", "vehicle.chassis.z", "vehicle.chassis.pitch"),
            "chassis": ("vehicle.chassis.x", "vehicle.chassis.vx", "chassis_control.brakes.pressure_FL",
-                       "robot.steering_wheel_angle")}
+                       "robot.steering_wheel_angle"),
+           "caravan": ("vehicle.chassis.x", "vehicle.chassis.y", "vehicle.caravan.articulation",
+                       "driver.steering_wheel_angle")}
 """Signals compared per system (outputs of every kind of FMU in it)."""
 
 
@@ -125,7 +127,9 @@ def test_the_ssp_command_writes_each_shipped_system_with_its_fmus(archives, fmu_
     wrote = [line for line in printed.splitlines() if line.startswith("[")]
     assert [line.split(" (", 1)[0] for line in wrote] == \
         [f"[{i}/{len(SYSTEMS)}] wrote {paths[stem]}" for i, stem in enumerate(SYSTEMS, 1)]
-    assert wrote[-1].startswith(f"[{len(SYSTEMS)}/{len(SYSTEMS)}] wrote {paths['chassis']} (3 components, ")
+    for stem, n in (("chassis", 3), ("caravan", 2)):
+        i = list(SYSTEMS).index(stem)
+        assert wrote[i].startswith(f"[{i + 1}/{len(SYSTEMS)}] wrote {paths[stem]} ({n} components, ")
     for stem, path in paths.items():
         check_ssd(path)
         with zipfile.ZipFile(path) as archive:

@@ -13,6 +13,8 @@ component parameters come from the example systems (``fmu_vehicle.cosim.scenario
     ride      VehicleLV alone, its road a file outside the FMU (``allow_external_files``)
     chassis   the regulation tests of chassis control: Robot (steering, pedal, drive torque), ChassisControl
               (brakes with ABS, TCS, ESC) and Vehicle (the full car, internal tires)
+    caravan   the ISO 3888-1 double lane change of a car towing a caravan: Driver (path follower) and
+              VehicleCombination (sedan_caravan, internal tires)
 
 The files are generated (the FMUs' model descriptions give the connectors' types and units)::
 
@@ -108,8 +110,26 @@ def chassis_system(fmus: dict) -> System:
     return System("chassis", comps, cons, stop_time=6.0, step_size=1e-3)
 
 
+CARAVAN_SPEED_M_S = 60.0 / 3.6
+"""Entry speed of the caravan's double lane change [m/s]: the speed of the full car's co-simulated lane change
+(``cosim.lane_change``), about half the linear car-caravan model's critical (snaking) speed (docs/articulated.md
+§5)."""
+
+
+def caravan_system(fmus: dict) -> System:
+    """Driver -> VehicleCombination (``sedan_caravan``: the full car towing its caravan, internal tires) in
+    Gauss-Seidel order, one step of 1 ms: the ISO 3888-1 double lane change of ``cosim.lane_change`` at
+    ``CARAVAN_SPEED_M_S``, its track laid out for the combination's width; the driver steers the car along the
+    track's centre line and holds the entry speed with a drive torque split over the front wheels."""
+    from fmu_vehicle.cosim.lane_change import double_lane_change
+    system = double_lane_change(fmus, tires="internal", speed=CARAVAN_SPEED_M_S, vehicle_fmu="VehicleCombination",
+                                model="sedan_caravan").system
+    system.name = "caravan"
+    return system
+
+
 SYSTEMS = {"ccr": ccr_system, "acc": acc_system, "platoon3": platoon3_system, "ride": ride_system,
-           "chassis": chassis_system}
+           "chassis": chassis_system, "caravan": caravan_system}
 """System file stem (resources/scenarios/<stem>.ssd) -> builder(fmus) -> System."""
 
 
@@ -184,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m fmu_vehicle.adas.systems", description=__doc__.split("\n")[0])
     parser.add_argument("--fmu-dir", help="folder of the built FMUs (default dist/fmus, built if missing)")
     a = parser.parse_args(argv)
-    names = list(dict.fromkeys([*FMU_NAMES, "Vehicle", "ChassisControl", "Robot"]))
+    names = list(dict.fromkeys([*FMU_NAMES, "Vehicle", "ChassisControl", "Robot", "Driver", "VehicleCombination"]))
     for path in write_systems(ensure_fmus(names, a.fmu_dir, log=print), resource_path("scenarios")):
         print(f"wrote {path}")
     return 0

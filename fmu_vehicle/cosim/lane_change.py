@@ -43,18 +43,18 @@ WHEEL_STATE = tuple(f"{q}.{a}" for q in ("pos", "lin_vel", "ang_vel") for a in "
 WHEEL_LOAD = tuple(f"{q}.{a}" for q in ("point", "force", "moment") for a in "xyz")
 
 
-def _vehicle_width() -> float:
-    """The full car's overall width [m] (``manoeuvres.runs.vehicle_width`` of its vehicle file)."""
+def _vehicle_width(model: str = VEHICLE_MODEL) -> float:
+    """The overall width [m] of vehicle file ``model`` (``manoeuvres.runs.vehicle_width``: every unit's wheels)."""
     from fmu_vehicle.manoeuvres.runs import vehicle_width
     from fmu_vehicle.vehicle import Vehicle
-    return vehicle_width(Vehicle.load(VEHICLE_MODEL))
+    return vehicle_width(Vehicle.load(model))
 
 
-def _start_x0() -> float:
-    """The vehicle's ``x0`` [m] that puts its centre of mass (``chassis.x``) at x = 0 at the start: minus the
-    design CoM x of its vehicle file."""
+def _start_x0(model: str = VEHICLE_MODEL) -> float:
+    """The ``x0`` [m] of vehicle file ``model`` that puts its (towing unit's) centre of mass (``chassis.x``) at
+    x = 0 at the start: minus the design CoM x of its chassis."""
     from fmu_vehicle.vehicle.loader import load_vehicle_spec
-    spec = load_vehicle_spec(VEHICLE_MODEL)
+    spec = load_vehicle_spec(model)
     return -float(next(b.com_m[0] for b in spec.mechanism.bodies if b.name == spec.chassis_body))
 
 
@@ -65,13 +65,19 @@ def tire_connections(vehicle: str, tire: str, wheel: str) -> list[Connection]:
 
 
 def double_lane_change(fmus: dict, *, tires: str = "external", speed: float = 60 / 3.6, step: float = 1e-3,
-                       width: float | None = None) -> Scenario:
+                       width: float | None = None, vehicle_fmu: str = "Vehicle",
+                       model: str = VEHICLE_MODEL) -> Scenario:
     """The ISO 3888-1 double lane change at ``speed`` [m/s] (module docstring). ``tires``: ``internal`` (the
-    vehicle's own) or ``external`` (four Tire.fmu). ``width``: the vehicle's overall width [m] for the track
-    (default: that of the full car's file)."""
+    vehicle's own) or ``external`` (a Tire.fmu per wheel of ``WHEELS``, the full car's). ``width``: the vehicle's
+    overall width [m] for the track (default: that of the vehicle file). ``vehicle_fmu`` and ``model``: the
+    vehicle FMU (a key of ``fmus``) and its vehicle file, e.g. ``VehicleCombination`` with ``sedan_caravan``
+    (internal tires: the caravan's wheels have no Tire.fmu here)."""
     if tires not in ("internal", "external"):
         raise ModelError(f"double_lane_change: tires must be 'internal' or 'external', got {tires!r}")
-    width = _vehicle_width() if width is None else float(width)
+    if tires == "external" and vehicle_fmu != "Vehicle":
+        raise ModelError(f"double_lane_change: tires = 'external' is wired for Vehicle.fmu's four wheels, not "
+                         f"{vehicle_fmu}")
+    width = _vehicle_width(model) if width is None else float(width)
     path = lane_change_path(width)
     x_start = float(path.x[0])                  # the car starts on the path's first point
     track = iso3888_1_layout(width)
@@ -79,8 +85,8 @@ def double_lane_change(fmus: dict, *, tires: str = "external", speed: float = 60
     comps = [
         Component("driver", _fmu(fmus, "Driver"), {"vehicle.width": width, "path.x_offset": -x_start,
                                                    "target_speed": float(speed), "sample_period": DRIVER_SAMPLE_S}),
-        Component("vehicle", _fmu(fmus, "Vehicle"), {"model": VEHICLE_MODEL, "road": "flat", "v0": float(speed),
-                                                     "x0": _start_x0(), "tire_source": tires}),
+        Component("vehicle", _fmu(fmus, vehicle_fmu), {"model": model, "road": "flat", "v0": float(speed),
+                                                       "x0": _start_x0(model), "tire_source": tires}),
     ]
     cons = [Connection("vehicle", f"chassis.{q}", "driver", f"chassis.{q}") for q in ("x", "y", "yaw", "vx")]
     cons += [Connection("driver", "steering_wheel_angle", "vehicle", "steering_wheel_angle")]
@@ -103,7 +109,7 @@ def double_lane_change(fmus: dict, *, tires: str = "external", speed: float = 60
         return {"track.x": (result[v + "chassis.x"] + x_start, "m")}
 
     system = System(f"double_lane_change_{tires}_tires", comps, cons, stop_time=duration, step_size=step)
-    return Scenario(system, f"ISO 3888-1 double lane change, {VEHICLE_MODEL}, {speed * 3.6:g} km/h "
+    return Scenario(system, f"ISO 3888-1 double lane change, {model}, {speed * 3.6:g} km/h "
                             f"({tires} tires{', Gauss-Seidel driver -> tires -> vehicle' if tires == 'external' else ''})",
                     order=tuple(order), outputs=outputs, output_interval=step, derive=derive,
                     panels=(Panel("y [m]", (("y", v + "chassis.y"),)),

@@ -19,6 +19,7 @@ FMUS: dict[str, str] = {
     "LeadVehicle": "fmu_vehicle_lead_vehicle.py",
     "VehicleLV": "fmu_vehicle_vehicle_lv.py",
     "Vehicle": "fmu_vehicle_vehicle.py",
+    "VehicleCombination": "fmu_vehicle_vehicle_combination.py",
     "Tire": "fmu_vehicle_tire.py",
     "Driver": "fmu_vehicle_driver.py",
     "ChassisControl": "fmu_vehicle_chassis_control.py",

@@ -1,34 +1,40 @@
 """The vehicle FMUs' parameter tables: vehicle-file fields exposed as FMI parameters, with start values read
 from the vehicle, suspension and tire files of each FMU's default model.
 
-Two FMUs export the vehicle (``KINDS``): ``VehicleLV`` the longitudinal-vertical half car and ``Vehicle``
-the full car. ``parameter_table(fmu, data_dir)`` reads the start values from ``data_dir`` (the FMU's resources
-folder) once per process and returns the same table on every later call: pythonfmu re-executes the slave
+Three FMUs export the vehicle (``KINDS``): ``VehicleLV`` the longitudinal-vertical half car, ``Vehicle``
+the full car and ``VehicleCombination`` a full car towing other units (docs/articulated.md §6), whose table
+also covers the towed units' corners and chassis masses. ``parameter_table(fmu, data_dir)`` reads the start
+values from ``data_dir`` (the FMU's resources folder) once per process and returns the same table on every later call: pythonfmu re-executes the slave
 script at each instantiation, possibly after the first FMU's folder has been deleted (docs/fmu_hosts.md).
 See docs/fmus.md.
 """
 from __future__ import annotations
 
 import functools
+import json
 from pathlib import Path
 from typing import NamedTuple
 
+from fmu_vehicle.errors import ModelError
 from fmu_vehicle.tire.models import host, params, read_tire, unloaded_radius
 from fmu_vehicle.paths import resource_path
 from fmu_vehicle.vehicle.loader import load_vehicle_spec, vehicle_file_data, vehicle_value
 from fmu_vehicle.vehicle.signals import TABLES
 
-_SUSP = "corners.{w}.suspension_overrides."
+_SUSP = "{c}.suspension_overrides."
+"""Override path of a corner's suspension field: ``{c}`` is the corner's path (``corner_paths``)."""
 
 
 class Kind(NamedTuple):
-    """One vehicle FMU: the vehicle files it offers (all with the same corner names; the first gives the start
-    values, and a parameter left at its start value keeps the chosen file's own value:
-    ``vehicle_slave.load_vehicle``), its signal table, and the chassis parameters it exposes (name, path,
-    unit, description, min, max)."""
+    """One vehicle FMU: the vehicle files it offers (all with the same corner and unit names; the first gives the
+    start values, and a parameter left at its start value keeps the chosen file's own value:
+    ``vehicle_slave.load_vehicle``), its signal table, the chassis parameters it exposes (name, path, unit,
+    description, min, max) and, for a combination, the same for each towed unit's chassis (``{u}`` in name, path
+    and description is the unit's name)."""
     models: tuple
     signals: object
     chassis: tuple
+    unit_chassis: tuple = ()
 
 
 KINDS = {
@@ -39,6 +45,10 @@ KINDS = {
          "mass (the other principal moments bound it: triangle inequality)", 4100.0, 5100.0))),
     "Vehicle": Kind(("fullcar14", "fullcar14_forkarm", "midsize14"), TABLES["full_vehicle"], (
         ("chassis.mass", "chassis.mass_kg", "kg", "chassis (sprung) mass of the whole vehicle", 100.0, 6000.0),)),
+    "VehicleCombination": Kind(("sedan_caravan",), TABLES["full_vehicle"], (
+        ("chassis.mass", "chassis.mass_kg", "kg", "chassis (sprung) mass of the towing unit", 100.0, 6000.0),), (
+        ("{u}.chassis_mass", "units.{u}.chassis.mass_kg", "kg", "{u} chassis (body) mass, its axle's corners not "
+         "included (its centre of mass and inertia stay as in the vehicle file)", 200.0, 3000.0),)),
 }
 """The vehicle FMUs by model name."""
 
@@ -71,18 +81,61 @@ def _pick(bound, i: int):
     return bound[i] if isinstance(bound, tuple) else bound
 
 
-def _override_table(kind: Kind, corners) -> dict:
-    """FMI parameter -> (Vehicle.load override path, unit, description, min, max). The half car's ranges are
+def corner_paths(data: dict) -> dict:
+    """Corner name -> its ``Vehicle.load`` override path (``corners.<w>``, or ``units.<u>.corners.<w>`` for a
+    towed unit's corner) of every corner of the vehicle file data ``data``, towing unit first."""
+    out = {c["name"]: f"corners.{c['name']}" for c in data["corners"]}
+    for u in data.get("units", ()):
+        out.update({c["name"]: f"units.{u['name']}.corners.{c['name']}" for c in u["corners"]})
+    return out
+
+
+def _corner_data(data: dict, path: str) -> dict:
+    """The corner entry of vehicle file data ``data`` at override path ``path`` (``corner_paths``)."""
+    keys = path.split(".")
+    node = data
+    for k in keys:
+        node = next(c for c in node if c.get("name") == k) if isinstance(node, list) else node[k]
+    return node
+
+
+def start_value(model: str, path: str, base=None):
+    """The effective value of override path ``path`` in vehicle file ``model``: ``loader.vehicle_value``, which
+    reads a towing-unit corner's suspension file; for a towed unit's corner
+    (``units.<u>.corners.<w>.suspension_overrides.<field>``) the corner's own override, else its suspension
+    file's value. ModelError names the path when it leads nowhere."""
+    head, sep, field = path.partition(".suspension_overrides.")
+    if not (sep and head.startswith("units.")):
+        return vehicle_value(model, path, base=base)
+    corner = _corner_data(vehicle_file_data(model, base=base), head)
+    suspension = json.loads(resource_path("vehicles", "suspensions", corner["suspension"], base=base).read_text())
+    for node in (corner.get("suspension_overrides", {}), suspension):
+        for k in field.split("."):
+            node = node.get(k) if isinstance(node, dict) else None
+        if node is not None:
+            return node
+    raise ModelError(f"vehicle '{model}': no value at '{path}'")
+
+
+def _override_table(kind: Kind, corners, units=()) -> dict:
+    """FMI parameter -> (Vehicle.load override path, unit, description, min, max) of the chassis parameters of
+    ``kind``, those of each towed unit of ``units`` (names) and those of each corner of ``corners``, (name,
+    override path of ``corner_paths``, axle: 0 front, 1 rear). The half car's ranges are
     those in which it has a static equilibrium and runs over the bumpy road at 30 m/s at dt = 1 ms (each
     parameter alone, the others at their start values; tests/test_vehicle_lv_ranges.py); a pair (front,
     rear) where the corners differ. The full car has the same corners and takes the same ranges; each of its
     corners alone works across them too (tests/test_fmu_ranges.py). The spring preload ends at 20 kN (about four
     times a rear corner's static load): above it the full car's equilibrium solve failed at some values (one
-    rear corner at 25 kN, not its mirror image)."""
+    rear corner at 25 kN, not its mirror image). A towed unit's corners take the rear corners' ranges (the
+    caravan's are the car's five-link rear corners, under about the same load); each caravan parameter at either
+    end, the caravan's chassis mass included, had an equilibrium and ran 2 s over the bumpy road at 30 m/s when
+    the ranges were chosen, and tests/test_fmu_ranges.py sweeps every range of the combination FMU."""
     return {
         **{name: (path, unit, desc, lo, hi) for name, path, unit, desc, lo, hi in kind.chassis},
-        **{name.format(w=w): (path.format(w=w), unit, desc.format(w=w), _pick(lo, axle), _pick(hi, axle))
-           for w, axle in corners
+        **{name.format(u=u): (path.format(u=u), unit, desc.format(u=u), lo, hi)
+           for u in units for name, path, unit, desc, lo, hi in kind.unit_chassis},
+        **{name.format(w=w): (path.format(c=c), unit, desc.format(w=w), _pick(lo, axle), _pick(hi, axle))
+           for w, c, axle in corners
            for name, path, unit, desc, lo, hi in (
                ("suspension_{w}.spring_stiffness", _SUSP + "spring.stiffness_N_per_m", "N/m",
                 "{w} suspension spring rate", (1000.0, 10000.0), 1e7),
@@ -102,6 +155,7 @@ class ParameterTable(NamedTuple):
     overrides: dict          # FMI parameter -> (override path, unit, description, start, min, max)
     tire_radius: dict        # FMI parameter -> (wheel, start [m] from that corner's .tir file)
     steering: tuple | None   # (steering-wheel angle limit [rad], rack travel limit [m]) of the steered kind
+    units: tuple = ()        # towed unit names of a combination (their outputs: signal scope ``unit``)
 
 
 def steering_limits(models, base=None) -> tuple[float, float]:
@@ -121,14 +175,18 @@ def parameter_table(fmu: str, data_dir: str | None) -> ParameterTable:
     kind = KINDS[fmu]
     model = kind.models[0]
     base = data_dir if data_dir is not None and (Path(data_dir) / "vehicles").is_dir() else None
-    corners = vehicle_file_data(model, base=base)["corners"]
-    wheels = tuple(c["name"] for c in corners)
+    data = vehicle_file_data(model, base=base)
+    paths = corner_paths(data)
+    corners = [_corner_data(data, path) for path in paths.values()]
+    wheels = tuple(paths)
+    units = tuple(u["name"] for u in data.get("units", ()))
     x_front = max(c["wheel_center_m"][0] for c in corners)
-    axle = {c["name"]: int(c["wheel_center_m"][0] < x_front) for c in corners}     # 0 front axle, 1 rear
-    overrides = {name: (path, unit, desc, float(vehicle_value(model, path, base=base)), lo, hi)
-                 for name, (path, unit, desc, lo, hi) in _override_table(kind, axle.items()).items()}
+    # 0 front axle, 1 rear (a towed unit's axles take the rear ranges: they are not steered)
+    rows = [(w, paths[w], int(c["wheel_center_m"][0] < x_front)) for w, c in zip(wheels, corners)]
+    overrides = {name: (path, unit, desc, float(start_value(model, path, base=base)), lo, hi)
+                 for name, (path, unit, desc, lo, hi) in _override_table(kind, rows, units).items()}
     tires = {c["name"]: params(read_tire(resource_path("tires", c["tire"], base=base), c.get("tire_model"),
                                          f"corner '{c['name']}': field 'tire_model'")) for c in corners}
     radius = {f"tire_{name}.unloaded_radius": (name, float(host(unloaded_radius)(p))) for name, p in tires.items()}
     steered = bool(kind.signals.vehicle_inputs)
-    return ParameterTable(wheels, overrides, radius, steering_limits(kind.models, base) if steered else None)
+    return ParameterTable(wheels, overrides, radius, steering_limits(kind.models, base) if steered else None, units)

@@ -5,9 +5,12 @@
     per doStep(t, h):  sim.set_inputs(<every wheel's inputs>); [sim.set_steering(angle) |
                        sim.set_rack_travel(s)]; sim.advance(h); outputs <- sim.row
 
-``VehicleLV.fmu`` (the half car) and ``Vehicle.fmu`` (the full car) are two subclasses, each a few lines in
-its slave script: the FMU's name (a key of ``vehicle_parameters.KINDS``: its vehicle files, signal table
-and chassis parameters) and its parameter table read from the FMU's resources.
+``VehicleLV.fmu`` (the half car), ``Vehicle.fmu`` (the full car) and ``VehicleCombination.fmu`` (a full car
+towing other units) are subclasses, each a few lines in its slave script: the FMU's name (a key of
+``vehicle_parameters.KINDS``: its vehicle files, signal table and chassis parameters) and its parameter table
+read from the FMU's resources. A combination has the same variables per wheel for every unit's wheels, and the
+towed units' outputs (signal scope ``unit``: articulation angle and rate, position, velocities, yaw, roll,
+lateral acceleration) after the vehicle's.
 
 Semantics (units SI, axes ISO 8855: x forward, y left, z up):
 
@@ -58,8 +61,9 @@ STEERING_INPUTS = ("steering_wheel_angle", "rack_travel")
 """Values of the ``steering_input`` parameter: which vehicle input moves the rack."""
 
 
-def _signal_vars(kind, wheels, steering=None) -> tuple:
-    """The FMU's inputs and outputs: one variable per row of the signal table (per wheel where it is). The
+def _signal_vars(kind, wheels, steering=None, units=()) -> tuple:
+    """The FMU's inputs and outputs: one variable per row of the signal table (per wheel, per towed unit of
+    ``units``, where it is). The
     steering inputs take the range of the vehicle files (``steering`` = (angle limit [rad], rack travel limit
     [m]), ``vehicle_parameters.steering_limits``): what the rack of the offered file with the widest stops can
     travel; the chosen file's own stops are checked at each step."""
@@ -72,7 +76,7 @@ def _signal_vars(kind, wheels, steering=None) -> tuple:
                         max=bounds[r.name] if r.name in bounds else r.max,
                         display_unit=_DISPLAY.get(r.unit)) for r in sig.vehicle_inputs)
     outputs = tuple(Var(name, "output", "continuous", r.unit, r.description, 0.0, display_unit=_DISPLAY.get(r.unit))
-                    for r, name in sig.outputs(wheels))
+                    for r, name in sig.outputs(wheels, units))
     return inputs + outputs
 
 
@@ -112,7 +116,7 @@ def vehicle_variables(fmu: str, table: ParameterTable) -> tuple:
         *((Var("steering_input", "parameter", "fixed", None, "which input moves the steering rack: "
                "steering_wheel_angle (through the steering ratio) | rack_travel (directly)",
                STEERING_INPUTS[0], type="Enumeration", choices=STEERING_INPUTS),) if steered else ()),
-        *_signal_vars(kind, table.wheels, table.steering),
+        *_signal_vars(kind, table.wheels, table.steering, table.units),
         Var(ALLOW_PARAMETER, "parameter", "fixed", None, "allow a road file outside the FMU resources "
             "(absolute paths, ..)", False, type="Boolean"),
         # last: the value references of the variables above are those of the FMUs without it
@@ -129,6 +133,10 @@ def vehicle_variables(fmu: str, table: ParameterTable) -> tuple:
 #: torques repeat the wheel's torque inputs. Everything else is the state, which the inputs move only in doStep.
 BODY_OUTPUTS = ("chassis.ax", "chassis.ay", "chassis.az", "chassis.roll_acc", "chassis.pitch_acc", "chassis.yaw_acc",
                 "rack_force")
+#: Units of a towed unit's output (signal scope ``unit``) that make it an acceleration: like ``BODY_OUTPUTS`` it
+#: comes from the evaluation of the equations of motion, which every force input enters (``<unit>.ay``); the other
+#: unit outputs are states.
+ACCELERATION_UNITS = ("m/s2", "rad/s2")
 TIRE_OUTPUTS = ("tire_fx", "tire_fy", "tire_fz", "tire_mz")
 ROAD_INPUTS = ("road_height", "road_slope", "road_slope_y", "road_mu")
 TORQUE_INPUTS = ("torque_drive", "torque_brake")
@@ -144,6 +152,8 @@ def vehicle_structure(fmu: str, table: ParameterTable) -> Structure:
     and the applied torques depend on inputs (see there). The steering inputs set the rack's target at the end of
     the next step only: no output follows them in Initialization Mode. Declared for every parameter setting
     (road_source, tire_source: an input the model ignores under one setting is declared all the same).
+    A towed unit's accelerations (``ACCELERATION_UNITS``: ``<unit>.ay``) follow every input as ``BODY_OUTPUTS``
+    do; its other outputs (articulation angle and rate, position, velocities, yaw, roll) are states.
     Stepping: the inputs act in doStep only (``dependencies=""`` for every output)."""
     sig = KINDS[fmu].signals
     wheels = table.wheels
@@ -152,8 +162,8 @@ def vehicle_structure(fmu: str, table: ParameterTable) -> Structure:
     loads = [n for n in names if n not in ROAD_INPUTS and n not in TORQUE_INPUTS]
     every = tuple(f"wheel_{w}.{n}" for w in wheels for n in names)
     initial = {}
-    for r, name in sig.outputs(wheels):
-        if name in BODY_OUTPUTS:
+    for r, name in sig.outputs(wheels, table.units):
+        if name in BODY_OUTPUTS or (r.scope == "unit" and r.unit in ACCELERATION_UNITS):
             initial[name] = every
         elif r.scope == "wheel":
             prefix = name[:-len(r.name)]            # "wheel_<w>."
@@ -206,6 +216,9 @@ def load_vehicle(table: ParameterTable, values: dict, resources: Path):
     if car.wheel_names != table.wheels:
         raise ModelError(f"parameter 'model' = {values['model']!r}: wheels {car.wheel_names}, this FMU has "
                          f"{table.wheels}")
+    if car.unit_names != table.units:
+        raise ModelError(f"parameter 'model' = {values['model']!r}: towed units {car.unit_names}, this FMU has "
+                         f"{table.units}")
     for name, (w, _start) in table.tire_radius.items():
         if name in changed:
             set_unloaded_radius(car.tire_p[car.wheel_index(w)], values[name])
