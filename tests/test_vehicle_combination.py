@@ -249,8 +249,9 @@ def test_steady_turn_articulation_against_the_linear_reference(combination):
     from fmu_vehicle.manoeuvres.combination import linear_reference
 
     car = combination
-    assert car.output_names[-10:] == tuple(f"caravan.{n}" for n in ("articulation", "articulation_rate", "x", "y",
-                                                                    "vx", "vy", "yaw_rate", "yaw", "roll", "ay"))
+    assert car.output_names[-13:] == tuple(f"caravan.{n}" for n in ("articulation", "articulation_rate", "x", "y",
+                                                                    "vx", "vy", "yaw_rate", "yaw", "roll", "ay",
+                                                                    "coupling_fx", "coupling_fy", "coupling_fz"))
     v0, sw, h = 15.0, 0.3, 0.01
     sim = car.simulator(v0=v0, dt=1e-3)
     k = car.mech.coordinate("caravan.yaw")
