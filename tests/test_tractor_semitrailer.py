@@ -25,7 +25,7 @@ from fmu_vehicle.paths import resource_path
 from fmu_vehicle.tire.contact import OUT_FZ, OUT_POINT
 from fmu_vehicle.tire.models import CONTACT_OUT_N, contact, params, read_tire, tires_side_by_side
 from fmu_vehicle.vehicle.vehicle import Vehicle
-from test_vehicle_reference import check_vehicle
+from test_vehicle_reference import check_coupling_forces, check_vehicle
 
 G = 9.81
 TRUCK_TIRE = "goodyear_335_65R22_5.tir"
@@ -132,11 +132,35 @@ def test_equilibrium_loads_balance_each_unit(truck):
     assert np.allclose(fz[0::2], fz[1::2], rtol=1e-9)
 
 
+RANGES = {"semitrailer.yaw": 0.4, "semitrailer.pitch": 0.03,
+          **{f"{a}.heave": 0.04 for a in ("front", "drive1", "drive2", "trailer1", "trailer2", "trailer3")},
+          **{f"{a}.roll": 0.04 for a in ("front", "drive1", "drive2", "trailer1", "trailer2", "trailer3")}}
+"""Half ranges of the random states' coordinates about the moving equilibrium [rad, m]."""
+
+
 def test_matches_the_cartesian_reference(truck):
-    ranges = {"semitrailer.yaw": 0.4, "semitrailer.pitch": 0.03,
-              **{f"{a}.heave": 0.04 for a in ("front", "drive1", "drive2", "trailer1", "trailer2", "trailer3")},
-              **{f"{a}.roll": 0.04 for a in ("front", "drive1", "drive2", "trailer1", "trailer2", "trailer3")}}
-    check_vehicle(truck, (), n=4, seed=31, ranges=ranges)
+    check_vehicle(truck, (), n=4, seed=31, ranges=RANGES)
+
+
+def test_coupling_force_matches_the_reference_and_carries_the_kingpin_load(truck):
+    """The fifth wheel's force on the semitrailer (outputs semitrailer.coupling_fx/fy/fz, unit axes): at random
+    states equal to the reference's Newton's law of the semitrailer (its own accelerations and tire loads)
+    to 1e-9 of its weight; at rest it carries the kingpin load of the lever rule (42.9 kN) and pulls nothing."""
+    largest = check_coupling_forces(truck, n=4, seed=32, ranges=RANGES)
+    assert largest > 1e4
+    sim = truck.simulator("flat", v0=0.0)
+    o = sim.outputs()
+    fz = sim.system.data.contact[:, OUT_FZ]
+    tw = [truck.wheel_index(c) for c in truck.spec.units[0].corners]
+    k = truck.mech.body("semitrailer")
+    mm = truck.mech.model
+    m2, _x2 = unit_masses(mm, None, mm.on_path[:, k])
+    assert o["semitrailer.coupling_fz"] == pytest.approx(G * m2.sum() - fz[tw].sum(), rel=1e-5)
+    # vertical and pulling nothing in the road's axes: in the semitrailer's own axes (it stands pitched nose up
+    # by 2.3 mrad) the vertical kingpin load has 98 N along x
+    f = sim.system.mech.data.A[k] @ [o[f"semitrailer.coupling_f{a}"] for a in "xyz"]
+    assert abs(f[0]) < 1e-3 * f[2] and abs(f[1]) < 1e-6
+    assert o["semitrailer.coupling_fx"] == pytest.approx(sim.system.mech.data.A[k][2, 0] * f[2], rel=1e-2)
 
 
 def _wheel_centres(truck, values):

@@ -27,7 +27,7 @@ from fmu_vehicle.tire.contact import OUT_FORCE, OUT_FZ, OUT_POINT
 from fmu_vehicle.vehicle.loader import load_vehicle_spec, vehicle_file_data
 from fmu_vehicle.vehicle.vehicle import Vehicle
 from conftest import unit_masses
-from test_vehicle_reference import TRAVELS, check_vehicle
+from test_vehicle_reference import TRAVELS, check_coupling_forces, check_vehicle
 
 G = 9.81
 
@@ -119,6 +119,16 @@ def test_combination_matches_the_cartesian_reference(combination):
     """The caravan's joint at random angles: yaw +-0.3 rad, pitch and roll +-0.03 rad about the equilibrium."""
     check_vehicle(combination, TRAVELS, n=4, seed=7,
                   ranges={"caravan.yaw": 0.3, "caravan.pitch": 0.03, "caravan.roll": 0.03})
+
+
+def test_hitch_force_matches_the_reference(combination):
+    """The ball hitch's force on the caravan (outputs caravan.coupling_f*) at random states equals the
+    reference's Newton's law of the caravan (its bodies, its five-link corners' rods, its tire loads) to 1e-9
+    of the caravan's weight; at rest it carries the nose load (813 N, 6.4 % of the caravan's weight)."""
+    assert check_coupling_forces(combination, n=4, seed=9, ranges={"caravan.yaw": 0.3, "caravan.pitch": 0.03,
+                                                                   "caravan.roll": 0.03}) > 100.0
+    o = combination.simulator("flat", v0=0.0).outputs()
+    assert o["caravan.coupling_fz"] == pytest.approx(813.3, abs=0.5)
 
 
 def _write(tmp_path, data):
@@ -239,8 +249,9 @@ def test_steady_turn_articulation_against_the_linear_reference(combination):
     from fmu_vehicle.manoeuvres.combination import linear_reference
 
     car = combination
-    assert car.output_names[-10:] == tuple(f"caravan.{n}" for n in ("articulation", "articulation_rate", "x", "y",
-                                                                    "vx", "vy", "yaw_rate", "yaw", "roll", "ay"))
+    assert car.output_names[-13:] == tuple(f"caravan.{n}" for n in ("articulation", "articulation_rate", "x", "y",
+                                                                    "vx", "vy", "yaw_rate", "yaw", "roll", "ay",
+                                                                    "coupling_fx", "coupling_fy", "coupling_fz"))
     v0, sw, h = 15.0, 0.3, 0.01
     sim = car.simulator(v0=v0, dt=1e-3)
     k = car.mech.coordinate("caravan.yaw")

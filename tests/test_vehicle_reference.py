@@ -121,6 +121,40 @@ def check_vehicle(car, travels, n=6, seed=1, external_tires=False, ranges=None):
     return seen
 
 
+def check_coupling_forces(car, n=4, seed=3, ranges=None):
+    """At n random states: the coupling force of every towed unit from the engine (``dynamics.coupling_force``
+    after ``vehicle_rhs``, and its output rows ``<unit>.coupling_f*`` in the unit's axes) against the
+    reference's Newton's law of the unit (``reference.vehicle.coupling_force``: its accelerations and its own
+    tire loads), to 1e-9 of the unit's weight. Returns the largest force seen [N]."""
+    from fmu_vehicle.vehicle.dynamics import coupling_force, vehicle_record
+    from reference.vehicle import coupling_force as reference_coupling_force, loads, unit_members
+    road = load_road(ROAD)
+    system = car.system(road)
+    data = system.data
+    rng = np.random.default_rng(seed)
+    ni = car.mech.n_dof
+    row = np.zeros(len(car.output_names))
+    largest = 0.0
+    for y, inputs, _ in random_states(car, system, rng, n, (0.0,), ranges):
+        set_inputs(car, system, inputs)
+        assert vehicle_rhs(0.0, y, system.model, data, np.zeros_like(y)) >= 0
+        sol = solve_vehicle(car, road, y[2 * ni:], inputs, x_origin=data.origin[0], mech=system.mech)
+        applied = loads(car, road, y[2 * ni:], inputs, x_origin=data.origin[0])(sol.bodies)
+        vehicle_record(0.0, y, system.model, data, row)
+        for u in car.spec.units:
+            ub = car.mech.body(u.name)
+            f = np.zeros(3)
+            coupling_force(system.model, data, ub, f)
+            ref = reference_coupling_force(car, sol, u.name, applied)
+            members = unit_members(car, u.name)
+            weight = 9.81 * sum(b.mass_kg for b in car.spec.mechanism.bodies if b.name in members)
+            assert np.abs(f - ref).max() < 1e-9 * weight, (u.name, f, ref)
+            rows = [row[car.output_names.index(f"{u.name}.coupling_f{a}")] for a in "xyz"]
+            assert np.allclose(rows, system.mech.data.A[ub].T @ f, rtol=0, atol=1e-9 * weight)
+            largest = max(largest, float(np.abs(f).max()))
+    return largest
+
+
 def stop_coverage(car, seen):
     """For every spring: (bump engaged in some state, rebound engaged in some, neither in some)."""
     out = {}

@@ -10,7 +10,7 @@ towing other units) are subclasses, each a few lines in its slave script: the FM
 ``vehicle_parameters.KINDS``: its vehicle files, signal table and chassis parameters) and its parameter table
 read from the FMU's resources. A combination has the same variables per wheel for every unit's wheels, and the
 towed units' outputs (signal scope ``unit``: articulation angle and rate, position, velocities, yaw, roll,
-lateral acceleration) after the vehicle's.
+lateral acceleration, the coupling's force) after the vehicle's.
 
 Semantics (units SI, axes ISO 8855: x forward, y left, z up):
 
@@ -133,10 +133,11 @@ def vehicle_variables(fmu: str, table: ParameterTable) -> tuple:
 #: torques repeat the wheel's torque inputs. Everything else is the state, which the inputs move only in doStep.
 BODY_OUTPUTS = ("chassis.ax", "chassis.ay", "chassis.az", "chassis.roll_acc", "chassis.pitch_acc", "chassis.yaw_acc",
                 "rack_force")
-#: Units of a towed unit's output (signal scope ``unit``) that make it an acceleration: like ``BODY_OUTPUTS`` it
-#: comes from the evaluation of the equations of motion, which every force input enters (``<unit>.ay``); the other
-#: unit outputs are states.
-ACCELERATION_UNITS = ("m/s2", "rad/s2")
+#: Units of a towed unit's output (signal scope ``unit``) that make it an outcome of the equations of motion: like
+#: ``BODY_OUTPUTS`` it comes from their evaluation, which every force input enters (``<unit>.ay``, an acceleration,
+#: and ``<unit>.coupling_f*``, the coupling's force, from the unit's accelerations and tire loads); the other unit
+#: outputs are states.
+EVALUATED_UNITS = ("m/s2", "rad/s2", "N")
 TIRE_OUTPUTS = ("tire_fx", "tire_fy", "tire_fz", "tire_mz")
 ROAD_INPUTS = ("road_height", "road_slope", "road_slope_y", "road_mu")
 TORQUE_INPUTS = ("torque_drive", "torque_brake")
@@ -152,8 +153,9 @@ def vehicle_structure(fmu: str, table: ParameterTable) -> Structure:
     and the applied torques depend on inputs (see there). The steering inputs set the rack's target at the end of
     the next step only: no output follows them in Initialization Mode. Declared for every parameter setting
     (road_source, tire_source: an input the model ignores under one setting is declared all the same).
-    A towed unit's accelerations (``ACCELERATION_UNITS``: ``<unit>.ay``) follow every input as ``BODY_OUTPUTS``
-    do; its other outputs (articulation angle and rate, position, velocities, yaw, roll) are states.
+    A towed unit's acceleration and coupling force (``EVALUATED_UNITS``: ``<unit>.ay``, ``<unit>.coupling_f*``)
+    follow every input as ``BODY_OUTPUTS`` do; its other outputs (articulation angle and rate, position,
+    velocities, yaw, roll) are states.
     Stepping: the inputs act in doStep only (``dependencies=""`` for every output)."""
     sig = KINDS[fmu].signals
     wheels = table.wheels
@@ -163,7 +165,7 @@ def vehicle_structure(fmu: str, table: ParameterTable) -> Structure:
     every = tuple(f"wheel_{w}.{n}" for w in wheels for n in names)
     initial = {}
     for r, name in sig.outputs(wheels, table.units):
-        if name in BODY_OUTPUTS or (r.scope == "unit" and r.unit in ACCELERATION_UNITS):
+        if name in BODY_OUTPUTS or (r.scope == "unit" and r.unit in EVALUATED_UNITS):
             initial[name] = every
         elif r.scope == "wheel":
             prefix = name[:-len(r.name)]            # "wheel_<w>."

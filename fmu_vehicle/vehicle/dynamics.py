@@ -57,7 +57,8 @@ WHEEL_QUANTITIES = ("omega", "omega_rel", "x", "y", "z", "vx", "vy", "vz", "stee
                     "torque_drive_applied", "torque_brake_applied", "wx", "wy", "wz", "rot_e0", "rot_e1",
                     "rot_e2", "rot_e3")
 VEHICLE_QUANTITIES = ("steering_wheel_angle", "rack_travel", "rack_force", "constraint_residual")
-UNIT_QUANTITIES = ("articulation", "articulation_rate", "x", "y", "vx", "vy", "yaw_rate", "yaw", "roll", "ay")
+UNIT_QUANTITIES = ("articulation", "articulation_rate", "x", "y", "vx", "vy", "yaw_rate", "yaw", "roll", "ay",
+                   "coupling_fx", "coupling_fy", "coupling_fz")
 QUANTITIES = {"chassis": CHASSIS_QUANTITIES, "wheel": WHEEL_QUANTITIES, "vehicle": VEHICLE_QUANTITIES,
               "unit": UNIT_QUANTITIES}
 NQ_CHASSIS, NQ_WHEEL, NQ_VEHICLE = len(CHASSIS_QUANTITIES), len(WHEEL_QUANTITIES), len(VEHICLE_QUANTITIES)
@@ -67,7 +68,8 @@ NQ_CHASSIS, NQ_WHEEL, NQ_VEHICLE = len(CHASSIS_QUANTITIES), len(WHEEL_QUANTITIES
  QW_FX, QW_FY, QW_MZ, QW_SLIP, QW_SLIP_ANGLE, QW_DRIVE, QW_BRAKE, QW_WX, QW_WY, QW_WZ, QW_ROT) = range(NQ_WHEEL - 3)
 QV_STEERING_WHEEL, QV_RACK, QV_RACK_FORCE, QV_RESIDUAL = range(NQ_VEHICLE)
 NQ_UNIT = len(UNIT_QUANTITIES)
-QU_ART, QU_ART_RATE, QU_X, QU_Y, QU_VX, QU_VY, QU_YAW_RATE, QU_YAW, QU_ROLL, QU_AY = range(NQ_UNIT)
+# QU_COUPLING: the first of the three coupling-force rows (x, y, z)
+QU_ART, QU_ART_RATE, QU_X, QU_Y, QU_VX, QU_VY, QU_YAW_RATE, QU_YAW, QU_ROLL, QU_AY, QU_COUPLING = range(NQ_UNIT - 2)
 TWO_PI = 2.0 * math.pi
 
 SIDESLIP_SPEED_MIN = 0.1
@@ -279,6 +281,65 @@ def chassis_quantities(model, data, q):
 
 
 @njit(cache=True)
+def _point_acceleration(d, body, X, out):
+    """out = acceleration [m/s^2] of the point of ``body`` at body-fixed (design) coordinates X: with r = o + A X
+    and the twist Z = (v, w) at the origin, d2r/dt2 = C(r) dZ/dt + w x (C(r) Z)."""
+    r, v = d.tmp[12], d.tmp[13]
+    for j in range(3):
+        r[j] = d.o[body, j] + d.A[body, j, 0] * X[0] + d.A[body, j, 1] * X[1] + d.A[body, j, 2] * X[2]
+    screw_point(d.Z[body], r, v)
+    screw_point(d.Zd[body], r, out)
+    w = d.Z[body]
+    out[0] += w[4] * v[2] - w[5] * v[1]
+    out[1] += w[5] * v[0] - w[3] * v[2]
+    out[2] += w[3] * v[1] - w[4] * v[0]
+
+
+@njit(cache=True)
+def coupling_force(model, data, ub, out):
+    """out = the force [N, global axes] that the coupling applies to the towed unit whose chassis body is
+    ``ub``: Newton's law for the unit with everything it carries (the bodies hung from ``ub``: on_path[i, ub]),
+    F_c = sum_i m_i a_gi + sum_rods ((a + b) a_A + (b + c) a_B) - sum_wheels F_w - M g, with a_gi the
+    acceleration of body i's centre of mass, the removed rods' consistent end-point masses (a, b, c) on the
+    accelerations of their end points, F_w the load each of the unit's wheels gets from its tire (or the
+    external tire-load input) and M the unit's whole mass. Valid after ``vehicle_rhs`` (it reads dZ/dt);
+    the unit's force elements are internal to it, and a coupling's rotational spring-damper gives a moment."""
+    mech, d = model.mech, data.mech
+    acc = d.tmp[11]
+    mass = 0.0
+    for k in range(3):
+        out[k] = 0.0
+    for i in range(mech.n):
+        if mech.on_path[i, ub] and mech.mass[i] > 0.0:
+            screw_point(d.Zd[i], d.g[i], acc)
+            w, gd = d.Z[i], d.gd[i]
+            acc[0] += w[4] * gd[2] - w[5] * gd[1]
+            acc[1] += w[5] * gd[0] - w[3] * gd[2]
+            acc[2] += w[3] * gd[1] - w[4] * gd[0]
+            for k in range(3):
+                out[k] += mech.mass[i] * acc[k]
+            mass += mech.mass[i]
+    for r in range(mech.nrod):
+        a, b = mech.rod_a[r], mech.rod_b[r]
+        if a >= 0 and b >= 0 and mech.rod_mass[r] > 0.0 and mech.on_path[a, ub] and mech.on_path[b, ub]:
+            ma = mech.rod_M[r, 0] + mech.rod_M[r, 1]
+            mb = mech.rod_M[r, 1] + mech.rod_M[r, 2]
+            _point_acceleration(d, a, mech.rod_pa[r], acc)
+            for k in range(3):
+                out[k] += ma * acc[k]
+            _point_acceleration(d, b, mech.rod_pb[r], acc)
+            for k in range(3):
+                out[k] += mb * acc[k]
+            mass += mech.rod_mass[r]
+    for w in range(model.w_body.shape[0]):
+        if mech.on_path[model.w_body[w], ub]:
+            for k in range(3):
+                out[k] -= data.work[w, W_FORCE + k]
+    for k in range(3):
+        out[k] -= mass * mech.gravity[k]
+
+
+@njit(cache=True)
 def vehicle_record(t, y, model, data, row):
     """Output row of the state just evaluated by ``vehicle_rhs``: the quantity row (``QUANTITIES``), then
     each output row's quantity (``model.out_map``; names and units: the vehicle's signal table)."""
@@ -361,6 +422,10 @@ def vehicle_record(t, y, model, data, row):
             j1, j2 = (j + 1) % 3, (j + 2) % 3
             ay += A[j, 1] * (acc[j] + (Z[3 + j1] * gd[j2] - Z[3 + j2] * gd[j1]))
         q[bu + QU_AY] = ay
+        f = d.tmp[14]
+        coupling_force(model, data, ub, f)
+        for j in range(3):
+            q[bu + QU_COUPLING + j] = A[0, j] * f[0] + A[1, j] * f[1] + A[2, j] * f[2]
     m = model.out_map
     for k in range(m.shape[0]):
         row[k] = q[m[k]] if m[k] >= 0 else 0.0

@@ -314,6 +314,10 @@ FULL_VEHICLE = SignalTable("full_vehicle", (
          "whole turns to within pi of chassis.yaw"),
     _out("unit", "roll", "rad", "roll angle of the unit chassis (z-y'-x'' roll, + left side up)"),
     _out("unit", "ay", "m/s2", "acceleration of the unit chassis centre of mass along its own y axis"),
+    *(_out("unit", f"coupling_f{a}", "N", f"force of the coupling on this unit along the unit chassis's {a} axis "
+           f"({what})") for a, what in (("x", "+ when the towing unit pulls it forward"),
+                                        ("y", "+ pushing it to its left"),
+                                        ("z", "+ carrying it: the nose or kingpin load at rest"))),
 ))
 """Signals of the full vehicles (6-DOF chassis, steering, lateral tires)."""
 

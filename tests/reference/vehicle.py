@@ -94,3 +94,48 @@ def solve_vehicle(car, road, states, inputs: dict, external_tires: dict | None =
     driven = ({car.spec.steering.rack_coordinate: rack_acceleration} if car.spec.steering is not None else None)
     return cartesian.solve_mechanism(car.mech if mech is None else mech, external=loads(car, road, states, inputs, external_tires, x_origin),
                                      driven=driven)
+
+
+def unit_members(car, unit: str) -> set:
+    """Names of the bodies of the towed unit ``unit``: its chassis body and every body hung from it (from the
+    spec's tree joints, child to parent, up to the ground)."""
+    parent = {j.child: j.parent for j in car.spec.mechanism.joints}
+    members = set()
+    for b in car.spec.mechanism.bodies:
+        n = b.name
+        while n in parent and n != unit:
+            n = parent[n]
+        if n == unit:
+            members.add(b.name)
+    return members
+
+
+def coupling_force(car, sol: cartesian.Solution, unit: str, loads_applied) -> np.ndarray:
+    """The force [N, global] of the coupling on the towed unit ``unit`` from the reference solution ``sol``:
+    Newton's law of the unit's bodies and removed rods, F = sum m a_g + sum_rods m ((1 - xi) a_A + xi a_B)
+    - (the applied loads on its bodies, ``loads_applied`` = the list ``external(sol.bodies)`` returned)
+    - M g; a rod end's acceleration from its body's: a_P = a_g + dw/dt x (P - g) + w x (w x (P - g))."""
+    spec = car.spec.mechanism
+    members = unit_members(car, unit)
+    gravity = np.asarray(spec.gravity_m_per_s2, float)
+    force, mass = np.zeros(3), 0.0
+    for b in spec.bodies:
+        if b.name in members and b.mass_kg > 0.0:
+            force += b.mass_kg * sol.acc[b.name][0]
+            mass += b.mass_kg
+
+    def point_acc(name, X):
+        body = sol.bodies[name]
+        r = body.point(np.asarray(X, float)) - body.g
+        a_g, dw = sol.acc[name]
+        return a_g + np.cross(dw, r) + np.cross(body.w, np.cross(body.w, r))
+
+    for r in spec.rods:
+        if r.body_a in members and r.body_b in members and r.mass_kg > 0.0:
+            xi = r.com_fraction
+            force += r.mass_kg * ((1.0 - xi) * point_acc(r.body_a, r.point_a_m) + xi * point_acc(r.body_b, r.point_b_m))
+            mass += r.mass_kg
+    for body, _point, f, _torque in loads_applied:
+        if body in members and f is not None:
+            force -= f
+    return force - mass * gravity
