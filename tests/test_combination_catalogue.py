@@ -1,7 +1,7 @@
 """The ISO 9815 steering-impulse catalogue of the car with caravan (resources/scenarios/iso9815-caravan-impulse.json):
-Robot.fmu steers VehicleCombination.fmu (system ``combination.ssd``), a sweep on dask over speed and caravan
-mass scores the damping of the articulation angle; the FMU runs give the Python API's numbers
-(``manoeuvres.combination.impulse_run``), the damping falls with speed and with a heavier caravan."""
+Robot.fmu steers VehicleCombination.fmu (system ``combination.ssd``), a sweep on dask over speed scores the
+damping of the articulation angle; the FMU runs give the Python API's numbers
+(``manoeuvres.combination.impulse_run``), and the damping falls with speed."""
 import json
 from pathlib import Path
 
@@ -26,12 +26,12 @@ def fmu_dir(registered_fmus):  # noqa: F811
 
 
 def test_the_catalogue_and_its_protocol(fmu_dir):
-    """2 caravan masses x 6 speeds; the protocol puts the 20 deg, 0.25 s pulse into the robot's table (0.5 s to
+    """6 speeds; the protocol puts the 20 deg, 0.25 s pulse into the robot's table (0.5 s to
     0.75 s, its peak at 0.625 s), the speed into the vehicle and the rolling-resistance torque of the whole
     combination (0.8 % of its weight times the tire radius, shared by the two front wheels) into the drive
     table."""
     cat = load_catalogue("iso9815-caravan-impulse")
-    assert len(cat.runs()) == 12 and cat.protocol == "steering_impulse"
+    assert len(cat.runs()) == 6 and cat.protocol == "steering_impulse"
     system = read_ssp(resource_path("scenarios", "combination.ssd"), fmu_dir=fmu_dir)
     assert [c.name for c in system.components] == ["robot", "vehicle"]
     scenario, on_step = PROTOCOLS["steering_impulse"](system, speed_kmh=90.0)
@@ -45,10 +45,9 @@ def test_the_catalogue_and_its_protocol(fmu_dir):
 
 
 def test_the_sweep_scores_the_damping_as_the_python_runs_do(fmu_dir, tmp_path):
-    """80 and 140 km/h, the caravan as shipped and 400 kg heavier, on a dask cluster of one worker: the FMU runs
-    give the damping ratios of ``impulse_run`` on the same vehicle to 1 % (measured: the same to about 1e-4, the
-    sampling of the pulse's table being the only difference); the damping falls with speed, and the heavier
-    caravan (the same centre of mass and yaw inertia, its body 34 % heavier) is less damped at both speeds."""
+    """80 and 140 km/h on a dask cluster of one worker: the FMU runs give the damping ratios of ``impulse_run``
+    on the same vehicle to 1 % (measured 0.2599 and 0.1467, the Python runs' 0.260 and 0.147: the same model, the
+    pulse played from the robot's table), and the damping falls with speed, the speed held within 1 km/h."""
     from fmu_vehicle.manoeuvres.combination import impulse_run
     src = json.loads(resource_path("scenarios", "iso9815-caravan-impulse.json").read_text())
     src["system"] = str(resource_path("scenarios", src["system"]))
@@ -57,16 +56,12 @@ def test_the_sweep_scores_the_damping_as_the_python_runs_do(fmu_dir, tmp_path):
     path.write_text(json.dumps(src))
     res = S.sweep(load_catalogue(str(path)), tmp_path / "impulse.csv", workers=1, fmu_dir=fmu_dir, progress=False,
                   log=lambda m: None)
-    rows = {(r["vehicle.caravan.chassis_mass"], r["speed_kmh"]): r for r in res.rows}
+    rows = {r["speed_kmh"]: r for r in res.rows}
     assert all(r["status"] == "ok" for r in rows.values()), [r["error"] for r in rows.values()]
     print({k: (round(r["damping_ratio"], 4), round(r["frequency_hz"], 3), round(r["mean_speed_kmh"], 2))
            for k, r in rows.items()})
     car = Vehicle.load("sedan_caravan")
     for v in (80.0, 140.0):
-        api = impulse_run(car, v / 3.6)[1]["damping_ratio"]
-        assert rows[(1186.0, v)]["damping_ratio"] == pytest.approx(api, rel=0.01), v
-        assert rows[(1586.0, v)]["damping_ratio"] < rows[(1186.0, v)]["damping_ratio"]
-        assert abs(rows[(1186.0, v)]["mean_speed_kmh"] - v) < 1.0
-    for m in (1186.0, 1586.0):
-        assert rows[(m, 140.0)]["damping_ratio"] < rows[(m, 80.0)]["damping_ratio"]
-    assert (tmp_path / "impulse.png").is_file() or any(tmp_path.glob("impulse*.png"))
+        assert rows[v]["damping_ratio"] == pytest.approx(impulse_run(car, v / 3.6)[1]["damping_ratio"], rel=0.01), v
+        assert abs(rows[v]["mean_speed_kmh"] - v) < 1.0 and rows[v]["n_extrema"] >= 3
+    assert rows[140.0]["damping_ratio"] < rows[80.0]["damping_ratio"] - 0.05

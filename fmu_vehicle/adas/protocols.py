@@ -303,26 +303,27 @@ def launch(system: System, *, road: str = "split_mu", drive_torque_Nm: float = 3
 
 
 def steering_impulse(system: System, *, speed_kmh: float = 100.0, amplitude_deg: float | None = None,
-                     pulse_s: float | None = None, decay_s: float | None = None, **_ignored) -> tuple[Scenario, None]:
+                     pulse_s: float | None = None, decay_s: float | None = None, vehicle: str = "sedan_caravan",
+                     **_ignored) -> tuple[Scenario, None]:
     """ISO 9815 steering impulse of a combination (``manoeuvres.combination.steering_pulse``: the triangular
     steering-wheel pulse of ``amplitude_deg`` and ``pulse_s``, default 20 deg and 0.25 s, from 0.5 s), the
     vehicle at ``speed_kmh`` from the start and its driven wheels' torque the rolling-resistance torque of the
-    whole combination (``manoeuvres.runs.rolling_resistance_drive`` of the vehicle's model, per wheel); the run
-    lasts ``decay_s`` (default 6 s) after the pulse for the articulation angle's decay."""
+    whole combination (``manoeuvres.runs.rolling_resistance_drive`` of ``vehicle``, the combination the vehicle
+    component runs, per wheel); the run lasts ``decay_s`` (default 6 s) after the pulse for the articulation
+    angle's decay."""
     from fmu_vehicle.manoeuvres import combination as cm
     from fmu_vehicle.manoeuvres.runs import rolling_resistance_drive
     from fmu_vehicle.vehicle import Vehicle
 
     pulse = cm.steering_pulse(cm.PULSE_AMPLITUDE_RAD if amplitude_deg is None else math.radians(float(amplitude_deg)),
                               duration_s=impulse_duration_s(pulse_s))
-    model = system.component("vehicle").parameters.get("model", "sedan_caravan")
-    torques = set(rolling_resistance_drive(Vehicle.load(model)).values())
+    torques = set(rolling_resistance_drive(Vehicle.load(str(vehicle))).values())
     if len(torques) != 1:
-        raise ModelError(f"steering_impulse: vehicle '{model}' has unequal driven wheels' torques {sorted(torques)}")
+        raise ModelError(f"steering_impulse: vehicle '{vehicle}' has unequal driven wheels' torques {sorted(torques)}")
     points = list(zip(pulse.breakpoints, (math.degrees(pulse.angle(t)) for t in pulse.breakpoints)))
     set_parameters(system, "robot", steering_profile=_profile(points), pedal_force_profile="0:0",
                    drive_torque_profile=_profile([(0.0, torques.pop())]))
-    set_parameters(system, "vehicle", v0=float(speed_kmh) * KMH)
+    set_parameters(system, "vehicle", v0=float(speed_kmh) * KMH, model=str(vehicle))
     t_end = float(pulse.breakpoints[-1])
     system.stop_time = t_end + (cm.DECAY_S if decay_s is None else float(decay_s))
     title = f"steering impulse at {speed_kmh:g} km/h"
