@@ -47,7 +47,9 @@ SIGNALS = {"ccr": ("vehicle.chassis.x", "vehicle.chassis.vx", "controller.brake_
            "chassis": ("vehicle.chassis.x", "vehicle.chassis.vx", "chassis_control.brakes.pressure_FL",
                        "robot.steering_wheel_angle"),
            "caravan": ("vehicle.chassis.x", "vehicle.chassis.y", "vehicle.caravan.articulation",
-                       "driver.steering_wheel_angle")}
+                       "driver.steering_wheel_angle"),
+           "combination": ("vehicle.chassis.x", "vehicle.chassis.vx", "vehicle.caravan.coupling_fz",
+                           "robot.steering_wheel_angle")}
 """Signals compared per system (outputs of every kind of FMU in it)."""
 
 

@@ -17,6 +17,8 @@ not take is ignored here (``component.variable`` parameters are set by the sweep
               entered at 80 km/h coasting (system ``chassis``)
     braking   straight-line or split-mu braking by the robot's pedal from ``speed_kmh`` (system ``chassis``)
     launch    a launch from rest with the robot's drive-torque demand (system ``chassis``)
+    steering_impulse  ISO 9815: a triangular steering-wheel pulse at ``speed_kmh``, the speed held against rolling
+              resistance (system ``combination``: a car towing a trailer)
 """
 from __future__ import annotations
 
@@ -300,6 +302,47 @@ def launch(system: System, *, road: str = "split_mu", drive_torque_Nm: float = 3
     return Scenario(system, title, order=_order(system), outputs=_chassis_outputs(), output_interval=1e-3), None
 
 
+def steering_impulse(system: System, *, speed_kmh: float = 100.0, amplitude_deg: float | None = None,
+                     pulse_s: float | None = None, decay_s: float | None = None, vehicle: str = "sedan_caravan",
+                     **_ignored) -> tuple[Scenario, None]:
+    """ISO 9815 steering impulse of a combination (``manoeuvres.combination.steering_pulse``: the triangular
+    steering-wheel pulse of ``amplitude_deg`` and ``pulse_s``, default 20 deg and 0.25 s, from 0.5 s), the
+    vehicle at ``speed_kmh`` from the start and its driven wheels' torque the rolling-resistance torque of the
+    whole combination (``manoeuvres.runs.rolling_resistance_drive`` of ``vehicle``, the combination the vehicle
+    component runs, per wheel); the run lasts ``decay_s`` (default 6 s) after the pulse for the articulation
+    angle's decay."""
+    from fmu_vehicle.manoeuvres import combination as cm
+    from fmu_vehicle.manoeuvres.runs import rolling_resistance_drive
+    from fmu_vehicle.vehicle import Vehicle
+
+    pulse = cm.steering_pulse(cm.PULSE_AMPLITUDE_RAD if amplitude_deg is None else math.radians(float(amplitude_deg)),
+                              duration_s=impulse_duration_s(pulse_s))
+    torques = set(rolling_resistance_drive(Vehicle.load(str(vehicle))).values())
+    if len(torques) != 1:
+        raise ModelError(f"steering_impulse: vehicle '{vehicle}' has unequal driven wheels' torques {sorted(torques)}")
+    points = list(zip(pulse.breakpoints, (math.degrees(pulse.angle(t)) for t in pulse.breakpoints)))
+    set_parameters(system, "robot", steering_profile=_profile(points), pedal_force_profile="0:0",
+                   drive_torque_profile=_profile([(0.0, torques.pop())]))
+    set_parameters(system, "vehicle", v0=float(speed_kmh) * KMH, model=str(vehicle))
+    t_end = float(pulse.breakpoints[-1])
+    system.stop_time = t_end + (cm.DECAY_S if decay_s is None else float(decay_s))
+    title = f"steering impulse at {speed_kmh:g} km/h"
+    outputs = ("robot.steering_wheel_angle",) + tuple(f"vehicle.chassis.{q}" for q in ("x", "y", "yaw", "vx", "ay",
+                                                                                        "yaw_rate"))
+    return Scenario(system, title, order=_order(system), outputs=outputs + ARTICULATION_OUTPUTS,
+                    output_interval=1e-2), None
+
+
+def impulse_duration_s(pulse_s=None) -> float:
+    """The steering pulse's duration [s]: ``pulse_s`` or the default ``manoeuvres.combination.PULSE_DURATION_S``."""
+    from fmu_vehicle.manoeuvres.combination import PULSE_DURATION_S
+    return PULSE_DURATION_S if pulse_s is None else float(pulse_s)
+
+
+ARTICULATION_OUTPUTS = ("vehicle.caravan.articulation", "vehicle.caravan.yaw_rate", "vehicle.caravan.ay")
+"""The towed unit's outputs the steering impulse records (system ``combination``: ``sedan_caravan``'s caravan)."""
+
+
 PROTOCOLS = {"ccr": ccr, "acc": acc, "platoon": platoon, "ride": ride, "sine_with_dwell": sine_with_dwell,
-             "braking": braking, "launch": launch}
+             "braking": braking, "launch": launch, "steering_impulse": steering_impulse}
 """Catalogue ``protocol`` name -> protocol(system, **parameters) -> (Scenario, on_step or None)."""

@@ -69,6 +69,8 @@ KPI_COLUMNS = {
                 "max_abs_heading_deviation_deg", "max_yaw_rate_rad_s", "yaw_rate_bound_ratio", "abs_activated"),
     "launch": ("speed_end_m_s", "mean_acceleration_m_s2", "heading_change_deg", "slip_band_fraction", "slip_max",
                "tcs_activated"),
+    "steering_impulse": ("damping_ratio", "frequency_hz", "log_decrement", "n_extrema", "theta_peak_deg",
+                         "mean_speed_kmh"),
 }
 
 ROAD_MU = {"flat": 1.0, "low_mu": 0.3, "split_mu": 0.6}
@@ -204,7 +206,26 @@ def run_kpis(protocol: str, scenario, result, settings: dict, scoring: dict) -> 
         return out
     if protocol in ("sine_with_dwell", "braking", "launch"):
         return _chassis_kpis(protocol, scenario, result, settings)
+    if protocol == "steering_impulse":
+        return _impulse_kpis(result, settings)
     raise ModelError(f"no KPIs for protocol {protocol!r}")
+
+
+def _impulse_kpis(result, settings: dict) -> dict:
+    """KPIs of the steering impulse (system ``combination``): the damping of the towed unit's articulation angle
+    after the pulse (``manoeuvres.articulated.yaw_damping``, logarithmic decrement; NaN with fewer than two
+    extrema), its largest magnitude [deg] and the mean forward speed of the car [km/h]."""
+    from fmu_vehicle.adas.protocols import ARTICULATION_OUTPUTS, impulse_duration_s
+    from fmu_vehicle.manoeuvres.articulated import yaw_damping
+    from fmu_vehicle.manoeuvres.combination import PULSE_START_S
+    t, theta = result.t, result[ARTICULATION_OUTPUTS[0]]
+    try:
+        out = yaw_damping(t, theta, t_from=PULSE_START_S + impulse_duration_s(settings.get("pulse_s")))
+    except ModelError:
+        out = {"damping_ratio": math.nan, "frequency_hz": math.nan, "log_decrement": math.nan, "n_extrema": 0}
+    return {**{k: out[k] for k in ("damping_ratio", "frequency_hz", "log_decrement", "n_extrema")},
+            "theta_peak_deg": float(np.degrees(np.max(np.abs(theta)))),
+            "mean_speed_kmh": float(np.mean(result["vehicle.chassis.vx"]) / KMH)}
 
 
 def component_parameter(system: System, name: str) -> tuple[str, str] | None:

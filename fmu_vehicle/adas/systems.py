@@ -15,6 +15,8 @@ component parameters come from the example systems (``fmu_vehicle.cosim.scenario
               (brakes with ABS, TCS, ESC) and Vehicle (the full car, internal tires)
     caravan   the ISO 3888-1 double lane change of a car towing a caravan: Driver (path follower) and
               VehicleCombination (sedan_caravan, internal tires)
+    combination  the open-loop stability tests of a combination: Robot (steering and drive-torque tables) and
+              VehicleCombination (sedan_caravan, internal tires)
 
 The files are generated (the FMUs' model descriptions give the connectors' types and units)::
 
@@ -128,8 +130,27 @@ def caravan_system(fmus: dict) -> System:
     return system
 
 
+COMBINATION_DRIVEN_WHEELS = ("FL", "FR")
+"""The towing car's driven wheels in ``sedan_caravan``: the robot's drive-torque table drives each of them."""
+
+
+def combination_system(fmus: dict) -> System:
+    """Robot -> VehicleCombination (``sedan_caravan``, internal tires) in Gauss-Seidel order, one step of 1 ms:
+    the robot's steering-wheel angle steers the car, its drive-torque table is the torque on each of the car's
+    driven wheels (``COMBINATION_DRIVEN_WHEELS``: the protocol gives the per-wheel value). The car starts with
+    its centre of mass at x = 0 (``x0`` = 2.0 m) on the flat road; the protocols set the tables and the speed."""
+    from fmu_vehicle.fmi.roads import road_parameters
+    comps = [Component("robot", _fmu(fmus, "Robot"), {}),
+             Component("vehicle", _fmu(fmus, "VehicleCombination"),
+                       {"model": "sedan_caravan", **road_parameters("flat"), "v0": 80.0 / 3.6, "x0": 2.0})]
+    cons = [Connection("robot", "steering_wheel_angle", "vehicle", "steering_wheel_angle")]
+    cons += [Connection("robot", "drive_torque", "vehicle", f"wheel_{w}.torque_drive") for w in COMBINATION_DRIVEN_WHEELS]
+    return System("combination", comps, cons, stop_time=7.0, step_size=1e-3)
+
+
 SYSTEMS = {"ccr": ccr_system, "acc": acc_system, "platoon3": platoon3_system, "ride": ride_system,
-           "chassis": chassis_system, "caravan": caravan_system}
+           "chassis": chassis_system, "caravan": caravan_system,
+           "combination": combination_system}
 """System file stem (resources/scenarios/<stem>.ssd) -> builder(fmus) -> System."""
 
 
