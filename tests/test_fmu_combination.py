@@ -11,7 +11,6 @@ same turn through ``VehicleSimulator``.
 """
 from __future__ import annotations
 
-import shutil
 import sys
 import textwrap
 from pathlib import Path
@@ -22,7 +21,7 @@ from fmpy import read_model_description
 from fmpy.validation import validate_fmu
 from lxml import etree
 
-from fmu_vehicle.fmi.hosts import Inputs, build_host, check_fmu
+from fmu_vehicle.fmi.hosts import Inputs, check_fmu
 from fmu_vehicle.fmi.vehicle_parameters import KINDS
 from fmu_vehicle.paths import REPO_DIR
 from fmu_vehicle.vehicle import Vehicle
@@ -288,13 +287,6 @@ def test_bad_parameters_and_inputs_are_refused_naming_the_variable(runs, case, s
 
 
 # ------------------------------------------------------------------------------------------ C host
-
-@pytest.fixture(scope="module")
-def c_host(tmp_path_factory):
-    if not sys.platform.startswith("linux") or shutil.which("cc") is None:
-        pytest.skip("the C host is built with cc on Linux")
-    return build_host(tmp_path_factory.mktemp("c_host") / "fmi2_host")
-
 
 def test_c_host_runs_the_turn_as_fmpy_and_the_python_api(fmu, c_host, runs):
     """The same turn in the C host (the way non-Python tools load the FMU; two runs, each with a state
