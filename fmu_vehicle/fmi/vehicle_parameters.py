@@ -191,7 +191,10 @@ def _override_table(kind: Kind, corners, units=()) -> dict:
     rear corner at 25 kN, not its mirror image). A towed unit's corners take the rear corners' ranges (the
     caravan's are the car's five-link rear corners, under about the same load); each caravan parameter at either
     end, the caravan's chassis mass included, had an equilibrium and ran 2 s over the bumpy road at 30 m/s when
-    the ranges were chosen, and tests/test_fmu_ranges.py sweeps every range of the combination FMU."""
+    the ranges were chosen, and tests/test_fmu_ranges.py sweeps every range of the combination FMU. The
+    tractor-semitrailer's (``HEAVY_TRUCK_CORNERS``, its chassis masses in ``KINDS``): each at either end alone had
+    an equilibrium and ran 2 s over the bumpy road at 20 m/s with 1.5 rad of steering-wheel angle when they
+    were chosen, and the same sweep covers them."""
     return {
         **{name: (path, unit, desc, lo, hi) for name, path, unit, desc, lo, hi in kind.chassis},
         **{name.format(u=u): (path.format(u=u), unit, desc.format(u=u), lo, hi)
