@@ -834,7 +834,7 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("export", help="build native vehicle FMUs: the compiled model and an FMI layer in C, no "
                        "Python on the host (linux64, and win64 with mingw); every parameter but dt fixed at export")
     e.add_argument("fmus", nargs="*", metavar="FMU",
-                   help="VehicleLV, Vehicle and/or VehicleCombination (default all three)")
+                   help="VehicleLV, Vehicle, VehicleCombination and/or TractorSemitrailer (default all four)")
     e.add_argument("--native", action="store_true", help="build the native FMUs (required: the only kind this "
                    "command builds)")
     e.add_argument("--set", action="append", metavar="NAME=VALUE", help="a parameter's value, fixed in the FMU "

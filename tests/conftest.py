@@ -7,6 +7,8 @@ process; see ``fmu_vehicle.jit.use_portable_target``). The package's own kernels
 source state for the same target and cached as usual. Speed is measured by ``fmu-vehicle bench``, never here.
 """
 import os
+import shutil
+import sys
 
 import numpy as np
 import pytest
@@ -19,6 +21,16 @@ def combination():
     """The shipped car with a caravan (``sedan_caravan``, docs/articulated.md §6), loaded once per test module."""
     from fmu_vehicle.vehicle.vehicle import Vehicle
     return Vehicle.load("sedan_caravan")
+
+
+@pytest.fixture(scope="module")
+def c_host(tmp_path_factory):
+    """The project's C FMI host (``fmi.hosts.build_host``), built once per test module; skipped off Linux or
+    without cc."""
+    from fmu_vehicle.fmi.hosts import build_host
+    if not sys.platform.startswith("linux") or shutil.which("cc") is None:
+        pytest.skip("the C host is built with cc on Linux")
+    return build_host(tmp_path_factory.mktemp("c_host") / "fmi2_host")
 
 
 def unit_masses(mech_model, data, members):

@@ -16,14 +16,12 @@ from pathlib import Path
 
 from pythonfmu.enums import Fmi2Status
 
+from fmu_vehicle.fmi.registry import FMUS
 from fmu_vehicle.paths import resources_dir
 
 SLAVES = Path(__file__).resolve().parents[1] / "fmu_vehicle" / "fmi" / "slaves"
-SCRIPTS = {"VehicleLV": "fmu_vehicle_vehicle_lv", "Vehicle": "fmu_vehicle_vehicle",
-           "VehicleCombination": "fmu_vehicle_vehicle_combination", "Tire": "fmu_vehicle_tire",
-           "Driver": "fmu_vehicle_driver", "Powertrain": "fmu_vehicle_powertrain",
-           "Controller": "fmu_vehicle_controller", "LeadVehicle": "fmu_vehicle_lead_vehicle",
-           "ChassisControl": "fmu_vehicle_chassis_control", "Robot": "fmu_vehicle_robot"}
+SCRIPTS = {name: Path(script).stem for name, script in FMUS.items()}
+"""FMU name -> its slave script's module name (the registry's)."""
 H = 1e-3           # s, communication step of the short run
 STEPS = 30         # steps of the short run
 

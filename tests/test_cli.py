@@ -469,4 +469,5 @@ def test_the_build_notice_names_a_compile_only_for_fmus_that_compile_one():
                        "VehicleLV": " (compiles the vehicle model once: 1-2 minutes)",
                        "Vehicle": " (compiles the vehicle model once: 1-2 minutes)",
                        "VehicleCombination": " (compiles the vehicle model once: 1-2 minutes)",
+                       "TractorSemitrailer": " (compiles the vehicle model once: 1-2 minutes)",
                        "Tire": " (compiles the tire model once)"}

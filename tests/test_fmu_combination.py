@@ -11,31 +11,27 @@ same turn through ``VehicleSimulator``.
 """
 from __future__ import annotations
 
-import shutil
-import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
 from fmpy import read_model_description
 from fmpy.validation import validate_fmu
-from lxml import etree
 
-from fmu_vehicle.fmi.hosts import Inputs, build_host, check_fmu
 from fmu_vehicle.fmi.vehicle_parameters import KINDS
-from fmu_vehicle.paths import REPO_DIR
 from fmu_vehicle.vehicle import Vehicle
 from fmu_vehicle.vehicle.signals import FULL_VEHICLE
 
 try:
-    from fmu_cases import BAD_INPUT_HARNESS, STATE_HARNESS, assert_refused, assert_state_bit_identical
+    from fmu_cases import assert_refused, assert_state_bit_identical
+    from fmu_combination_cases import c_host_turn, native_turn, run_combination, run_system_file
+    from fmu_combination_cases import column as _column, dependencies as _dependencies, gravity as _gravity
     from fmu_harness import registered_fmus  # noqa: F401
-    from test_fmi_support import CHILD_PRELUDE, collect_child, spawn_child
 except ImportError:
-    from .fmu_cases import BAD_INPUT_HARNESS, STATE_HARNESS, assert_refused, assert_state_bit_identical
+    from .fmu_cases import assert_refused, assert_state_bit_identical
+    from .fmu_combination_cases import c_host_turn, native_turn, run_combination, run_system_file
+    from .fmu_combination_cases import column as _column, dependencies as _dependencies, gravity as _gravity
     from .fmu_harness import registered_fmus  # noqa: F401
-    from .test_fmi_support import CHILD_PRELUDE, collect_child, spawn_child
 
 FMU = "VehicleCombination"
 MODEL = KINDS[FMU].models[0]            # sedan_caravan
@@ -46,66 +42,13 @@ V0 = 15.0                               # m/s
 SWA = 0.5                               # rad, + left: a steady left turn (about 1.5 m/s^2 at 15 m/s)
 CARAVAN_MASS = 1500.0                   # kg, the caravan's chassis instead of its 1186 kg
 
-REFERENCE_CHILD = '''
-import pickle, sys
-INPUTS = pickle.load(open("inputs.pkl", "rb"))
-sys.path.insert(0, INPUTS["repo"])            # this checkout's package (the child runs without PYTHONPATH)
-import numpy as np
-from fmu_vehicle.vehicle import Vehicle
-car = Vehicle.load(INPUTS["model"])
-sim = car.simulator("flat", v0=INPUTS["v0"], dt=INPUTS["h"])
-rows = [sim.row.copy()]
-for k in range(INPUTS["steps"]):
-    sim.set_steering(INPUTS["swa"])
-    sim.advance(INPUTS["h"])
-    if (k + 1) % INPUTS["every"] == 0:
-        rows.append(sim.row.copy())
-pickle.dump({"names": car.output_names, "rows": np.array(rows)}, open("result.pkl", "wb"))
-'''
-
-FMU_CHILD = '''
-RESULT = {}
-H = INPUTS["h"]
-fmu = Fmu(INPUTS["fmu"])
-outs = [v.name for v in fmu.md.modelVariables if v.causality == "output"]
-ovr = [fmu.vr[n] for n in outs]
-TURN = {"road": "flat", "v0": INPUTS["v0"], "steering_wheel_angle": INPUTS["swa"]}
-
-# ---- 1. a steady left turn at a constant steering-wheel angle
-f = fmu.new("turn", start=TURN)
-rows = [f.getReal(ovr)]
-for k in range(INPUTS["steps"]):
-    f.doStep(k * H, H)
-    if (k + 1) % INPUTS["every"] == 0:
-        rows.append(f.getReal(ovr))
-f.terminate(); f.freeInstance()
-RESULT["names"], RESULT["rows"] = outs, np.array(rows)
-
-# ---- 2. at rest (initialization outputs): the default caravan, then a heavier one
-for label, start in (("rest", {"road": "flat", "v0": 0.0}),
-                     ("rest_heavy", {"road": "flat", "v0": 0.0, "caravan.chassis_mass": INPUTS["caravan_mass"]})):
-    f = fmu.new(label, start=start)
-    RESULT[label] = dict(zip(outs, f.getReal(ovr)))
-    f.terminate(); f.freeInstance()
-
-# ---- 3. FMU state: rollback, serialization, reset, interleaved instances (the other one heavier)
-drive = lambda k: {"steering_wheel_angle": INPUTS["swa"] * min(1.0, k / 100)}
-RESULT["state"] = check_state(fmu, drive, 300, 200, h=H, start={"road": "flat", "v0": INPUTS["v0"]},
-                              restore_start={"road": "flat", "v0": INPUTS["v0"]},
-                              other_start={"road": "flat", "v0": INPUTS["v0"],
-                                           "caravan.chassis_mass": INPUTS["caravan_mass"]})
-
-# ---- 4. refused parameters and inputs
-nan = float("nan")
-case(fmu, "caravan_mass_above_max", start={"caravan.chassis_mass": 5000.0}, actions=[("step", 0.0, H)])
-case(fmu, "caravan_spring_below_min", start={"suspension_TR.spring_stiffness": 500.0}, actions=[("step", 0.0, H)])
-case(fmu, "caravan_tire_radius", start={"tire_TL.unloaded_radius": 0.9}, actions=[("step", 0.0, H)])
-case(fmu, "nan_caravan_point", start={"tire_source": "external"},
-     actions=[("set", "Real", "wheel_TL.point.z", nan), ("step", 0.0, H)])
-case(fmu, "unknown_model", start={"model": "fullcar14"}, actions=[("step", 0.0, H)])
-RESULT["bad"] = BAD
-shutil.rmtree(fmu.dir, ignore_errors=True)
-'''
+NAN = float("nan")
+BAD = [("caravan_mass_above_max", {"caravan.chassis_mass": 5000.0}, [("step", 0.0, H)]),
+       ("caravan_spring_below_min", {"suspension_TR.spring_stiffness": 500.0}, [("step", 0.0, H)]),
+       ("caravan_tire_radius", {"tire_TL.unloaded_radius": 0.9}, [("step", 0.0, H)]),
+       ("nan_caravan_point", {"tire_source": "external"}, [("set", "Real", "wheel_TL.point.z", NAN), ("step", 0.0, H)]),
+       ("unknown_model", {"model": "fullcar14"}, [("step", 0.0, H)])]
+"""Refused cases: (label, start values, actions) (``fmu_cases.BAD_INPUT_HARNESS``)."""
 
 
 @pytest.fixture(scope="module")
@@ -120,22 +63,8 @@ def car() -> Vehicle:
 
 @pytest.fixture(scope="module")
 def runs(fmu, tmp_path_factory) -> dict:
-    common = {"h": H, "v0": V0, "swa": SWA, "steps": STEPS, "every": EVERY, "model": MODEL}
-    ref_dir, fmu_dir = tmp_path_factory.mktemp("combination_ref"), tmp_path_factory.mktemp("combination_run")
-    ref = spawn_child(REFERENCE_CHILD, ref_dir, {**common, "repo": str(REPO_DIR)})
-    prelude = CHILD_PRELUDE + "\nINPUTS = pickle.load(open('inputs.pkl', 'rb'))\n" + BAD_INPUT_HARNESS + STATE_HARNESS
-    run = spawn_child(prelude + textwrap.dedent(FMU_CHILD) + "\npickle.dump(RESULT, open('result.pkl', 'wb'))\n",
-                      fmu_dir, {**common, "fmu": str(fmu), "caravan_mass": CARAVAN_MASS})
-    try:
-        return {"reference": collect_child(ref, ref_dir), "fmu": collect_child(run, fmu_dir)}
-    finally:
-        for proc in (ref, run):
-            if proc.poll() is None:
-                proc.kill()
-
-
-def _column(result: dict, name: str) -> np.ndarray:
-    return result["rows"][:, list(result["names"]).index(name)]
+    return run_combination(fmu, tmp_path_factory, model=MODEL, h=H, v0=V0, swa=SWA, steps=STEPS, every=EVERY,
+                           mass_parameter="caravan.chassis_mass", heavy=CARAVAN_MASS, bad=BAD)
 
 
 # ------------------------------------------------------------------------------------------ interface
@@ -166,21 +95,6 @@ def test_every_wheel_and_the_caravan_have_their_variables(fmu, car):
     assert (mass.causality, float(mass.start), mass.unit) == ("parameter", 1186.0, "kg")
     assert [v.name for v in md.modelVariables if v.causality == "output"] == list(car.output_names)
     assert [i.name for i in by["model"].declaredType.items] == list(KINDS[FMU].models)
-
-
-def _dependencies(fmu: Path, section: str) -> dict:
-    """ModelStructure/<section>: output name -> the names of the inputs it depends on (a list, or None when the
-    attribute is absent)."""
-    import zipfile
-    with zipfile.ZipFile(fmu) as archive:
-        root = etree.fromstring(archive.read("modelDescription.xml"))
-    names = [sv.get("name") for sv in root.iter("ScalarVariable")]
-    out = {}
-    for unknown in root.find("ModelStructure").find(section):
-        deps = unknown.get("dependencies")
-        out[names[int(unknown.get("index")) - 1]] = None if deps is None else \
-            [names[int(i) - 1] for i in deps.split()]
-    return out
 
 
 def test_model_structure_of_the_caravan_outputs(fmu, car):
@@ -248,10 +162,6 @@ def test_a_left_turn_swings_the_caravan_to_negative_articulation(runs):
     assert _column(got, "caravan.articulation")[0] == 0.0                           # straight at the start
 
 
-def _gravity(car) -> float:
-    return -float(car.spec.mechanism.gravity_m_per_s2[2])
-
-
 def test_tire_loads_at_rest_carry_the_whole_combination(runs, car):
     """Standing on the flat road, the six tire loads sum to the combination's weight (1e-6 relative), the
     caravan's two to its weight less the nose load on the hitch (about 6 %: docs/articulated.md §6); a 314 kg
@@ -289,32 +199,13 @@ def test_bad_parameters_and_inputs_are_refused_naming_the_variable(runs, case, s
 
 # ------------------------------------------------------------------------------------------ C host
 
-@pytest.fixture(scope="module")
-def c_host(tmp_path_factory):
-    if not sys.platform.startswith("linux") or shutil.which("cc") is None:
-        pytest.skip("the C host is built with cc on Linux")
-    return build_host(tmp_path_factory.mktemp("c_host") / "fmi2_host")
-
-
 def test_c_host_runs_the_turn_as_fmpy_and_the_python_api(fmu, c_host, runs):
     """The same turn in the C host (the way non-Python tools load the FMU; two runs, each with a state
     save/restore check) and in FMPy: exit code 0, the same bits; the C host's articulation angle and wheel
     loads at 6 s are the Python API's to 1e-12."""
-    outputs = ["caravan.articulation", "caravan.yaw_rate", "chassis.yaw_rate", "wheel_TL.tire_fz",
-               "wheel_TR.pos.y"]
-    report = check_fmu(fmu, inputs=Inputs(signals={"steering_wheel_angle": (SWA, 0.0, 1.0)}, reals={"v0": V0},
-                                          strings={"road": "flat"}),
-                       outputs=outputs, step=H, n_steps=STEPS, every=STEPS // 4, runs=2, host=c_host)
-    for run in report.c_host:
-        assert run.returncode == 0, run.stderr[-2000:]
-        assert "state restore bit-identical" in run.stderr
-    assert report.fmpy.returncode == 0, report.fmpy.stderr[-2000:]
-    assert report.max_difference == 0.0
-    last = report.c_host[0].rows[-1]
-    assert last[0] == pytest.approx(STEPS * H, abs=1e-9)
-    ref = runs["reference"]
-    for k, name in enumerate(outputs, 1):
-        assert last[k] == pytest.approx(_column(ref, name)[-1], rel=0.0, abs=1e-12 * max(1.0, abs(last[k]))), name
+    c_host_turn(fmu, c_host, runs["reference"], ["caravan.articulation", "caravan.yaw_rate", "chassis.yaw_rate",
+                                                 "wheel_TL.tire_fz", "wheel_TR.pos.y"],
+                swa=SWA, v0=V0, h=H, steps=STEPS)
 
 
 # ------------------------------------------------------------------------------------------ SSP example
@@ -323,17 +214,11 @@ def test_c_host_runs_the_turn_as_fmpy_and_the_python_api(fmu, c_host, runs):
 def lane_change(fmu, registered_fmus, tmp_path_factory) -> dict:
     """The shipped ``caravan.ssd`` run by the project's master (read_ssp + run_system, Gauss-Seidel: driver then
     vehicle, 1 ms) to its stop time, with the session's FMUs."""
-    from fmu_vehicle.adas.systems import system_file
-    from fmu_vehicle.cosim import Experiment, read_ssp, run_system
-
     fmus = {"Driver": registered_fmus["Driver"], FMU: fmu}
-    system = read_ssp(system_file("caravan"), fmu_dir=Path(fmu).parent)
     outputs = ("vehicle.chassis.x", "vehicle.chassis.y", "vehicle.chassis.yaw", "vehicle.chassis.ay",
                "vehicle.chassis.yaw_rate", "vehicle.chassis.vx", "vehicle.caravan.articulation",
                "vehicle.caravan.y", "vehicle.caravan.ay", "driver.lateral_error")
-    experiment = Experiment.from_system(system, scheme="gauss-seidel", order=("driver", "vehicle"), outputs=outputs,
-                                        output_interval=0.01)
-    result = run_system(system, experiment, progress=False)
+    system, result = run_system_file("caravan", Path(fmu).parent, outputs)
     return {"system": system, "result": result, "fmus": fmus, "tmp": tmp_path_factory.mktemp("caravan_ssd")}
 
 
@@ -373,41 +258,13 @@ def test_driver_takes_the_caravan_through_the_double_lane_change(lane_change):
 
 # ------------------------------------------------------------------------------------------ native build
 
-NATIVE_TURN = r"""
-import json, sys
-import numpy as np
-from fmpy import simulate_fmu
-# the steering-wheel angle ramps to 0.5 rad (left) from 0.5 s to 0.65 s and is held to 4 s
-t = np.array([0.0, 0.5, 0.65, 4.0])
-signal = np.array(list(zip(t, [0.0, 0.0, 0.5, 0.5])), dtype=[("time", float), ("steering_wheel_angle", float)])
-outputs = sys.argv[2].split(",")
-r = simulate_fmu(sys.argv[1], stop_time=4.0, step_size=1e-3, output_interval=1e-3, input=signal, output=outputs,
-                 start_values={} if sys.argv[3] == "native" else {"v0": 15.0, "road": 3})    # road 3 = flat
-print("ROWS " + json.dumps([[float(row["time"])] + [float(row[n]) for n in outputs] for row in r]))
-"""
-
-
 @pytest.mark.slow
 def test_native_build_equals_the_python_fmu_in_a_steady_turn(fmu, tmp_path):
     """``fmu-vehicle export --native VehicleCombination`` (v0 = 15 m/s, flat road fixed at export): 4 s of a
     steady left turn through FMPy equal the Python FMU's outputs bit for bit, the caravan's included."""
-    import json
-    import subprocess
-
-    from fmu_vehicle.native import fmu as native
-
-    path = native.export(FMU, tmp_path, settings={"v0": "15.0", "road": "flat"}, targets=("linux64",))
-    assert validate_fmu(str(path)) == []
     outputs = ["chassis.x", "chassis.yaw_rate", "chassis.ay", "caravan.articulation", "caravan.ay",
                "caravan.yaw_rate", "wheel_TL.tire_fz", "wheel_TR.pos.y", "wheel_TR.tire_fy"]
-    runs = {}
-    for kind, where in (("native", path), ("python", fmu)):
-        proc = subprocess.run([sys.executable, "-c", NATIVE_TURN, str(where), ",".join(outputs), kind],
-                              capture_output=True, text=True, cwd=tmp_path)
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        line = next(x for x in proc.stdout.splitlines() if x.startswith("ROWS "))
-        runs[kind] = np.array(json.loads(line[5:]))
-    ours, python = runs["native"], runs["python"]
+    ours, python = native_turn(FMU, fmu, tmp_path, outputs)
     assert ours.shape == python.shape == (4001, 1 + len(outputs))
     assert python[-1, 4] < -0.02 < 0.05 < python[-1, 2]           # turning left, the caravan at negative angle
     assert np.array_equal(ours, python)

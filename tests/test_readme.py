@@ -10,7 +10,7 @@ from fmu_vehicle.paths import REPO_DIR
 README = REPO_DIR / "README.md"
 DOCS_INDEX = REPO_DIR / "docs" / "README.md"
 VEHICLES_README = REPO_DIR / "fmu_vehicle" / "resources" / "vehicles" / "README.md"
-NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
+NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven"}
 
 
 def flat(path: Path) -> str:

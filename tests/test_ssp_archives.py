@@ -49,7 +49,9 @@ SIGNALS = {"ccr": ("vehicle.chassis.x", "vehicle.chassis.vx", "controller.brake_
            "caravan": ("vehicle.chassis.x", "vehicle.chassis.y", "vehicle.caravan.articulation",
                        "driver.steering_wheel_angle"),
            "combination": ("vehicle.chassis.x", "vehicle.chassis.vx", "vehicle.caravan.coupling_fz",
-                           "robot.steering_wheel_angle")}
+                           "robot.steering_wheel_angle"),
+           "tractor_semitrailer": ("vehicle.chassis.x", "vehicle.chassis.y", "vehicle.semitrailer.articulation",
+                                   "vehicle.wheel_RL2.tire_fz", "driver.wheel_torque")}
 """Signals compared per system (outputs of every kind of FMU in it)."""
 
 
@@ -129,7 +131,7 @@ def test_the_ssp_command_writes_each_shipped_system_with_its_fmus(archives, fmu_
     wrote = [line for line in printed.splitlines() if line.startswith("[")]
     assert [line.split(" (", 1)[0] for line in wrote] == \
         [f"[{i}/{len(SYSTEMS)}] wrote {paths[stem]}" for i, stem in enumerate(SYSTEMS, 1)]
-    for stem, n in (("chassis", 3), ("caravan", 2)):
+    for stem, n in (("chassis", 3), ("caravan", 2), ("tractor_semitrailer", 2)):
         i = list(SYSTEMS).index(stem)
         assert wrote[i].startswith(f"[{i + 1}/{len(SYSTEMS)}] wrote {paths[stem]} ({n} components, ")
     for stem, path in paths.items():

@@ -196,7 +196,7 @@ def test_shipped_system_files_are_generated(scenario_fmus, registered_fmus, tmp_
     with ``python -m fmu_vehicle.adas.systems``), every shipped catalogue names one of them, and each reads
     back with its FMUs from the FMU folder, in Gauss-Seidel order."""
     fmus = {**scenario_fmus, **{n: registered_fmus[n] for n in ("Vehicle", "ChassisControl", "Robot", "Driver",
-                                                                "VehicleCombination")}}
+                                                                "VehicleCombination", "TractorSemitrailer")}}
     written = write_systems(fmus, tmp_path)
     for path in written:
         assert path.read_bytes() == resource_path("scenarios", path.name).read_bytes(), path.name

@@ -17,6 +17,9 @@ component parameters come from the example systems (``fmu_vehicle.cosim.scenario
               VehicleCombination (sedan_caravan, internal tires)
     combination  the open-loop stability tests of a combination: Robot (steering and drive-torque tables) and
               VehicleCombination (sedan_caravan, internal tires)
+    tractor_semitrailer
+              a single lane change of the tractor-semitrailer at 70 km/h: Driver (path follower on
+              resources/paths/truck_lane_change.csv) and TractorSemitrailer (internal tires)
 
 The files are generated (the FMUs' model descriptions give the connectors' types and units)::
 
@@ -148,9 +151,38 @@ def combination_system(fmus: dict) -> System:
     return System("combination", comps, cons, stop_time=7.0, step_size=1e-3)
 
 
+TRUCK_SPEED_M_S = 70.0 / 3.6
+"""Speed of the tractor-semitrailer's lane change [m/s]: between ISO 14791's 80 km/h for the rearward
+amplification of heavy vehicle combinations and the 60 km/h of the car's lane changes."""
+
+TRUCK_PATH = "truck_lane_change.csv"
+"""The tractor-semitrailer's path (resources/paths): a 3.5 m lane change to the left over 80 m, about
+1.4 m/s^2 of lateral acceleration at ``TRUCK_SPEED_M_S`` (the ISO 3888-1 double lane change, 3.5 m over 30 m
+and back, is a passenger-car test: the loaded semitrailer swings out and jackknifes in it at 50-70 km/h)."""
+
+TRUCK_DRIVER = {"vehicle.wheelbase": 4.78, "vehicle.steering_ratio": 20.0, "vehicle.mass": 35757.4,
+                "vehicle.wheel_radius": 0.499}
+"""Driver.fmu's vehicle fields for ``tractor_semitrailer`` (ISO 14792's convention for a combination, as
+``manoeuvres.runs.constant_radius``): the tractor's wheelbase [m] and steering ratio [1] from its single-track
+model (``single_track_of(towing_vehicle(car))``: 4.780 m, 19.98, rounded), the whole combination's mass
+[kg] and the tires' free radius [m]; tests/test_fmu_tractor_semitrailer.py recomputes them."""
+
+
+def tractor_semitrailer_system(fmus: dict) -> System:
+    """Driver -> TractorSemitrailer (``tractor_semitrailer``, internal tires) in Gauss-Seidel order, one step
+    of 1 ms: the lane change along ``TRUCK_PATH`` at ``TRUCK_SPEED_M_S`` (``cosim.lane_change.path_lane_change``);
+    the driver steers the tractor and holds the speed with a drive torque shared by the four dual wheels of the
+    driven tandem."""
+    from fmu_vehicle.cosim.lane_change import path_lane_change
+    system = path_lane_change(fmus, path=TRUCK_PATH, speed=TRUCK_SPEED_M_S, vehicle_fmu="TractorSemitrailer",
+                              model="tractor_semitrailer", driver=TRUCK_DRIVER).system
+    system.name = "tractor_semitrailer"
+    return system
+
+
 SYSTEMS = {"ccr": ccr_system, "acc": acc_system, "platoon3": platoon3_system, "ride": ride_system,
-           "chassis": chassis_system, "caravan": caravan_system,
-           "combination": combination_system}
+           "chassis": chassis_system, "caravan": caravan_system, "combination": combination_system,
+           "tractor_semitrailer": tractor_semitrailer_system}
 """System file stem (resources/scenarios/<stem>.ssd) -> builder(fmus) -> System."""
 
 
@@ -225,7 +257,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m fmu_vehicle.adas.systems", description=__doc__.split("\n")[0])
     parser.add_argument("--fmu-dir", help="folder of the built FMUs (default dist/fmus, built if missing)")
     a = parser.parse_args(argv)
-    names = list(dict.fromkeys([*FMU_NAMES, "Vehicle", "ChassisControl", "Robot", "Driver", "VehicleCombination"]))
+    names = list(dict.fromkeys([*FMU_NAMES, "Vehicle", "ChassisControl", "Robot", "Driver", "VehicleCombination",
+                                "TractorSemitrailer"]))
     for path in write_systems(ensure_fmus(names, a.fmu_dir, log=print), resource_path("scenarios")):
         print(f"wrote {path}")
     return 0

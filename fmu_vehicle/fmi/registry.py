@@ -20,6 +20,7 @@ FMUS: dict[str, str] = {
     "VehicleLV": "fmu_vehicle_vehicle_lv.py",
     "Vehicle": "fmu_vehicle_vehicle.py",
     "VehicleCombination": "fmu_vehicle_vehicle_combination.py",
+    "TractorSemitrailer": "fmu_vehicle_tractor_semitrailer.py",
     "Tire": "fmu_vehicle_tire.py",
     "Driver": "fmu_vehicle_driver.py",
     "ChassisControl": "fmu_vehicle_chassis_control.py",

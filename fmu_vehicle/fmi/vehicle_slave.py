@@ -5,7 +5,7 @@
     per doStep(t, h):  sim.set_inputs(<every wheel's inputs>); [sim.set_steering(angle) |
                        sim.set_rack_travel(s)]; sim.advance(h); outputs <- sim.row
 
-``VehicleLV.fmu`` (the half car), ``Vehicle.fmu`` (the full car) and ``VehicleCombination.fmu`` (a full car
+``VehicleLV.fmu`` (the half car), ``Vehicle.fmu`` (the full car), ``VehicleCombination.fmu`` and ``TractorSemitrailer.fmu`` (a full car
 towing other units) are subclasses, each a few lines in its slave script: the FMU's name (a key of
 ``vehicle_parameters.KINDS``: its vehicle files, signal table and chassis parameters) and its parameter table
 read from the FMU's resources. A combination has the same variables per wheel for every unit's wheels, and the
@@ -52,11 +52,6 @@ from fmu_vehicle.vehicle import Vehicle
 
 _DISPLAY = {"m/s": "km/h", "rad": "deg", "rad/s": "rpm"}
 
-TIRE_RADIUS_M = (0.25, 0.7)
-"""Declared range of the ``tire_<w>.unloaded_radius`` parameters [m]: passenger-car to light-truck tires about the
-vehicles' design radius (0.4672 m). Each corner alone has a static equilibrium and runs over the bumps across it;
-far beyond (about 0.9-2 m) one corner lifts the body out of its suspension travel and no equilibrium exists."""
-
 STEERING_INPUTS = ("steering_wheel_angle", "rack_travel")
 """Values of the ``steering_input`` parameter: which vehicle input moves the rack."""
 
@@ -92,7 +87,7 @@ def vehicle_variables(fmu: str, table: ParameterTable) -> tuple:
           for name, (_, unit, desc, start, lo, hi) in table.overrides.items()),
         *(Var(name, "parameter", "fixed", "m", f"{w} tire free (unloaded) radius (road-vehicle tire sizes about "
               f"the design radius {start:g} m: far from it the corner leaves its suspension travel and the car has "
-              f"no static equilibrium)", start, min=TIRE_RADIUS_M[0], max=TIRE_RADIUS_M[1])
+              f"no static equilibrium)", start, min=table.tire_radius_range[0], max=table.tire_radius_range[1])
           for name, (w, start) in table.tire_radius.items()),
         Var("v0", "parameter", "fixed", "m/s", "initial forward speed (wheels free rolling)", 20.0, min=0.0,
             max=100.0, display_unit="km/h"),
@@ -102,8 +97,8 @@ def vehicle_variables(fmu: str, table: ParameterTable) -> tuple:
             f"{', '.join(STEPPING_INTEGRATORS)} (rk4: classical fixed-step Runge-Kutta)",
             "rk4", type="Enumeration", choices=STEPPING_INTEGRATORS),
         Var("dt", "parameter", "fixed", "s", "internal integration step; a communication step h runs "
-            "max(1, round(h/dt)) equal sub-steps (at most 10 ms: RK4 at 0.1 s loses the wheel-hop and tire "
-            "modes)", 1e-3, min=1e-6, max=0.01, display_unit="ms"),
+            f"max(1, round(h/dt)) equal sub-steps (at most {kind.dt_max[0] * 1e3:g} ms: {kind.dt_max[1]})", 1e-3,
+            min=1e-6, max=kind.dt_max[0], display_unit="ms"),
         Var("road_source", "parameter", "fixed", None, "internal (the road parameter) | inputs "
             "(wheel_<w>.road_* inputs)", "internal", type="Enumeration", choices=("internal", "inputs")),
         Var("road", "parameter", "fixed", None, "internal road: a shipped road (resources/roads; road_file, when "
@@ -203,7 +198,7 @@ def load_vehicle(table: ParameterTable, values: dict, resources: Path):
                if values[name] != start}
     changed.update({name: values[name] for name, (_w, start) in table.tire_radius.items() if values[name] != start})
     for name, value in changed.items():
-        declared = (TIRE_RADIUS_M if name in table.tire_radius else table.overrides[name][4:6])
+        declared = table.tire_radius_range if name in table.tire_radius else table.overrides[name][4:6]
         lo, hi = model_range(model, name, declared)
         if not lo <= value <= hi:
             raise ModelError(f"parameter '{name}' = {value!r} is outside [{lo:g}, {hi:g}] for model {model!r} "

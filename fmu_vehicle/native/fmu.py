@@ -1,6 +1,5 @@
-"""Native vehicle FMUs: ``VehicleLV.fmu``, ``Vehicle.fmu`` and ``VehicleCombination.fmu`` whose binaries carry
-the package's compiled
-step and an FMI 2.0 layer in C (``c/fmi2_native.c``), with no Python on the host.
+"""Native vehicle FMUs: ``VehicleLV.fmu``, ``Vehicle.fmu``, ``VehicleCombination.fmu`` and
+``TractorSemitrailer.fmu`` whose binaries carry the package's compiled step and an FMI 2.0 layer in C (``c/fmi2_native.c``), with no Python on the host.
 
 :func:`export` builds one:
 
@@ -52,10 +51,11 @@ from .step import pack_system
 
 FMI_C = C_DIR / "fmi2_native.c"
 IMAGE_FILE = "image.bin"
-NATIVE_FMUS = ("VehicleLV", "Vehicle", "VehicleCombination")
+NATIVE_FMUS = ("VehicleLV", "Vehicle", "VehicleCombination", "TractorSemitrailer")
 """The vehicle FMUs that have a native build (keys of ``fmi.vehicle_parameters.KINDS``). The variable table, the
-image and the C layer are generic in the wheels and outputs, so a combination's six wheels and its towed units'
-outputs need nothing of their own (its equilibrium holds the couplings' yaw through ``model.held``, in the image)."""
+image and the C layer are generic in the wheels and outputs, so a combination's wheels (six, or the
+tractor-semitrailer's twelve) and its towed units' outputs need nothing of their own (its equilibrium holds the
+couplings' yaw through ``model.held``, in the image)."""
 
 # kinds of variable in the C table (c/fmi2_native.c)
 K_OUTPUT, K_WHEEL_INPUT, K_STEERING_ANGLE, K_RACK_TRAVEL, K_DT, K_V0, K_X0, K_FIXED = range(8)
