@@ -23,10 +23,10 @@ from fmu_vehicle.paths import REPO_DIR
 
 try:
     from fmu_cases import BAD_INPUT_HARNESS, STATE_HARNESS
-    from test_fmi_support import CHILD_PRELUDE, collect_child, spawn_child
+    from test_fmi_support import CHILD_PRELUDE, collect_children, spawn_child
 except ImportError:      # pragma: no cover - package-style import
     from .fmu_cases import BAD_INPUT_HARNESS, STATE_HARNESS
-    from .test_fmi_support import CHILD_PRELUDE, collect_child, spawn_child
+    from .test_fmi_support import CHILD_PRELUDE, collect_children, spawn_child
 
 REFERENCE_CHILD = '''
 import pickle, sys
@@ -98,12 +98,7 @@ def run_combination(fmu: Path, workdirs, *, model: str, h: float, v0: float, swa
     prelude = CHILD_PRELUDE + "\nINPUTS = pickle.load(open('inputs.pkl', 'rb'))\n" + BAD_INPUT_HARNESS + STATE_HARNESS
     run = spawn_child(prelude + FMU_CHILD + "\npickle.dump(RESULT, open('result.pkl', 'wb'))\n", fmu_dir,
                       {**common, "fmu": str(fmu), "mass_parameter": mass_parameter, "heavy": heavy, "bad": bad})
-    try:
-        return {"reference": collect_child(ref, ref_dir), "fmu": collect_child(run, fmu_dir)}
-    finally:
-        for proc in (ref, run):
-            if proc.poll() is None:
-                proc.kill()
+    return collect_children({"reference": (ref, ref_dir), "fmu": (run, fmu_dir)})
 
 
 def column(result: dict, name: str) -> np.ndarray:

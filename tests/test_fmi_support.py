@@ -111,6 +111,17 @@ def collect_child(proc: subprocess.Popen, workdir: Path, timeout: float = HANG_G
     return pickle.loads((workdir / "result.pkl").read_bytes())
 
 
+def collect_children(children: dict) -> dict:
+    """{name: (process, workdir)} of children of :func:`spawn_child` -> {name: result} (:func:`collect_child`, in
+    order); whatever happens, no child is left running."""
+    try:
+        return {name: collect_child(proc, workdir) for name, (proc, workdir) in children.items()}
+    finally:
+        for proc, _workdir in children.values():
+            if proc.poll() is None:
+                proc.kill()
+
+
 def session_fmu_folder(basetemp: Path) -> Path:
     """The one folder where this test session builds its FMUs: below the session's base folder, which the
     xdist workers' own base folders (``popen-gw<N>``) sit in, so that both workers share one build of each FMU."""

@@ -25,11 +25,11 @@ from fmu_vehicle.vehicle.model import W_CENTER
 try:
     from fmu_cases import BAD_INPUT_HARNESS, STATE_HARNESS, assert_refused, assert_state_bit_identical
     from fmu_harness import registered_fmus  # noqa: F401
-    from test_fmi_support import CHILD_PRELUDE, collect_child, spawn_child
+    from test_fmi_support import CHILD_PRELUDE, collect_children, spawn_child
 except ImportError:
     from .fmu_cases import BAD_INPUT_HARNESS, STATE_HARNESS, assert_refused, assert_state_bit_identical
     from .fmu_harness import registered_fmus  # noqa: F401
-    from .test_fmi_support import CHILD_PRELUDE, collect_child, spawn_child
+    from .test_fmi_support import CHILD_PRELUDE, collect_children, spawn_child
 
 H = 1e-3
 STEPS = 1200            # step steer: 1.2 s
@@ -171,12 +171,7 @@ def runs(fmu, tmp_path_factory) -> dict:
     run = spawn_child(prelude + textwrap.dedent(FMU_CHILD) + "\npickle.dump(RESULT, open('result.pkl', 'wb'))\n", fmu_dir,
                  {**common, "fmu": str(fmu), "rack_gain": gain, "lock": lock, "stops": stops,
                   "midsize": _steering_range("midsize14")})
-    try:
-        return {"reference": collect_child(ref, ref_dir), "fmu": collect_child(run, fmu_dir)}
-    finally:
-        for proc in (ref, run):
-            if proc.poll() is None:
-                proc.kill()
+    return collect_children({"reference": (ref, ref_dir), "fmu": (run, fmu_dir)})
 
 
 def test_fmpy_validation_is_clean(fmu):

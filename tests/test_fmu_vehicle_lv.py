@@ -38,12 +38,12 @@ from fmu_vehicle.vehicle import output_table
 try:
     from fmu_cases import (BAD_INPUT_HARNESS, DISCARD, HIDE_PACKAGE, STATE_HARNESS, assert_refused,
                            assert_state_bit_identical)
-    from test_fmi_support import CHILD_PRELUDE, collect_child, spawn_child
+    from test_fmi_support import CHILD_PRELUDE, collect_children, spawn_child
     from fmu_harness import registered_fmus  # noqa: F401
 except ImportError:
     from .fmu_cases import (BAD_INPUT_HARNESS, DISCARD, HIDE_PACKAGE, STATE_HARNESS, assert_refused,
                             assert_state_bit_identical)
-    from .test_fmi_support import CHILD_PRELUDE, collect_child, spawn_child
+    from .test_fmi_support import CHILD_PRELUDE, collect_children, spawn_child
     from .fmu_harness import registered_fmus  # noqa: F401
 
 REPO = Path(__file__).resolve().parents[1]
@@ -211,12 +211,7 @@ def runs(fmu, tmp_path_factory) -> dict:
     run = spawn_child(prelude + textwrap.dedent(FMU_CHILD) + "\npickle.dump(RESULT, open('result.pkl', 'wb'))\n", fmu_dir,
                  {"fmu": str(fmu), "h": H, "duration_steps": int(round(DURATION / H)), "road_grid": grid,
                   "state_steps": 1500, "state_split": 900, "param_case": PARAM_CASE})
-    try:
-        return {"reference": collect_child(ref, ref_dir), "fmu": collect_child(run, fmu_dir)}
-    finally:
-        for proc in (ref, run):
-            if proc.poll() is None:
-                proc.kill()
+    return collect_children({"reference": (ref, ref_dir), "fmu": (run, fmu_dir)})
 
 
 def _md(path):
