@@ -133,6 +133,8 @@ UNITS: dict[str, dict[str, str | None]] = {
             ("slip_angle", "rad"), ("torque_drive_applied", _NM), ("torque_brake_applied", _NM))},
         "steering_wheel_angle_applied": "rad", "rack_travel": "m", "rack_force": _N,
         "constraint_residual": "1",
+        **{f"axle_{a}.{k}": u for a in ("front", "rear") for k, u in (
+            ("load", _N), ("fx", _N), ("fy", _N), ("load_transfer", "1"), ("heave", "m"), ("roll", "rad"))},
     },
     "ChassisControl": {
         "sample_period": "s", "abs.enabled": None, "tcs.enabled": None, "esc.enabled": None,

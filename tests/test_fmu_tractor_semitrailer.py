@@ -45,6 +45,7 @@ SWA = 1.0                               # rad, + left: 0.05 rad at the road whee
 TRAILER_MASS = 20000.0                  # kg, the semitrailer chassis's mass in the vehicle file
 HEAVY_TRAILER = 26000.0                 # kg, a heavier load
 TOTAL_MASS = 35757.4                    # kg, the whole combination (resources/vehicles/README.md)
+AXLES = ("front", "drive1", "drive2", "trailer1", "trailer2", "trailer3")
 
 NAN = float("nan")
 BAD = [("trailer_mass_above_max", {f"{UNIT}.chassis_mass": 40000.0}, [("step", 0.0, H)]),
@@ -81,8 +82,8 @@ def test_fmpy_validation_is_clean(fmu):
 def test_every_wheel_and_the_semitrailer_have_their_variables(fmu, car):
     """Each of the twelve wheels has the full vehicle's per-wheel inputs and outputs (Project Chrono's wheel
     interface: pos/rot/lin_vel/ang_vel out, point/force/moment in) and its corner parameters; the semitrailer has
-    every ``unit`` output of the signal table and its chassis mass (20 t, 5-30 t); the outputs are the Python
-    API's, in its order."""
+    every ``unit`` output of the signal table and its chassis mass (20 t, 5-30 t), each of the six axles every
+    ``axle`` output; the outputs are the Python API's, in its order."""
     md = read_model_description(str(fmu))
     by = {v.name: v for v in md.modelVariables}
     assert car.wheel_names == ("FL", "FR", "RL1", "RR1", "RL2", "RR2", "TL1", "TR1", "TL2", "TR2", "TL3", "TR3")
@@ -98,6 +99,10 @@ def test_every_wheel_and_the_semitrailer_have_their_variables(fmu, car):
     for r in FULL_VEHICLE.unit_outputs:
         v = by[f"{UNIT}.{r.name}"]
         assert (v.causality, v.unit) == ("output", r.unit)
+    for axle in AXLES:
+        for r in FULL_VEHICLE.axle_outputs:
+            v = by[f"axle_{axle}.{r.name}"]
+            assert (v.causality, v.unit) == ("output", r.unit)
     mass = by[f"{UNIT}.chassis_mass"]
     assert (mass.causality, float(mass.start), mass.unit, float(mass.min), float(mass.max)) == \
         ("parameter", TRAILER_MASS, "kg", 5000.0, 30000.0)
@@ -127,7 +132,8 @@ def test_the_ranges_are_a_heavy_trucks(fmu):
 def test_model_structure_of_the_semitrailer_outputs(fmu, car):
     """While stepping no output depends on an input; in Initialization Mode the semitrailer's lateral
     acceleration follows every input of all twelve wheels, as chassis.ay does, and its states (every unit output
-    of the signal table in m, m/s, rad or rad/s) follow none."""
+    of the signal table in m, m/s, rad or rad/s) follow none; an axle's load follows its two wheels' road and
+    tire-load inputs, its heave and roll none."""
     md = read_model_description(str(fmu))
     inputs = {v.name for v in md.modelVariables if v.causality == "input"}
     wheel_inputs = {n for n in inputs if n.startswith("wheel_")}
@@ -138,6 +144,11 @@ def test_model_structure_of_the_semitrailer_outputs(fmu, car):
     for r in FULL_VEHICLE.unit_outputs:
         if r.unit in ("m", "m/s", "rad", "rad/s"):         # positions, velocities, angles, rates: states
             assert not set(initial[f"{UNIT}.{r.name}"]) & inputs, r.name
+    # an axle's tire forces follow its two wheels' road and tire-load inputs; its heave and roll are states
+    assert set(initial["axle_drive2.load"]) & inputs == {
+        f"wheel_{w}.{n}" for w in ("RL2", "RR2") for n in (r.name for r in FULL_VEHICLE.inputs)
+        if not n.startswith("torque_")}
+    assert not set(initial["axle_trailer3.roll"]) & inputs and not set(initial["axle_front.heave"]) & inputs
 
 
 # ------------------------------------------------------------------------------------------ physics

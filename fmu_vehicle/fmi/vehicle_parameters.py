@@ -211,6 +211,7 @@ class ParameterTable(NamedTuple):
     steering: tuple | None   # (steering-wheel angle limit [rad], rack travel limit [m]) of the steered kind
     units: tuple = ()        # towed unit names of a combination (their outputs: signal scope ``unit``)
     tire_radius_range: tuple = TIRE_RADIUS_M   # (min, max) of the tire_<w>.unloaded_radius parameters [m]
+    axles: tuple = ()        # loader.AxleSpec per axle (loader.vehicle_axles; outputs: signal scope ``axle``)
 
 
 def steering_limits(models, base=None) -> tuple[float, float]:
@@ -243,5 +244,6 @@ def parameter_table(fmu: str, data_dir: str | None) -> ParameterTable:
                                          f"corner '{c['name']}': field 'tire_model'")) for c in corners}
     radius = {f"tire_{name}.unloaded_radius": (name, float(host(unloaded_radius)(p))) for name, p in tires.items()}
     steered = bool(kind.signals.vehicle_inputs)
+    axles = load_vehicle_spec(model, base=base).axles
     return ParameterTable(wheels, overrides, radius, steering_limits(kind.models, base) if steered else None, units,
-                          kind.tire_radius)
+                          kind.tire_radius, axles)

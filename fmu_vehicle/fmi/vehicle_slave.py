@@ -10,7 +10,8 @@ towing other units) are subclasses, each a few lines in its slave script: the FM
 ``vehicle_parameters.KINDS``: its vehicle files, signal table and chassis parameters) and its parameter table
 read from the FMU's resources. A combination has the same variables per wheel for every unit's wheels, and the
 towed units' outputs (signal scope ``unit``: articulation angle and rate, position, velocities, yaw, roll,
-lateral acceleration, the coupling's force) after the vehicle's.
+lateral acceleration, the coupling's force) after the vehicle's. The full vehicles' FMUs have every axle's
+outputs (signal scope ``axle``: load, forces, load transfer ratio, heave, roll) last.
 
 Semantics (units SI, axes ISO 8855: x forward, y left, z up):
 
@@ -56,9 +57,9 @@ STEERING_INPUTS = ("steering_wheel_angle", "rack_travel")
 """Values of the ``steering_input`` parameter: which vehicle input moves the rack."""
 
 
-def _signal_vars(kind, wheels, steering=None, units=()) -> tuple:
+def _signal_vars(kind, wheels, steering=None, units=(), axles=()) -> tuple:
     """The FMU's inputs and outputs: one variable per row of the signal table (per wheel, per towed unit of
-    ``units``, where it is). The
+    ``units`` and per axle of ``axles``, where it is). The
     steering inputs take the range of the vehicle files (``steering`` = (angle limit [rad], rack travel limit
     [m]), ``vehicle_parameters.steering_limits``): what the rack of the offered file with the widest stops can
     travel; the chosen file's own stops are checked at each step."""
@@ -71,7 +72,7 @@ def _signal_vars(kind, wheels, steering=None, units=()) -> tuple:
                         max=bounds[r.name] if r.name in bounds else r.max,
                         display_unit=_DISPLAY.get(r.unit)) for r in sig.vehicle_inputs)
     outputs = tuple(Var(name, "output", "continuous", r.unit, r.description, 0.0, display_unit=_DISPLAY.get(r.unit))
-                    for r, name in sig.outputs(wheels, units))
+                    for r, name in sig.outputs(wheels, units, axles))
     return inputs + outputs
 
 
@@ -111,7 +112,7 @@ def vehicle_variables(fmu: str, table: ParameterTable) -> tuple:
         *((Var("steering_input", "parameter", "fixed", None, "which input moves the steering rack: "
                "steering_wheel_angle (through the steering ratio) | rack_travel (directly)",
                STEERING_INPUTS[0], type="Enumeration", choices=STEERING_INPUTS),) if steered else ()),
-        *_signal_vars(kind, table.wheels, table.steering, table.units),
+        *_signal_vars(kind, table.wheels, table.steering, table.units, tuple(a.name for a in table.axles)),
         Var(ALLOW_PARAMETER, "parameter", "fixed", None, "allow a road file outside the FMU resources "
             "(absolute paths, ..)", False, type="Boolean"),
         # last: the value references of the variables above are those of the FMUs without it
@@ -134,6 +135,9 @@ BODY_OUTPUTS = ("chassis.ax", "chassis.ay", "chassis.az", "chassis.roll_acc", "c
 #: outputs are states.
 EVALUATED_UNITS = ("m/s2", "rad/s2", "N")
 TIRE_OUTPUTS = ("tire_fx", "tire_fy", "tire_fz", "tire_mz")
+#: An axle's outputs made of its two wheels' tire forces (signal scope ``axle``): they follow those wheels' road and
+#: tire-load inputs as the wheels' tire outputs do; its heave and roll are states.
+AXLE_TIRE_OUTPUTS = ("load", "fx", "fy", "load_transfer")
 ROAD_INPUTS = ("road_height", "road_slope", "road_slope_y", "road_mu")
 TORQUE_INPUTS = ("torque_drive", "torque_brake")
 
@@ -150,7 +154,8 @@ def vehicle_structure(fmu: str, table: ParameterTable) -> Structure:
     (road_source, tire_source: an input the model ignores under one setting is declared all the same).
     A towed unit's acceleration and coupling force (``EVALUATED_UNITS``: ``<unit>.ay``, ``<unit>.coupling_f*``)
     follow every input as ``BODY_OUTPUTS`` do; its other outputs (articulation angle and rate, position,
-    velocities, yaw, roll) are states.
+    velocities, yaw, roll) are states. An axle's tire-force outputs (``AXLE_TIRE_OUTPUTS``) follow its two
+    wheels' road and tire-load inputs; its heave and roll are states.
     Stepping: the inputs act in doStep only (``dependencies=""`` for every output)."""
     sig = KINDS[fmu].signals
     wheels = table.wheels
@@ -159,9 +164,13 @@ def vehicle_structure(fmu: str, table: ParameterTable) -> Structure:
     loads = [n for n in names if n not in ROAD_INPUTS and n not in TORQUE_INPUTS]
     every = tuple(f"wheel_{w}.{n}" for w in wheels for n in names)
     initial = {}
-    for r, name in sig.outputs(wheels, table.units):
+    axles = {f"axle_{a.name}.": (a.left, a.right) for a in table.axles}
+    for r, name in sig.outputs(wheels, table.units, tuple(a.name for a in table.axles)):
         if name in BODY_OUTPUTS or (r.scope == "unit" and r.unit in EVALUATED_UNITS):
             initial[name] = every
+        elif r.scope == "axle" and r.name in AXLE_TIRE_OUTPUTS:
+            pair = axles[name[:-len(r.name)]]
+            initial[name] = tuple(f"wheel_{w}.{n}" for w in pair for n in road + loads)
         elif r.scope == "wheel":
             prefix = name[:-len(r.name)]            # "wheel_<w>."
             if r.name in TIRE_OUTPUTS:
@@ -216,6 +225,9 @@ def load_vehicle(table: ParameterTable, values: dict, resources: Path):
     if car.unit_names != table.units:
         raise ModelError(f"parameter 'model' = {values['model']!r}: towed units {car.unit_names}, this FMU has "
                          f"{table.units}")
+    if car.spec.axles != table.axles:
+        raise ModelError(f"parameter 'model' = {values['model']!r}: axles {car.spec.axles}, this FMU has "
+                         f"{table.axles}")
     for name, (w, _start) in table.tire_radius.items():
         if name in changed:
             set_unloaded_radius(car.tire_p[car.wheel_index(w)], values[name])

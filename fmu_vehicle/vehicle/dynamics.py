@@ -59,8 +59,9 @@ WHEEL_QUANTITIES = ("omega", "omega_rel", "x", "y", "z", "vx", "vy", "vz", "stee
 VEHICLE_QUANTITIES = ("steering_wheel_angle", "rack_travel", "rack_force", "constraint_residual")
 UNIT_QUANTITIES = ("articulation", "articulation_rate", "x", "y", "vx", "vy", "yaw_rate", "yaw", "roll", "ay",
                    "coupling_fx", "coupling_fy", "coupling_fz")
+AXLE_QUANTITIES = ("load", "fx", "fy", "load_transfer", "heave", "roll")
 QUANTITIES = {"chassis": CHASSIS_QUANTITIES, "wheel": WHEEL_QUANTITIES, "vehicle": VEHICLE_QUANTITIES,
-              "unit": UNIT_QUANTITIES}
+              "unit": UNIT_QUANTITIES, "axle": AXLE_QUANTITIES}
 NQ_CHASSIS, NQ_WHEEL, NQ_VEHICLE = len(CHASSIS_QUANTITIES), len(WHEEL_QUANTITIES), len(VEHICLE_QUANTITIES)
 (Q_X, Q_Y, Q_Z, Q_ROLL, Q_PITCH, Q_YAW, Q_VX, Q_VY, Q_VZ, Q_ROLL_RATE, Q_PITCH_RATE, Q_YAW_RATE, Q_AX, Q_AY,
  Q_AZ, Q_ROLL_ACC, Q_PITCH_ACC, Q_YAW_ACC, Q_SIDESLIP) = range(NQ_CHASSIS)
@@ -70,16 +71,21 @@ QV_STEERING_WHEEL, QV_RACK, QV_RACK_FORCE, QV_RESIDUAL = range(NQ_VEHICLE)
 NQ_UNIT = len(UNIT_QUANTITIES)
 # QU_COUPLING: the first of the three coupling-force rows (x, y, z)
 QU_ART, QU_ART_RATE, QU_X, QU_Y, QU_VX, QU_VY, QU_YAW_RATE, QU_YAW, QU_ROLL, QU_AY, QU_COUPLING = range(NQ_UNIT - 2)
+NQ_AXLE = len(AXLE_QUANTITIES)
+QA_LOAD, QA_FX, QA_FY, QA_TRANSFER, QA_HEAVE, QA_ROLL = range(NQ_AXLE)
 TWO_PI = 2.0 * math.pi
+
+LOAD_TRANSFER_FZ_MIN = 1.0
+"""Below this axle load [N] (both wheels airborne) the reported load transfer ratio is 0."""
 
 SIDESLIP_SPEED_MIN = 0.1
 """Below this horizontal speed in chassis axes [m/s] the reported sideslip angle is 0 (atan2 of two
 near-zero velocities is noise)."""
 
 
-def n_quantities(n_wheels: int, n_units: int = 0) -> int:
-    """Length of the quantity row for ``n_wheels`` wheels and ``n_units`` towed units."""
-    return NQ_CHASSIS + n_wheels * NQ_WHEEL + NQ_VEHICLE + n_units * NQ_UNIT
+def n_quantities(n_wheels: int, n_units: int = 0, n_axles: int = 0) -> int:
+    """Length of the quantity row for ``n_wheels`` wheels, ``n_units`` towed units and ``n_axles`` axles."""
+    return NQ_CHASSIS + n_wheels * NQ_WHEEL + NQ_VEHICLE + n_units * NQ_UNIT + n_axles * NQ_AXLE
 
 
 @njit(inline="always")
@@ -426,9 +432,36 @@ def vehicle_record(t, y, model, data, row):
         coupling_force(model, data, ub, f)
         for j in range(3):
             q[bu + QU_COUPLING + j] = A[0, j] * f[0] + A[1, j] * f[1] + A[2, j] * f[2]
+    axle_quantities(model, data, q, b + NQ_VEHICLE + model.u_body.shape[0] * NQ_UNIT)
     m = model.out_map
     for k in range(m.shape[0]):
         row[k] = q[m[k]] if m[k] >= 0 else 0.0
+
+
+@njit
+def axle_quantities(model, data, q, base):
+    """The axle block of the quantity row from ``base`` (after the wheel blocks and ``wheel_kinematics`` of every
+    wheel): per axle (``model.a_wheels``: its left and right wheel, L and R) the load Fz_L + Fz_R, the forces
+    Fx_L + Fx_R and Fy_L + Fy_R, the load transfer ratio (Fz_L - Fz_R) / (Fz_L + Fz_R) (0 below
+    ``LOAD_TRANSFER_FZ_MIN``), the heave (travel_L + travel_R) / 2 and the roll of the line through the two wheel
+    centres relative to the unit's chassis, atan2(z_L - z_R, y_L - y_R) with y, z the centres in the chassis
+    frame (+ left side up: the beam axle's roll joint angle for a beam axle)."""
+    d = data.mech
+    for a in range(model.a_wheels.shape[0]):
+        ba = base + a * NQ_AXLE
+        wl, wr = model.a_wheels[a, 0], model.a_wheels[a, 1]
+        bl, br = NQ_CHASSIS + wl * NQ_WHEEL, NQ_CHASSIS + wr * NQ_WHEEL
+        load = q[bl + QW_FZ] + q[br + QW_FZ]
+        q[ba + QA_LOAD] = load
+        q[ba + QA_FX] = q[bl + QW_FX] + q[br + QW_FX]
+        q[ba + QA_FY] = q[bl + QW_FY] + q[br + QW_FY]
+        q[ba + QA_TRANSFER] = (q[bl + QW_FZ] - q[br + QW_FZ]) / load if load > LOAD_TRANSFER_FZ_MIN else 0.0
+        q[ba + QA_HEAVE] = 0.5 * (q[bl + QW_TRAVEL] + q[br + QW_TRAVEL])
+        A = d.A[model.w_chassis[wl]]
+        cl, cr = data.work[wl, W_CENTER:W_CENTER + 3], data.work[wr, W_CENTER:W_CENTER + 3]
+        dy = A[0, 1] * (cl[0] - cr[0]) + A[1, 1] * (cl[1] - cr[1]) + A[2, 1] * (cl[2] - cr[2])
+        dz = A[0, 2] * (cl[0] - cr[0]) + A[1, 2] * (cl[1] - cr[1]) + A[2, 2] * (cl[2] - cr[2])
+        q[ba + QA_ROLL] = em.atan2(dz, dy)
 
 
 # A VehicleModel names its system's passes (integrators.base.system_rhs/system_record resolve them from

@@ -62,6 +62,7 @@ class VehicleSpec:
     data: dict             # the merged vehicle data (for reports)
     steering: SteeringSpec | None = None
     units: tuple = ()      # UnitSpec per towed unit (trailers), in file order; () for a single-unit vehicle
+    axles: tuple = ()      # AxleSpec per axle (``vehicle_axles``), in the order of their first corner
 
     def refuse_combination(self, what: str) -> None:
         """ModelError if this vehicle has towed units (docs/articulated.md §6): "``what`` a combination is not
@@ -99,6 +100,75 @@ class UnitSpec:
     def yaw_coordinate(self) -> str:
         """The articulation angle's coordinate: this unit's yaw relative to the towing one [rad, + left]."""
         return self.coordinates[0]
+
+
+@dataclass(frozen=True)
+class AxleSpec:
+    """An axle: a left and a right corner of one unit (the signals of scope ``axle``, docs/vehicle.md §5)."""
+    name: str                   # the corners' field ``axle``, or made from their names (``vehicle_axles``)
+    left: str                   # the left-hand corner's name
+    right: str                  # the right-hand corner's name
+
+
+AXLE_X_TOL_M = 0.05
+"""Two corners without a field ``axle`` form an axle when they are on the same unit, one left and one right,
+and their design wheel centres are at most this far apart along x [m]."""
+
+
+def _axle_name(a: str, b: str) -> str:
+    """The name of the axle of corners ``a`` and ``b`` given none: the names without the one character in which
+    they differ (FL, FR -> F; RL1, RR1 -> R1), else their common beginning without a trailing '_' or '-'
+    (front_left, front_right -> front); "" if neither gives a name."""
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        if len(diff) == 1 and len(a) > 1:
+            return a[:diff[0]] + a[diff[0] + 1:]
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n].rstrip("_-")
+
+
+def vehicle_axles(wheels, src: str) -> tuple:
+    """The axles (``AxleSpec``, in the order of their first corner) of the corners ``wheels`` (WheelInfo): the
+    corners that share a field ``axle`` (one left, one right, on one unit), and each left corner without one
+    with the first right corner without one on its unit whose design wheel centre is within ``AXLE_X_TOL_M``
+    along x. A corner left without a partner (the half car's single-track corners) is on no axle."""
+    out, named, free = [], {}, []
+    for i, w in enumerate(wheels):
+        if w.axle:
+            named.setdefault(w.axle, []).append((i, w))
+        else:
+            free.append((i, w))
+    for axle, members in named.items():
+        sides = sorted(w.side for _i, w in members)
+        if sides != ["left", "right"] or members[0][1].chassis_body != members[1][1].chassis_body:
+            raise ModelError(f"{src}: axle '{axle}' needs one left and one right corner of one unit, has "
+                             f"{', '.join(f'{w.name} ({w.side}, on {w.chassis_body})' for _i, w in members)}")
+        left, right = sorted(members, key=lambda m: m[1].side != "left")
+        out.append((min(left[0], right[0]), AxleSpec(axle, left[1].name, right[1].name)))
+    taken = set()
+    for i, w in free:
+        if w.side != "left":
+            continue
+        partner = next(((j, r) for j, r in free if j not in taken and r.side == "right"
+                        and r.chassis_body == w.chassis_body
+                        and abs(r.center_m[0] - w.center_m[0]) <= AXLE_X_TOL_M), None)
+        if partner is None:
+            continue
+        taken.add(partner[0])
+        name = _axle_name(w.name, partner[1].name)
+        if not name or "." in name:
+            raise ModelError(f"{src}: corners '{w.name}' and '{partner[1].name}' form an axle whose name cannot be "
+                             f"made from theirs: give both a field 'axle'")
+        out.append((min(i, partner[0]), AxleSpec(name, w.name, partner[1].name)))
+    axles = tuple(a for _i, a in sorted(out, key=lambda e: e[0]))
+    names = [a.name for a in axles]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ModelError(f"{src}: axle names must be unique; repeated: {', '.join(dup)} (name the axles with the "
+                         f"corners' field 'axle')")
+    return axles
 
 
 def _point_m(value, field: str, note: str = ""):
@@ -162,13 +232,14 @@ def _axle_fragment(axle, members, chassis_body, rack, src, frag, inner_points):
 
 def _add_corners(corners, chassis_body, rack, src, base, frag, wheels, tires, inner_points, prefix="corners"):
     """Append the suspension fragments, WheelInfo and tire data of ``corners`` (a vehicle file's corner list)
-    mounted on the body ``chassis_body``. A corner with a field ``axle`` shares the suspension of that name with
-    the other corner naming it (``AXLE_TEMPLATES``: a beam axle); ``dual``: true mounts two of its tires side
-    by side (``tire.models.tires_side_by_side``)."""
+    mounted on the body ``chassis_body``. A corner of a two-corner template (``AXLE_TEMPLATES``: a beam axle)
+    shares the suspension named by its field ``axle`` with the other corner naming it; on an independent
+    suspension the field only names the corner's axle (``vehicle_axles``); ``dual``: true mounts two of its
+    tires side by side (``tire.models.tires_side_by_side``)."""
     data = [_corner_data(c, i, src, base, prefix) for i, c in enumerate(corners)]
     axles = {}
     for c, d in zip(corners, data):
-        if "axle" in c:
+        if "axle" in c and d[3].get("template") in AXLE_TEMPLATES:
             axles.setdefault(c["axle"], []).append((c, d))
     shared = {}
     for axle, members in axles.items():
@@ -196,9 +267,12 @@ def _add_corners(corners, chassis_body, rack, src, base, frag, wheels, tires, in
         if not isinstance(dual, bool):
             raise ModelError(f"{where}: field 'dual' must be true or false, got {dual!r}")
         tires.append(tires_side_by_side(tire, 2) if dual else tire)
+        axle = c.get("axle", "")
+        if not isinstance(axle, str) or "." in axle:
+            raise ModelError(f"{where}: field 'axle' must be a name without '.', got {axle!r}")
         wheels.append(WheelInfo(name=cname, center_m=tuple(map(float, center)), spin_axis=(0.0, 1.0, 0.0),
                                 driven=bool(c.get("driven", False)), tire_file=tire_file, side=side,
-                                chassis_body=chassis_body, **w))
+                                chassis_body=chassis_body, axle=axle, **w))
 
 
 def _add_units(data: dict, src: str, base, frag, wheels, tires) -> tuple:
@@ -446,4 +520,4 @@ def load_vehicle_spec(name_or_path: str | os.PathLike, *, base=None, overrides: 
             "force_elements": frag.force_elements, "coordinates": coordinates}
     spec = parse_mechanism(mech, f"{src} (assembled mechanism)")
     return VehicleSpec(name, data.get("description", ""), src, data.get("paper_model"), tmpl, "chassis", spec,
-                       tuple(wheels), tuple(tires), data, steering_spec, units)
+                       tuple(wheels), tuple(tires), data, steering_spec, units, vehicle_axles(wheels, src))

@@ -42,6 +42,7 @@ VehicleModel = namedtuple("VehicleModel", [
                        # y, yaw and the wheel spins: each coupling's yaw (a standing combination leaves its
                        # articulation undetermined); empty for a single-unit vehicle
     "u_body",          # (nu,) int64 chassis body of each towed unit (its coupling yaw: held[u]); nu = nh
+    "a_wheels",        # (na, 2) int64 left and right wheel of each axle (loader.vehicle_axles)
 ])
 
 VehicleData = namedtuple("VehicleData", [
@@ -95,6 +96,9 @@ def check_data(model: VehicleModel, data: VehicleData, n_inputs: int) -> None:
         idx = getattr(model, name)
         if idx.size and (idx.min() < 0 or idx.max() >= n_bodies):
             raise ModelError(f"vehicle model: {name} indexes outside the mechanism's {n_bodies} bodies")
+    if model.a_wheels.shape[1:] != (2,) or model.a_wheels.size and (model.a_wheels.min() < 0
+                                                                     or model.a_wheels.max() >= nw):
+        raise ModelError(f"vehicle model: a_wheels must be (axles, 2) indexes of the {nw} wheels")
     if model.u_body.shape != model.held.shape:
         raise ModelError("vehicle model: u_body and held need one entry per towed unit")
     if data.mech.z.shape[0] != model.mech.n:

@@ -12,10 +12,13 @@ Names (ISO 8855 axes: x forward, y left, z up; SI units):
 * scope ``wheel``: one per wheel, ``wheel_<wheel name>.<name>`` (inputs are always per wheel);
 * scope ``vehicle``: ``<name>`` (quantities of the whole model, e.g. a residual);
 * scope ``unit``: one per towed unit of a combination, ``<unit name>.<name>`` (docs/articulated.md §6); a
-  single-unit vehicle has none.
+  single-unit vehicle has none;
+* scope ``axle``: one per axle (a left and a right corner of one unit, ``loader.vehicle_axles``),
+  ``axle_<axle name>.<name>``; the half car has none.
 
 Output row layout: the chassis rows in table order, then each wheel's rows (wheels in vehicle-file
-order), then the vehicle rows, then each towed unit's rows (units in vehicle-file order). The kernel
+order), then the vehicle rows, then each towed unit's rows (units in vehicle-file order), then each axle's
+rows (axles in the order of their first corner). The kernel
 computes a fixed catalogue of quantities (``vehicle.dynamics.QUANTITIES``); each output row names the quantity it reports (``Signal.quantity``, by
 default its own name) and ``SignalTable.output_map`` tells the kernel where to find it, so tables choose,
 order and name their rows freely. Per-wheel inputs: the kernel's input matrix has the columns of the
@@ -29,7 +32,7 @@ from dataclasses import dataclass
 
 from ..errors import ModelError
 
-SCOPES = ("chassis", "wheel", "vehicle", "unit")
+SCOPES = ("chassis", "wheel", "vehicle", "unit", "axle")
 CAUSALITIES = ("input", "output")
 
 
@@ -40,7 +43,7 @@ class Signal:
     name         short name (without the ``chassis.``/``wheel_<w>.`` prefix)
     unit         SI unit in FMI spelling (``m``, ``m/s2``, ``N.m``, ``1`` for dimensionless)
     description  one line, with the sign convention and frame
-    scope        ``chassis`` | ``wheel`` | ``vehicle`` | ``unit`` (a towed unit's)
+    scope        ``chassis`` | ``wheel`` | ``vehicle`` | ``unit`` (a towed unit's) | ``axle``
     causality    ``input`` | ``output``
     start, min, max   inputs: default value and inclusive bounds (outputs: start only)
     quantity     outputs: the computed quantity (``vehicle.dynamics.QUANTITIES`` of its scope) the row
@@ -64,14 +67,16 @@ class Signal:
             raise ModelError(f"signal '{self.name}': scope must be one of {SCOPES}, got {self.scope!r}")
         if self.causality not in CAUSALITIES:
             raise ModelError(f"signal '{self.name}': causality must be one of {CAUSALITIES}, got {self.causality!r}")
-        if self.causality == "input" and self.scope in ("chassis", "unit"):
+        if self.causality == "input" and self.scope in ("chassis", "unit", "axle"):
             raise ModelError(f"signal '{self.name}': inputs are per wheel or of the whole vehicle")
 
-    def full_name(self, wheel: str | None = None, unit: str | None = None) -> str:
+    def full_name(self, wheel: str | None = None, unit: str | None = None, axle: str | None = None) -> str:
         if self.scope == "chassis":
             return f"chassis.{self.name}"
         if self.scope == "unit":
             return f"{unit}.{self.name}"
+        if self.scope == "axle":
+            return f"axle_{axle}.{self.name}"
         if self.scope == "wheel":
             return f"wheel_{wheel}.{self.name}"
         return self.name
@@ -95,6 +100,7 @@ class SignalTable:
         self.wheel_outputs = self._outputs("wheel")
         self.vehicle_outputs = self._outputs("vehicle")
         self.unit_outputs = self._outputs("unit")
+        self.axle_outputs = self._outputs("axle")
 
     def _outputs(self, scope):
         return tuple(r for r in self.rows if r.causality == "output" and r.scope == scope)
@@ -104,14 +110,14 @@ class SignalTable:
         import numpy as np
         return np.array([superset.input_column(r.quantity or r.name) for r in self.inputs], dtype=np.int64)
 
-    def output_map(self, n_wheels: int, quantities: dict, n_units: int = 0):
+    def output_map(self, n_wheels: int, quantities: dict, n_units: int = 0, n_axles: int = 0):
         """int64 index of each output row (``outputs`` order) in the kernel's quantity row, -1 for none.
 
         ``quantities`` = {scope: names of the computed quantities of that scope, in kernel order}; the
-        quantity row holds the chassis block, one block per wheel, the vehicle block, then one block per
-        towed unit."""
+        quantity row holds the chassis block, one block per wheel, the vehicle block, one block per
+        towed unit, then one block per axle."""
         import numpy as np
-        qc, qw, qv, qu = (quantities[k] for k in SCOPES)
+        qc, qw, qv, qu, qa = (quantities[k] for k in SCOPES)
 
         def index(r, names, base):
             q = r.quantity or r.name
@@ -123,6 +129,9 @@ class SignalTable:
         out += [index(r, qv, len(qc) + n_wheels * len(qw)) for r in self.vehicle_outputs]
         for u in range(n_units):
             out += [index(r, qu, len(qc) + n_wheels * len(qw) + len(qv) + u * len(qu)) for r in self.unit_outputs]
+        base = len(qc) + n_wheels * len(qw) + len(qv) + n_units * len(qu)
+        for a in range(n_axles):
+            out += [index(r, qa, base + a * len(qa)) for r in self.axle_outputs]
         return np.array(out, dtype=np.int64)
 
     @property
@@ -140,20 +149,23 @@ class SignalTable:
     def output_column(self, name: str, scope: str) -> int:
         """Offset of output ``name`` inside its block (chassis, one wheel's, or the vehicle rows)."""
         block = {"chassis": self.chassis_outputs, "wheel": self.wheel_outputs, "vehicle": self.vehicle_outputs,
-                 "unit": self.unit_outputs}[scope]
+                 "unit": self.unit_outputs, "axle": self.axle_outputs}[scope]
         for k, r in enumerate(block):
             if r.name == name:
                 return k
         raise ModelError(f"signal table '{self.kind}': no {scope} output '{name}'")
 
-    def outputs(self, wheel_names, unit_names=()) -> list[tuple[Signal, str]]:
-        """(row, full name) of every output in output-row order (``unit_names``: the towed units')."""
+    def outputs(self, wheel_names, unit_names=(), axle_names=()) -> list[tuple[Signal, str]]:
+        """(row, full name) of every output in output-row order (``unit_names``: the towed units',
+        ``axle_names``: the axles')."""
         out = [(r, r.full_name()) for r in self.chassis_outputs]
         for w in wheel_names:
             out += [(r, r.full_name(w)) for r in self.wheel_outputs]
         out += [(r, r.full_name()) for r in self.vehicle_outputs]
         for u in unit_names:
             out += [(r, r.full_name(unit=u)) for r in self.unit_outputs]
+        for a in axle_names:
+            out += [(r, r.full_name(axle=a)) for r in self.axle_outputs]
         return out
 
 
@@ -318,6 +330,15 @@ FULL_VEHICLE = SignalTable("full_vehicle", (
            f"({what})") for a, what in (("x", "+ when the towing unit pulls it forward"),
                                         ("y", "+ pushing it to its left"),
                                         ("z", "+ carrying it: the nose or kingpin load at rest"))),
+    # per axle: its left (L) and right (R) wheel's
+    _out("axle", "load", "N", "axle load: the two tire normal loads Fz_L + Fz_R"),
+    _out("axle", "fx", "N", "axle longitudinal force: tire_fx of its two wheels summed (+ forward)"),
+    _out("axle", "fy", "N", "axle lateral force: tire_fy of its two wheels summed (+ left)"),
+    _out("axle", "load_transfer", "1", "lateral load transfer ratio (Fz_L - Fz_R) / (Fz_L + Fz_R): + left wheel "
+         "more loaded, +-1 when a wheel lifts off (0 when both are off the ground)"),
+    _out("axle", "heave", "m", "axle heave: mean suspension travel of its two wheels (bump +)"),
+    _out("axle", "roll", "rad", "axle roll relative to its unit's chassis: angle of the line through the two wheel "
+         "centres about the chassis x axis (+ left side up; a beam axle's roll joint angle)"),
 ))
 """Signals of the full vehicles (6-DOF chassis, steering, lateral tires)."""
 

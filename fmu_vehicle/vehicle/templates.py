@@ -45,6 +45,7 @@ class WheelInfo:
     tire_file: str
     side: str = "left"        # "left" or "right": a right-hand corner mirrors y and its tire
     chassis_body: str = "chassis"   # the unit's chassis body the corner is mounted on (docs/articulated.md §6)
+    axle: str = ""            # the corner file's axle name ("": none given; loader.vehicle_axles pairs it)
 
 
 class _HP:

@@ -43,11 +43,12 @@ CHASSIS_COORDINATES = ("chassis.x", "chassis.y", "chassis.z", "chassis.roll", "c
 """The chassis joint coordinates the outputs read (VehicleModel.chassis_coords order; absent ones are -1)."""
 
 
-def output_table(wheel_names, signals: SignalTable | None = None, unit_names=()) -> list[tuple[str, str, str]]:
+def output_table(wheel_names, signals: SignalTable | None = None, unit_names=(),
+                 axle_names=()) -> list[tuple[str, str, str]]:
     """(name, unit, description) of every recorded output, in row order (default: the longitudinal-vertical table;
-    ``unit_names``: a combination's towed units, docs/articulated.md §6)."""
+    ``unit_names``: a combination's towed units, docs/articulated.md §6; ``axle_names``: the vehicle's axles)."""
     signals = signals if signals is not None else TABLES[LONGITUDINAL_VERTICAL.kind]
-    return [(name, r.unit, r.description) for r, name in signals.outputs(wheel_names, unit_names)]
+    return [(name, r.unit, r.description) for r, name in signals.outputs(wheel_names, unit_names, axle_names)]
 
 
 #: Default plot of a vehicle run: the chassis states in 3 x 2 panels.
@@ -70,7 +71,8 @@ class Vehicle:
         self.mech = Mechanism(spec.mechanism)
         m = self.mech
         self.wheel_names = tuple(w.name for w in spec.wheels)
-        self.outputs = output_table(self.wheel_names, self.signals, tuple(u.name for u in spec.units))
+        self.outputs = output_table(self.wheel_names, self.signals, tuple(u.name for u in spec.units),
+                                    tuple(a.name for a in spec.axles))
         self.output_names = tuple(n for n, _, _ in self.outputs)
         self.chassis = m.body(spec.chassis_body)
         self.chassis_coords = np.array([m.info.coordinate_index.get(c, -1) for c in CHASSIS_COORDINATES],
@@ -81,6 +83,10 @@ class Vehicle:
         self.held = np.array([m.coordinate(u.yaw_coordinate) for u in spec.units], dtype=np.int64)
         self.u_body = np.array([m.body(u.name) for u in spec.units], dtype=np.int64)
         self.unit_names = tuple(u.name for u in spec.units)
+        # axles (loader.vehicle_axles): the left and right wheel of each
+        self.axle_names = tuple(a.name for a in spec.axles)
+        self.a_wheels = np.array([[self.wheel_names.index(a.left), self.wheel_names.index(a.right)]
+                                  for a in spec.axles], dtype=np.int64).reshape(-1, 2)
         self.w_hub = np.array([m.body(w.hub_body) for w in spec.wheels], dtype=np.int64)
         self.w_spin = np.array([m.coordinate(w.spin_coordinate) for w in spec.wheels], dtype=np.int64)
         self.w_spring = np.array([m.info.spring_names.index(w.spring) for w in spec.wheels], dtype=np.int64)
@@ -129,12 +135,12 @@ class Vehicle:
     def model(self, road=None) -> VehicleModel:
         """The static description of a run on ``road`` (a road name, dict, file or Road; None: flat)."""
         r = load_road(road if road is not None else {"type": "flat"})
-        out_map = self.signals.output_map(self.n_wheels, QUANTITIES, len(self.unit_names))
+        out_map = self.signals.output_map(self.n_wheels, QUANTITIES, len(self.unit_names), len(self.axle_names))
         return VehicleModel(self.mech.model, POSITION_TOL, POSITION_MAXIT, self.w_body, self.w_hub, self.w_spin,
                             self.w_spring, self.w_center0, self.w_axis0, self.w_inertia, self.w_side,
                             self.tire_p.copy(), r.to_arrays(), int(self.chassis), self.chassis_coords,
                             self.chassis_com0, self.steer_drv, out_map, *self._load_point_rows(), self.w_chassis,
-                            self.held, self.u_body)
+                            self.held, self.u_body, self.a_wheels)
 
     def _load_point_rows(self) -> tuple[int, np.ndarray]:
         """(input column of an external load's point.x, (nw, 3) output rows of the wheel centres): what
@@ -154,7 +160,7 @@ class Vehicle:
         and tire, inputs at their start values (see :meth:`VehicleSimulator.set_sources`)."""
         model = self.model(road)
         data = make_data(model, self.mech.new_data(), len(FULL_VEHICLE.inputs), [r.start for r in FULL_VEHICLE.inputs],
-                         n_quantities(self.n_wheels, len(self.unit_names)), self.rack_gain)
+                         n_quantities(self.n_wheels, len(self.unit_names), len(self.axle_names)), self.rack_gain)
         check_data(model, data, len(FULL_VEHICLE.inputs))
         return VehicleSystem(self, model, data)
 
