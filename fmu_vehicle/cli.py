@@ -402,7 +402,8 @@ def _combination_manoeuvre(a, car, out: Path, files: list, summary: dict, plots)
         res, kpis = cm.single_sine_run(car, speed, a.ay or 2.0, unit=unit)
         summary.update(speed_m_s=speed, kpis=kpis)
         shown = {"RA a_y": kpis["ay"]["ratio"], "RA yaw rate": kpis["yaw_rate"]["ratio"],
-                 "peak articulation [deg]": math.degrees(kpis["theta_peak_rad"])}
+                 "peak articulation [deg]": math.degrees(kpis["theta_peak_rad"]),
+                 f"peak LTR {unit}": kpis["ltr_peak"][unit], "peak LTR combination": kpis["ltr_peak"]["combination"]}
         files.append((out / "single_sine.png", lambda tmp: plots.plot_articulation(
             tmp, res.t, res[f"{unit}.articulation"], res.meta["front_xy"], res.meta["trailer_xy"], kpis=shown,
             title=f"{car.name}: ISO 14791 single sine steer at {speed * 3.6:.0f} km/h", equal_axes=False)))

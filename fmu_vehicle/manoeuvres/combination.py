@@ -22,7 +22,8 @@ it, + counter-clockwise).
   (:func:`~fmu_vehicle.manoeuvres.articulated.single_sine_steer`), A the steering-wheel angle whose
   steady-state lateral acceleration is ``ay_m_s2`` in the towing unit's single-track model,
   A = a_y / (vx (r / delta_sw)); rearward amplification of the lateral acceleration and of the yaw rate
-  (:func:`~fmu_vehicle.manoeuvres.articulated.rearward_amplification`).
+  (:func:`~fmu_vehicle.manoeuvres.articulated.rearward_amplification`) and the peak load transfer ratio of
+  each unit's axles (:func:`load_transfer_ratio`).
 * **Braking in a turn** (ISO 7975 for passenger cars, ISO 14794 for heavy vehicles, open loop): the speed
   held by a drive torque T = m r_w (v0 - vx) / tau + T_roll (tau = :data:`SPEED_HOLD_TIME_S`) on a steady
   turn of ``ay_m_s2`` (steering as above, ramped in over :data:`TURN_RAMP_S`), then at ``t_brake`` the
@@ -196,6 +197,28 @@ def _axle_paths(res: Result, car, unit) -> tuple[tuple, tuple]:
     return mean_path(car.spec.steering.corners), mean_path(unit.corners)
 
 
+def load_transfer_ratio(res: Result, car, units=None) -> np.ndarray:
+    """Lateral load transfer ratio of the axles of ``units`` (chassis body names: "chassis" for the towing
+    unit, a towed unit's name; None: every axle) over time: LTR = sum_a (Fz_L - Fz_R) / sum_a (Fz_L + Fz_R)
+    from the outputs ``axle_<a>.load_transfer`` and ``axle_<a>.load`` (+ left wheels more loaded; +-1 when every
+    wheel of one side has lifted off, the rollover limit of heavy-vehicle performance standards)."""
+    axles = [a for a in car.spec.axles if units is None or car.spec.wheel(a.left).chassis_body in units]
+    if not axles:
+        raise ModelError(f"vehicle '{car.name}': no axle on {', '.join(units)}")
+    diff = sum(res[f"axle_{a.name}.load_transfer"] * res[f"axle_{a.name}.load"] for a in axles)
+    load = sum(res[f"axle_{a.name}.load"] for a in axles)
+    return np.divide(diff, load, out=np.zeros_like(load), where=load > 0.0)
+
+
+def _ltr_peaks(res: Result, car) -> dict:
+    """Peak |LTR| (:func:`load_transfer_ratio`) per unit ("chassis": the towing unit) and of the whole
+    combination ("combination", the units roll-coupled as by a fifth wheel)."""
+    peaks = {u: float(np.max(np.abs(load_transfer_ratio(res, car, (u,)))))
+             for u in ("chassis", *(u.name for u in car.spec.units))}
+    peaks["combination"] = float(np.max(np.abs(load_transfer_ratio(res, car))))
+    return peaks
+
+
 # ---------------------------------------------------------------------------------------------- impulse
 def steering_pulse(amplitude_rad: float = PULSE_AMPLITUDE_RAD, *, duration_s: float = PULSE_DURATION_S,
                    t_start: float = PULSE_START_S) -> SteeringProfile:
@@ -278,7 +301,8 @@ def single_sine_run(car, speed_m_s: float = SINGLE_SINE_SPEED_M_S, ay_m_s2: floa
                     sample_s: float = 0.01) -> tuple[Result, dict]:
     """ISO 14791 single sine steer (module docstring) at ``speed_m_s``. Returns (Result, kpis): amplitude_rad,
     rearward amplification of the lateral acceleration (``ay``: ``<unit>.ay`` over ``chassis.ay``) and of the
-    yaw rate (``yaw_rate``), each the dict of :func:`rearward_amplification`, theta_peak_rad, and the paths
+    yaw rate (``yaw_rate``), each the dict of :func:`rearward_amplification`, theta_peak_rad, ltr_peak (the
+    peak |load transfer ratio| per unit and of the combination, :func:`load_transfer_ratio`), and the paths
     of the towing unit's steered axle and the towed unit's axle in ``Result.meta`` (front_xy, trailer_xy)."""
     v = _positive("speed_m_s", speed_m_s)
     u = towed_unit(car, unit)
@@ -296,7 +320,8 @@ def single_sine_run(car, speed_m_s: float = SINGLE_SINE_SPEED_M_S, ay_m_s2: floa
             "ay": rearward_amplification(res.t, res["chassis.ay"], res[f"{u.name}.ay"], zero_before=t0),
             "yaw_rate": rearward_amplification(res.t, res["chassis.yaw_rate"], res[f"{u.name}.yaw_rate"],
                                                zero_before=t0),
-            "theta_peak_rad": float(np.max(np.abs(res[f"{u.name}.articulation"])))}
+            "theta_peak_rad": float(np.max(np.abs(res[f"{u.name}.articulation"]))),
+            "ltr_peak": _ltr_peaks(res, car)}
     res.meta["front_xy"], res.meta["trailer_xy"] = _axle_paths(res, car, u)
     return res, kpis
 
