@@ -274,3 +274,15 @@ def test_cli_writes_plots_and_names_bad_options(tmp_path, capsys):
         err = capsys.readouterr().err
         assert message in err, err
     assert not (tmp_path / "bad").exists()
+
+
+def test_the_towing_unit_keeps_the_overrides_of_the_combination():
+    """``towing_vehicle`` of a combination loaded with overrides is the towing unit with those overrides: the
+    sedan's body 200 kg heavier, its wheels and mechanism the shipped sedan's."""
+    from fmu_vehicle.manoeuvres.vehicle_model import towing_vehicle
+    heavy = {"chassis.mass_kg": Vehicle.load("fullcar14").spec.data["chassis"]["mass_kg"] + 200.0}
+    car = towing_vehicle(Vehicle.load("sedan_caravan", overrides=heavy))
+    alone = Vehicle.load("fullcar14", overrides=heavy)
+    assert not car.spec.units and car.wheel_names == alone.wheel_names
+    assert car.total_mass_kg == pytest.approx(alone.total_mass_kg, rel=1e-15)
+    assert car.total_mass_kg == pytest.approx(Vehicle.load("fullcar14").total_mass_kg + 200.0, rel=1e-12)

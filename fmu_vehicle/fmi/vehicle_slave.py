@@ -87,8 +87,8 @@ def vehicle_variables(fmu: str, table: ParameterTable) -> tuple:
         *(Var(name, "parameter", "fixed", unit, desc, start, min=lo, max=hi)
           for name, (_, unit, desc, start, lo, hi) in table.overrides.items()),
         *(Var(name, "parameter", "fixed", "m", f"{w} tire free (unloaded) radius (road-vehicle tire sizes about "
-              f"the design radius {start:g} m: far from it the corner leaves its suspension travel and the car has "
-              f"no static equilibrium)", start, min=table.tire_radius_range[0], max=table.tire_radius_range[1])
+              f"the design radius {start:g} m: far from it the corner leaves its suspension travel and the vehicle "
+              f"has no static equilibrium)", start, min=table.tire_radius_range[0], max=table.tire_radius_range[1])
           for name, (w, start) in table.tire_radius.items()),
         Var("v0", "parameter", "fixed", "m/s", "initial forward speed (wheels free rolling)", 20.0, min=0.0,
             max=100.0, display_unit="km/h"),

@@ -92,13 +92,14 @@ def yaw_inertia(car, x_g: float, y_g: float, bodies=None) -> float:
 
 
 def towing_vehicle(car):
-    """The towing unit alone: ``car``'s vehicle file (``spec.source``) loaded again without its towed units and
-    couplings (a new Vehicle; ``car`` itself when it has no towed units). Overrides ``car`` was loaded with
-    are not carried over."""
+    """The towing unit alone: ``car``'s vehicle data (``spec.data``: its file with the overrides it was loaded
+    with) loaded again without its towed units and couplings (a new Vehicle; ``car`` itself when it has no towed
+    units). Changes made to ``car``'s arrays after loading (e.g. ``tire_p``) are not carried over."""
     if not car.spec.units:
         return car
     from ..vehicle.vehicle import Vehicle
-    return Vehicle.load(car.spec.source, overrides={"units": None, "couplings": None})
+    data = {k: v for k, v in car.spec.data.items() if k not in ("units", "couplings")}
+    return Vehicle.load(car.spec.source, overrides={**data, "units": None, "couplings": None})
 
 
 def single_track_of(car) -> SingleTrack:
