@@ -432,24 +432,27 @@ def vehicle_record(t, y, model, data, row):
         coupling_force(model, data, ub, f)
         for j in range(3):
             q[bu + QU_COUPLING + j] = A[0, j] * f[0] + A[1, j] * f[1] + A[2, j] * f[2]
-    axle_quantities(model, data, q, b + NQ_VEHICLE + model.u_body.shape[0] * NQ_UNIT)
+    axle_quantities(model.a_wheels, model.w_chassis, d.A, data.work, q,
+                    b + NQ_VEHICLE + model.u_body.shape[0] * NQ_UNIT)
     m = model.out_map
     for k in range(m.shape[0]):
         row[k] = q[m[k]] if m[k] >= 0 else 0.0
 
 
 @njit
-def axle_quantities(model, data, q, base):
-    """The axle block of the quantity row from ``base`` (after the wheel blocks and ``wheel_kinematics`` of every
-    wheel): per axle (``model.a_wheels``: its left and right wheel, L and R) the load Fz_L + Fz_R, the forces
-    Fx_L + Fx_R and Fy_L + Fy_R, the load transfer ratio (Fz_L - Fz_R) / (Fz_L + Fz_R) (0 below
-    ``LOAD_TRANSFER_FZ_MIN``), the heave (travel_L + travel_R) / 2 and the roll of the line through the two wheel
-    centres relative to the unit's chassis, atan2(z_L - z_R, y_L - y_R) with y, z the centres in the chassis
-    frame (+ left side up: the beam axle's roll joint angle for a beam axle)."""
-    d = data.mech
-    for a in range(model.a_wheels.shape[0]):
+def axle_quantities(a_wheels, w_chassis, body_A, work, q, base):
+    """The axle block of the quantity row ``q`` from ``base``, after the wheel blocks and ``wheel_kinematics`` of
+    every wheel (its centre in ``work``, the vehicle workspace's scratch; ``body_A`` the bodies' orientations,
+    ``w_chassis`` each wheel's chassis body: ``VehicleModel``/``VehicleData`` members, passed alone so that the
+    call out of ``vehicle_record`` copies a few arrays, not the whole model). Per axle (``a_wheels``: its left
+    and right wheel, L and R) the load Fz_L + Fz_R, the forces Fx_L + Fx_R and Fy_L + Fy_R, the load transfer
+    ratio (Fz_L - Fz_R) / (Fz_L + Fz_R) (0 below ``LOAD_TRANSFER_FZ_MIN``), the heave (travel_L + travel_R) / 2
+    and the roll of the line through the two wheel centres relative to the unit's chassis, atan2(z_L - z_R,
+    y_L - y_R) with y, z the centres in the chassis frame (+ left side up: the roll joint angle of a beam
+    axle)."""
+    for a in range(a_wheels.shape[0]):
         ba = base + a * NQ_AXLE
-        wl, wr = model.a_wheels[a, 0], model.a_wheels[a, 1]
+        wl, wr = a_wheels[a, 0], a_wheels[a, 1]
         bl, br = NQ_CHASSIS + wl * NQ_WHEEL, NQ_CHASSIS + wr * NQ_WHEEL
         load = q[bl + QW_FZ] + q[br + QW_FZ]
         q[ba + QA_LOAD] = load
@@ -457,8 +460,8 @@ def axle_quantities(model, data, q, base):
         q[ba + QA_FY] = q[bl + QW_FY] + q[br + QW_FY]
         q[ba + QA_TRANSFER] = (q[bl + QW_FZ] - q[br + QW_FZ]) / load if load > LOAD_TRANSFER_FZ_MIN else 0.0
         q[ba + QA_HEAVE] = 0.5 * (q[bl + QW_TRAVEL] + q[br + QW_TRAVEL])
-        A = d.A[model.w_chassis[wl]]
-        cl, cr = data.work[wl, W_CENTER:W_CENTER + 3], data.work[wr, W_CENTER:W_CENTER + 3]
+        A = body_A[w_chassis[wl]]
+        cl, cr = work[wl, W_CENTER:W_CENTER + 3], work[wr, W_CENTER:W_CENTER + 3]
         dy = A[0, 1] * (cl[0] - cr[0]) + A[1, 1] * (cl[1] - cr[1]) + A[2, 1] * (cl[2] - cr[2])
         dz = A[0, 2] * (cl[0] - cr[0]) + A[1, 2] * (cl[1] - cr[1]) + A[2, 2] * (cl[2] - cr[2])
         q[ba + QA_ROLL] = em.atan2(dz, dy)

@@ -104,7 +104,7 @@ class UnitSpec:
 
 @dataclass(frozen=True)
 class AxleSpec:
-    """An axle: a left and a right corner of one unit (the signals of scope ``axle``, docs/vehicle.md §5)."""
+    """An axle: a left and a right corner of one unit (the signals of scope ``axle``, docs/vehicle.md §2, §10)."""
     name: str                   # the corners' field ``axle``, or made from their names (``vehicle_axles``)
     left: str                   # the left-hand corner's name
     right: str                  # the right-hand corner's name
