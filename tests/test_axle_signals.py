@@ -155,3 +155,9 @@ def test_a_lateral_offset_at_rest_is_carried_by_the_load_transfers():
     print(f"moment {moment:.1f} N m, m g dy {m_chassis * G * 0.1:.1f} N m")
     assert moment == pytest.approx(m_chassis * G * 0.1, rel=0.02)
     assert all(out[f"axle_{a.name}.load_transfer"] > 0.0 for a in car.spec.axles)
+
+
+@pytest.mark.parametrize("value", [["front"], "front.left", 3])
+def test_a_bad_axle_field_is_refused_naming_the_corner(value):
+    with pytest.raises(ModelError, match=r"corners\[0\] 'FL': field 'axle' must be a name without '\.'"):
+        Vehicle.load("fullcar14", overrides={"corners.FL.axle": value})

@@ -213,6 +213,11 @@ class ParameterTable(NamedTuple):
     tire_radius_range: tuple = TIRE_RADIUS_M   # (min, max) of the tire_<w>.unloaded_radius parameters [m]
     axles: tuple = ()        # loader.AxleSpec per axle (loader.vehicle_axles; outputs: signal scope ``axle``)
 
+    @property
+    def axle_names(self) -> tuple:
+        """The axles' names, in ``axles`` order."""
+        return tuple(a.name for a in self.axles)
+
 
 def steering_limits(models, base=None) -> tuple[float, float]:
     """(steering-wheel angle limit [rad], rack travel limit [m]) of the steering inputs' declared ranges: the

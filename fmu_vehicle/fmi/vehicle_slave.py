@@ -112,7 +112,7 @@ def vehicle_variables(fmu: str, table: ParameterTable) -> tuple:
         *((Var("steering_input", "parameter", "fixed", None, "which input moves the steering rack: "
                "steering_wheel_angle (through the steering ratio) | rack_travel (directly)",
                STEERING_INPUTS[0], type="Enumeration", choices=STEERING_INPUTS),) if steered else ()),
-        *_signal_vars(kind, table.wheels, table.steering, table.units, tuple(a.name for a in table.axles)),
+        *_signal_vars(kind, table.wheels, table.steering, table.units, table.axle_names),
         Var(ALLOW_PARAMETER, "parameter", "fixed", None, "allow a road file outside the FMU resources "
             "(absolute paths, ..)", False, type="Boolean"),
         # last: the value references of the variables above are those of the FMUs without it
@@ -165,7 +165,7 @@ def vehicle_structure(fmu: str, table: ParameterTable) -> Structure:
     every = tuple(f"wheel_{w}.{n}" for w in wheels for n in names)
     initial = {}
     axles = {f"axle_{a.name}.": (a.left, a.right) for a in table.axles}
-    for r, name in sig.outputs(wheels, table.units, tuple(a.name for a in table.axles)):
+    for r, name in sig.outputs(wheels, table.units, table.axle_names):
         if name in BODY_OUTPUTS or (r.scope == "unit" and r.unit in EVALUATED_UNITS):
             initial[name] = every
         elif r.scope == "axle" and r.name in AXLE_TIRE_OUTPUTS:

@@ -203,8 +203,8 @@ def _axle_fragment(axle, members, chassis_body, rack, src, frag, inner_points):
     """Build the suspension shared by the two corners ``members`` ([(corner, corner data), ...]) of the axle
     named ``axle`` (``AXLE_TEMPLATES``); returns {corner name: wheel fields}."""
     where = f"{src}: axle '{axle}'"
-    if not isinstance(axle, str) or not axle or "." in axle:
-        raise ModelError(f"{src}: field 'axle' must be a name without '.', got {axle!r}")
+    if not axle:
+        raise ModelError(f"{src}: field 'axle' of a two-corner suspension must name its axle, got {axle!r}")
     sides = sorted(d[1] for _c, d in members)
     if sides != ["left", "right"]:
         raise ModelError(f"{where}: needs one left and one right corner, has "
@@ -239,8 +239,11 @@ def _add_corners(corners, chassis_body, rack, src, base, frag, wheels, tires, in
     data = [_corner_data(c, i, src, base, prefix) for i, c in enumerate(corners)]
     axles = {}
     for c, d in zip(corners, data):
+        axle = c.get("axle", "")
+        if not isinstance(axle, str) or "." in axle:
+            raise ModelError(f"{d[5]}: field 'axle' must be a name without '.', got {axle!r}")
         if "axle" in c and d[3].get("template") in AXLE_TEMPLATES:
-            axles.setdefault(c["axle"], []).append((c, d))
+            axles.setdefault(axle, []).append((c, d))
     shared = {}
     for axle, members in axles.items():
         shared.update(_axle_fragment(axle, members, chassis_body, rack, src, frag, inner_points))
@@ -267,12 +270,9 @@ def _add_corners(corners, chassis_body, rack, src, base, frag, wheels, tires, in
         if not isinstance(dual, bool):
             raise ModelError(f"{where}: field 'dual' must be true or false, got {dual!r}")
         tires.append(tires_side_by_side(tire, 2) if dual else tire)
-        axle = c.get("axle", "")
-        if not isinstance(axle, str) or "." in axle:
-            raise ModelError(f"{where}: field 'axle' must be a name without '.', got {axle!r}")
         wheels.append(WheelInfo(name=cname, center_m=tuple(map(float, center)), spin_axis=(0.0, 1.0, 0.0),
                                 driven=bool(c.get("driven", False)), tire_file=tire_file, side=side,
-                                chassis_body=chassis_body, axle=axle, **w))
+                                chassis_body=chassis_body, axle=c.get("axle", ""), **w))
 
 
 def _add_units(data: dict, src: str, base, frag, wheels, tires) -> tuple:
