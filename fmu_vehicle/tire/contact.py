@@ -56,8 +56,9 @@ OUT_TANGENT = 19      # [19:22] longitudinal unit vector t [-]
 OUT_FY = 22           # lateral force along l = n × t [N]
 OUT_MZ = 23           # aligning moment about n [N m]
 OUT_DALPHA = 24       # d(tan α')/dt [1/s]
-OUT_ALPHA = 25        # transient slip angle α' = atan(q) in use [rad] (+: contact slides to +l)
-OUT_ALPHA_SS = 26     # kinematic slip angle atan(Vcy / max(|Vx|, KAPPA_SPEED_EPS)) [rad]
+OUT_TAN_ALPHA = 25    # tan α' in use [-]: the slip angle α' (+: contact slides to +l) is its atan
+OUT_TAN_ALPHA_SS = 26  # tan of the kinematic slip angle, Vcy / max(|Vx|, KAPPA_SPEED_EPS) [-]
+# (the two angles are outputs only, so the contact leaves their atan to whoever reports them)
 OUT_GAMMA = 27        # inclination angle γ = asin(a·n) [rad] (ISO: rotation of the wheel about +t)
 OUT_VY = 28           # lateral speed of the wheel centre Vcy = l·ċ [m/s]
 OUT_LATERAL = 29      # [29:32] lateral unit vector l = n × t [-]
@@ -279,7 +280,7 @@ def tire_contact_3d(p, mirror, center, center_vel, wheel_omega, spin_axis, road_
 
     speed = abs(vx)
     speed_floor = speed if speed > KAPPA_SPEED_EPS else KAPPA_SPEED_EPS
-    out[OUT_ALPHA_SS] = em.atan(vy / speed_floor)
+    out[OUT_TAN_ALPHA_SS] = vy / speed_floor
     sigma_min = speed * RELAXATION_TIME_MIN
     if delta <= 0.0:
         rate, sigma = airborne(p, vx, omega, slip_state, speed_floor, out)
@@ -288,7 +289,7 @@ def tire_contact_3d(p, mirror, center, center_vel, wheel_omega, spin_axis, road_
         out[OUT_FY] = 0.0
         out[OUT_MZ] = 0.0
         out[OUT_DALPHA] = -rate * lateral_state / sigma
-        out[OUT_ALPHA] = em.atan(lateral_state)
+        out[OUT_TAN_ALPHA] = lateral_state
         out[OUT_SIGMA_Y] = sigma
         return
 
@@ -313,7 +314,6 @@ def tire_contact_3d(p, mirror, center, center_vel, wheel_omega, spin_axis, road_
     ky = cornering_stiffness(p, fz, gamma_t)
     if ky != 0.0:
         q -= low_speed_damping(p, vx) * vy / ky
-    alpha = em.atan(q)
 
     fx, fy_t, mz_t = mf_combined_given(p, fz, kappa, mirror * q, gamma_t, road_mu, kx, ky, fx0)  # tan(atan q) = q
     fy = mirror * fy_t
@@ -342,7 +342,7 @@ def tire_contact_3d(p, mirror, center, center_vel, wheel_omega, spin_axis, road_
     out[OUT_DKAPPA] = dkappa
     out[OUT_DALPHA] = dq
     out[OUT_KAPPA_SS] = -vsx / speed_floor
-    out[OUT_ALPHA] = alpha
+    out[OUT_TAN_ALPHA] = q
     out[OUT_VSX] = vsx
     out[OUT_RE] = re
     out[OUT_SIGMA] = sigma

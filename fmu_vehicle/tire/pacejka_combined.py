@@ -66,18 +66,28 @@ def _guard(x):
     return x + EPS_Y
 
 
+@njit(inline="always")
+def _mf_arg(b, e, x):
+    """B x - E (B x - atan(B x)), the argument of the Magic Formula's outer atan; B x itself for E = 0 (the
+    same double for a finite B x, without the inner atan: the combined-slip weighting functions of most
+    files have E = 0)."""
+    bx = b * x
+    if e == 0.0:
+        return bx
+    return bx - e * (bx - em.atan(bx))
+
+
 @njit
 def _mf_sin(b, c, d, e, x):
-    """D sin(C atan(B x - E (B x - atan(B x)))), the Magic Formula sine form."""
-    bx = b * x
-    return d * em.sin(c * em.atan(bx - e * (bx - em.atan(bx))))
+    """D sin(C atan(B x - E (B x - atan(B x)))), the Magic Formula sine form (``_mf_arg``)."""
+    return d * em.sin(c * em.atan(_mf_arg(b, e, x)))
 
 
 @njit
 def _mf_cos(b, c, e, x):
-    """cos(C atan(B x - E (B x - atan(B x)))), the cosine form used by the weighting functions and the trail."""
-    bx = b * x
-    return em.cos(c * em.atan(bx - e * (bx - em.atan(bx))))
+    """cos(C atan(B x - E (B x - atan(B x)))), the cosine form used by the weighting functions and the trail
+    (``_mf_arg``)."""
+    return em.cos(c * em.atan(_mf_arg(b, e, x)))
 
 
 @njit(inline="always")

@@ -29,9 +29,9 @@ import numpy as np
 
 from ..errors import ModelError
 from ..jit import entry_point
-from .contact import (OUT_ALPHA, OUT_ALPHA_SS, OUT_DEFLECTION, OUT_FORCE, OUT_FX, OUT_FY, OUT_FZ, OUT_GAMMA,
-                      OUT_KAPPA_SS, OUT_MY, OUT_MZ, OUT_NORMAL, OUT_POINT, OUT_RE, OUT_SIGMA, OUT_SIGMA_Y,
-                      OUT_VSX)
+from .contact import (OUT_DEFLECTION, OUT_FORCE, OUT_FX, OUT_FY, OUT_FZ, OUT_GAMMA, OUT_KAPPA_SS, OUT_MY,
+                      OUT_MZ, OUT_NORMAL, OUT_POINT, OUT_RE, OUT_SIGMA, OUT_SIGMA_Y, OUT_TAN_ALPHA,
+                      OUT_TAN_ALPHA_SS, OUT_VSX)
 from .stepper3d import (M_ACC, M_ALPHA, M_AXIS, M_MIRROR, M_OMEGA, M_PLANE, M_POS, M_VEL, N_STATES, S_KAPPA,
                         S_Q, TMP, WK_CENTER, WK_MOMENT, WK_ROAD, WK_VEL, advance3d, derivative3d,
                         quaternion_spin_axis, wheel3d_arrays)
@@ -165,7 +165,8 @@ class TireModel3d:
             "query_point.x": pos[0], "query_point.y": pos[1], "query_point.z": pos[2],
             "wheel_load.force_x": force[0], "wheel_load.force_z": force[2], "wheel_load.moment_y": moment[1],
             "slip": y[S_KAPPA], "slip_kinematic": out[OUT_KAPPA_SS], "slip_velocity": out[OUT_VSX],
-            "slip_angle": out[OUT_ALPHA], "slip_angle_kinematic": out[OUT_ALPHA_SS], "lateral_slip": y[S_Q],
+            "slip_angle": math.atan(out[OUT_TAN_ALPHA]),
+            "slip_angle_kinematic": math.atan(out[OUT_TAN_ALPHA_SS]), "lateral_slip": y[S_Q],
             "inclination": out[OUT_GAMMA], "camber": -m[M_MIRROR] * out[OUT_GAMMA],
             "deflection": out[OUT_DEFLECTION], "deflection_rate": -(n[0] * v[0] + n[1] * v[1] + n[2] * v[2]),
             "loaded_radius": math.sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]), "rolling_radius": out[OUT_RE],

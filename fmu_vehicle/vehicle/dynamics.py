@@ -29,8 +29,8 @@ from ..multibody.linalg import max_abs
 from ..multibody.state import STATUS_MASS_NOT_PD, clear_loads, set_state
 from ..road.kernel import road_eval_xy
 from ..tire.brake import brake_torque
-from ..tire.contact import (OUT_ALPHA, OUT_DALPHA, OUT_DKAPPA, OUT_FX, OUT_FY, OUT_FZ, OUT_GAMMA, OUT_MOMENT,
-                            OUT_MZ, OUT_POINT)
+from ..tire.contact import (OUT_DALPHA, OUT_DKAPPA, OUT_FX, OUT_FY, OUT_FZ, OUT_GAMMA, OUT_MOMENT, OUT_MZ,
+                            OUT_POINT, OUT_TAN_ALPHA)
 from ..tire.models import contact, model_id
 from .events import n_switch, vehicle_switch
 from .model import (MODE_ROAD, MODE_TIRE, W_AXIS, W_CENTER, W_FORCE, W_LEVER, W_MOMENT, W_OMEGA, W_POINT, W_ROAD,
@@ -381,7 +381,7 @@ def vehicle_record(t, y, model, data, row):
         q[b + QW_FY] = out[OUT_FY]
         q[b + QW_MZ] = out[OUT_MZ]
         q[b + QW_SLIP] = y[2 * ni + w]
-        q[b + QW_SLIP_ANGLE] = out[OUT_ALPHA]
+        q[b + QW_SLIP_ANGLE] = em.atan(out[OUT_TAN_ALPHA])
         q[b + QW_DRIVE] = data.inputs[w, IN_DRIVE]
         q[b + QW_BRAKE] = -data.brake[w]
         for k in range(3):
