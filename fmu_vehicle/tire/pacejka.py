@@ -51,7 +51,8 @@ def slip_stiffness(p, fz):
         return 0.0
     fz0 = nominal_load(p)
     dfz = (fz - fz0) / fz0
-    return fz * (p[P_PKX1] + p[P_PKX2] * dfz) * em.exp(p[P_PKX3] * dfz) * p[P_LKX]
+    growth = em.exp(p[P_PKX3] * dfz) if p[P_PKX3] != 0.0 else 1.0     # exp(0) = 1 without the call
+    return fz * (p[P_PKX1] + p[P_PKX2] * dfz) * growth * p[P_LKX]
 
 
 @njit
@@ -99,12 +100,11 @@ def mf_fx0_eval_kx(p, fz, kx_stiffness, kappa, gamma, mu_road, with_slope):
     bk = bx * kx
     phi = bk - ex * (bk - em.atan(bk))
     angle = cx * em.atan(phi)
-    fx = dx * em.sin(angle) + svx
-    slope = 0.0
-    if with_slope:
-        dphi = bx - ex * (bx - bx / (1.0 + bk * bk))
-        slope = dx * em.cos(angle) * cx / (1.0 + phi * phi) * dphi
-    return fx, slope
+    if not with_slope:
+        return dx * em.sin(angle) + svx, 0.0
+    sin_a, cos_a = em.sincos(angle)
+    dphi = bx - ex * (bx - bx / (1.0 + bk * bk))
+    return dx * sin_a + svx, dx * cos_a * cx / (1.0 + phi * phi) * dphi
 
 
 @njit
@@ -169,7 +169,8 @@ def effective_rolling_radius(p, deflection):
     rho = deflection if deflection > 0.0 else 0.0
     rho_z0 = nominal_load(p) / (p[P_CZ] * p[P_LCZ])
     rho_d = rho / rho_z0
-    return p[P_R0] - rho_z0 * (p[P_DREFF] * em.atan(p[P_BREFF] * rho_d) + p[P_FREFF] * rho_d)
+    peak = p[P_DREFF] * em.atan(p[P_BREFF] * rho_d) if p[P_DREFF] != 0.0 else 0.0    # (the defaults: 0)
+    return p[P_R0] - rho_z0 * (peak + p[P_FREFF] * rho_d)
 
 
 @njit
