@@ -100,20 +100,25 @@ def set_state(model, data, y, tol, maxit):
     for k in range(model.ndrv):
         data.z[model.drv[k]] = data.drv_z[k]
         data.zd[model.drv[k]] = data.drv_zd[k]
-    if solve_positions(model, data, tol, maxit) < 0:
-        # far from the last evaluation (a large or rejected step), the second-order start can fail where a
-        # first-order one does not: start again from the last solution moved along its velocities
-        for c in range(model.m):
-            d = data.dep[c]
-            data.z[d] = data.z_last[d] + a * data.zd_last[d]
-        if solve_positions(model, data, tol, maxit) < 0:
-            # no solution near y: leave the workspace as the last evaluation left it (positions, velocities,
-            # R_z and S), so that an integrator that rejects the step goes on from there
-            for i in range(model.n):
-                data.z[i] = data.z_last[i]
-                data.zd[i] = data.zd_last[i]
-            forward_positions(model, data)
-            return STATUS_POSITION_FAILED
+    solved = False
+    for start in range(2):          # (one loop: the position solve is inlined once, not once per start)
+        if start == 1:
+            # far from the last evaluation (a large or rejected step), the second-order start can fail where
+            # a first-order one does not: start again from the last solution moved along its velocities
+            for c in range(model.m):
+                d = data.dep[c]
+                data.z[d] = data.z_last[d] + a * data.zd_last[d]
+        if solve_positions(model, data, tol, maxit) >= 0:
+            solved = True
+            break
+    if not solved:
+        # no solution near y: leave the workspace as the last evaluation left it (positions, velocities,
+        # R_z and S), so that an integrator that rejects the step goes on from there
+        for i in range(model.n):
+            data.z[i] = data.z_last[i]
+            data.zd[i] = data.zd_last[i]
+        forward_positions(model, data)
+        return STATUS_POSITION_FAILED
     if not velocity_transform(model, data):
         return STATUS_SINGULAR
     forward_velocities(model, data)
