@@ -605,7 +605,7 @@ def _atan_pos(ax, corr):
     return bh, t + low
 
 
-@njit
+@njit(inline="always")
 def atan(x):
     """atan(x) for any double x (:func:`_atan_pos` of |x|, sign restored). atan(+-0) = +-0,
     atan(+-inf) = +-pi/2, atan(nan) = nan. Faithfully rounded; measured max error in the tests."""
