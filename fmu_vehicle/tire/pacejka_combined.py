@@ -69,8 +69,8 @@ def _guard(x):
 @njit(inline="always")
 def _mf_arg(b, e, x):
     """B x - E (B x - atan(B x)), the argument of the Magic Formula's outer atan; B x itself for E = 0 (the
-    same double for a finite B x, without the inner atan: the combined-slip weighting functions of most
-    files have E = 0)."""
+    same double for a finite B x, without the inner atan: the combined-slip weighting functions of every
+    shipped tire file have E = 0)."""
     bx = b * x
     if e == 0.0:
         return bx
