@@ -127,9 +127,10 @@ class SignalTable:
         for w in range(n_wheels):
             out += [index(r, qw, len(qc) + w * len(qw)) for r in self.wheel_outputs]
         out += [index(r, qv, len(qc) + n_wheels * len(qw)) for r in self.vehicle_outputs]
+        base = len(qc) + n_wheels * len(qw) + len(qv)
         for u in range(n_units):
-            out += [index(r, qu, len(qc) + n_wheels * len(qw) + len(qv) + u * len(qu)) for r in self.unit_outputs]
-        base = len(qc) + n_wheels * len(qw) + len(qv) + n_units * len(qu)
+            out += [index(r, qu, base + u * len(qu)) for r in self.unit_outputs]
+        base += n_units * len(qu)
         for a in range(n_axles):
             out += [index(r, qa, base + a * len(qa)) for r in self.axle_outputs]
         return np.array(out, dtype=np.int64)

@@ -71,8 +71,9 @@ class Vehicle:
         self.mech = Mechanism(spec.mechanism)
         m = self.mech
         self.wheel_names = tuple(w.name for w in spec.wheels)
-        self.outputs = output_table(self.wheel_names, self.signals, tuple(u.name for u in spec.units),
-                                    tuple(a.name for a in spec.axles))
+        self.unit_names = tuple(u.name for u in spec.units)
+        self.axle_names = tuple(a.name for a in spec.axles)     # (loader.vehicle_axles)
+        self.outputs = output_table(self.wheel_names, self.signals, self.unit_names, self.axle_names)
         self.output_names = tuple(n for n, _, _ in self.outputs)
         self.chassis = m.body(spec.chassis_body)
         self.chassis_coords = np.array([m.info.coordinate_index.get(c, -1) for c in CHASSIS_COORDINATES],
@@ -82,9 +83,7 @@ class Vehicle:
         # towed units (docs/articulated.md §6): the static equilibrium holds each coupling's yaw
         self.held = np.array([m.coordinate(u.yaw_coordinate) for u in spec.units], dtype=np.int64)
         self.u_body = np.array([m.body(u.name) for u in spec.units], dtype=np.int64)
-        self.unit_names = tuple(u.name for u in spec.units)
-        # axles (loader.vehicle_axles): the left and right wheel of each
-        self.axle_names = tuple(a.name for a in spec.axles)
+        # axles: the left and right wheel of each
         self.a_wheels = np.array([[self.wheel_names.index(a.left), self.wheel_names.index(a.right)]
                                   for a in spec.axles], dtype=np.int64).reshape(-1, 2)
         self.w_hub = np.array([m.body(w.hub_body) for w in spec.wheels], dtype=np.int64)
