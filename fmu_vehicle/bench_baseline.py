@@ -9,7 +9,11 @@ baseline and working tree alternating (B W, W B, B W, ...). Each child calls its
 ``bench.time_vehicle`` once (a warm-up run, then one timed run), so each side runs its own code end to end.
 The result of a side is the best of its ``repeats`` children; the ratio is working tree over baseline
 (below 1: the working tree is faster). With ``passes``, each vehicle's evaluation is also timed pass by pass
-(``bench.time_passes``, where the baseline has it) in the same alternation.
+(``bench.time_passes``, where the baseline has it) in the same alternation. With ``fmu`` (a vehicle FMU of the
+working tree, e.g. ``dist/fmus/VehicleLV.fmu``), the baseline builds its own FMU of the same registry name
+(its ``cosim.build_cache.ensure_fmus``, into ``dist/bench-baseline/<sha>/fmus``) and both FMUs run the bumpy
+road through ``fmpy.simulate_fmu`` at a 1 ms communication step in the same alternation: the FMU path as a
+host sees it, each side with its own package and kernels.
 
 The first run of a new baseline compiles its kernels (minutes: the children say so on the terminal).
 """
@@ -35,6 +39,29 @@ from fmu_vehicle import bench
 name, integrator, dt, duration = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
 r = bench.time_vehicle(name, duration=duration, dt=dt, repeats=1, integrator=integrator)
 print(json.dumps({k: r[k] for k in ("wall_s", "us_per_evaluation", "evaluations", "coordinates")}))
+"""
+
+_FMU_BUILD = """
+import json, sys
+from fmu_vehicle.cosim.build_cache import ensure_fmus
+print(json.dumps(str(ensure_fmus([sys.argv[1]], sys.argv[2])[sys.argv[1]])))
+"""
+
+_FMU_TIME = """
+import json, sys, time
+from fmpy import read_model_description, simulate_fmu
+from fmu_vehicle import bench
+fmu, duration = sys.argv[1], float(sys.argv[2])
+man = bench.MANEUVERS["bumpy_road"]
+road = next(v for v in read_model_description(fmu).modelVariables if v.name == "road")
+value = man.road if road.type == "String" else next(int(i.value) for i in road.declaredType.items if i.name == man.road)
+start = {"v0": man.v0, "road": value, "wheel_front.torque_drive": man.drive_torque}
+simulate_fmu(fmu, stop_time=0.01, output_interval=1e-3, start_values=start)      # warm-up
+t0 = time.perf_counter()
+simulate_fmu(fmu, stop_time=duration, output_interval=1e-3, start_values=start)
+wall = time.perf_counter() - t0
+steps = round(duration / 1e-3)
+print(json.dumps({"wall_s": wall, "steps": steps, "us_per_step": wall / steps * 1e6}))
 """
 
 _PASSES = """
@@ -123,35 +150,79 @@ def _order(repeat: int) -> tuple[str, str]:
 
 
 def run_baseline(ref: str, vehicles, specs, out: Path, *, repeats: int = 3, duration: float = 20.0,
-                 passes: bool = False, work: Path = Path("dist/bench-baseline")) -> dict:
+                 passes: bool = False, fmu: Path | None = None, work: Path = Path("dist/bench-baseline")) -> dict:
     """Time the working tree against commit ``ref`` in one sitting (module docstring). ``specs``: (method,
-    step [s]) pairs of fixed-step methods. Writes the JSON report to ``out``, prints a Markdown table and
-    returns the report: per vehicle and method each side's best wall time [s] and µs per evaluation, and
-    ratio = work / baseline."""
+    step [s]) pairs of fixed-step methods; ``fmu``: the working tree's vehicle FMU, also timed against the
+    baseline's own build of it. Writes the JSON report to ``out``, prints a Markdown table and returns the
+    report: per vehicle and method each side's best wall time [s] and µs per evaluation, and ratio = work /
+    baseline; with ``fmu`` the same for the FMU (``fmu`` in the report, µs per 1 ms communication step)."""
     root = repository_root()
     sha = resolve_commit(root, ref)
-    sides = _sides(root, sha, Path(work).resolve())      # absolute: the children run in their checkouts
+    if fmu is not None:
+        check_work_fmu(Path(fmu))
+    work = Path(work).resolve()                          # absolute: the children run in their checkouts
+    sides = _sides(root, sha, work)
     rows = []
     for name in vehicles:
         for integrator, dt in specs:
-            best: dict[str, dict] = {}
-            for r in range(repeats):
-                for side in _order(r):
-                    src, env = sides[side]
-                    t = _child(src, env, _TIME, name, integrator, repr(dt), repr(duration))
-                    if side not in best or t["wall_s"] < best[side]["wall_s"]:
-                        best[side] = t
+            args = (name, integrator, repr(dt), repr(duration))
             row = {"vehicle": name, "integrator": integrator, "dt_s": dt, "simulated_s": duration,
-                   "baseline": best["baseline"], "work": best["work"],
-                   "ratio": best["work"]["wall_s"] / best["baseline"]["wall_s"]}
+                   **_best(sides, repeats, _TIME, {"baseline": args, "work": args})}
             rows.append(row)
             print(_line(row), flush=True)
     report = {"baseline_commit": sha, "baseline_ref": ref, "repeats": repeats, "results": rows}
+    if fmu is not None:
+        report["fmu"] = _fmu_row(sides, Path(fmu).resolve(), work / sha / "fmus", repeats, duration)
     if passes:
         report["passes_ns"] = {name: _passes(sides, name, repeats) for name in vehicles}
     atomic_write(out, lambda stream: stream.write(json.dumps(report, indent=2) + "\n"))
     print(markdown_table(report), flush=True)
     return report
+
+
+def _best(sides: dict, repeats: int, script: str, args: dict) -> dict:
+    """{"baseline": best child, "work": best child, "ratio": work / baseline wall time} of ``script`` run
+    ``repeats`` times per side in alternation with that side's ``args[side]``; a child reports ``wall_s``."""
+    best: dict[str, dict] = {}
+    for r in range(repeats):
+        for side in _order(r):
+            src, env = sides[side]
+            t = _child(src, env, script, *args[side])
+            if side not in best or t["wall_s"] < best[side]["wall_s"]:
+                best[side] = t
+    return {"baseline": best["baseline"], "work": best["work"],
+            "ratio": best["work"]["wall_s"] / best["baseline"]["wall_s"]}
+
+
+def check_work_fmu(fmu: Path) -> None:
+    """ModelError unless ``fmu`` is an FMU of this package's registry built from the working tree's sources
+    (the baseline builds the FMU of the same name): checked before anything is timed."""
+    from .cosim.build_cache import fmu_is_current
+    from .errors import FmuVehicleError
+    from .fmi.registry import slave_script
+    try:
+        script = slave_script(fmu.stem)
+    except FmuVehicleError as exc:
+        raise ModelError(f"--fmu: {fmu}: {exc}") from None
+    if not fmu_is_current(fmu, script):
+        raise ModelError(f"--fmu: {fmu} was not built from the working tree's sources (rebuild it, e.g. "
+                         "fmu-vehicle demo rebuilds dist/fmus): the comparison would time other code")
+
+
+def _fmu_row(sides: dict, fmu: Path, folder: Path, repeats: int, duration: float) -> dict:
+    """The working tree's vehicle FMU ``fmu`` and the baseline's build of the FMU of the same registry name
+    (built into ``folder`` by the baseline's own ``ensure_fmus``, reused while current), each run
+    ``duration`` s of the bumpy road through FMPy at a 1 ms communication step in alternating children."""
+    name = fmu.stem
+    src, env = sides["baseline"]
+    print(f"--baseline: the baseline's {name} FMU (built into {folder} if missing or stale; minutes)", flush=True)
+    base_fmu = Path(_child(src, env, _FMU_BUILD, name, str(folder)))
+    args = {"baseline": (str(base_fmu), repr(duration)), "work": (str(fmu), repr(duration))}
+    row = {"fmu": name, "simulated_s": duration, "communication_step_s": 1e-3, "baseline_fmu": str(base_fmu),
+           "work_fmu": str(fmu), **_best(sides, repeats, _FMU_TIME, args)}
+    print(f"{name}.fmu through FMPy, {duration:g} s at 1 ms: baseline {row['baseline']['wall_s']:.3f} s, working "
+          f"tree {row['work']['wall_s']:.3f} s, ratio {row['ratio']:.3f}", flush=True)
+    return row
 
 
 def _passes(sides: dict, name: str, repeats: int) -> dict:
@@ -193,6 +264,14 @@ def markdown_table(report: dict) -> str:
         lines.append(f"| {r['vehicle']} | {r['integrator']} {r['dt_s'] * 1e3:g} ms | {b['wall_s']:.3f} | "
                      f"{w['wall_s']:.3f} | {r['ratio']:.3f} | {b['us_per_evaluation']:.2f} | "
                      f"{w['us_per_evaluation']:.2f} |")
+    if "fmu" in report:
+        r = report["fmu"]
+        b, w = r["baseline"], r["work"]
+        lines += ["", f"The vehicle FMU through FMPy, {r['simulated_s']:g} s of the bumpy road at a 1 ms communication "
+                  "step:", "", "| FMU | baseline [s] | working tree [s] | ratio | baseline [µs/step] | "
+                  "working tree [µs/step] |", "|---|---|---|---|---|---|",
+                  f"| {r['fmu']} | {b['wall_s']:.3f} | {w['wall_s']:.3f} | {r['ratio']:.3f} | "
+                  f"{b['us_per_step']:.2f} | {w['us_per_step']:.2f} |"]
     for name, table in report.get("passes_ns", {}).items():
         lines += ["", f"{name}, ns per call of each pass:", "", "| pass | baseline | working tree | ratio |",
                   "|---|---|---|---|"]

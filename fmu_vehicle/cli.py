@@ -633,14 +633,15 @@ def cmd_bench(a) -> int:
                              f"{dt * 1e3:g} ms")
     if a.baseline is not None:
         from .bench_baseline import run_baseline
-        if fmu is not None or native is not None:
-            raise ModelError("--baseline: compares the kernels only; time --fmu/--native-fmu in a run without it")
+        if native is not None:
+            raise ModelError("--baseline: compares the kernels and the Python FMU; time --native-fmu in a run "
+                             "without it")
         specs = [parse_integrator(entry) for entry in a.integrators if entry != "reference"]
         if not specs:
             raise ModelError("--baseline: give at least one fixed-step method in --integrators (the adaptive "
                              "reference is not compared)")
         run_baseline(a.baseline, vehicles, specs, Path(a.out), repeats=a.repeats, duration=duration,
-                     passes=a.passes)
+                     passes=a.passes, fmu=fmu)
         print(f"wrote {a.out}")
         return 0
     run_bench(vehicles, Path(a.out), uncompiled=not a.no_uncompiled, fmu=fmu, repeats=a.repeats,
@@ -830,7 +831,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "each vehicle and fixed-step method of --integrators in fresh processes, the two "
                         "alternating, each with its own kernel cache (REF's compiled on its first use, minutes); "
                         "reports each side's best of --repeats and the ratio working tree / REF (with --passes "
-                        "also pass by pass)")
+                        "also pass by pass; with --fmu also that FMU against REF's own build of it, through FMPy)")
     b.set_defaults(func=cmd_bench)
     e = sub.add_parser("export", help="build native vehicle FMUs: the compiled model and an FMI layer in C, no "
                        "Python on the host (linux64, and win64 with mingw); every parameter but dt fixed at export")

@@ -13,6 +13,7 @@ import pytest
 
 from fmu_vehicle.cli import main
 from timeouts import HANG_GUARD_S
+from test_fmi_support import session_fmus
 
 
 def test_bench_writes_a_consistent_report(tmp_path):
@@ -96,11 +97,13 @@ def _git(*args):
     return subprocess.run(["git", *args], capture_output=True, text=True)
 
 
-def test_bench_baseline_times_another_commit_in_the_same_sitting(tmp_path):
-    """``bench --baseline HEAD``: the commit is extracted into the work folder with its own kernel cache and
-    timed in fresh processes alternating with the working tree; the report holds each side's best wall time
-    and the ratio. The baseline's cache is seeded with hard links to this checkout's kernels (the same
-    sources give the same keys) so that the test does not compile them cold."""
+def test_bench_baseline_times_another_commit_in_the_same_sitting(tmp_path, tmp_path_factory):
+    """``bench --baseline HEAD --fmu VehicleLV.fmu``: the commit is extracted into the work folder with its own
+    kernel cache and timed in fresh processes alternating with the working tree; the report holds each side's
+    best wall time and the ratio, for the vehicle and for the FMU through FMPy against the baseline's own
+    build of it. The baseline's cache is seeded with hard links to this checkout's kernels and its FMU folder
+    with this session's VehicleLV FMU (the same sources give the same keys and digest) so that the test
+    neither compiles nor builds them cold."""
     import os
     import shutil
     from pathlib import Path
@@ -118,10 +121,14 @@ def test_bench_baseline_times_another_commit_in_the_same_sitting(tmp_path):
         seeded = work / sha / "cache" / "fmu_vehicle" / Path(fmu_vehicle.CACHE_DIR).name
         shutil.copytree(fmu_vehicle.CACHE_DIR, seeded, copy_function=os.link,
                         ignore=shutil.ignore_patterns("*.lock"))
+    fmu = session_fmus(["VehicleLV"], tmp_path_factory.getbasetemp())["VehicleLV"]
+    (work / sha / "fmus").mkdir(parents=True)
+    os.link(fmu, work / sha / "fmus" / fmu.name)
     out = tmp_path / "baseline.json"
     run = subprocess.run([sys.executable, "-m", "fmu_vehicle", "bench", "--baseline", "HEAD", "--vehicles", "halfcar7",
                           "--integrators", "rk4", "reference", "--repeats", "1", "--duration", "0.02", "--passes",
-                          "--out", str(out)], cwd=tmp_path, capture_output=True, text=True, timeout=HANG_GUARD_S)
+                          "--fmu", str(fmu), "--out", str(out)], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=HANG_GUARD_S)
     assert run.returncode == 0, run.stderr[-3000:]
     report = json.loads(out.read_text())
     assert report["baseline_commit"] == sha and report["baseline_ref"] == "HEAD"
@@ -139,6 +146,15 @@ def test_bench_baseline_times_another_commit_in_the_same_sitting(tmp_path):
     for v in passes.values():
         assert 0.0 < v["baseline"] < 1e6 and 0.0 < v["work"] < 1e6
         assert v["ratio"] == pytest.approx(v["work"] / v["baseline"])
+    row = report["fmu"]
+    assert (row["fmu"], row["simulated_s"], row["communication_step_s"]) == ("VehicleLV", 0.02, 1e-3)
+    assert row["work_fmu"] == str(fmu) and row["baseline_fmu"] == str(work / sha / "fmus" / fmu.name)
+    for side in ("baseline", "work"):
+        r = row[side]
+        assert r["steps"] == 20 and r["wall_s"] > 0.0
+        assert r["us_per_step"] == pytest.approx(r["wall_s"] / 20 * 1e6)
+    assert row["ratio"] == pytest.approx(row["work"]["wall_s"] / row["baseline"]["wall_s"])
+    assert "| VehicleLV |" in run.stdout
     assert "| halfcar7 | rk4 1 ms |" in run.stdout and f"({sha[:12]})" in run.stdout
     assert [_order(r) for r in range(3)] == [("baseline", "work"), ("work", "baseline"), ("baseline", "work")]
 

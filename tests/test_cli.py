@@ -117,6 +117,7 @@ BAD = [
     (["bench", "--fmu", "missing.fmu"], ["--fmu", "missing.fmu"]),
     (["bench", "--baseline", "no-such-commit"], ["--baseline", "no-such-commit", "not a commit"]),
     (["bench", "--baseline", "HEAD", "--integrators", "reference"], ["--baseline", "fixed-step"]),
+    (["bench", "--baseline", "HEAD", "--fmu", "{file}"], ["--fmu", "afile", "unknown FMU", "VehicleLV"]),
     (["crosscheck", "--out", "{file}"], ["--out", "not a directory"]),
     (["crosscheck", "--fmu-dir", "{file}"], ["--fmu-dir", "not a directory"]),
     (["crosscheck", "--quiet=1"], ["--quiet"]),
