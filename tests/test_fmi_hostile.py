@@ -18,9 +18,9 @@ import pickle
 import pytest
 
 try:
-    from fmu_harness import ALL_FMUS, CaseBatches, all_fmus  # noqa: F401
+    from fmu_harness import HARNESS_FMUS, CaseBatches, all_fmus  # noqa: F401
 except ImportError:      # pragma: no cover
-    from .fmu_harness import ALL_FMUS, CaseBatches, all_fmus  # noqa: F401
+    from .fmu_harness import HARNESS_FMUS, CaseBatches, all_fmus  # noqa: F401
 
 OK, DISCARD, FATAL = 0, 2, 4
 pytestmark = pytest.mark.slow
@@ -37,7 +37,7 @@ def _run(hostile, name, case, **args):
     return r
 
 
-@pytest.mark.parametrize("name", ALL_FMUS)
+@pytest.mark.parametrize("name", HARNESS_FMUS)
 def test_unknown_value_reference_gives_nan_and_one_refused_step(hostile, name):
     r = _run(hostile, name, "unknown_reference")
     assert r["statuses"] == [OK, DISCARD, OK]
@@ -45,7 +45,7 @@ def test_unknown_value_reference_gives_nan_and_one_refused_step(hostile, name):
     assert any("value reference 9999 is not a variable" in m for m in r["errors"])
 
 
-@pytest.mark.parametrize("name", ALL_FMUS)
+@pytest.mark.parametrize("name", HARNESS_FMUS)
 def test_wrong_type_reference_is_refused_naming_the_variable(hostile, name):
     r = _run(hostile, name, "wrong_type_reference")
     assert r["statuses"] == [OK, OK, OK, DISCARD, OK]
@@ -55,7 +55,7 @@ def test_wrong_type_reference_is_refused_naming_the_variable(hostile, name):
 
 #: FMUs with a String or Enumeration parameter (the text cases need one; ChassisControl has Real and Boolean
 #: parameters only)
-WITH_TEXT = [n for n in ALL_FMUS if n != "ChassisControl"]
+WITH_TEXT = [n for n in HARNESS_FMUS if n != "ChassisControl"]
 NO_INPUTS = ("LeadVehicle", "Robot")
 """FMUs whose outputs follow their parameters and time only."""
 EXACT = ("LeadVehicle", "Robot", "ChassisControl")
@@ -150,7 +150,7 @@ def test_a_1mb_string_is_not_echoed(hostile, name):
     assert not any("Traceback" in m for m in r["errors"])
 
 
-@pytest.mark.parametrize("name", ALL_FMUS)
+@pytest.mark.parametrize("name", HARNESS_FMUS)
 def test_garbage_state_bytes_are_refused(hostile, name):
     r = _run(hostile, name, "garbage_state", blob=GARBAGE)
     assert r["statuses"] == [OK, OK, DISCARD, DISCARD]          # failed until a valid state is set
@@ -166,7 +166,7 @@ def test_crafted_pickle_state_runs_nothing(hostile, name):
     assert any("not an fmu_vehicle FMU state" in m for m in r["errors"])
 
 
-@pytest.mark.parametrize("name", ALL_FMUS)
+@pytest.mark.parametrize("name", HARNESS_FMUS)
 def test_huge_finite_inputs_are_refused_and_never_give_nan(hostile, name):
     r = _run(hostile, name, "huge_input")       # per input: set 1e300, step, set back; step
     n = (len(r["statuses"]) - 1) // 3
@@ -175,7 +175,7 @@ def test_huge_finite_inputs_are_refused_and_never_give_nan(hostile, name):
     assert n > 0 or name in NO_INPUTS
 
 
-@pytest.mark.parametrize("name", ALL_FMUS)
+@pytest.mark.parametrize("name", HARNESS_FMUS)
 def test_huge_communication_step_returns_promptly(hostile, name):
     r = _run(hostile, name, "huge_step")
     if name in EXACT:                    # exact solution, no internal steps: the step is taken
@@ -185,14 +185,14 @@ def test_huge_communication_step_returns_promptly(hostile, name):
         assert any("internal steps" in m for m in r["errors"])
 
 
-@pytest.mark.parametrize("name", ALL_FMUS)
+@pytest.mark.parametrize("name", HARNESS_FMUS)
 def test_communication_point_must_match_the_fmu_time(hostile, name):
     r = _run(hostile, name, "time_mismatch")
     assert r["statuses"] == [OK, DISCARD, OK]
     assert any("does not match the FMU's time" in m for m in r["errors"])
 
 
-@pytest.mark.parametrize("name", ALL_FMUS)
+@pytest.mark.parametrize("name", HARNESS_FMUS)
 def test_setup_experiment_after_initialization_is_refused_and_the_time_stays(hostile, name):
     """fmi2SetupExperiment(startTime = 5 s) after a first step: the wrapper can only return OK for it, so it is
     ignored with an error naming the call, the next doStep is refused once, and the FMU's time stays 1 ms (a
@@ -203,7 +203,7 @@ def test_setup_experiment_after_initialization_is_refused_and_the_time_stays(hos
     assert any("does not match the FMU's time 0.002" in m for m in r["errors"]), r["errors"]
 
 
-@pytest.mark.parametrize("name", ALL_FMUS)
+@pytest.mark.parametrize("name", HARNESS_FMUS)
 def test_fixed_parameter_cannot_be_set_after_initialization(hostile, name):
     r = _run(hostile, name, "fixed_after_init")
     assert r["statuses"] == [OK, DISCARD, OK]

@@ -10,10 +10,10 @@ instance for the small FMUs (11.6-23.5 kB before) and 7.1 kB for Vehicle (116-12
 import pytest
 
 try:
-    from fmu_harness import ALL_FMUS, all_fmus  # noqa: F401
+    from fmu_harness import HARNESS_FMUS, all_fmus  # noqa: F401
     from test_fmi_support import run_child
 except ImportError:      # pragma: no cover
-    from .fmu_harness import ALL_FMUS, all_fmus  # noqa: F401
+    from .fmu_harness import HARNESS_FMUS, all_fmus  # noqa: F401
     from .test_fmi_support import run_child
 
 pytestmark = pytest.mark.slow
@@ -51,7 +51,7 @@ tracemalloc.stop()
 '''
 
 
-@pytest.mark.parametrize("fmu", ALL_FMUS)
+@pytest.mark.parametrize("fmu", HARNESS_FMUS)
 def test_memory_kept_per_instance_is_bounded(all_fmus, tmp_path, fmu):
     n = MEASURED.get(fmu, CYCLES)
     growth = run_child(CHILD, tmp_path, fmu=str(all_fmus[fmu]), n=n)["growth"]

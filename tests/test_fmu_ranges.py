@@ -13,11 +13,11 @@ import pytest
 from fmu_vehicle.fmi.vehicle_parameters import KINDS, MODEL_RANGES
 
 try:
-    from fmu_harness import ALL_FMUS, all_fmus  # noqa: F401
+    from fmu_harness import HARNESS_FMUS, all_fmus  # noqa: F401
     from fmu_ranges import PAIRS, SCRIPTS, cases, model_cases, ranged_parameters, run_slave, slave_class
     from test_fmi_support import run_child
 except ImportError:      # pragma: no cover
-    from .fmu_harness import ALL_FMUS, all_fmus  # noqa: F401
+    from .fmu_harness import HARNESS_FMUS, all_fmus  # noqa: F401
     from .fmu_ranges import PAIRS, SCRIPTS, cases, model_cases, ranged_parameters, run_slave, slave_class
     from .test_fmi_support import run_child
 
@@ -81,7 +81,7 @@ RESULT = out
 '''
 
 
-@pytest.mark.parametrize("fmu", ALL_FMUS)
+@pytest.mark.parametrize("fmu", HARNESS_FMUS)
 def test_declared_parameter_bounds_initialize_and_run_through_fmpy(all_fmus, tmp_path, fmu):
     cls = slave_class(fmu)
     bounds = [(f"{name} = {value:g}", values) for name, value, values in cases(fmu, cls)
