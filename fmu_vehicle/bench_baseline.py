@@ -159,7 +159,7 @@ def run_baseline(ref: str, vehicles, specs, out: Path, *, repeats: int = 3, dura
     root = repository_root()
     sha = resolve_commit(root, ref)
     if fmu is not None:
-        check_work_fmu(Path(fmu))
+        _check_work_fmu(Path(fmu))
     work = Path(work).resolve()                          # absolute: the children run in their checkouts
     sides = _sides(root, sha, work)
     rows = []
@@ -194,7 +194,7 @@ def _best(sides: dict, repeats: int, script: str, args: dict) -> dict:
             "ratio": best["work"]["wall_s"] / best["baseline"]["wall_s"]}
 
 
-def check_work_fmu(fmu: Path) -> None:
+def _check_work_fmu(fmu: Path) -> None:
     """ModelError unless ``fmu`` is an FMU of this package's registry built from the working tree's sources
     (the baseline builds the FMU of the same name): checked before anything is timed."""
     from .cosim.build_cache import fmu_is_current
