@@ -60,7 +60,10 @@ simulate_fmu(sys.argv[1], stop_time=1e-3, output_interval=1e-3, start_values=jso
 print(json.dumps({"seconds": time.perf_counter() - t0}))
 """
 
-_FMU_RUN = """
+#: A vehicle FMU through fmpy.simulate_fmu in a fresh process (argv: FMU, start values as JSON, duration [s],
+#: repeats[, --skip-exit]): a warm-up, the fixed cost of a 1 ms run, then the best of the timed runs; prints
+#: {"seconds", "fixed_seconds"}. Also the FMU timing of ``bench --baseline`` (``bench_baseline``).
+FMU_RUN = """
 import json, os, sys, time
 from fmpy import simulate_fmu
 start = json.loads(sys.argv[2])
@@ -411,10 +414,7 @@ def time_fmu(fmu: Path, duration: float = 20.0, baseline: bool = True, repeats: 
                        FMPy and pythonfmu cost per step whatever the model
     """
     import tempfile
-    man = MANEUVERS["bumpy_road"]
-    from .fmi.roads import SHIPPED_ROADS       # FMPy's simulate_fmu sets an Enumeration by its item value
-    start = json.dumps({"v0": man.v0, "road": SHIPPED_ROADS.index(man.road) + 1,
-                        "wheel_front.torque_drive": man.drive_torque})
+    start = json.dumps(bumpy_road_start(fmu))
     base = {k: v for k, v in os.environ.items() if k not in ("FMU_VEHICLE_CACHE_DIR", "FMU_VEHICLE_NATIVE")}
     run = _fmu_run(fmu, start, duration, base, repeats)
     native = _fmu_run(fmu, start, duration, dict(base, FMU_VEHICLE_NATIVE="1"), repeats)["seconds"]
@@ -434,11 +434,23 @@ def time_fmu(fmu: Path, duration: float = 20.0, baseline: bool = True, repeats: 
     return result
 
 
+def bumpy_road_start(fmu: Path) -> dict:
+    """Start values of the bench's bumpy-road run for the vehicle FMU ``fmu``: speed, road, drive torque. The
+    road is set as the FMU declares it: an Enumeration by its item's value (as FMPy's ``simulate_fmu`` sets
+    one), a String (FMUs of older commits, ``--baseline``) by its name."""
+    from fmpy import read_model_description
+    man = MANEUVERS["bumpy_road"]
+    road = next(v for v in read_model_description(str(fmu)).modelVariables if v.name == "road")
+    value = (man.road if road.type == "String"
+             else next(int(i.value) for i in road.declaredType.items if i.name == man.road))
+    return {"v0": man.v0, "road": value, "wheel_front.torque_drive": man.drive_torque}
+
+
 def _fmu_run(fmu: Path, start: str, duration: float, env: dict, repeats: int = 1,
              skip_exit: bool = False) -> dict:
-    """``_FMU_RUN`` in a fresh process: {"seconds": the best of ``repeats`` timed runs, "fixed_seconds": a 1 ms
+    """``FMU_RUN`` in a fresh process: {"seconds": the best of ``repeats`` timed runs, "fixed_seconds": a 1 ms
     run}."""
-    return _child_report(f"FMU run of {fmu.name}", _FMU_RUN, str(fmu), start, repr(duration), str(repeats),
+    return _child_report(f"FMU run of {fmu.name}", FMU_RUN, str(fmu), start, repr(duration), str(repeats),
                          *(["--skip-exit"] if skip_exit else []), env=env)
 
 

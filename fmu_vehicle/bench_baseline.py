@@ -12,8 +12,9 @@ The result of a side is the best of its ``repeats`` children; the ratio is worki
 (``bench.time_passes``, where the baseline has it) in the same alternation. With ``fmu`` (a vehicle FMU of the
 working tree, e.g. ``dist/fmus/VehicleLV.fmu``), the baseline builds its own FMU of the same registry name
 (its ``cosim.build_cache.ensure_fmus``, into ``dist/bench-baseline/<sha>/fmus``) and both FMUs run the bumpy
-road through ``fmpy.simulate_fmu`` at a 1 ms communication step in the same alternation: the FMU path as a
-host sees it, each side with its own package and kernels.
+road through ``fmpy.simulate_fmu`` at a 1 ms communication step in the same alternation (``bench.FMU_RUN``
+with the same start values, ``bench.bumpy_road_start``): the FMU path as a host sees it, each side with its own
+package and kernels.
 
 The first run of a new baseline compiles its kernels (minutes: the children say so on the terminal).
 """
@@ -28,6 +29,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from . import bench
 from .errors import ModelError
 from .util import CHILD_HANG_GUARD_S, atomic_write
 
@@ -45,23 +47,6 @@ _FMU_BUILD = """
 import json, sys
 from fmu_vehicle.cosim.build_cache import ensure_fmus
 print(json.dumps(str(ensure_fmus([sys.argv[1]], sys.argv[2])[sys.argv[1]])))
-"""
-
-_FMU_TIME = """
-import json, sys, time
-from fmpy import read_model_description, simulate_fmu
-from fmu_vehicle import bench
-fmu, duration = sys.argv[1], float(sys.argv[2])
-man = bench.MANEUVERS["bumpy_road"]
-road = next(v for v in read_model_description(fmu).modelVariables if v.name == "road")
-value = man.road if road.type == "String" else next(int(i.value) for i in road.declaredType.items if i.name == man.road)
-start = {"v0": man.v0, "road": value, "wheel_front.torque_drive": man.drive_torque}
-simulate_fmu(fmu, stop_time=0.01, output_interval=1e-3, start_values=start)      # warm-up
-t0 = time.perf_counter()
-simulate_fmu(fmu, stop_time=duration, output_interval=1e-3, start_values=start)
-wall = time.perf_counter() - t0
-steps = round(duration / 1e-3)
-print(json.dumps({"wall_s": wall, "steps": steps, "us_per_step": wall / steps * 1e6}))
 """
 
 _PASSES = """
@@ -180,18 +165,17 @@ def run_baseline(ref: str, vehicles, specs, out: Path, *, repeats: int = 3, dura
     return report
 
 
-def _best(sides: dict, repeats: int, script: str, args: dict) -> dict:
-    """{"baseline": best child, "work": best child, "ratio": work / baseline wall time} of ``script`` run
-    ``repeats`` times per side in alternation with that side's ``args[side]``; a child reports ``wall_s``."""
+def _best(sides: dict, repeats: int, script: str, args: dict, key: str = "wall_s") -> dict:
+    """{"baseline": best child, "work": best child, "ratio": work / baseline} of ``script`` run ``repeats``
+    times per side in alternation with that side's ``args[side]``, compared by the child's ``key`` [s]."""
     best: dict[str, dict] = {}
     for r in range(repeats):
         for side in _order(r):
             src, env = sides[side]
             t = _child(src, env, script, *args[side])
-            if side not in best or t["wall_s"] < best[side]["wall_s"]:
+            if side not in best or t[key] < best[side][key]:
                 best[side] = t
-    return {"baseline": best["baseline"], "work": best["work"],
-            "ratio": best["work"]["wall_s"] / best["baseline"]["wall_s"]}
+    return {"baseline": best["baseline"], "work": best["work"], "ratio": best["work"][key] / best["baseline"][key]}
 
 
 def _check_work_fmu(fmu: Path) -> None:
@@ -217,9 +201,14 @@ def _fmu_row(sides: dict, fmu: Path, folder: Path, repeats: int, duration: float
     src, env = sides["baseline"]
     print(f"--baseline: the baseline's {name} FMU (built into {folder} if missing or stale; minutes)", flush=True)
     base_fmu = Path(_child(src, env, _FMU_BUILD, name, str(folder)))
-    args = {"baseline": (str(base_fmu), repr(duration)), "work": (str(fmu), repr(duration))}
+    args = {side: (str(path), json.dumps(bench.bumpy_road_start(path)), repr(duration), "1")
+            for side, path in (("baseline", base_fmu), ("work", fmu))}
     row = {"fmu": name, "simulated_s": duration, "communication_step_s": 1e-3, "baseline_fmu": str(base_fmu),
-           "work_fmu": str(fmu), **_best(sides, repeats, _FMU_TIME, args)}
+           "work_fmu": str(fmu), **_best(sides, repeats, bench.FMU_RUN, args, key="seconds")}
+    steps = round(duration / 1e-3)
+    for side in ("baseline", "work"):      # bench.FMU_RUN's report: "seconds" (the run), "fixed_seconds"
+        t = row[side]
+        t.update(wall_s=t["seconds"], steps=steps, us_per_step=t["seconds"] / steps * 1e6)
     print(f"{name}.fmu through FMPy, {duration:g} s at 1 ms: baseline {row['baseline']['wall_s']:.3f} s, working "
           f"tree {row['work']['wall_s']:.3f} s, ratio {row['ratio']:.3f}", flush=True)
     return row
