@@ -218,6 +218,46 @@ def test_driven_velocity_term_closes_the_loops():
     assert abs(rates[0]) < 1e-12 and abs(rates[1]) > 0.1      # the wheel steers with the rack [rad/s]
 
 
+def test_a_column_put_off_at_rest_is_built_to_the_same_bits():
+    """At s' = 0 velocity_transform leaves the rack's R_drv column stale (data.rdrv_stale) instead of solving
+    it. drive_forces then builds it from the evaluation's own factors, to the bits the column has when a rack
+    moving at the same configuration has it built at once. When the rack starts moving, the Newton start
+    builds a stale column at the configuration the last evaluation solved, even after the workspace's Phi_z
+    and LU factors were overwritten (as a failed Newton iteration or a restored state leaves them): the next
+    evaluation gives the bits of one from a workspace whose column was built."""
+    from fmu_vehicle.multibody.model import MultibodyData
+    mech = load("macpherson_rack")
+    model, a = mech.model, mech.data
+    y = mech.assemble({"rack.travel": 0.01, "strut": 0.02}, {})
+    assert a.rdrv_stale[0] == 1                      # (assemble's velocity transformation, the rack at rest)
+    mech.derivatives(y, driven={"rack.travel": 0.01})
+    assert a.rdrv_stale[0] == 0                      # drive_forces built it
+    nrows = a.rdrv_nrows[0]
+    lazy_rows, lazy = a.rdrv_rows[0, :nrows].copy(), a.Rdrv[:, 0].copy()
+    assert nrows > 1 and np.count_nonzero(lazy) == nrows          # the rack and the loop's dependent rows
+    mech.derivatives(y, driven={"rack.travel": {"polynomial": [0.01, 0.3]}})
+    assert a.zd[model.drv[0]] == 0.3 and a.rdrv_stale[0] == 0
+    assert np.array_equal(a.rdrv_rows[0, :a.rdrv_nrows[0]], lazy_rows) and np.array_equal(a.Rdrv[:, 0], lazy)
+
+    rest, moving = mech.loaded(driven={"rack.travel": 0.01}), mech.loaded(driven={"rack.travel": {
+        "polynomial": [0.01, 0.3]}})
+    ydot = np.zeros_like(y)
+    assert mechanism_rhs(0.0, y, rest, a, ydot) == 0                # the column built (drive_forces)
+    b = MultibodyData(*(f.copy() for f in a))
+    b.rdrv_stale[0] = 1
+    b.Rdrv[b.rdrv_rows[0, :b.rdrv_nrows[0]], 0] = 5.0
+    b.lu[:] = 7.0
+    b.phiz[b.phiz != 0.0] = 3.0                      # (the entries eval_constraints writes; the rest stay 0)
+    y_next = y.copy()
+    y_next[0] += 1e-3                                # an independent coordinate moves as well
+    results = []
+    for d in (a, b):
+        assert mechanism_rhs(0.01, y_next, moving, d, ydot) == 0   # s: 3 mm on, s' = 0.3 m/s
+        results.append((d.z.copy(), d.zd.copy(), d.zdd.copy(), d.drv_force.copy(), d.stats[:2].copy()))
+    for u, v in zip(*results):
+        assert np.array_equal(u, v)
+
+
 def test_prescribed_acceleration_enters_and_is_checked():
     """A driven acceleration s'' moves the dependent accelerations through -(Phi_z^d)^-1 Phi_z^drv s'', and
     the reference given another s'' disagrees far beyond the tolerance (the comparison is sensitive)."""

@@ -235,6 +235,23 @@ def _clear_column(R, col, rows, nrows):
 
 
 @njit(inline="always")
+def driven_column(model, data, k):
+    """Column k of R_drv (data.Rdrv, rdrv_rows, rdrv_nrows) from the Phi_z and LU factors the workspace holds,
+    R_drv|_d zd_drv added to the dependent velocities; marks it current (data.rdrv_stale[k] = 0)."""
+    _clear_column(data.Rdrv, k, data.rdrv_rows[k], data.rdrv_nrows[k])
+    data.rdrv_nrows[k] = _transform_column(model, data, data.Rdrv, model.drv[k], k, data.rdrv_rows[k])
+    data.rdrv_stale[k] = 0
+
+
+@njit(inline="always")
+def _drop_column(data, k):
+    """Zero column k of R_drv and its row list (as a new workspace has it) and mark it current."""
+    _clear_column(data.Rdrv, k, data.rdrv_rows[k], data.rdrv_nrows[k])
+    data.rdrv_nrows[k] = 0
+    data.rdrv_stale[k] = 0
+
+
+@njit(inline="always")
 def velocity_transform(model, data):
     """R_z (eq. 8) from the current Phi_z and the dependent velocities
     zd^d = R_z|_d zd^i + R_drv|_d zd_drv (docs/formulation.md §13; data.zd of the independent and driven
@@ -244,12 +261,21 @@ def velocity_transform(model, data):
     the independent coordinate j only (its column of Phi_z vanishes outside the group's rows); a
     coordinate in no group (e.g. of the chassis) moves no loop: zero column of Phi_z and of R_z|_d.
     Also lists the rows of the non-zero entries of every column of R_z (data.rz_rows/rz_nrows: the
-    independent row first, then the dependent rows in LU order). The driven coordinates' columns
-    R_drv (data.Rdrv, rdrv_rows, rdrv_nrows) are built the same way.
+    independent row first, then the dependent rows in LU order).
+
+    The driven coordinates' columns R_drv are built the same way (:func:`driven_column`), but only for a
+    driven coordinate that moves (zd_drv != 0): one at rest adds nothing to the velocities, and its column is
+    otherwise read only by the next Newton start if the coordinate then moves (``state.predict_dependent``
+    builds it first, at the configuration this call saw) and by ``dynamics.drive_forces`` (which builds it
+    from the factors this call leaves). Until then it is marked stale (data.rdrv_stale). A vehicle driving
+    straight (the steering rack held) so skips the rack's column: one block solve per steered corner.
     """
     m, ni = model.m, model.ni
     Rz, indep, dep = data.Rz, data.indep, data.dep
     if m > 0 and math.isinf(factor_dependent(model, data)):
+        for k in range(model.ndrv):              # (the configuration a stale column belonged to is gone)
+            if data.rdrv_stale[k]:
+                _drop_column(data, k)
         return False
     for c in range(m):
         data.zd[dep[c]] = 0.0
@@ -257,8 +283,10 @@ def velocity_transform(model, data):
         _clear_column(Rz, j, data.rz_rows[j], data.rz_nrows[j])
         data.rz_nrows[j] = _transform_column(model, data, Rz, indep[j], j, data.rz_rows[j])
     for k in range(model.ndrv):
-        _clear_column(data.Rdrv, k, data.rdrv_rows[k], data.rdrv_nrows[k])
-        data.rdrv_nrows[k] = _transform_column(model, data, data.Rdrv, model.drv[k], k, data.rdrv_rows[k])
+        if data.zd[model.drv[k]] == 0.0:
+            data.rdrv_stale[k] = 1
+        else:
+            driven_column(model, data, k)
     return True
 
 
@@ -271,8 +299,7 @@ def clear_transform(model, data):
         _clear_column(data.Rz, j, data.rz_rows[j], data.rz_nrows[j])
         data.rz_nrows[j] = 0
     for k in range(model.ndrv):
-        _clear_column(data.Rdrv, k, data.rdrv_rows[k], data.rdrv_nrows[k])
-        data.rdrv_nrows[k] = 0
+        _drop_column(data, k)
     for i in range(model.n):
         data.S[i] = 0.0
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from ..jit import njit
 
-from .constraints import acceleration_bias
+from .constraints import acceleration_bias, driven_column
 from .force_elements import add_point_force, rotational_spring_dampers, spring_dampers
 from .linalg import envelope_cholesky_solve
 
@@ -437,9 +437,12 @@ def drive_forces(model, data):
         M zdd - f = Phi_z^T mu + E_drv lambda   =>   lambda = R_drv^T (M zdd - f)
 
     (R_drv^T annihilates Phi_z^T mu because Phi_z R_drv = 0, and R_drv|_drv = I). Only the non-zero rows
-    of R_drv (data.rdrv_rows) and the possibly non-zero entries of M's rows (model.mcol_rows) enter.
+    of R_drv (data.rdrv_rows) and the possibly non-zero entries of M's rows (model.mcol_rows) enter. A column
+    the evaluation left stale (its coordinate at rest) is built first, from the evaluation's own factors.
     """
     for k in range(model.ndrv):
+        if data.rdrv_stale[k]:
+            driven_column(model, data, k)
         rows = data.rdrv_rows[k]
         lam = 0.0
         for t in range(data.rdrv_nrows[k]):

@@ -140,6 +140,9 @@ DATA_FIELDS = (
                                # C = sum b [kg], s_a, s_b = sum b r [kg m], W (3x3, row-major) [kg m^2]
     "rz_rows", "rz_nrows",     # (ni,n), (ni,) int64: rows of the non-zero entries of each column of R_z
     "rdrv_rows", "rdrv_nrows", # (ndrv,n), (ndrv,) int64: the same for R_drv
+    "rdrv_stale",              # (ndrv,) int64: 1 if column k of R_drv was not rebuilt at the last velocity
+                               # transformation (its coordinate was at rest) and holds an older configuration's
+                               # entries (constraints.velocity_transform, state.predict_dependent)
     "part_a", "part_b",        # (m,n), (n,m) scratch of the partition choice (partition.choose_dependent)
     "part_sv", "part_cols",    # (m,) scratch singular values, (2,n) int64 scratch pivot orders
     "z_last", "zd_last",       # (n,), (n,) z and zd as the last evaluation left them (state.set_state)
@@ -172,5 +175,5 @@ def make_data(model: MultibodyModel, indep: np.ndarray) -> MultibodyData:
         mr_order=zi(ni), mr_pos=zi(ni), mr_first=zi(ni), mr_indep=np.full(ni, -1, dtype=np.int64), xr=z(ni),
         Ga=z((3, n)), Gb=z((3, n)), sd_len=z(model.nsd), sd_vel=z(model.nsd), sd_force=z(model.nsd), stats=z(4),
         tmp=z((16, 3)), tmp6=z((4, 6)), wm=z(m), rod_kin=z((model.nrod, 6, 3)), Kp=z((model.npair, 16)),
-        rz_rows=zi((ni, n)), rz_nrows=zi(ni), rdrv_rows=zi((ndrv, n)), rdrv_nrows=zi(ndrv),
+        rz_rows=zi((ni, n)), rz_nrows=zi(ni), rdrv_rows=zi((ndrv, n)), rdrv_nrows=zi(ndrv), rdrv_stale=zi(ndrv),
         part_a=z((m, n)), part_b=z((n, m)), part_sv=z(m), part_cols=zi((2, n)), z_last=z(n), zd_last=z(n))

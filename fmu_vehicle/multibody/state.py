@@ -13,9 +13,12 @@ set_state (docs/formulation.md §13).
 """
 from __future__ import annotations
 
+import math
+
 from ..jit import njit
 
-from .constraints import clear_transform, eval_constraints, factor_dependent, solve_positions, velocity_transform
+from .constraints import (clear_transform, driven_column, eval_constraints, factor_dependent, solve_positions,
+                          velocity_transform)
 from .kinematics import forward_positions, forward_velocities
 
 STATUS_OK = 0
@@ -24,7 +27,7 @@ STATUS_POSITION_FAILED = -1
 STATUS_SINGULAR = -2
 STATUS_MASS_NOT_PD = -3
 
-PREDICTOR_FIELDS = ("Rz", "Rdrv", "rz_rows", "rz_nrows", "rdrv_rows", "rdrv_nrows", "S")
+PREDICTOR_FIELDS = ("Rz", "Rdrv", "rz_rows", "rz_nrows", "rdrv_rows", "rdrv_nrows", "rdrv_stale", "S")
 """The workspace fields besides z and zd that :func:`predict_dependent` reads: what a saved state must hold
 to continue bit-identically."""
 
@@ -51,7 +54,22 @@ def predict_dependent(model, data, y):
     whose coordinates or partition were set otherwise has these cleared (``constraints.clear_transform``):
     then z^d stays where it is. Keeps z and zd as they were in data.z_last and zd_last and returns a (0
     without velocities), for :func:`set_state`'s second start.
+
+    A column of R_drv that the last evaluation left stale (its driven coordinate at rest there:
+    ``constraints.velocity_transform``) is built here if that coordinate now moves, at the configuration the
+    last evaluation solved, z as it still is: Phi_z and its LU factors are evaluated there again (the same
+    numbers the last evaluation had; the workspace's may since belong to another configuration: a failed
+    position problem, a restored state), once per start of motion.
     """
+    refactored = False
+    for k in range(model.ndrv):
+        if data.rdrv_stale[k] and data.drv_z[k] != data.z[model.drv[k]]:
+            if not refactored:
+                forward_positions(model, data)
+                eval_constraints(model, data, False)
+                refactored = model.m == 0 or not math.isinf(factor_dependent(model, data))
+            if refactored:
+                driven_column(model, data, k)
     num = 0.0
     den = 0.0
     for k in range(model.ni):
@@ -73,6 +91,8 @@ def predict_dependent(model, data, y):
             data.z[r] += data.Rz[r, k] * dz
     for k in range(model.ndrv):
         dz = data.drv_z[k] - data.z[model.drv[k]]
+        if data.rdrv_stale[k]:                        # at rest since (dz = 0), or its configuration singular
+            continue
         rows = data.rdrv_rows[k]
         for t in range(1, data.rdrv_nrows[k]):
             r = rows[t]
