@@ -2,7 +2,8 @@
 
 * the removed rods' coupling: M equals the tree part plus sum_rods G^T M_rod G (G_a column k = C(r_a) b_k on
   the path of A), although the coupling between coordinates on both paths is accumulated as an inertia of the
-  lowest common ancestor (docs/formulation.md §6);
+  lowest common ancestor (docs/formulation.md §6), on the vehicles and on a mechanism whose rod pairs have
+  common prefixes of different lengths;
 * the reduced system: entries of R_z^T M R_z that model.mr_coupled declares zero are zero, the independent
   accelerations solve the dense (R_z^T M R_z) zdd^i = R_z^T (f - M S), and the elimination order puts the
   coordinates every path shares last (docs/formulation.md §9);
@@ -12,10 +13,12 @@
 import numpy as np
 import pytest
 
+from fmu_vehicle.multibody import Mechanism
 from fmu_vehicle.multibody.linalg import envelope_cholesky_solve
 from fmu_vehicle.multibody.model import JOINT_PRISMATIC
 from fmu_vehicle.vehicle import Vehicle
 from fmu_vehicle.vehicle.dynamics import vehicle_rhs
+from reference.states import random_state
 
 try:
     from test_multibody_identities import path_matrices
@@ -47,6 +50,44 @@ def test_mass_matrix_equals_tree_part_plus_rod_end_masses(evaluated_car):
     mech = car.mech.with_data(system.data.mech)          # the run's own engine workspace
     model, d = mech.model, mech.data
     assert model.npair > 0 and (model.pair_lca >= 0).all()      # the suspension rods' pairs share the chassis
+    M = dense_mass_matrix(mech)
+    assert np.abs(d.M - M).max() < 1e-12 * np.abs(M).max()
+
+
+def _inertia(m):
+    return {"xx": 0.01 * m, "yy": 0.012 * m, "zz": 0.008 * m, "xy": 0.001 * m, "xz": 0.0, "yz": 0.0005 * m}
+
+
+NESTED_RODS = {
+    "name": "nested_rods",
+    "description": "A chain arm -> link -> ball (spherical) with a side arm on the arm; two massive rods from the "
+                   "ball, one to the link and one to the side arm, whose common prefixes with the ball's path "
+                   "are 2 and 1 coordinates long.",
+    "gravity_m_per_s2": [0.0, 0.0, -9.81],
+    "bodies": [{"name": b, "mass_kg": m, "com_m": c, "inertia_kg_m2": _inertia(m)}
+               for b, m, c in (("arm", 2.0, [0.15, 0.02, 0.0]), ("link", 1.5, [0.45, 0.0, 0.03]),
+                               ("ball", 1.0, [0.7, 0.02, -0.01]), ("side", 0.8, [0.05, 0.25, 0.05]))],
+    "joints": [
+        {"name": "arm", "type": "revolute", "parent": "ground", "child": "arm", "point_m": [0, 0, 0], "axis": [0, 0, 1]},
+        {"name": "link", "type": "revolute", "parent": "arm", "child": "link", "point_m": [0.3, 0, 0],
+         "axis": [0, 1, 0]},
+        {"name": "ball", "type": "spherical", "parent": "link", "child": "ball", "point_m": [0.6, 0, 0]},
+        {"name": "side", "type": "revolute", "parent": "arm", "child": "side", "point_m": [0, 0.2, 0],
+         "axis": [1, 0, 0]},
+    ],
+    "rods": [
+        {"name": "to_link", "body_a": "ball", "point_a_m": [0.8, 0.05, 0.0], "body_b": "link",
+         "point_b_m": [0.45, 0.1, 0.05], "mass_kg": 0.3},
+        {"name": "to_side", "body_a": "ball", "point_a_m": [0.75, -0.05, 0.02], "body_b": "side",
+         "point_b_m": [0.1, 0.3, 0.1], "mass_kg": 0.4},
+    ],
+}
+
+
+def dense_mass_matrix(mech):
+    """R_d^T T^T Mbar T R_d + sum over massive rods of G^T M_rod G (G_a column k = C(r_a) b_k on the path of
+    A), from the workspace's screws, body inertias and rod end points."""
+    model, d = mech.model, mech.data
     T, Rd, Mbar, Q, w, D = path_matrices(mech)
     M = Rd.T @ T.T @ Mbar @ T @ Rd
     for q in range(model.nrod):
@@ -62,7 +103,22 @@ def test_mass_matrix_equals_tree_part_plus_rod_end_masses(evaluated_car):
         a, b, c = model.rod_M[q]
         Mrod = np.block([[a * np.eye(3), b * np.eye(3)], [b * np.eye(3), c * np.eye(3)]])
         M += G.T @ Mrod @ G
-    assert np.abs(d.M - M).max() < 1e-12 * np.abs(M).max()
+    return M
+
+
+def test_rod_coupling_with_nested_common_prefixes():
+    """Two rod pairs from one body whose common prefixes differ (2 and 1 coordinates: the arm's and the
+    link's coordinates are common to the first, only the arm's to the second): each pair's inertia of its
+    lowest common ancestor covers only its own prefix and add_rods the rest, so M equals the dense form; it
+    would not if either pair's coupling reached rows of the other's prefix (the LCA inertia of the first
+    pair on the arm's coordinate, say, where it belongs to add_rods)."""
+    mech = Mechanism.from_dict(NESTED_RODS)
+    model = mech.model
+    assert sorted(model.pair_ncommon) == [1, 2]
+    assert sorted(model.pair_lca) == sorted([mech.body("arm"), mech.body("link")])
+    mech.derivatives(random_state(mech, np.random.default_rng(7), angle=0.3, rate=2.0))
+    M = dense_mass_matrix(mech)
+    assert np.abs(mech.data.M - M).max() < 1e-12 * np.abs(M).max()
 
 
 def test_constant_unit_screws_are_the_chassis_translations(evaluated_car):
