@@ -277,28 +277,63 @@ PASS_STATE_S = 3.0
 def time_passes(name: str, calls: int = 2000, repeats: int = 30) -> dict:
     """Nanoseconds per call of each pass of one evaluation of vehicle ``name`` (``vehicle.pass_timing.PASSES``)
     at its state ``PASS_STATE_S`` s into the bumpy road (RK4 at 1 ms): each pass alone in a compiled loop of
-    ``calls`` calls, best of ``repeats`` loops. Leaves the system evaluated at that state."""
+    ``calls`` calls, best of ``repeats`` loops (:func:`time_passes_alternated` of one vehicle)."""
+    return time_passes_alternated([name], calls, repeats)[name]
+
+
+def time_passes_alternated(names, calls: int = 2000, repeats: int = 30) -> dict:
+    """{vehicle: {pass: ns per call}} of :func:`time_passes` for several vehicles, alternated: every repeat of a
+    pass runs each vehicle's loop in turn, so that a busy spell of a shared machine slows every vehicle's
+    loops alike and the ratios between vehicles hold (timed one vehicle after the other, two identical runs
+    gave whole-evaluation ratios of 1.38 and 3.74). Leaves each system evaluated at its state."""
     import numpy as np
 
     from .integrators import integrate
     from .vehicle.pass_timing import PASSES, pass_loop
-    _, system, y0, _ = bumpy_road_run(name)
-    _, _, y = integrate(system, y0, PASS_STATE_S, DEFAULT_STEP_S, integrator="rk4")
-    model, data = system.model, system.data
-    ydot = np.zeros_like(y)
+    runs = {}
+    for name in names:
+        _, system, y0, _ = bumpy_road_run(name)
+        _, _, y = integrate(system, y0, PASS_STATE_S, DEFAULT_STEP_S, integrator="rk4")
+        runs[name] = (system, y, np.zeros_like(y))
     t = PASS_STATE_S
-    result = {}
+    result = {name: {} for name in names}
     for which, pass_name in enumerate(PASSES):
-        system.rhs(t, y, model, data, ydot)                 # every pass starts from the evaluated state
-        pass_loop(which, 10, t, y, model, data, ydot)       # loads or compiles the loop
-        best = math.inf
+        best = dict.fromkeys(names, math.inf)
+        for name, (system, y, ydot) in runs.items():
+            system.rhs(t, y, system.model, system.data, ydot)       # every pass starts from the evaluated state
+            pass_loop(which, 10, t, y, system.model, system.data, ydot)   # loads or compiles the loop
         for _ in range(repeats):
-            t0 = time.perf_counter()
-            pass_loop(which, calls, t, y, model, data, ydot)
-            best = min(best, time.perf_counter() - t0)
-        result[pass_name] = best / calls * 1e9
-    system.rhs(t, y, model, data, ydot)
+            for name, (system, y, ydot) in runs.items():
+                t0 = time.perf_counter()
+                pass_loop(which, calls, t, y, system.model, system.data, ydot)
+                best[name] = min(best[name], time.perf_counter() - t0)
+        for name in names:
+            result[name][pass_name] = best[name] / calls * 1e9
+    for system, y, ydot in runs.values():
+        system.rhs(t, y, system.model, system.data, ydot)
     return result
+
+
+def mass_matrix_structure(name: str) -> dict:
+    """Where the open-loop mass matrix M of vehicle ``name`` has entries that may be non-zero
+    (``model.mcol_rows``): ``coordinates`` n, ``shared`` the coordinates on every body's path (the chassis
+    joint's, and no more: the chain from the root up to the first coordinate with more than one child),
+    ``wheels``, and the entries of M in the shared rows and columns (``m_shared``) and elsewhere
+    (``m_rest``). Every pass that reads or writes M (``assemble``, ``add_rods``, ``solve_accelerations``) does
+    work in proportion to these, so a full car's shared entries, 6 chassis coordinates by every coordinate
+    against a half car's 3, grow faster than its corners (docs/formulation.md §9)."""
+    from .vehicle import Vehicle
+    car = Vehicle.load(name)
+    model = car.system(MANEUVERS["bumpy_road"].road).model.mech
+    n = int(model.n)
+    children = [[j for j in range(n) if model.parent[j] == i] for i in range(n)]
+    shared = [next(i for i in range(n) if model.parent[i] < 0)]
+    while len(children[shared[-1]]) == 1:
+        shared += children[shared[-1]]
+    entries = [(int(model.mcol_rows[j, t]), j) for j in range(n) for t in range(int(model.mcol_nrows[j]))]
+    m_shared = sum(1 for i, j in entries if i in shared or j in shared)
+    return {"coordinates": n, "shared": len(shared), "wheels": len(car.spec.wheels), "m_shared": m_shared,
+            "m_rest": len(entries) - m_shared}
 
 
 def time_step_steer(name: str, duration: float = 20.0, repeats: int = 3) -> dict:
@@ -543,7 +578,8 @@ def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None 
     DURATION_S), compare each method's final state with the adaptive reference's, find each fixed-step
     method's largest stable step (unless ``stability`` is False, :func:`stable_step_ladder`) and, unless
     ``cold_compile`` is False, time the cold compile (:func:`time_cold_compile`), with ``passes`` time each
-    vehicle's evaluation pass by pass (:func:`time_passes`); write the JSON report to ``out`` and print it as
+    vehicle's evaluation pass by pass, the vehicles alternated (:func:`time_passes_alternated`), with
+    each one's :func:`mass_matrix_structure`; write the JSON report to ``out`` and print it as
     Markdown tables. ``integrators``: entries of :func:`parse_integrator`. ``native_fmu``: also time a native
     FMU (:func:`time_native_fmu`) in the same run."""
     duration = DURATION_S if duration is None else float(duration)
@@ -603,7 +639,8 @@ def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None 
             print(f"{name:<18} step steer {r['simulated_s']:g} s in {r['wall_s']:.3f} s "
                   f"(RTF {r['real_time_factor']:.1f}), steady yaw rate {r['final_yaw_rate_rad_s']:.3f} rad/s", flush=True)
     if passes:
-        report["passes_ns"] = {name: time_passes(name) for name in vehicles}
+        report["passes_ns"] = time_passes_alternated(vehicles)
+        report["structure"] = {name: mass_matrix_structure(name) for name in vehicles}
     if cold_compile:
         report["cold_compile"] = c = time_cold_compile()
         print(_cold_line(c), flush=True)
@@ -729,6 +766,22 @@ def markdown_table(report: dict) -> str:
                      f"process {f['first_step_s'] * 1e3:.1f} ms; {over} | | |")
     if report.get("passes_ns"):
         lines += ["", passes_table(report["passes_ns"])]
+    if report.get("structure"):
+        lines += ["", structure_table(report["structure"], report["passes_ns"])]
+    return "\n".join(lines)
+
+
+def structure_table(structure: dict, passes_ns: dict) -> str:
+    """:func:`mass_matrix_structure` of several vehicles as a Markdown table beside the whole evaluation's
+    time per wheel (``passes_ns``) and its ratio to the first vehicle's."""
+    names = list(structure)
+    per_wheel = {n: passes_ns[n]["vehicle_rhs"] / structure[n]["wheels"] for n in names}
+    lines = ["| vehicle | wheels | coordinates | shared (chassis) coordinates | M entries in the shared rows and "
+             "columns | M entries elsewhere | evaluation per wheel [ns] | ratio |", "|---|---|---|---|---|---|---|---|"]
+    for n in names:
+        st = structure[n]
+        lines.append(f"| {n} | {st['wheels']} | {st['coordinates']} | {st['shared']} | {st['m_shared']} | "
+                     f"{st['m_rest']} | {per_wheel[n]:.0f} | {per_wheel[n] / per_wheel[names[0]]:.2f} |")
     return "\n".join(lines)
 
 

@@ -53,6 +53,25 @@ def test_bench_writes_a_consistent_report(tmp_path):
     passes = report["passes_ns"]["halfcar7"]
     assert list(passes) == list(PASSES) and all(0.0 < ns < 1e6 for ns in passes.values())
     assert "| pass | halfcar7 [ns] | ratio |" in printed and "| forward_dynamics: add_rods | " in printed
+    # ... and the mass matrix's structure beside the evaluation's time per wheel
+    assert report["structure"] == {"halfcar7": {"coordinates": 16, "shared": 3, "wheels": 2, "m_shared": 87,
+                                                "m_rest": 75}}
+    assert f"| halfcar7 | 2 | 16 | 3 | 87 | 75 | {passes['vehicle_rhs'] / 2:.0f} | 1.00 |" in printed
+
+
+def test_mass_matrix_structure_counts_the_chassis_rows_and_columns():
+    """The full car's M has 6 chassis rows and columns over 33 coordinates, the half car's 3 over 16: 360 of
+    its 527 possibly non-zero entries are in them against 87 of 162 (4.1 times for twice the corners: why
+    the passes that read M grow faster than the corners, docs/formulation.md §9). The tractor-semitrailer's
+    shared chain is its tractor's 6 chassis coordinates (the fifth wheel is a child beside the corners')."""
+    from fmu_vehicle.bench import mass_matrix_structure
+    half, full = mass_matrix_structure("halfcar7"), mass_matrix_structure("fullcar14")
+    assert (half["shared"], half["m_shared"], half["m_rest"]) == (3, 87, 75)
+    assert (full["coordinates"], full["shared"], full["wheels"]) == (33, 6, 4)
+    # every shared coordinate couples with every coordinate: its row and column are full
+    n, k = full["coordinates"], full["shared"]
+    assert full["m_shared"] == 2 * k * n - k * k == 360 and full["m_rest"] == 167
+    assert mass_matrix_structure("tractor_semitrailer")["shared"] == 6
 
 # bad options of ``bench`` (and of every other subcommand) are tested in test_cli.py
 
