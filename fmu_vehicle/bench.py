@@ -23,6 +23,7 @@ import re
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from .paper import MANEUVERS, paper_results
@@ -44,12 +45,15 @@ print(json.dumps({"seconds": time.perf_counter() - t0}))
 _COLD_COMPILE = """
 import json, sys, time
 t0 = time.perf_counter()
-from fmu_vehicle.vehicle import Vehicle
-from fmu_vehicle.integrators import integrate
-car = Vehicle.load(sys.argv[1])
-system = car.system("bumpy")
-integrate(system, car.initial_state(system, 20.0), 0.01, 1e-3)
-print(json.dumps({"seconds": time.perf_counter() - t0}))
+from fmu_vehicle.bench import compile_events
+with compile_events() as events:
+    from fmu_vehicle.vehicle import Vehicle
+    from fmu_vehicle.integrators import integrate
+    car = Vehicle.load(sys.argv[1])
+    system = car.system("bumpy")
+    integrate(system, car.initial_state(system, 20.0), 0.01, 1e-3)
+seconds = time.perf_counter() - t0
+print(json.dumps({"seconds": seconds, "functions": events.exclusive()}))
 """
 
 _FMU_STARTUP = """
@@ -388,10 +392,61 @@ def time_uncompiled(name: str, duration: float = 0.02) -> float:
     return seconds / _evaluations(round(duration / 1e-3))
 
 
+COLD_COMPILE_VEHICLES = ("halfcar7", "fullcar14", "tractor_semitrailer")
+"""The vehicles whose cold compile ``bench --cold-compile`` times (planar, spatial, articulated)."""
+
+
+class CompileEvents:
+    """numba's compile events of a process (``numba.core.event``, kind ``numba:compile``): each function's own
+    compile time, nested compiles (a callee typed while its caller compiles) taken out."""
+
+    def __init__(self):
+        self.own: dict[str, float] = {}
+        self._stack: list = []
+
+    def on_event(self, ev) -> None:
+        import time
+        now = time.perf_counter()
+        if ev.is_start:
+            self._stack.append([now, 0.0])
+            return
+        if not self._stack:
+            return
+        start, nested = self._stack.pop()
+        spent = now - start
+        if self._stack:
+            self._stack[-1][1] += spent
+        fn = getattr(ev.data.get("dispatcher"), "py_func", None)
+        name = f"{fn.__module__.split('.', 1)[-1]}.{fn.__qualname__}" if fn is not None else "?"
+        self.own[name] = self.own.get(name, 0.0) + spent - nested
+
+    def exclusive(self, top: int = 12) -> dict[str, float]:
+        """{function: its own compile time [s]} of the ``top`` costliest, costliest first."""
+        return dict(sorted(self.own.items(), key=lambda kv: -kv[1])[:top])
+
+
+@contextmanager
+def compile_events():
+    """Within the block, record numba's compile events into the :class:`CompileEvents` it yields."""
+    from numba.core import event
+    rec = CompileEvents()
+
+    class _Listener(event.Listener):
+        def on_start(self, ev):
+            rec.on_event(ev)
+
+        def on_end(self, ev):
+            rec.on_event(ev)
+
+    with event.install_listener("numba:compile", _Listener()):
+        yield rec
+
+
 def time_cold_compile(name: str = COLD_COMPILE_VEHICLE) -> dict:
     """Wall time [s] of a fresh process with an empty kernel cache (``FMU_VEHICLE_CACHE_DIR`` a new empty
     folder) that imports the package, loads ``name`` and runs 10 ms of RK4 at 1 ms on the bumpy road: what a
-    first run costs when every kernel it uses is compiled (the interpreter start is not timed)."""
+    first run costs when every kernel it uses is compiled (the interpreter start is not timed). ``functions``:
+    the costliest compiled functions' own compile times [s] (:class:`CompileEvents`)."""
     import tempfile
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
     # the child imports this copy of the package
@@ -399,8 +454,9 @@ def time_cold_compile(name: str = COLD_COMPILE_VEHICLE) -> dict:
                                         ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     with tempfile.TemporaryDirectory(prefix="fmu_vehicle_cold_compile_") as empty:
         env["FMU_VEHICLE_CACHE_DIR"] = empty
-        seconds = _timed_child("cold compile run", _COLD_COMPILE, name, env=env)
-    return {"vehicle": name, "simulated_s": 0.01, "seconds": seconds}
+        report = _child_report("cold compile run", _COLD_COMPILE, name, env=env)
+    return {"vehicle": name, "simulated_s": 0.01, "seconds": report["seconds"],
+            "functions": report.get("functions", {})}
 
 
 def build_bare_fmu(fmu: Path, dest: Path) -> Path:
@@ -573,11 +629,12 @@ def _fmu_line(f: dict) -> str:
 def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None = None, repeats: int = 3,
               duration: float | None = None, integrators=("rk4",), cold_compile: bool = True,
               stability: bool = True, fmu_baseline: bool = True, passes: bool = False,
-              native_fmu: Path | None = None) -> dict:
+              native_fmu: Path | None = None, cold_compile_vehicles=COLD_COMPILE_VEHICLES) -> dict:
     """Time every vehicle with every integrator (and optionally the FMU) for ``duration`` s (default
     DURATION_S), compare each method's final state with the adaptive reference's, find each fixed-step
     method's largest stable step (unless ``stability`` is False, :func:`stable_step_ladder`) and, unless
-    ``cold_compile`` is False, time the cold compile (:func:`time_cold_compile`), with ``passes`` time each
+    ``cold_compile`` is False, time the cold compile of each of ``cold_compile_vehicles``
+    (:func:`time_cold_compile`), with ``passes`` time each
     vehicle's evaluation pass by pass, the vehicles alternated (:func:`time_passes_alternated`), with
     each one's :func:`mass_matrix_structure`; write the JSON report to ``out`` and print it as
     Markdown tables. ``integrators``: entries of :func:`parse_integrator`. ``native_fmu``: also time a native
@@ -642,8 +699,10 @@ def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None 
         report["passes_ns"] = time_passes_alternated(vehicles)
         report["structure"] = {name: mass_matrix_structure(name) for name in vehicles}
     if cold_compile:
-        report["cold_compile"] = c = time_cold_compile()
-        print(_cold_line(c), flush=True)
+        report["cold_compile"] = []
+        for name in cold_compile_vehicles:
+            report["cold_compile"].append(c := time_cold_compile(name))
+            print(_cold_line(c), flush=True)
     if fmu is not None:
         report["fmu"] = f = time_fmu(fmu, duration=duration, baseline=fmu_baseline, repeats=repeats)
         fmu_over_direct(f, rows)
@@ -801,8 +860,10 @@ def passes_table(passes_ns: dict) -> str:
 
 
 def _cold_line(c: dict) -> str:
+    own = ", ".join(f"{k} {v:.1f}" for k, v in list(c.get("functions", {}).items())[:5])
     return (f"cold compile: {c['seconds']:.1f} s ({c['vehicle']}: package import and a first "
-            f"{c['simulated_s'] * 1e3:g} ms run with an empty kernel cache, in a fresh process)")
+            f"{c['simulated_s'] * 1e3:g} ms run with an empty kernel cache, in a fresh process)"
+            + (f"; costliest own compile times [s]: {own}" if own else ""))
 
 
 def _line(r: dict) -> str:

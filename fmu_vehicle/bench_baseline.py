@@ -49,6 +49,12 @@ from fmu_vehicle.cosim.build_cache import ensure_fmus
 print(json.dumps(str(ensure_fmus([sys.argv[1]], sys.argv[2])[sys.argv[1]])))
 """
 
+_COLD = """
+import json, sys
+from fmu_vehicle import bench
+print(json.dumps(bench.time_cold_compile(sys.argv[1])))
+"""
+
 _PASSES = """
 import json, sys
 from fmu_vehicle import bench
@@ -135,12 +141,15 @@ def _order(repeat: int) -> tuple[str, str]:
 
 
 def run_baseline(ref: str, vehicles, specs, out: Path, *, repeats: int = 3, duration: float = 20.0,
-                 passes: bool = False, fmu: Path | None = None, work: Path = Path("dist/bench-baseline")) -> dict:
+                 passes: bool = False, fmu: Path | None = None, work: Path = Path("dist/bench-baseline"),
+                 cold_compile=()) -> dict:
     """Time the working tree against commit ``ref`` in one sitting (module docstring). ``specs``: (method,
     step [s]) pairs of fixed-step methods; ``fmu``: the working tree's vehicle FMU, also timed against the
     baseline's own build of it. Writes the JSON report to ``out``, prints a Markdown table and returns the
     report: per vehicle and method each side's best wall time [s] and µs per evaluation, and ratio = work /
-    baseline; with ``fmu`` the same for the FMU (``fmu`` in the report, µs per 1 ms communication step)."""
+    baseline; with ``fmu`` the same for the FMU (``fmu`` in the report, µs per 1 ms communication step). With
+    ``cold_compile`` (vehicle names), only the cold compile of each (``bench.time_cold_compile``: a fresh process
+    with an empty kernel cache per side, the sides alternating) is compared, not the run times."""
     root = repository_root()
     sha = resolve_commit(root, ref)
     if fmu is not None:
@@ -148,6 +157,11 @@ def run_baseline(ref: str, vehicles, specs, out: Path, *, repeats: int = 3, dura
     work = Path(work).resolve()                          # absolute: the children run in their checkouts
     sides = _sides(root, sha, work)
     rows = []
+    if cold_compile:
+        report = {"baseline_commit": sha, "baseline_ref": ref, "repeats": repeats,
+                  "cold_compile": [_cold_row(sides, name, repeats) for name in cold_compile]}
+        atomic_write(out, lambda stream: stream.write(json.dumps(report, indent=2) + "\n"))
+        return report
     for name in vehicles:
         for integrator, dt in specs:
             args = (name, integrator, repr(dt), repr(duration))
@@ -176,6 +190,15 @@ def _best(sides: dict, repeats: int, script: str, args: dict, key: str = "wall_s
             if side not in best or t[key] < best[side][key]:
                 best[side] = t
     return {"baseline": best["baseline"], "work": best["work"], "ratio": best["work"][key] / best["baseline"][key]}
+
+
+def _cold_row(sides: dict, name: str, repeats: int) -> dict:
+    """The cold compile of ``name`` on both sides, alternating (best of ``repeats``; each side's
+    ``bench.time_cold_compile`` in its own checkout, with an empty kernel cache every time)."""
+    row = {"vehicle": name, **_best(sides, repeats, _COLD, {"baseline": (name,), "work": (name,)}, key="seconds")}
+    print(f"{name:<18} cold compile: baseline {row['baseline']['seconds']:.1f} s, working tree "
+          f"{row['work']['seconds']:.1f} s, ratio {row['ratio']:.3f}", flush=True)
+    return row
 
 
 def _check_work_fmu(fmu: Path) -> None:

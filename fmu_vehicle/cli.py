@@ -614,6 +614,12 @@ def cmd_bench(a) -> int:
     unknown = [v for v in vehicles if v not in vehicle_names()]
     if unknown:
         raise ModelError(f"--vehicles: unknown vehicle '{unknown[0]}'; valid: {', '.join(vehicle_names())}")
+    from .bench import COLD_COMPILE_VEHICLES
+    cold = a.cold_compile_vehicles or list(COLD_COMPILE_VEHICLES)
+    unknown = [v for v in cold if v not in vehicle_names()]
+    if unknown:
+        raise ModelError(f"--cold-compile-vehicles: unknown vehicle '{unknown[0]}'; valid: "
+                         f"{', '.join(vehicle_names())}")
     fmu = Path(a.fmu) if a.fmu else None
     if fmu is not None and not fmu.exists():
         raise ModelError(f"--fmu: no such file {fmu}")
@@ -641,13 +647,14 @@ def cmd_bench(a) -> int:
             raise ModelError("--baseline: give at least one fixed-step method in --integrators (the adaptive "
                              "reference is not compared)")
         run_baseline(a.baseline, vehicles, specs, Path(a.out), repeats=a.repeats, duration=duration,
-                     passes=a.passes, fmu=fmu)
+                     passes=a.passes, fmu=fmu,
+                     cold_compile=cold if a.cold_compile_vehicles and not a.no_cold_compile else ())
         print(f"wrote {a.out}")
         return 0
     run_bench(vehicles, Path(a.out), uncompiled=not a.no_uncompiled, fmu=fmu, repeats=a.repeats,
               duration=a.duration, integrators=a.integrators, cold_compile=not a.no_cold_compile,
               stability=not a.no_stability, fmu_baseline=not a.no_fmu_baseline, passes=a.passes,
-              native_fmu=native)
+              native_fmu=native, cold_compile_vehicles=cold)
     print(f"wrote {a.out}")
     return 0
 
@@ -816,7 +823,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="simulated time of each timed run [s] (default 20, the paper's; a multiple of 1 ms)")
     b.add_argument("--no-uncompiled", action="store_true", help="skip the (slow) uncompiled comparison")
     b.add_argument("--no-cold-compile", action="store_true",
-                   help="skip the cold compile time (a fresh process with an empty kernel cache, about a minute)")
+                   help="skip the cold compile times (a fresh process with an empty kernel cache per vehicle of "
+                        "--cold-compile-vehicles, minutes)")
+    b.add_argument("--cold-compile-vehicles", nargs="+", metavar="VEHICLE", default=None,
+                   help="the vehicles whose cold compile is timed (default halfcar7 fullcar14 tractor_semitrailer); "
+                        "with --baseline, the cold compiles are compared with REF's instead of the run times")
     b.add_argument("--fmu", help="also time this vehicle FMU through FMPy (e.g. dist/fmus/VehicleLV.fmu)")
     b.add_argument("--no-fmu-baseline", action="store_true",
                    help="with --fmu, skip the bare pythonfmu FMU with the same inputs/outputs (built into a temporary "

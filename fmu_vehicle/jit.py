@@ -35,10 +35,17 @@ Any copy of the same sources reuses the cache (the key reads sources, never path
 ``fmu_vehicle/__init__.py`` sets ``CACHE_DIR`` to a folder per package name (an FMU's copy is renamed, so it
 has its own) and Python/numba version. Import ``njit`` from here in every hot module.
 
-Engine functions that take the ``(model, data)`` namedtuples are ``njit(inline="always")``: numba passes
-a tuple argument flattened into its members' fields (about 690 machine words for model + data), so each
-non-inlined call pushed all of them on the stack. Inlined into their caller they cost nothing. A call from
-Python unboxes them all, ~2.7 us per call: calls made once per step go through ``fmu_vehicle.packing``.
+Engine functions that take the ``(model, data)`` namedtuples are declared ``njit(inline="always")``: numba
+passes a tuple argument flattened into its members' fields (about 690 machine words for model + data), so each
+call that is not inlined pushes all of them on the stack. Such a kernel is inlined by LLVM, not by numba: it
+is compiled once per process (and cached) with ``forceinline`` (LLVM's ``alwaysinline``) and without numba's
+wrappers for calls from Python, and every compiled caller links and inlines its machine-level IR. numba's own
+IR-level inlining copied and re-typed each callee at every call site, and left LLVM one function with hundreds
+of copies of the namedtuples to split apart (SROA): the vehicle's derivative took minutes to compile that way.
+A call of such a kernel from Python goes to a twin compiled with the wrappers (``numerics.numba_compat.
+inline_kernel``). Large passes called from many kernels are reached through their one compiled copy instead
+(``numerics.shared``). A call from Python unboxes every array of model and data, ~2.7 us per call: calls made
+once per step go through ``fmu_vehicle.packing``.
 """
 from __future__ import annotations
 
@@ -53,10 +60,14 @@ import numba
 from numba.core import caching, types as nbtypes
 from numba.core.dispatcher import Dispatcher
 
+from .numerics.numba_compat import inline_kernel
+
 _PKG = Path(__file__).resolve().parent
 _ROOT_INIT = _PKG / "__init__.py"
 _IMPORTS: dict[Path, frozenset] = {}
 _KEYS: dict[Path, str] = {}
+
+JIT_DISABLED = bool(numba.config.DISABLE_JIT)
 
 KEEP_PER_SIGNATURE = 3
 """Cache entries of one function and signature kept for different :func:`types_key` (older ones dropped)."""
@@ -317,8 +328,12 @@ class PackageFunctionCache(caching.FunctionCache):
     """numba's function cache with :func:`types_key` of the signature in each entry's index key, and at most
     :data:`KEEP_PER_SIGNATURE` entries that differ only by it."""
 
+    def __init__(self, py_func, tag: str = ""):
+        super().__init__(py_func)
+        self._tag = tag
+
     def _index_key(self, sig, codegen):
-        return (*super()._index_key(sig, codegen), types_key(sig))
+        return (*super()._index_key(sig, codegen), types_key(sig) + self._tag)
 
     def _save_overload(self, sig, data):
         if self._enabled and self._impl.check_cachable(data):
@@ -335,10 +350,12 @@ class PackageFunctionCache(caching.FunctionCache):
         super()._save_overload(sig, data)
 
 
-def _keyed(dispatcher):
-    """``dispatcher`` with a :class:`PackageFunctionCache` in place of numba's cache (if it caches)."""
+def _keyed(dispatcher, tag: str = ""):
+    """``dispatcher`` with a :class:`PackageFunctionCache` in place of numba's cache (if it caches); ``tag``
+    tells its entries apart from those of another dispatcher of the same function (an inline kernel's Python
+    twin, which has numba's wrappers, and the kernel, which has none)."""
     if isinstance(dispatcher, Dispatcher) and type(dispatcher._cache) is caching.FunctionCache:
-        dispatcher._cache = PackageFunctionCache(dispatcher.py_func)
+        dispatcher._cache = PackageFunctionCache(dispatcher.py_func, tag)
     return dispatcher
 
 
@@ -396,10 +413,21 @@ def njit(*args, allocates: bool = False, **kwargs):
     """
     kwargs.setdefault("cache", True)
     kwargs.setdefault("_nrt", bool(allocates))
+    inline = kwargs.get("inline") == "always"
+    if inline:
+        del kwargs["inline"]
+        kwargs.update(forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+    kwargs.setdefault("forceinline", False)     # set, so that a callee never inherits its caller's
+
+    def finish(dispatcher):
+        dispatcher = _keyed(dispatcher)
+        return inline_kernel(dispatcher, lambda twin: _keyed(twin, ":python")) if inline and not JIT_DISABLED \
+            else dispatcher
+
     if args and callable(args[0]):
-        return _keyed(numba.njit(*args, **kwargs))
+        return finish(numba.njit(*args, **kwargs))
     decorator = numba.njit(*args, **kwargs)
-    return lambda func: _keyed(decorator(func))
+    return lambda func: finish(decorator(func))
 
 
 def entry_point(dispatcher, *args):
@@ -413,7 +441,9 @@ def entry_point(dispatcher, *args):
     """
     if not isinstance(dispatcher, numba.core.dispatcher.Dispatcher):
         return dispatcher
-    return dispatcher.compile(tuple(dispatcher.typeof_pyval(a) for a in args))
+    sig = tuple(dispatcher.typeof_pyval(a) for a in args)
+    python_entry = getattr(dispatcher, "python_entry", None)       # an inline kernel: its twin's entry
+    return python_entry(sig) if python_entry is not None else dispatcher.compile(sig)
 
 
 COMPILE_NOTICE: str | None = use_portable_target()

@@ -119,6 +119,30 @@ def _identity(value):
     return value
 
 
+@intrinsic
+def _member_ref(typingctx, ref, name):
+    """A reference to the member ``name`` (a string constant) of the namedtuple ``ref`` refers to: the address
+    of that member inside the referenced value (nothing is copied)."""
+    if not isinstance(ref, types.CPointer) or not isinstance(name, types.StringLiteral):
+        return None
+    index = ref.dtype.fields.index(name.literal_value)
+    member = ref.dtype.types[index]
+
+    def codegen(context, builder, signature, args):
+        return builder.gep(args[0], [context.get_constant(types.int32, 0), context.get_constant(types.int32, index)],
+                           inbounds=True)
+    return types.CPointer(member)(ref, name), codegen
+
+
+def _member_python(value, name):
+    return getattr(value, name)
+
+
+member_ref = _member_python if JIT_DISABLED else _member_ref
+"""``member_ref(ref, "name")``: a reference to ``deref(ref).name`` without copying it (the member's address in
+the referenced value); in plain Python the member itself."""
+
+
 by_ref = _identity if JIT_DISABLED else _by_ref
 """``by_ref(value)``: a reference to ``value`` (a namedtuple of arrays) that compiled calls take instead of the
 value (module docstring); valid in the kernel that made it and in what that kernel calls. In plain Python:

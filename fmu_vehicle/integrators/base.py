@@ -19,19 +19,23 @@ plus ``output_names`` and the Python hooks ``reparameterize(y) -> y``, ``failure
 and optionally ``rebase(y) -> bool`` (the system shifted its own coordinates, e.g. the vehicle's x
 origin; y changed in place).
 
-A system may also offer ``rhs_ref(t, y, model_ref, data_ref, ydot)``: the same pass taking references
-(``packing.by_ref``) to its model and workspace. A call that passes the namedtuples themselves hands over
-every member of them, about 0.4 us for a vehicle whatever the pass then does; a reference is one pointer.
-So a compiled loop makes ``mref, dref = by_ref(model), by_ref(data)`` once and passes those to
-``system_rhs``, ``system_record`` and ``system_switch``, which take either (a system without ``rhs_ref``
-gets the values, loaded from the references).
+A system may also offer ``rhs_ref(t, y, model_ref, data_ref, ydot)`` and ``record_ref(t, y, model_ref,
+data_ref, row)``: the same passes taking references (``packing.by_ref``) to its model and workspace. A call
+that passes the namedtuples themselves hands over every member of them, about 0.4 us for a vehicle whatever
+the pass then does; a reference is one pointer. So a compiled loop makes ``mref, dref = by_ref(model),
+by_ref(data)`` once and passes those to ``system_rhs``, ``system_record`` and ``system_switch``, which take
+either (a system without the ``_ref`` forms gets the values, loaded from the references).
 
 The compiled loops of a method call ``system_rhs``/``system_record``; numba resolves them from the type
-of ``model`` when it compiles the loop, so the call is direct, the loop is cached on disk, and neither the
-loop nor the system is registered anywhere. The loop's cache entry is keyed by the modules of the model's
-type and of the passes it carries (``fmu_vehicle.jit.types_key``), so an edit of a system's passes
-recompiles the loop; the overloads themselves are not cached (they are compiled into the loop). (Passing the passes as function arguments instead makes numba
-key its disk cache on dispatcher objects, which differ between copies of the package, e.g. two FMUs.)
+of ``model`` when it compiles the loop, so neither the loop nor the system is registered anywhere. A pass
+with a ``_ref`` form is called through its one compiled copy (``numerics.shared``): the loop's code holds a
+call, not a copy of the vehicle's derivative, so each loop compiles in seconds and its cache entry is small.
+The loop's cache entry is keyed by the modules of the model's type and of the passes it carries
+(``fmu_vehicle.jit.types_key``), so an edit of a system's passes recompiles the loop; the overloads
+themselves are not cached (they are compiled into the loop). (Passing the passes as function arguments
+instead makes numba key its disk cache on dispatcher objects, which differ between copies of the package,
+e.g. two FMUs.)
+
 A method has a ``name``, ``run`` for a whole simulation and, if it can step an interface (an FMU),
 ``stepper(system, y)``. See docs/integrators.md.
 """
@@ -47,7 +51,8 @@ import numpy as np
 from numba.core import types
 from numba.extending import overload
 
-from ..packing import deref
+from ..numerics import shared
+from ..packing import by_ref, deref
 
 
 class Interrupted(KeyboardInterrupt):
@@ -130,14 +135,16 @@ def inputs_key(system) -> np.ndarray:
     return np.zeros(0) if inputs is None else inputs.reshape(-1)
 
 
-def system_rhs(t, y, model, data, ydot):
-    """``type(model).rhs(t, y, model, data, ydot)``: the derivative pass of the system ``model`` belongs to."""
-    return type(model).rhs(t, y, model, data, ydot)
+def system_rhs(t, y, model, data, out):
+    """``type(model).rhs(t, y, model, data, out)``: the derivative pass of the system ``model`` belongs to
+    (dy/dt into ``out``)."""
+    return type(model).rhs(t, y, model, data, out)
 
 
-def system_record(t, y, model, data, row):
-    """``type(model).record(t, y, model, data, row)``: the output pass of the system ``model`` belongs to."""
-    type(model).record(t, y, model, data, row)
+def system_record(t, y, model, data, out):
+    """``type(model).record(t, y, model, data, out)``: the output pass of the system ``model`` belongs to (the
+    output row into ``out``)."""
+    type(model).record(t, y, model, data, out)
 
 
 def system_switch(t, y, model, data, params, g):
@@ -166,30 +173,34 @@ def _instance_class(model):
 
 
 @overload(system_rhs, jit_options={"_nrt": False})
-def _system_rhs(t, y, model, data, ydot):
+def _system_rhs(t, y, model, data, out):
     cls = _instance_class(model)
     fn, ref = cls.rhs, getattr(cls, "rhs_ref", None)
-    if not isinstance(model, types.CPointer):
-        def impl(t, y, model, data, ydot):
-            return fn(t, y, model, data, ydot)
-    elif ref is not None:
-        def impl(t, y, model, data, ydot):
-            return ref(t, y, model, data, ydot)
-    else:
-        def impl(t, y, model, data, ydot):
-            return fn(t, y, deref(model), deref(data), ydot)
-    return impl
+    return _pass_impl(model, fn, ref)
 
 
 @overload(system_record, jit_options={"_nrt": False})
-def _system_record(t, y, model, data, row):
-    fn = _instance_class(model).record
-    if not isinstance(model, types.CPointer):
-        def impl(t, y, model, data, row):
-            fn(t, y, model, data, row)
+def _system_record(t, y, model, data, out):
+    cls = _instance_class(model)
+    return _pass_impl(model, cls.record, getattr(cls, "record_ref", None))
+
+
+def _pass_impl(model, fn, ref):
+    """The implementation of a call ``pass(t, y, model, data, out)``: a pass with a by-reference form
+    ``ref`` is called through its one compiled copy (``numerics.shared``) with references to model and data;
+    one without it gets the values (loaded from the references if the loop passes those)."""
+    if ref is not None and isinstance(model, types.CPointer):
+        def impl(t, y, model, data, out):
+            return shared.call(ref, t, y, model, data, out)
+    elif ref is not None:
+        def impl(t, y, model, data, out):
+            return shared.call(ref, t, y, by_ref(model), by_ref(data), out)
+    elif isinstance(model, types.CPointer):
+        def impl(t, y, model, data, out):
+            return fn(t, y, deref(model), deref(data), out)
     else:
-        def impl(t, y, model, data, row):
-            fn(t, y, deref(model), deref(data), row)
+        def impl(t, y, model, data, out):
+            return fn(t, y, model, data, out)
     return impl
 
 

@@ -111,10 +111,15 @@ def missing_tools(target: Target) -> list[str]:
 def entry_ir(model_type, data_type, shape) -> tuple[dict, dict]:
     """({entry: IR text}, {entry: wrapper symbol}) of the ``step`` entry points, compiled in this process
     (whose kernels must have been compiled here, not loaded from the cache: :func:`fresh_ir`)."""
+    from ..numerics.shared import shared_modules
     from .step import step_cfuncs
     funcs = dict(zip(ENTRY_SYMBOLS, step_cfuncs(model_type, data_type, shape)))
-    return ({k: f._library.get_llvm_str() for k, f in funcs.items()},
-            {k: f.native_name for k, f in funcs.items()})
+    irs = {k: f._library.get_llvm_str() for k, f in funcs.items()}
+    names = {k: f.native_name for k, f in funcs.items()}
+    for text in list(irs.values()):         # the kernels they reach through their one compiled copy, once each
+        for symbol, (ir, name) in shared_modules(text).items():
+            irs[symbol], names[symbol] = ir, name
+    return irs, names
 
 
 def fresh_ir(model_type, data_type, shape, modules=()) -> tuple[dict, dict]:
@@ -243,19 +248,26 @@ def object_code(irs: dict, names: dict, target: Target) -> bytes:
     tm = llvm.Target.from_triple(target.triple).create_target_machine(
         cpu=PORTABLE_CPU, features="", opt=2, reloc="pic", codemodel="default")
     module = None
+    shared = [entry for entry in irs if entry not in ENTRY_SYMBOLS]
     for entry, text in irs.items():
         mod = llvm.parse_assembly(text)
         fn = mod.get_function(names[entry])
-        fn.name = ENTRY_SYMBOLS[entry]
-        fn.visibility = "hidden"            # called by c/runtime.c's fv_advance/fv_final, not exported
+        if entry in ENTRY_SYMBOLS:
+            fn.name = ENTRY_SYMBOLS[entry]
+            fn.visibility = "hidden"            # called by c/runtime.c's fv_advance/fv_final, not exported
+        else:                                   # a shared kernel (numerics.shared): defines the symbol the
+            fn.name = entry                     # entry points' modules declare
+            fn.linkage = llvm.Linkage.external
         # everything but the entry point internal: the modules of several entry points share kernels
         for g in (*mod.functions, *mod.global_variables):
-            if not g.is_declaration and g.name != ENTRY_SYMBOLS[entry]:
+            if not g.is_declaration and g.name != fn.name:
                 g.linkage = llvm.Linkage.internal
         if module is None:
             module = mod
         else:
             module.link_in(mod)
+    for symbol in shared:                       # linked: not exported from the library either
+        module.get_function(symbol).linkage = llvm.Linkage.internal
     module.triple = target.triple
     module.data_layout = str(tm.target_data)
     module.verify()

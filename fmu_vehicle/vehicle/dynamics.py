@@ -20,6 +20,7 @@ import math
 
 from .. import elementary as em
 from ..jit import njit
+from ..numerics import shared
 from ..packing import by_ref, deref
 
 from ..multibody.dynamics import drive_forces, forward_dynamics
@@ -240,8 +241,9 @@ def vehicle_rhs_ref(t, y, model_ref, data_ref, ydot):
 
 @njit(cache=True)
 def vehicle_rhs(t, y, model, data, ydot):
-    """:func:`vehicle_rhs_ref` for ``model`` and ``data`` themselves (calls made once, from Python or a kernel)."""
-    return vehicle_rhs_ref(t, y, by_ref(model), by_ref(data), ydot)
+    """:func:`vehicle_rhs_ref` for ``model`` and ``data`` themselves (calls made once, from Python or a kernel;
+    the derivative's one compiled copy, ``numerics.shared``)."""
+    return shared.call(vehicle_rhs_ref, t, y, by_ref(model), by_ref(data), ydot)
 
 
 @njit(inline="always")
@@ -346,9 +348,11 @@ def coupling_force(model, data, ub, out):
 
 
 @njit(cache=True)
-def vehicle_record(t, y, model, data, row):
+def vehicle_record_ref(t, y, model_ref, data_ref, row):
     """Output row of the state just evaluated by ``vehicle_rhs``: the quantity row (``QUANTITIES``), then
-    each output row's quantity (``model.out_map``; names and units: the vehicle's signal table)."""
+    each output row's quantity (``model.out_map``; names and units: the vehicle's signal table). Takes
+    references to ``model`` and ``data`` (``packing.by_ref``), like :func:`vehicle_rhs_ref`."""
+    model, data = deref(model_ref), deref(data_ref)
     mech, d = model.mech, data.mech
     q = data.quantities
     chassis_quantities(model, data, q)
@@ -439,6 +443,12 @@ def vehicle_record(t, y, model, data, row):
         row[k] = q[m[k]] if m[k] >= 0 else 0.0
 
 
+@njit(cache=True)
+def vehicle_record(t, y, model, data, row):
+    """:func:`vehicle_record_ref` for ``model`` and ``data`` themselves (through its one compiled copy)."""
+    shared.call(vehicle_record_ref, t, y, by_ref(model), by_ref(data), row)
+
+
 @njit
 def axle_quantities(a_wheels, w_chassis, body_A, work, q, base):
     """The axle block of the quantity row ``q`` from ``base``, after the wheel blocks and ``wheel_kinematics`` of
@@ -472,4 +482,5 @@ def axle_quantities(a_wheels, w_chassis, body_A, work, q, base):
 VehicleModel.rhs = staticmethod(vehicle_rhs)
 VehicleModel.rhs_ref = staticmethod(vehicle_rhs_ref)
 VehicleModel.record = staticmethod(vehicle_record)
+VehicleModel.record_ref = staticmethod(vehicle_record_ref)
 VehicleModel.switch, VehicleModel.n_switch = staticmethod(vehicle_switch), staticmethod(n_switch)  # vehicle.events
