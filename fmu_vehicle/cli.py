@@ -163,16 +163,22 @@ def cmd_simulate(a) -> int:
     _fixed_step_duration(a.duration, a.dt, a.integrator)
     road = load_road(a.road)
     drive, brake = _torques(a.drive_torque, "drive-torque"), _torques(a.brake_torque, "brake-torque")
-    car = Vehicle.load(a.vehicle)
-    for w in list(drive) + list(brake):
-        car.wheel_index(w)
+    # every argument is checked before the vehicle is loaded: loading may compile its kernels (minutes on a
+    # first run), and a typo should be refused in seconds, not after that
+    from .vehicle.loader import load_vehicle_spec
+    spec = load_vehicle_spec(a.vehicle)
     steer = None
     if a.steer is not None:
         from .driver.profile import SteeringProfile
         steer = SteeringProfile.parse(a.steer, name="--steer")
-        if car.spec.steering is None:
-            raise ModelError(f"--steer: vehicle '{car.name}' has no steering (its file has no 'steering' entry); "
+        if spec.steering is None:
+            raise ModelError(f"--steer: vehicle '{spec.name}' has no steering (its file has no 'steering' entry); "
                              f"steer a full vehicle, e.g. --vehicle fullcar14")
+    wheels = tuple(w.name for w in spec.wheels)
+    for w in list(drive) + list(brake):
+        if w not in wheels:
+            raise ModelError(f"vehicle '{spec.name}': unknown wheel '{w}'; valid: {', '.join(wheels)}")
+    car = Vehicle.load(a.vehicle)
     nsteps = a.duration / a.dt
     with compile_progress(quiet=a.quiet):
         res = car.simulate(road, a.duration, dt=a.dt, v0=a.v0, x0=a.x0, drive_torque=drive, brake_torque=brake,

@@ -149,6 +149,25 @@ def test_bad_input_is_one_line_exit_2_and_no_file(capsys, tmp_path, monkeypatch,
     assert listing(work) == before                 # no output file, no temporary file, no folder
 
 
+@pytest.mark.parametrize("args, words", [
+    (["--vehicle", "fullcar14", "--steer", "abc"], ["--steer", "abc"]),
+    (["--vehicle", "halfcar7", "--steer", "0:0,1:10"], ["--steer", "halfcar7", "no steering"]),
+    (["--vehicle", "fullcar14", "--drive-torque", "rear=100"], ["unknown wheel", "rear", "FL, FR, RL, RR"]),
+], ids=["steer-text", "steer-no-rack", "wheel-name"])
+def test_bad_simulate_input_is_refused_before_the_vehicle_is_compiled(capsys, tmp_path, monkeypatch, args, words):
+    """Loading a vehicle compiles its kernels on a first run (minutes): every argument is checked before."""
+    from fmu_vehicle.vehicle import Vehicle
+
+    def no_load(*a, **k):
+        raise AssertionError("the vehicle was loaded (and compiled) before its arguments were checked")
+
+    monkeypatch.setattr(Vehicle, "load", no_load)
+    monkeypatch.chdir(tmp_path)
+    code, err, _ = run(capsys, "simulate", *args)
+    _assert_error(code, err, *words)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_the_console_command_exits_2_with_one_line():
     """The installed entry point (``python -m fmu_vehicle``), in a fresh process: argparse's usage block
     is not printed, the exit status is 2."""

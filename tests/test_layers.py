@@ -22,6 +22,8 @@ ALLOWED = {
                         "manoeuvres", "elementary"},
 }
 """``elementary`` (the kernels' sin, cos, atan, exp, ...) sits below every layer: it imports only ``jit``."""
+for _allowed in ALLOWED.values():
+    _allowed.add("numerics")            # the base layer below every other (compiled calls, numba's internals)
 
 
 def package_imports(path: Path) -> set[str]:
@@ -56,6 +58,11 @@ def test_a_layer_imports_only_the_layers_below_it(layer):
         for target in package_imports(path) - ALLOWED[layer] - {layer}:
             bad.append(f"{path.relative_to(PACKAGE)} imports fmu_vehicle.{target}")
     assert not bad, "\n".join(bad)
+
+
+def test_the_numerics_layer_imports_nothing_of_the_package():
+    for path in sorted((PACKAGE / "numerics").rglob("*.py")):
+        assert package_imports(path) <= {"numerics"}, path
 
 
 def test_the_elementary_functions_import_only_the_compiler_entry():

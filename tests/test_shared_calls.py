@@ -84,7 +84,7 @@ def test_the_caller_declares_the_callee_instead_of_holding_it(tmp_path, monkeypa
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
     import shared_demo
     a = np.ones(3)
-    assert shared_demo.through_symbol(a) == shared_demo.linked(a) == 7.5
+    assert shared_demo.through_symbol(a) == shared_demo.linked(a) == 13.5       # 3 (0.5 + 1.5 + 2.5)
     sig = (numba.typeof(a),)
     callee = shared_demo.weighted_sum.overloads[(numba.float64, numba.typeof(a))]
     symbol = shared.symbol_name(shared_demo.weighted_sum, (numba.float64, numba.typeof(a)))

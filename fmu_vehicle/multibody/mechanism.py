@@ -26,16 +26,16 @@ import numpy as np
 from .. import elementary as em
 from ..errors import ModelError, SimulationError
 from ..jit import njit
-from .constraints import eval_constraints, factor_dependent, velocity_transform
+from .constraints import factor_dependent, velocity_transform
 from .dynamics import drive_forces, forward_dynamics
 from .energy import drive_power, mechanical_energy, nonconservative_power
-from .kinematics import forward_positions, forward_velocities
+from .kinematics import forward_velocities
 from .linalg import max_abs
 from .model import ROLE_DRIVEN, ROLE_FREE, ROLE_PREFERRED, make_data
 from .partition import PARTITION_LOCKED, PARTITION_REDUNDANT, choose_dependent, repartition
 from .spec import MechanismSpec, load_mechanism_file, parse_mechanism
 from .state import (STATUS_MASS_NOT_PD, STATUS_POSITION_FAILED, STATUS_SINGULAR, assemble_positions, clear_loads,
-                    rest_at_design, set_state)
+                    positions_and_residual, rest_at_design, set_state)
 from .topology import compile_mechanism
 
 POSITION_TOL = 1e-12      # max |Phi| after the position problem [m or m^2]
@@ -94,8 +94,7 @@ class Mechanism:
                              f"({n} coordinates - {self.model.m} closure equations{driven})")
         # partition at the design configuration (z = 0)
         self.data = make_data(self.model, [j for j in range(n) if j not in drv][:self.model.ni])
-        forward_positions(self.model, self.data)
-        eval_constraints(self.model, self.data, False)
+        positions_and_residual(self.model, self.data)
         err = float(np.abs(self.data.phi).max()) if self.model.m else 0.0
         if err > 1e-6:
             raise ModelError(f"{spec.source}: the design configuration violates the loop closures by {err:.3g} "

@@ -157,6 +157,14 @@ def clear_loads(data):
 
 
 @njit(cache=True)
+def positions_and_residual(model, data):
+    """Bodies' positions and the loop-closure residual Phi(z) (data.phi, data.phiz) at the workspace's z: the
+    two passes a mechanism is checked with when it is built, in one compiled call from Python."""
+    forward_positions(model, data)
+    eval_constraints(model, data, False)
+
+
+@njit(cache=True)
 def rest_at_design(model, data):
     """Put the workspace at its design configuration z = 0, at rest (z, zd and the driven coordinates zeroed),
     positions and Phi_z current, the pivot ratio of Phi_z^d recorded in data.stats[3] for the partition the
@@ -164,8 +172,7 @@ def rest_at_design(model, data):
     for a in (data.z, data.zd, data.drv_z, data.drv_zd, data.drv_zdd):
         for i in range(a.shape[0]):
             a[i] = 0.0
-    forward_positions(model, data)
-    eval_constraints(model, data, False)
+    positions_and_residual(model, data)
     if model.m > 0:
         data.stats[3] = factor_dependent(model, data)
     clear_transform(model, data)

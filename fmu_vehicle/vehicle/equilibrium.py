@@ -91,7 +91,7 @@ def new_work(ni: int, n: int, nw: int, n_states: int) -> EquilibriumWork:
     return EquilibriumWork(*(np.zeros(s) for s in floats), np.zeros(ints, dtype=np.int64))
 
 
-@njit
+@njit(inline="always")
 def _with_tire_p(model, tire_p):
     """``model`` with its tire parameters replaced (the other members shared)."""
     return VehicleModel(model.mech, model.position_tol, model.position_maxit, model.w_body, model.w_hub,
@@ -101,7 +101,7 @@ def _with_tire_p(model, tire_p):
                         model.u_body, model.a_wheels)
 
 
-@njit
+@njit(inline="always")
 def _forces(model, data, y, ws, unknowns, n_unk, q, f):
     """Q(q) into ``f[:n_unk]``: the reduced generalized forces of the unknown slots with y's slots replaced by
     q (1e6 each if the evaluation fails); returns |Q|^2."""
@@ -126,7 +126,7 @@ def _forces(model, data, y, ws, unknowns, n_unk, q, f):
     return ss
 
 
-@njit
+@njit(inline="always")
 def _newton(model, data, y, ws, unknowns, n_unk):
     """Solve Q(q) = 0 over the slots ``unknowns[:n_unk]`` of y, starting from y's values (module docstring,
     step 3); writes the solution into y and returns max|Q| there."""
@@ -192,7 +192,7 @@ def _newton(model, data, y, ws, unknowns, n_unk):
     return err
 
 
-@njit
+@njit(inline="always")
 def _rest_lateral_states(model, data, y, ws):
     """Step 4 of the module docstring, at the state ``y`` (whose evaluation is current in ``data``)."""
     ni, nw = model.mech.ni, model.w_body.shape[0]
@@ -269,7 +269,7 @@ def static_equilibrium(model, data, x0, mass_kg, ws, y_rest, speed_gain, spin_ra
     return 0
 
 
-@njit
+@njit(inline="always")
 def _road_grade(model, x0, heights, road_out):
     """The road grade between the first and last wheel with the car at x0 [m]: (h_0 - h_last) / (x_0 - x_last);
     0 for one wheel or wheels at the same x. Writes the road height under each wheel into ``heights[:nw]``
@@ -284,7 +284,7 @@ def _road_grade(model, x0, heights, road_out):
     return 0.0
 
 
-@njit
+@njit(inline="always")
 def _place(model, data, x0, grade, mass_kg, ws, y):
     """Steps 1-2 of the module docstring: the workspace at the rigid placement, y's positions from it and its
     other slots 0. Returns 0 or FAIL_PLACEMENT."""
@@ -326,7 +326,7 @@ def _place(model, data, x0, grade, mass_kg, ws, y):
     return 0
 
 
-@njit
+@njit(inline="always")
 def _solve(model, data, x0, grade, mass_kg, ws, y):
     """Steps 1-4 of the module docstring into ``y`` (status as :func:`static_equilibrium`). Step 3 first settles
     the suspensions with the chassis held, then frees the chassis; if that ends above the accepted residual
@@ -358,7 +358,8 @@ def _solve(model, data, x0, grade, mass_kg, ws, y):
                 if not held:
                     unknowns[n_unk] = k
                     n_unk += 1
-            err = _newton(rest, data, y, ws, unknowns, n_unk)
+            # (n_unk as int64: typed as a literal 0 it compiled _newton a second time)
+            err = _newton(rest, data, y, ws, unknowns, np.int64(n_unk))
         if err <= ACCEPT * mass_kg * 9.81:
             break
     ws.info[INFO_RESIDUAL] = err
