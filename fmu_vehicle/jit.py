@@ -60,7 +60,7 @@ import numba
 from numba.core import caching, types as nbtypes
 from numba.core.dispatcher import Dispatcher
 
-from .numerics.numba_compat import inline_kernel
+from .numerics.numba_compat import inline_kernel, keep_reload_hooks
 
 _PKG = Path(__file__).resolve().parent
 _ROOT_INIT = _PKG / "__init__.py"
@@ -68,6 +68,8 @@ _IMPORTS: dict[Path, frozenset] = {}
 _KEYS: dict[Path, str] = {}
 
 JIT_DISABLED = bool(numba.config.DISABLE_JIT)
+if not JIT_DISABLED:
+    keep_reload_hooks()         # before any kernel is loaded from the cache (numerics.shared)
 
 KEEP_PER_SIGNATURE = 3
 """Cache entries of one function and signature kept for different :func:`types_key` (older ones dropped)."""

@@ -479,15 +479,15 @@ def test_driving_past_the_end_of_a_csv_road_warns_once(tmp_path, capsys):
 
 
 def test_the_build_notice_names_a_compile_only_for_fmus_that_compile_one():
-    """demo's line for an FMU it builds says "compiles the vehicle model once: 1-2 minutes" only for the
-    vehicle FMUs (it was on every FMU, also those that compile nothing)."""
+    """demo's line for an FMU it builds says "compiles the vehicle model once" (and how long that took where it
+    was measured) only for the vehicle FMUs (it was on every FMU, also those that compile nothing)."""
     from fmu_vehicle.cli import _build_notice
     from fmu_vehicle.fmi.registry import FMUS
     notices = {name: _build_notice(name) for name in FMUS}
     assert notices == {"Powertrain": "", "Controller": "", "LeadVehicle": "", "Driver": "", "ChassisControl": "",
                        "Robot": "",
-                       "VehicleLV": " (compiles the vehicle model once: 1-2 minutes)",
-                       "Vehicle": " (compiles the vehicle model once: 1-2 minutes)",
-                       "VehicleCombination": " (compiles the vehicle model once: 1-2 minutes)",
-                       "TractorSemitrailer": " (compiles the vehicle model once: 1-2 minutes)",
+                       "VehicleLV": " (compiles the vehicle model once: about 5 minutes on an idle 2-core machine)",
+                       "Vehicle": " (compiles the vehicle model once: about 5 minutes on an idle 2-core machine)",
+                       "VehicleCombination": " (compiles the vehicle model once: about 5 minutes on an idle 2-core machine)",
+                       "TractorSemitrailer": " (compiles the vehicle model once: about 5 minutes on an idle 2-core machine)",
                        "Tire": " (compiles the tire model once)"}

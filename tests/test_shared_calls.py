@@ -38,6 +38,13 @@ MODULE = textwrap.dedent('''
 
 
     @numba.njit(cache=True)
+    def outer(a):
+        # links through_symbol's library: its cache entry must carry through_symbol's reload hook, also when
+        # through_symbol itself was loaded from the cache when outer was compiled
+        return 2.0 * through_symbol(a)
+
+
+    @numba.njit(cache=True)
     def linked(a):
         t = 0.0
         for k in range(3):
@@ -51,6 +58,9 @@ CHILD = textwrap.dedent('''
     sys.path.insert(0, sys.argv[1])
     import shared_demo
     a = np.arange(5.0) ** 1.5
+    if sys.argv[2:] == ["outer"]:
+        print(json.dumps({"outer": shared_demo.outer(a), "hits": sum(shared_demo.outer.stats.cache_hits.values())}))
+        sys.exit(0)
     stats = getattr(shared_demo.through_symbol, "stats", None)       # (none with NUMBA_DISABLE_JIT=1)
     print(json.dumps({"through_symbol": shared_demo.through_symbol(a), "linked": shared_demo.linked(a),
                       "hits": sum(stats.cache_hits.values()) if stats else 0}))
@@ -59,8 +69,8 @@ CHILD = textwrap.dedent('''
 pytestmark = pytest.mark.skipif(numba.config.DISABLE_JIT, reason="compiled calls need numba's compiler")
 
 
-def _child(folder, env=None):
-    out = subprocess.run([sys.executable, "-c", CHILD, str(folder)], capture_output=True, text=True,
+def _child(folder, env=None, *args):
+    out = subprocess.run([sys.executable, "-c", CHILD, str(folder), *args], capture_output=True, text=True,
                          env=dict(os.environ, **(env or {})))
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -76,6 +86,18 @@ def test_a_caller_loaded_from_the_cache_finds_its_callee(tmp_path):
     for r in (first, second):
         assert r["through_symbol"] == r["linked"]           # the same code, reached by a symbol: the same bits
         assert r["through_symbol"] == pytest.approx(expected, rel=1e-15)
+
+
+def test_a_caller_of_a_cached_caller_registers_the_callee_too(tmp_path):
+    """outer links through_symbol, loaded from the cache when outer is compiled; outer's own cache entry, loaded in
+    a third process (nothing compiled there), must still register weighted_sum before its code is loaded."""
+    (tmp_path / "shared_demo.py").write_text(MODULE)
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    first = _child(tmp_path, env)                       # compiles through_symbol (and linked)
+    compiled = _child(tmp_path, env, "outer")           # through_symbol from the cache, outer compiled
+    loaded = _child(tmp_path, env, "outer")             # outer from the cache
+    assert compiled["hits"] == 0 and loaded["hits"] == 1
+    assert compiled["outer"] == loaded["outer"] == 2.0 * first["through_symbol"]
 
 
 def test_the_caller_declares_the_callee_instead_of_holding_it(tmp_path, monkeypatch):

@@ -31,8 +31,37 @@ def add_symbol(name: str, address: int) -> None:
 
 def add_reload_hook(context, hook) -> None:
     """Have ``hook()`` run before the code of the function being lowered is loaded from the disk cache
-    (numba's ``CodeLibrary._reload_init``, pickled with the cache entry)."""
+    (numba's ``CodeLibrary._reload_init``, pickled with the cache entry; a caller that links this function's
+    library inherits its hooks: :func:`keep_reload_hooks`)."""
+    keep_reload_hooks()
     context.active_code_library._reload_init.add(hook)
+
+
+_KEPT = False
+
+
+def keep_reload_hooks() -> None:
+    """Make a library loaded from the disk cache keep the reload hooks of its entry
+    (``CompileResult._rebuild`` runs them but leaves the rebuilt library's ``_reload_init`` empty). A caller
+    compiled later links that library and copies its hooks into its own cache entry; without them, the
+    caller's entry, loaded in a fresh process, would not register the shared kernels it calls
+    (``numerics.shared``) and its calls would jump to an unresolved address."""
+    global _KEPT
+    if _KEPT:
+        return
+    from numba.core.compiler import CompileResult
+    rebuild = CompileResult._rebuild.__func__
+
+    def _rebuild(cls, target_context, libdata, fndesc, env, signature, objectmode, lifted, typeann, reload_init,
+                 referenced_envs):
+        cr = rebuild(cls, target_context, libdata, fndesc, env, signature, objectmode, lifted, typeann,
+                     reload_init, referenced_envs)
+        if reload_init:
+            cr.library._reload_init.update(reload_init)
+        return cr
+
+    CompileResult._rebuild = classmethod(_rebuild)
+    _KEPT = True
 
 
 def call_declared(context, builder, name, restype, argtys, values):

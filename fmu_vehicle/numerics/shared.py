@@ -45,6 +45,8 @@ from numba.extending import intrinsic
 from . import numba_compat as nc
 
 JIT_DISABLED = bool(numba.config.DISABLE_JIT)
+if not JIT_DISABLED:
+    nc.keep_reload_hooks()      # before any cache entry is loaded: callers inherit the hooks of what they link
 
 SYMBOL_PREFIX = "fmu_vehicle.shared."
 """Start of every shared kernel's symbol (the LLVM IR of a caller declares it)."""
