@@ -315,7 +315,8 @@ def test_fmu_validates_and_ships_its_data_and_requirements(fmu):
         requirements = {line.split(">")[0].split("=")[0]
                         for line in z.read("resources/requirements.txt").decode().split()}
     assert {"resources/drivers/preview_driver.json", "resources/paths/lane_shift.csv"} <= names
-    assert requirements == {"numba", "numpy", "scipy"}             # scipy: the spline of a CSV path
+    # scipy: the spline of a CSV path; llvmlite: the shared kernels' symbols (fmu_vehicle.numerics)
+    assert requirements == {"llvmlite", "numba", "numpy", "scipy"}
     cs = root.find("CoSimulation")
     assert cs.get("canGetAndSetFMUstate") == cs.get("canSerializeFMUstate") == "true"
     variables = {sv.get("name"): sv for sv in root.find("ModelVariables")}
