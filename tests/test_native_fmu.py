@@ -6,6 +6,7 @@ parameter fixed at export with a message naming it."""
 from __future__ import annotations
 
 import math
+import re
 import shutil
 import subprocess
 import zipfile
@@ -317,6 +318,38 @@ def test_a_second_export_of_the_same_sources_compiles_nothing(native_lv, monkeyp
     full, full_sim = native.simulator("Vehicle", native.parameter_values(full_vars, None))
     q = pack_system(full_sim.system, full.n_states)
     assert emit.ir_key(q.model_type, q.data_type, q.shape) != emit.ir_key(p.model_type, p.data_type, p.shape)
+
+
+def _numbering_aside(ir: str) -> str:
+    """``ir`` without what differs between two compiles of the same code: the numbers numba gives a function's
+    name (``B<n>v<n>B``), the module's name and the attribute groups (their order and their numbering)."""
+    lines = (re.sub(r"B\d+v\d+B", "BvB", line) for line in ir.splitlines())
+    return "\n".join(re.sub(r" #\d+\b", " #", line) for line in lines
+                     if not line.startswith(("; ModuleID", "; Function Attrs", "attributes #")))
+
+
+@pytest.mark.slow
+def test_the_export_loads_its_kernels_from_its_own_cache(native_lv, monkeypatch):
+    """The export's child keeps its kernels (portable CPU) in a cache of its own: compiling the entry points
+    again, without the IR cache, writes no kernel into it and gives the IR of the first compile (a kernel
+    loaded from the cache brings the bitcode numba keeps for linking: docs/native.md §3)."""
+    from fmu_vehicle.native import emit
+    from fmu_vehicle.native.step import pack_system
+
+    variables = vehicle_variables("VehicleLV", parameter_table("VehicleLV", None))
+    car, sim = native.simulator("VehicleLV", native.parameter_values(variables, None))
+    p = pack_system(sim.system, car.n_states)
+    entries, modules = [(p.model_type, p.data_type, p.shape)], [type(sim.system).__module__]
+    [(stored, _)] = emit.fresh_irs(entries, modules)            # the fixture's export stored it
+    folder = emit.kernel_cache_dir()
+    if not any(folder.rglob("*.nbi")):      # that IR came from an earlier run's IR cache: fill the kernel cache
+        emit._compile_irs(entries, modules)
+    files = {f: f.stat().st_mtime_ns for f in folder.rglob("*") if f.is_file()}
+    [(irs, names)] = emit._compile_irs(entries, modules)
+    assert {f: f.stat().st_mtime_ns for f in folder.rglob("*") if f.is_file()} == files
+    assert irs.keys() == stored.keys()
+    for k in irs:
+        assert _numbering_aside(irs[k]) == _numbering_aside(stored[k]), k
 
 
 @pytest.mark.slow

@@ -2,11 +2,13 @@
 
 Steps (:func:`build_library`):
 
-1. LLVM IR: the entry points are compiled by numba in a child process with an empty kernel cache and the
-   portable CPU (``jit.PORTABLE_CPU``), and the IR of each ``cfunc``'s code library is read with
+1. LLVM IR: the entry points are compiled by numba in a child process for the portable CPU
+   (``jit.PORTABLE_CPU``), and the IR of each ``cfunc``'s code library is read with
    ``cfunc._library.get_llvm_str()``: after finalization it holds the wrapper and every kernel it reaches,
-   linked in. (A kernel loaded from the disk cache brings object code without IR: its callers' IR would only
-   declare it, which step 3 would refuse. Hence the empty cache.)
+   linked in. The child's kernel cache is a folder of its own, kept between exports (:func:`kernel_cache_dir`):
+   a kernel loaded from it brings, beside its object code, the bitcode numba keeps for linking into callers,
+   so the IR is the same text as from a fresh compile, and an export of another vehicle or after an edit
+   compiles only the kernels whose sources or types changed.
 2. Object code: llvmlite parses the IR of both entry points into one module, renames the two wrappers to
    :data:`ENTRY_SYMBOLS`, gives every other definition internal linkage (nothing else is exported, so two
    libraries never clash), sets the target triple and data layout, and emits a relocatable object for
@@ -110,7 +112,7 @@ def missing_tools(target: Target) -> list[str]:
 # ---- 1. LLVM IR ------------------------------------------------------------------------------------------
 def entry_ir(model_type, data_type, shape) -> tuple[dict, dict]:
     """({entry: IR text}, {entry: wrapper symbol}) of the ``step`` entry points, compiled in this process
-    (whose kernels must have been compiled here, not loaded from the cache: :func:`fresh_ir`)."""
+    (which must compile for the portable CPU: :func:`fresh_ir`)."""
     from ..numerics.shared import shared_modules
     from .step import step_cfuncs
     funcs = dict(zip(ENTRY_SYMBOLS, step_cfuncs(model_type, data_type, shape)))
@@ -123,9 +125,10 @@ def entry_ir(model_type, data_type, shape) -> tuple[dict, dict]:
 
 
 def fresh_ir(model_type, data_type, shape, modules=()) -> tuple[dict, dict]:
-    """:func:`entry_ir` computed in a child process with an empty kernel cache and the portable CPU target;
-    ``modules`` are imported there first (those that attach a model type's compiled passes, e.g.
-    ``fmu_vehicle.vehicle.dynamics``). Takes as long as compiling the system's kernels (minutes)."""
+    """:func:`entry_ir` computed in a child process for the portable CPU target, with the export's own kernel
+    cache (:func:`kernel_cache_dir`); ``modules`` are imported there first (those that attach a model type's
+    compiled passes, e.g. ``fmu_vehicle.vehicle.dynamics``). The first time, takes as long as compiling the
+    system's kernels (minutes)."""
     return fresh_irs([(model_type, data_type, shape)], modules)[0]
 
 
@@ -145,6 +148,13 @@ def ir_key(model_type, data_type, shape) -> str:
 def _ir_cache_dir() -> Path | None:
     from .. import CACHE_DIR
     return None if CACHE_DIR is None else Path(CACHE_DIR) / "native-ir"
+
+
+def kernel_cache_dir() -> Path | None:
+    """The kernel cache of the export's child (kernels compiled for the portable CPU, kept between exports:
+    module docstring, step 1); None when this copy caches nothing."""
+    from .. import CACHE_DIR
+    return None if CACHE_DIR is None else Path(CACHE_DIR) / "native-kernels"
 
 
 def fresh_irs(entries, modules=()) -> list[tuple[dict, dict]]:
@@ -206,7 +216,8 @@ def _compile_irs(entries, modules) -> list[tuple[dict, dict]]:
     with tempfile.TemporaryDirectory(prefix="fv_native_ir_") as tmp:
         request = Path(tmp) / "request.pkl"
         request.write_bytes(pickle.dumps((list(modules), [(m, d, tuple(s)) for m, d, s in entries])))
-        env = dict(os.environ, FMU_VEHICLE_CACHE_DIR=str(Path(tmp) / "cache"), NUMBA_CPU_NAME=PORTABLE_CPU,
+        kernels = kernel_cache_dir() or Path(tmp) / "cache"
+        env = dict(os.environ, FMU_VEHICLE_CACHE_DIR=str(kernels), NUMBA_CPU_NAME=PORTABLE_CPU,
                    NUMBA_CPU_FEATURES="", PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
         env.pop("NUMBA_DISABLE_JIT", None)
         proc = subprocess.run([sys.executable, "-m", "fmu_vehicle.native.emit", str(request), tmp], env=env,
