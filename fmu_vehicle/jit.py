@@ -326,13 +326,23 @@ if PackageCacheLocator not in caching.CacheImpl._locator_classes:
     caching.CacheImpl._locator_classes.insert(0, PackageCacheLocator)
 
 
+LINK_ONLY = ".link"
+"""Added to the file names of an inline kernel's own cache entries (``njit(inline="always")``: code without
+numba's wrappers, which only a caller compiled later links in). Code loaded from the cache never needs them, so
+an FMU leaves them out (``fmi.build._add_compiled_code``)."""
+
+
 class PackageFunctionCache(caching.FunctionCache):
     """numba's function cache with :func:`types_key` of the signature in each entry's index key, and at most
-    :data:`KEEP_PER_SIGNATURE` entries that differ only by it."""
+    :data:`KEEP_PER_SIGNATURE` entries that differ only by it; ``link_only`` names its files with
+    :data:`LINK_ONLY`."""
 
-    def __init__(self, py_func, tag: str = ""):
+    def __init__(self, py_func, tag: str = "", link_only: bool = False):
         super().__init__(py_func)
         self._tag = tag
+        if link_only:
+            self._cache_file = caching.IndexDataCacheFile(self._cache_path, self._impl.filename_base + LINK_ONLY,
+                                                          self._impl.locator.get_source_stamp())
 
     def _index_key(self, sig, codegen):
         return (*super()._index_key(sig, codegen), types_key(sig) + self._tag)
@@ -352,12 +362,12 @@ class PackageFunctionCache(caching.FunctionCache):
         super()._save_overload(sig, data)
 
 
-def _keyed(dispatcher, tag: str = ""):
+def _keyed(dispatcher, tag: str = "", link_only: bool = False):
     """``dispatcher`` with a :class:`PackageFunctionCache` in place of numba's cache (if it caches); ``tag``
     tells its entries apart from those of another dispatcher of the same function (an inline kernel's Python
-    twin, which has numba's wrappers, and the kernel, which has none)."""
+    twin, which has numba's wrappers, and the kernel, which has none: ``link_only``)."""
     if isinstance(dispatcher, Dispatcher) and type(dispatcher._cache) is caching.FunctionCache:
-        dispatcher._cache = PackageFunctionCache(dispatcher.py_func, tag)
+        dispatcher._cache = PackageFunctionCache(dispatcher.py_func, tag, link_only)
     return dispatcher
 
 
@@ -422,7 +432,7 @@ def njit(*args, allocates: bool = False, **kwargs):
     kwargs.setdefault("forceinline", False)     # set, so that a callee never inherits its caller's
 
     def finish(dispatcher):
-        dispatcher = _keyed(dispatcher)
+        dispatcher = _keyed(dispatcher, link_only=inline)
         return inline_kernel(dispatcher, lambda twin: _keyed(twin, ":python")) if inline and not JIT_DISABLED \
             else dispatcher
 

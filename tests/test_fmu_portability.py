@@ -29,6 +29,7 @@ import pytest
 
 from fmu_vehicle.fmi.hosts import Inputs, build_host, check_fmu, default_outputs, run_c_host, run_fmpy
 from fmu_vehicle.fmi.roads import SHIPPED_ROADS
+from fmu_vehicle.jit import LINK_ONLY
 from fmu_vehicle.paths import REPO_DIR
 from fmu_harness import registered_fmus  # noqa: F401  (session fixture)
 from test_tire_fmu_support import scenario_fmus  # noqa: F401  (session fixture)
@@ -332,9 +333,12 @@ def test_first_instance_with_an_empty_cache_compiles_nothing(name, scenario_fmus
             ["resources/numba_cache/kernels.zip"]
         with zipfile.ZipFile(io.BytesIO(archive.read("resources/numba_cache/kernels.zip"))) as kernels:
             shipped = sorted(n for n in kernels.namelist() if not n.endswith("/"))
+            size = archive.getinfo("resources/numba_cache/kernels.zip").file_size
             compression = {i.compress_type for i in kernels.infolist() if not i.is_dir()}
     assert any(n.endswith(".nbc") for n in shipped)
+    assert not [n for n in shipped if f"{LINK_ONLY}." in n]     # an inline kernel's own code: not needed
     assert compression == {zipfile.ZIP_LZMA}
+    assert size <= 5e6                                           # bytes; FMI cross-check's limit is 10 MB
     env = {k: v for k, v in os.environ.items() if k not in ("FMU_VEHICLE_CACHE_DIR", "PYTHONPATH")}
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
     proc = subprocess.run([sys.executable, "-c", COLD, str(fmu)], capture_output=True, text=True, env=env,
