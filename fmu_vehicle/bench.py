@@ -56,6 +56,16 @@ seconds = time.perf_counter() - t0
 print(json.dumps({"seconds": seconds, "functions": events.exclusive()}))
 """
 
+_NATIVE_EXPORT = """
+import json, sys, tempfile, time
+t0 = time.perf_counter()
+from fmu_vehicle.native.fmu import export
+with tempfile.TemporaryDirectory() as out:
+    for name in sys.argv[1:]:
+        export(name, out, targets=("linux64",))
+print(json.dumps({"seconds": time.perf_counter() - t0}))
+"""
+
 _FMU_STARTUP = """
 import json, sys, time
 from fmpy import simulate_fmu
@@ -459,6 +469,26 @@ def time_cold_compile(name: str = COLD_COMPILE_VEHICLE) -> dict:
             "functions": report.get("functions", {})}
 
 
+def time_native_export(fmus) -> dict:
+    """Wall time [s] of ``fmu-vehicle export --native`` of the native FMUs ``fmus`` (linux64) in a fresh process
+    with empty kernel caches (``first_s``: a fresh machine, or sources never exported), then in another fresh
+    process with the caches the first left (``second_s``: the same sources exported again). Needs ``cc``."""
+    import tempfile
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[1])] +
+                                        ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    with tempfile.TemporaryDirectory(prefix="fmu_vehicle_native_export_") as empty:
+        env["FMU_VEHICLE_CACHE_DIR"] = empty
+        first = _timed_child("native export", _NATIVE_EXPORT, *fmus, env=env)
+        second = _timed_child("second native export", _NATIVE_EXPORT, *fmus, env=env)
+    return {"fmus": list(fmus), "platform": "linux64", "first_s": first, "second_s": second}
+
+
+def _native_export_line(e: dict) -> str:
+    return (f"native export ({' '.join(e['fmus'])}, {e['platform']}): {e['first_s']:.1f} s with empty kernel "
+            f"caches, {e['second_s']:.1f} s again with the caches it left (unchanged sources)")
+
+
 def build_bare_fmu(fmu: Path, dest: Path) -> Path:
     """A pythonfmu FMU with the Real inputs and outputs of ``fmu`` that computes nothing (``_BARE_SLAVE``),
     built into ``dest``: the host's and pythonfmu's own cost per step, for :func:`time_fmu`."""
@@ -629,7 +659,8 @@ def _fmu_line(f: dict) -> str:
 def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None = None, repeats: int = 3,
               duration: float | None = None, integrators=("rk4",), cold_compile: bool = True,
               stability: bool = True, fmu_baseline: bool = True, passes: bool = False,
-              native_fmu: Path | None = None, cold_compile_vehicles=COLD_COMPILE_VEHICLES) -> dict:
+              native_fmu: Path | None = None, cold_compile_vehicles=COLD_COMPILE_VEHICLES,
+              native_export=()) -> dict:
     """Time every vehicle with every integrator (and optionally the FMU) for ``duration`` s (default
     DURATION_S), compare each method's final state with the adaptive reference's, find each fixed-step
     method's largest stable step (unless ``stability`` is False, :func:`stable_step_ladder`) and, unless
@@ -638,7 +669,8 @@ def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None 
     vehicle's evaluation pass by pass, the vehicles alternated (:func:`time_passes_alternated`), with
     each one's :func:`mass_matrix_structure`; write the JSON report to ``out`` and print it as
     Markdown tables. ``integrators``: entries of :func:`parse_integrator`. ``native_fmu``: also time a native
-    FMU (:func:`time_native_fmu`) in the same run."""
+    FMU (:func:`time_native_fmu`) in the same run; ``native_export``: native FMU names whose export is timed
+    (:func:`time_native_export`)."""
     duration = DURATION_S if duration is None else float(duration)
     cpu = paper_results()["cpu_time_20s_simulation_s"]["bumpy_road"]
     from .errors import SimulationError
@@ -703,6 +735,9 @@ def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None 
         for name in cold_compile_vehicles:
             report["cold_compile"].append(c := time_cold_compile(name))
             print(_cold_line(c), flush=True)
+    if native_export:
+        report["native_export"] = e = time_native_export(native_export)
+        print(_native_export_line(e), flush=True)
     if fmu is not None:
         report["fmu"] = f = time_fmu(fmu, duration=duration, baseline=fmu_baseline, repeats=repeats)
         fmu_over_direct(f, rows)

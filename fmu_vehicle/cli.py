@@ -632,6 +632,15 @@ def cmd_bench(a) -> int:
     native = Path(a.native_fmu) if a.native_fmu else None
     if native is not None and not native.exists():
         raise ModelError(f"--native-fmu: no such file {native}")
+    if a.native_export:
+        from .native.fmu import NATIVE_FMUS
+        unknown = [f for f in a.native_export if f not in NATIVE_FMUS]
+        if unknown:
+            raise ModelError(f"--native-export: no native build of '{unknown[0]}'; native FMUs: "
+                             f"{', '.join(NATIVE_FMUS)}")
+        import shutil
+        if shutil.which("cc") is None:
+            raise ModelError("--native-export: a native build needs a C compiler (cc), not found on PATH")
     if a.repeats < 1:
         raise ModelError(f"--repeats: must be at least 1, got {a.repeats}")
     if a.duration is not None and abs(a.duration / 1e-3 - round(a.duration / 1e-3)) > 1e-6:
@@ -645,9 +654,9 @@ def cmd_bench(a) -> int:
                              f"{dt * 1e3:g} ms")
     if a.baseline is not None:
         from .bench_baseline import run_baseline
-        if native is not None:
-            raise ModelError("--baseline: compares the kernels and the Python FMU; time --native-fmu in a run "
-                             "without it")
+        if native is not None or a.native_export:
+            raise ModelError("--baseline: compares the kernels and the Python FMU; time --native-fmu and "
+                             "--native-export in a run without it")
         specs = [parse_integrator(entry) for entry in a.integrators if entry != "reference"]
         if not specs:
             raise ModelError("--baseline: give at least one fixed-step method in --integrators (the adaptive "
@@ -660,7 +669,7 @@ def cmd_bench(a) -> int:
     run_bench(vehicles, Path(a.out), uncompiled=not a.no_uncompiled, fmu=fmu, repeats=a.repeats,
               duration=a.duration, integrators=a.integrators, cold_compile=not a.no_cold_compile,
               stability=not a.no_stability, fmu_baseline=not a.no_fmu_baseline, passes=a.passes,
-              native_fmu=native, cold_compile_vehicles=cold)
+              native_fmu=native, cold_compile_vehicles=cold, native_export=a.native_export or ())
     print(f"wrote {a.out}")
     return 0
 
@@ -843,6 +852,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "first run compiles a timing loop, about a minute): ns per call, ratio to the first vehicle")
     b.add_argument("--native-fmu", metavar="FMU", help="also time this native FMU (fmu-vehicle export --native) "
                    "through FMPy and in the C host, with its first step in a fresh process")
+    b.add_argument("--native-export", nargs="+", metavar="FMU", default=None,
+                   help="also time `fmu-vehicle export --native` of these FMUs (linux64, e.g. VehicleLV Vehicle) in "
+                        "a fresh process with empty kernel caches, then again with the caches it left (minutes; "
+                        "needs cc)")
     b.add_argument("--baseline", metavar="REF",
                    help="instead, time the working tree against commit REF of this git checkout in one sitting: "
                         "each vehicle and fixed-step method of --integrators in fresh processes, the two "
@@ -886,15 +899,14 @@ def _one_line(e: Exception) -> str:
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] in (["demo"], ["crosscheck"]):
-        # before anything defines a compiled function (the parser imports the integrators): the FMUs these
-        # commands run in this process then load the kernels they ship instead of compiling them for this CPU
-        # (docs/fmu_hosts.md)
-        from .jit import pin_portable_cpu
-        pin_portable_cpu()
-    parser = build_parser()
     try:
-        a = parser.parse_args(argv)
+        if argv[:1] in (["demo"], ["crosscheck"]):
+            # before anything defines a compiled function (the parser imports the integrators): the FMUs these
+            # commands run in this process then load the kernels they ship instead of compiling them for this
+            # CPU (docs/fmu_hosts.md)
+            from .jit import pin_portable_cpu
+            pin_portable_cpu()
+        a = build_parser().parse_args(argv)     # the parser imports numba and scipy: an interrupt lands here too
         return a.func(a)
     except FmuVehicleError as e:
         print(f"fmu-vehicle: error: {_one_line(e)}", file=sys.stderr)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -115,6 +116,8 @@ BAD = [
     (["bench", "--duration", "-1"], ["--duration", "positive"]),
     (["bench", "--no-uncompiled=1"], ["--no-uncompiled"]),
     (["bench", "--fmu", "missing.fmu"], ["--fmu", "missing.fmu"]),
+    (["bench", "--native-export", "Tire"], ["--native-export", "'Tire'", "VehicleLV"]),
+    (["bench", "--baseline", "HEAD", "--native-export", "VehicleLV"], ["--baseline", "--native-export"]),
     (["bench", "--baseline", "no-such-commit"], ["--baseline", "no-such-commit", "not a commit"]),
     (["bench", "--baseline", "HEAD", "--integrators", "reference"], ["--baseline", "fixed-step"]),
     (["bench", "--baseline", "HEAD", "--fmu", "{file}"], ["--fmu", "afile", "unknown FMU", "VehicleLV"]),
@@ -491,3 +494,45 @@ def test_the_build_notice_names_a_compile_only_for_fmus_that_compile_one():
                        "VehicleCombination": " (compiles the vehicle model once: about 5 minutes on an idle 2-core machine)",
                        "TractorSemitrailer": " (compiles the vehicle model once: about 5 minutes on an idle 2-core machine)",
                        "Tire": " (compiles the tire model once)"}
+
+
+def test_ctrl_c_while_the_parser_imports_the_package_is_one_line_and_exit_130(capsys, monkeypatch):
+    """The parser imports the integrators (numba, scipy: seconds on a first run); an interrupt there ends like
+    one during the command: one line, exit 130, no traceback."""
+    import fmu_vehicle.cli as cli
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    code, err, out = run(capsys, "simulate", "--duration", "1")
+    assert (code, err, out) == (130, "fmu-vehicle: interrupted", "")
+
+
+def test_ctrl_c_during_a_simulation_leaves_no_output_and_no_traceback(tmp_path):
+    """SIGINT to the process group (what a terminal's Ctrl-C sends) once the run has started: exit 130, no
+    traceback, and a last line that says how many rows the CSV keeps: exactly those, each whole."""
+    import signal
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    proc = subprocess.Popen([sys.executable, "-m", "fmu_vehicle.cli", "simulate", "--vehicle", "halfcar7",
+                             "--road", "bumpy", "--duration", "600", "--output", "run.csv"], cwd=tmp_path, env=env,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        first = proc.stderr.read(1)             # the run's first output (its progress bar or compile notice)
+        os.killpg(proc.pid, signal.SIGINT)
+        rest = proc.stderr.read()
+        code = proc.wait(timeout=HANG_GUARD_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    err = first + rest
+    assert code == 130, err[-2000:]
+    assert "Traceback" not in err, err[-2000:]
+    last = err.rstrip().splitlines()[-1]
+    kept = re.fullmatch(r"fmu-vehicle: interrupted at t = [0-9.]+ s; (\d+) rows written to run.csv", last)
+    if kept is None:                        # interrupted before the first row: nothing written
+        assert last == "fmu-vehicle: interrupted" and list(tmp_path.iterdir()) == []
+    else:
+        rows = (tmp_path / "run.csv").read_text().splitlines()
+        assert len(rows) == 1 + int(kept.group(1))
+        assert len({row.count(",") for row in rows}) == 1              # no row cut short
