@@ -75,6 +75,17 @@ def c_host(tmp_path_factory):
     return build_host(tmp_path_factory.mktemp("c_host") / "fmi2_host")
 
 
+def test_the_fmpy_check_runs_the_code_the_fmu_ships(registered_fmus):
+    """``fmu-vehicle doctor`` (and the comparisons here) run the FMU in FMPy beside the package's own
+    ``elementary.sin``: the FMU still loads the portable kernels it ships, as in a host, instead of compiling the
+    model for this CPU (which it would log: ``jit.COMPILE_NOTICE``)."""
+    fmu = Path(registered_fmus["VehicleLV"])
+    run = run_fmpy(fmu, default_outputs(fmu, 3), Inputs(), 1e-3, 5)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.rows.shape == (6, 4)
+    assert "compiling the model" not in run.stderr, run.stderr[-2000:]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(HOST_INPUTS))
 def test_fmu_in_c_host_exits_0_ten_times_and_equals_fmpy(name, registered_fmus, c_host):

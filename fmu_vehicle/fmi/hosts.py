@@ -157,6 +157,8 @@ def run_c_host(host: Path, fmu: Path, outputs: list[str], inputs: Inputs, step: 
 
 FMPY_SCRIPT = """
 import json, math, sys
+from fmu_vehicle.jit import pin_portable_cpu
+pin_portable_cpu()      # before elementary defines compiled code: the FMU then runs the code it ships, as in a host
 import numpy as np
 from fmpy import extract, read_model_description
 from fmu_vehicle.elementary import sin   # the C host's fv_sin: the same bits (the C library's sin is not)

@@ -232,12 +232,13 @@ def run_chunks(system, y, t0, h, nsteps, record_every, progress, chunk, step_chu
     nrows = nsteps // record_every + 2
     out = np.zeros((nrows, len(system.output_names)))
     times = np.zeros(nrows)
-    bar = _progress(progress, nsteps)
+    bar = None
     step, nrec = 0, 0
     rebase = getattr(system, "rebase", None)
     failure = system.failure if failure is None else failure
     try:
         with interrupt_flag() as stop:
+            bar = _progress(progress, nsteps)       # here a Ctrl-C while it draws cannot leave it half shown
             while step < nsteps and not stop["set"]:
                 todo = min(chunk, nsteps - step)
                 first = nrec

@@ -224,8 +224,9 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
            log=lambda message: None) -> Path:
     """Build the native ``<fmu>.fmu`` (``fmu`` in ``NATIVE_FMUS``) into ``dest_dir`` with the parameter
     ``settings`` (module docstring); platforms in ``targets`` whose tools are missing are left out (logged),
-    and if none is left NativeBuildError names the missing tools. Compiles the kernels from scratch in a
-    child process (minutes). Returns the FMU's path; nothing is written on failure."""
+    and if none is left NativeBuildError names the missing tools. Compiles the entry points in a child process
+    (minutes the first time; seconds for sources and sizes exported before: ``emit.fresh_irs``). Returns the
+    FMU's path; nothing is written on failure."""
     if fmu not in NATIVE_FMUS:
         raise ModelError(f"no native build of {fmu!r}; native FMUs: {', '.join(NATIVE_FMUS)}")
     params = parameter_table(fmu, None)
@@ -252,7 +253,7 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
     description = f"{fmu} (native build: compiled model, no Python on the host; parameters fixed at export)"
     table = exported_variables(variables, values, car)
     xml = model_description(fmu, guid, description, table, vehicle_structure(fmu, params))
-    log(f"{fmu}: compiling the model's kernels for a generic x86-64 CPU (a few minutes)")
+    log(f"{fmu}: compiling the model's kernels for a generic x86-64 CPU (minutes the first time, then cached)")
     irs, names = fresh_ir(p.model_type, p.data_type, p.shape, [type(sim.system).__module__, "fmu_vehicle.vehicle.dynamics"])
     dest_dir = Path(dest_dir)
     with tempfile.TemporaryDirectory(prefix="fv_native_fmu_") as tmp:
