@@ -452,19 +452,24 @@ def compile_events():
         yield rec
 
 
+def _compiling_child_env(cache_dir) -> dict:
+    """The environment of a child that imports this copy of the package, compiled (not ``NUMBA_DISABLE_JIT``),
+    with its kernel cache in ``cache_dir``."""
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[1])] +
+                                        ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    env["FMU_VEHICLE_CACHE_DIR"] = str(cache_dir)
+    return env
+
+
 def time_cold_compile(name: str = COLD_COMPILE_VEHICLE) -> dict:
     """Wall time [s] of a fresh process with an empty kernel cache (``FMU_VEHICLE_CACHE_DIR`` a new empty
     folder) that imports the package, loads ``name`` and runs 10 ms of RK4 at 1 ms on the bumpy road: what a
     first run costs when every kernel it uses is compiled (the interpreter start is not timed). ``functions``:
     the costliest compiled functions' own compile times [s] (:class:`CompileEvents`)."""
     import tempfile
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
-    # the child imports this copy of the package
-    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[1])] +
-                                        ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     with tempfile.TemporaryDirectory(prefix="fmu_vehicle_cold_compile_") as empty:
-        env["FMU_VEHICLE_CACHE_DIR"] = empty
-        report = _child_report("cold compile run", _COLD_COMPILE, name, env=env)
+        report = _child_report("cold compile run", _COLD_COMPILE, name, env=_compiling_child_env(empty))
     return {"vehicle": name, "simulated_s": 0.01, "seconds": report["seconds"],
             "functions": report.get("functions", {})}
 
@@ -474,11 +479,8 @@ def time_native_export(fmus) -> dict:
     with empty kernel caches (``first_s``: a fresh machine, or sources never exported), then in another fresh
     process with the caches the first left (``second_s``: the same sources exported again). Needs ``cc``."""
     import tempfile
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
-    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[1])] +
-                                        ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     with tempfile.TemporaryDirectory(prefix="fmu_vehicle_native_export_") as empty:
-        env["FMU_VEHICLE_CACHE_DIR"] = empty
+        env = _compiling_child_env(empty)
         first = _timed_child("native export", _NATIVE_EXPORT, *fmus, env=env)
         second = _timed_child("second native export", _NATIVE_EXPORT, *fmus, env=env)
     return {"fmus": list(fmus), "platform": "linux64", "first_s": first, "second_s": second}
