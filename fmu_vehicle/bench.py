@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .paper import MANEUVERS, paper_results
-from .util import CHILD_HANG_GUARD_S, atomic_write
+from .util import CHILD_HANG_GUARD_S, atomic_write, compiling_child_env
 from .vehicle.loader import load_vehicle_spec
 
 _UNCOMPILED = """
@@ -452,16 +452,6 @@ def compile_events():
         yield rec
 
 
-def _compiling_child_env(cache_dir) -> dict:
-    """The environment of a child that imports this copy of the package, compiled (not ``NUMBA_DISABLE_JIT``),
-    with its kernel cache in ``cache_dir``."""
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
-    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[1])] +
-                                        ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
-    env["FMU_VEHICLE_CACHE_DIR"] = str(cache_dir)
-    return env
-
-
 def time_cold_compile(name: str = COLD_COMPILE_VEHICLE) -> dict:
     """Wall time [s] of a fresh process with an empty kernel cache (``FMU_VEHICLE_CACHE_DIR`` a new empty
     folder) that imports the package, loads ``name`` and runs 10 ms of RK4 at 1 ms on the bumpy road: what a
@@ -469,7 +459,7 @@ def time_cold_compile(name: str = COLD_COMPILE_VEHICLE) -> dict:
     the costliest compiled functions' own compile times [s] (:class:`CompileEvents`)."""
     import tempfile
     with tempfile.TemporaryDirectory(prefix="fmu_vehicle_cold_compile_") as empty:
-        report = _child_report("cold compile run", _COLD_COMPILE, name, env=_compiling_child_env(empty))
+        report = _child_report("cold compile run", _COLD_COMPILE, name, env=compiling_child_env(empty))
     return {"vehicle": name, "simulated_s": 0.01, "seconds": report["seconds"],
             "functions": report.get("functions", {})}
 
@@ -480,7 +470,7 @@ def time_native_export(fmus) -> dict:
     process with the caches the first left (``second_s``: the same sources exported again). Needs ``cc``."""
     import tempfile
     with tempfile.TemporaryDirectory(prefix="fmu_vehicle_native_export_") as empty:
-        env = _compiling_child_env(empty)
+        env = compiling_child_env(empty)
         first = _timed_child("native export", _NATIVE_EXPORT, *fmus, env=env)
         second = _timed_child("second native export", _NATIVE_EXPORT, *fmus, env=env)
     return {"fmus": list(fmus), "platform": "linux64", "first_s": first, "second_s": second}

@@ -1,5 +1,5 @@
-"""Small helpers shared across the package: the one way a file is written atomically, and the one time limit
-of a child process."""
+"""Small helpers shared across the package: the one way a file is written atomically, the one time limit of a
+child process and the environment of a child that compiles the package's kernels."""
 from __future__ import annotations
 
 import os
@@ -12,6 +12,15 @@ CHILD_HANG_GUARD_S = 3600.0
 and FMPy runs, bench children) [s]: a guard against a child that hangs, never a speed limit. A child that
 compiles numba kernels cold takes minutes on a busy 2-core machine (over 15 min was seen under a load of 9),
 so nothing may fail only because the machine is slow."""
+
+
+def compiling_child_env(cache_dir, **extra) -> dict:
+    """The environment of a child process that imports this copy of the package and compiles its kernels
+    (``NUMBA_DISABLE_JIT`` left out) into the kernel cache ``cache_dir``, with ``extra`` variables added."""
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[1])] +
+                                        ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    return {**env, "FMU_VEHICLE_CACHE_DIR": str(cache_dir), **extra}
 
 
 def fixed(value: float, digits: int) -> str:

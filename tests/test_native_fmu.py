@@ -329,7 +329,7 @@ def _numbering_aside(ir: str) -> str:
 
 
 @pytest.mark.slow
-def test_the_export_loads_its_kernels_from_its_own_cache(native_lv, monkeypatch):
+def test_the_export_loads_its_kernels_from_its_own_cache(native_lv):
     """The export's child keeps its kernels (portable CPU) in a cache of its own: compiling the entry points
     again, without the IR cache, writes no kernel into it and gives the IR of the first compile (a kernel
     loaded from the cache brings the bitcode numba keeps for linking: docs/native.md §3)."""
@@ -345,7 +345,7 @@ def test_the_export_loads_its_kernels_from_its_own_cache(native_lv, monkeypatch)
     if not any(folder.rglob("*.nbi")):      # that IR came from an earlier run's IR cache: fill the kernel cache
         emit._compile_irs(entries, modules)
     files = {f: f.stat().st_mtime_ns for f in folder.rglob("*") if f.is_file()}
-    [(irs, names)] = emit._compile_irs(entries, modules)
+    [(irs, _)] = emit._compile_irs(entries, modules)
     assert {f: f.stat().st_mtime_ns for f in folder.rglob("*") if f.is_file()} == files
     assert irs.keys() == stored.keys()
     for k in irs:

@@ -212,14 +212,12 @@ def _store_ir(folder: Path, irs: dict, names: dict) -> None:
 def _compile_irs(entries, modules) -> list[tuple[dict, dict]]:
     """The entry points' IR of ``entries`` compiled in one child process (:func:`fresh_irs`)."""
     from ..jit import PORTABLE_CPU
-    root = str(Path(__file__).resolve().parents[2])
+    from ..util import compiling_child_env
     with tempfile.TemporaryDirectory(prefix="fv_native_ir_") as tmp:
         request = Path(tmp) / "request.pkl"
         request.write_bytes(pickle.dumps((list(modules), [(m, d, tuple(s)) for m, d, s in entries])))
         kernels = kernel_cache_dir() or Path(tmp) / "cache"
-        env = dict(os.environ, FMU_VEHICLE_CACHE_DIR=str(kernels), NUMBA_CPU_NAME=PORTABLE_CPU,
-                   NUMBA_CPU_FEATURES="", PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
-        env.pop("NUMBA_DISABLE_JIT", None)
+        env = compiling_child_env(kernels, NUMBA_CPU_NAME=PORTABLE_CPU, NUMBA_CPU_FEATURES="")
         proc = subprocess.run([sys.executable, "-m", "fmu_vehicle.native.emit", str(request), tmp], env=env,
                               capture_output=True, text=True)
         if proc.returncode != 0:
