@@ -309,11 +309,18 @@ print(json.dumps(sorted({d for t in direct if t not in sys.stdlib_module_names f
 """
 
 
+IMPORTED_WHERE_NEEDED = {"scipy": "the coherence of a two-track ISO 8608 road (iso8608_c_two_track, "
+                                  "scipy.special) and the adaptive reference integrator (scipy.integrate): "
+                                  "0.6 s of imports a run with neither does not pay"}
+"""Distributions an FMU's package imports only inside the functions that need them (not in a default run)."""
+
+
 @pytest.mark.parametrize("name", sorted(set(HOST_INPUTS) - {"Driver"}))
 def test_requirements_list_exactly_the_distributions_an_fmu_imports(name, registered_fmus, tmp_path):
     """Every third-party distribution the FMU's own code imports while it runs is in requirements.txt, and
-    nothing else is (pythonfmu is shipped in the FMU). The Driver imports scipy only for a CSV path
-    (tests/test_driver_fmu.py checks its requirements)."""
+    nothing else is (pythonfmu is shipped in the FMU) but what it imports only where needed
+    (:data:`IMPORTED_WHERE_NEEDED`). The Driver imports scipy only for a CSV path (tests/test_driver_fmu.py
+    checks its requirements)."""
     with zipfile.ZipFile(registered_fmus[name]) as archive:
         archive.extractall(tmp_path)
         required = {line.split("<")[0].split(">")[0].split("=")[0].lower()
@@ -322,7 +329,7 @@ def test_requirements_list_exactly_the_distributions_an_fmu_imports(name, regist
                           text=True, cwd=tmp_path, timeout=HANG_GUARD_S)
     assert proc.returncode == 0, proc.stderr[-2000:]
     imported = {d.lower() for d in json.loads(proc.stdout.strip().splitlines()[-1])} - {"pythonfmu"}
-    assert imported == required
+    assert imported <= required and required - imported <= set(IMPORTED_WHERE_NEEDED), (imported, required)
 
 
 COLD = """

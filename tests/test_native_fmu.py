@@ -329,10 +329,11 @@ def _numbering_aside(ir: str) -> str:
 
 
 @pytest.mark.slow
-def test_the_export_loads_its_kernels_from_its_own_cache(native_lv):
-    """The export's child keeps its kernels (portable CPU) in a cache of its own: compiling the entry points
-    again, without the IR cache, writes no kernel into it and gives the IR of the first compile (a kernel
-    loaded from the cache brings the bitcode numba keeps for linking: docs/native.md §3)."""
+def test_the_export_loads_its_kernels_from_the_kernel_cache(native_lv, tmp_path, monkeypatch):
+    """The export's child keeps its kernels (portable CPU) in the package's kernel cache: compiling the entry
+    points again, without the IR cache, writes no kernel into it and gives the IR of the first compile (a
+    kernel loaded from the cache brings the bitcode numba keeps for linking: docs/native.md §3). Checked on a
+    copy of the cache, which the other test worker cannot write to meanwhile."""
     from fmu_vehicle.native import emit
     from fmu_vehicle.native.step import pack_system
 
@@ -341,9 +342,10 @@ def test_the_export_loads_its_kernels_from_its_own_cache(native_lv):
     p = pack_system(sim.system, car.n_states)
     entries, modules = [(p.model_type, p.data_type, p.shape)], [type(sim.system).__module__]
     [(stored, _)] = emit.fresh_irs(entries, modules)            # the fixture's export stored it
-    folder = emit.kernel_cache_dir()
-    if not any(folder.rglob("*.nbi")):      # that IR came from an earlier run's IR cache: fill the kernel cache
-        emit._compile_irs(entries, modules)
+    folder = tmp_path / "kernels"
+    shutil.copytree(emit.kernel_cache_dir(), folder, ignore=shutil.ignore_patterns("*.tmp.*", "native-kernels"))
+    monkeypatch.setattr(emit, "kernel_cache_dir", lambda: folder)
+    emit._compile_irs(entries, modules)     # fills the copy if the fixture's IR came from an earlier run's IR cache
     files = {f: f.stat().st_mtime_ns for f in folder.rglob("*") if f.is_file()}
     [(irs, _)] = emit._compile_irs(entries, modules)
     assert {f: f.stat().st_mtime_ns for f in folder.rglob("*") if f.is_file()} == files

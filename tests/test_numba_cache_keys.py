@@ -2,7 +2,8 @@
 
 Static part: the import graph behind each module's key. Compiled part (a copy of the package, a fresh
 subprocess per run, with a copy of this checkout's cache; numba's per-dispatcher cache hit and miss counts):
-after a warm run of halfcar7 (10 ms, RK4), an edit of a module no kernel imports compiles nothing; an edit
+a second run of halfcar7 (10 ms, RK4) compiles nothing (an inline kernel's twin, which Python calls, included);
+an edit of a module no kernel imports compiles nothing; an edit
 of tire/pacejka.py recompiles the tire kernels a run calls but loads the multibody kernels of the same run,
 and moves the source key of the vehicle's passes and the type key of the RK4 loop's vehicle entries (the
 folder and index entry each is filed under: they would compile on their next call; compiling them again
@@ -49,9 +50,13 @@ for name, module in sorted(sys.modules.items()):
         continue
     for attr, obj in vars(module).items():
         if isinstance(obj, numba.core.dispatcher.Dispatcher) and obj.py_func.__module__ == name:
-            hits, misses = sum(obj.stats.cache_hits.values()), sum(obj.stats.cache_misses.values())
-            if hits or misses:
-                counts[name[len("fmu_vehicle."):] + "." + attr] = [hits, misses]
+            # an inline kernel called from Python runs its twin compiled with numba's wrappers (":python")
+            for label, d in ((attr, obj), (attr + ":python", obj.__dict__.get("_fv_twin"))):
+                if d is None:
+                    continue
+                hits, misses = sum(d.stats.cache_hits.values()), sum(d.stats.cache_misses.values())
+                if hits or misses:
+                    counts[name[len("fmu_vehicle."):] + "." + label] = [hits, misses]
 pkg = jit._PKG
 keys = {m: jit.source_key(pkg / m) for m in ("vehicle/dynamics.py", "multibody/dynamics.py",
                                               "integrators/rk4.py", "tire/pacejka.py")}
@@ -137,10 +142,12 @@ def test_an_edit_recompiles_only_the_kernels_that_depend_on_it(tmp_path):
         shutil.copytree(fmu_vehicle.CACHE_DIR, cache)
     first = _run(copy, cache, "integrate", "tire")["counts"]
     assert {"integrators.rk4.rk4_chunk", "vehicle.equilibrium.static_equilibrium", "multibody.state.positions_and_residual",
-            "tire.pacejka.vertical_force", "tire.pacejka.mf_fx0"} <= set(first)    # the counts cover these
+            "tire.pacejka.vertical_force", "tire.pacejka.mf_fx0",
+            "multibody.constraints.factor_dependent:python"} <= set(first)    # the counts cover these
 
-    warm = _run(copy, cache, "integrate", "tire")
+    warm = _run(copy, cache, "integrate", "tire")       # nothing compiled, not even an inline kernel's twin
     assert _compiled(warm["counts"]) == set() and warm["counts"]["integrators.rk4.rk4_chunk"] == [1, 0]
+    assert warm["counts"]["multibody.constraints.factor_dependent:python"] == [1, 0]
 
     # modules no kernel imports: the command line, co-simulation, ADAS
     _append(copy / "fmu_vehicle" / "cli.py", "\n# an edit outside the kernels\n")

@@ -10,8 +10,6 @@ from __future__ import annotations
 import inspect
 
 import numpy as np
-from scipy.integrate import solve_ivp
-
 from ..jit import entry_point
 from .base import passes
 
@@ -52,6 +50,7 @@ class ScipyReference:
         # warm-started position problem then starts next to the recorded state (a single solve
         # recorded afterwards restarted Newton at t0 from the final configuration, which can land
         # on another branch of the dependent coordinates, e.g. a 3R spherical joint's twin angles)
+        from scipy.integrate import solve_ivp      # here: importing it takes 0.5 s, paid only by adaptive runs
         for k, t in enumerate(t_eval):
             if k > 0:
                 sol = solve_ivp(fun, (t_eval[k - 1], t), y, method=self.method, rtol=self.rtol, atol=self.atol,

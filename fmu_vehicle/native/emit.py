@@ -5,10 +5,11 @@ Steps (:func:`build_library`):
 1. LLVM IR: the entry points are compiled by numba in a child process for the portable CPU
    (``jit.PORTABLE_CPU``), and the IR of each ``cfunc``'s code library is read with
    ``cfunc._library.get_llvm_str()``: after finalization it holds the wrapper and every kernel it reaches,
-   linked in. The child's kernel cache is a folder of its own, kept between exports (:func:`kernel_cache_dir`):
-   a kernel loaded from it brings, beside its object code, the bitcode numba keeps for linking into callers,
-   so the IR is the same text as from a fresh compile, and an export of another vehicle or after an edit
-   compiles only the kernels whose sources or types changed.
+   linked in. The child uses the package's kernel cache (:func:`kernel_cache_dir`; its entries are keyed by
+   the CPU they were compiled for, so the portable ones sit beside a developer's native ones): a kernel
+   loaded from it brings, beside its object code, the bitcode numba keeps for linking into callers, so the IR
+   is the same text as from a fresh compile, and an export after another one, after the test suite (which
+   compiles for the portable CPU) or after an edit compiles only the kernels whose sources or types changed.
 2. Object code: llvmlite parses the IR of both entry points into one module, renames the two wrappers to
    :data:`ENTRY_SYMBOLS`, gives every other definition internal linkage (nothing else is exported, so two
    libraries never clash), sets the target triple and data layout, and emits a relocatable object for
@@ -125,7 +126,7 @@ def entry_ir(model_type, data_type, shape) -> tuple[dict, dict]:
 
 
 def fresh_ir(model_type, data_type, shape, modules=()) -> tuple[dict, dict]:
-    """:func:`entry_ir` computed in a child process for the portable CPU target, with the export's own kernel
+    """:func:`entry_ir` computed in a child process for the portable CPU target, with the package's kernel
     cache (:func:`kernel_cache_dir`); ``modules`` are imported there first (those that attach a model type's
     compiled passes, e.g. ``fmu_vehicle.vehicle.dynamics``). The first time, takes as long as compiling the
     system's kernels (minutes)."""
@@ -151,10 +152,10 @@ def _ir_cache_dir() -> Path | None:
 
 
 def kernel_cache_dir() -> Path | None:
-    """The kernel cache of the export's child (kernels compiled for the portable CPU, kept between exports:
-    module docstring, step 1); None when this copy caches nothing."""
+    """The kernel cache of the export's child: this copy's own (``fmu_vehicle.CACHE_DIR``, where the child's
+    entries are those compiled for the portable CPU: module docstring, step 1); None when it caches nothing."""
     from .. import CACHE_DIR
-    return None if CACHE_DIR is None else Path(CACHE_DIR) / "native-kernels"
+    return None if CACHE_DIR is None else Path(CACHE_DIR)
 
 
 def fresh_irs(entries, modules=()) -> list[tuple[dict, dict]]:

@@ -88,8 +88,12 @@ def _python_twin(kernel):
     twin = kernel.__dict__.get("_fv_twin")
     if twin is None:
         import numba
+        from numba.core.caching import NullCache
         options = {k: v for k, v in kernel.targetoptions.items()
                    if k not in ("forceinline", "no_cpython_wrapper", "no_cfunc_wrapper", "nopython")}
+        # ``cache`` is a decorator argument, not a target option: without it here the twin was compiled
+        # again in every process (about 2 s for ``factor_dependent`` at each vehicle's construction)
+        options["cache"] = not isinstance(kernel._cache, NullCache)
         twin = kernel.__dict__["_fv_twin"] = kernel._fv_decorate(numba.njit(**options)(kernel.py_func))
     return twin
 

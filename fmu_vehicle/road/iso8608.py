@@ -27,7 +27,6 @@ See docs/road.md §6.
 from __future__ import annotations
 
 import numpy as np
-import scipy.special
 
 from ..errors import ModelError
 from .arrays import MAX_TABLE_POINTS
@@ -71,6 +70,7 @@ def isotropic_coherence(n, separation_m: float):
     of S(sqrt(n^2 + m^2)) cos(2 pi m b) over the lateral wavenumber m, which for w = 2 is (4 pi b / n) K_1(2 pi n b)
     against 2 / n^2 for b = 0.
     """
+    import scipy.special        # here: importing it costs every process that loads a road 0.1 s
     z = 2.0 * np.pi * np.asarray(n, dtype=np.float64) * float(separation_m)
     with np.errstate(invalid="ignore"):
         gamma = z * scipy.special.k1(z)
