@@ -575,7 +575,7 @@ def _build_notice(fmu_name: str) -> str:
     package = Path(__file__).resolve().parent
     modules = {path.relative_to(package).as_posix() for path in dependencies(slave_script(fmu_name))}
     if "vehicle/dynamics.py" in modules:
-        return " (compiles the vehicle model once: about 5 minutes on an idle 2-core machine)"
+        return " (compiles the vehicle model once: about 2 minutes on an idle 2-core machine)"
     if "tire/stepper.py" in modules:
         return " (compiles the tire model once)"
     return ""

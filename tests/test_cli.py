@@ -489,10 +489,10 @@ def test_the_build_notice_names_a_compile_only_for_fmus_that_compile_one():
     notices = {name: _build_notice(name) for name in FMUS}
     assert notices == {"Powertrain": "", "Controller": "", "LeadVehicle": "", "Driver": "", "ChassisControl": "",
                        "Robot": "",
-                       "VehicleLV": " (compiles the vehicle model once: about 5 minutes on an idle 2-core machine)",
-                       "Vehicle": " (compiles the vehicle model once: about 5 minutes on an idle 2-core machine)",
-                       "VehicleCombination": " (compiles the vehicle model once: about 5 minutes on an idle 2-core machine)",
-                       "TractorSemitrailer": " (compiles the vehicle model once: about 5 minutes on an idle 2-core machine)",
+                       "VehicleLV": " (compiles the vehicle model once: about 2 minutes on an idle 2-core machine)",
+                       "Vehicle": " (compiles the vehicle model once: about 2 minutes on an idle 2-core machine)",
+                       "VehicleCombination": " (compiles the vehicle model once: about 2 minutes on an idle 2-core machine)",
+                       "TractorSemitrailer": " (compiles the vehicle model once: about 2 minutes on an idle 2-core machine)",
                        "Tire": " (compiles the tire model once)"}
 
 
