@@ -34,6 +34,7 @@ def pytest_sessionstart(session):
         return
     from fmu_harness import HARNESS_FMUS
     from test_fmi_support import session_fmus
+    from timeouts import HANG_GUARD_S
 
     failures = []
 
@@ -49,7 +50,7 @@ def pytest_sessionstart(session):
     builder = threading.Thread(target=build)
     builder.start()
     proc = subprocess.run([sys.executable, str(Path(__file__).with_name("session_warm_up.py"))],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, timeout=HANG_GUARD_S)
     builder.join()
     if proc.returncode != 0:
         failures.append(f"compiling the shared kernels: {(proc.stderr.strip().splitlines() or ['?'])[-1]}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 
 import numpy as np
+
 from ..jit import entry_point
 from .base import passes
 
