@@ -345,6 +345,7 @@ def test_the_export_loads_its_kernels_from_the_kernel_cache(native_lv, tmp_path,
     folder = tmp_path / "kernels"
     shutil.copytree(emit.kernel_cache_dir(), folder, ignore=shutil.ignore_patterns("*.tmp.*", "native-kernels"))
     monkeypatch.setattr(emit, "kernel_cache_dir", lambda: folder)
+
     def listing():
         return {f: f.stat().st_mtime_ns for f in folder.rglob("*") if f.is_file()}
 
