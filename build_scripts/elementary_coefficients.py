@@ -1,4 +1,4 @@
-"""Derive the polynomial coefficients of ``fmu_vehicle/elementary.py`` (run: ``python3 build_scripts/elementary_coefficients.py``).
+"""Derive the polynomial coefficients of ``fmu_vehicle/numerics/elementary.py`` (run: ``python3 build_scripts/elementary_coefficients.py``).
 
 Each kernel approximates a smooth even function ``g(z)`` of ``z = r*r`` on ``[0, zmax]``, where ``r`` is the reduced
 argument (exp's kernel: a function of ``r`` itself on ``[-ln(2)/64, ln(2)/64]``, its error weighted by the ``r**2``

@@ -7,7 +7,7 @@ __version__ = "0.1.0"
 
 
 CACHE_DIR: str | None = None
-"""Folder of this copy's compiled kernels (``fmu_vehicle.jit.PackageCacheLocator``); None: no disk cache."""
+"""Folder of this copy's compiled kernels (``fmu_vehicle.numerics.jit.PackageCacheLocator``); None: no disk cache."""
 
 
 def _numba_cache_dir() -> str | None:
@@ -15,7 +15,7 @@ def _numba_cache_dir() -> str | None:
     per-user folder keyed by this copy's package name and the Python and numba versions.
 
     The sources are not part of the folder's key: each kernel's cache entry is stamped by the sources it
-    depends on (``fmu_vehicle.jit.source_key``), so an edit recompiles only the kernels it reaches and the
+    depends on (``fmu_vehicle.numerics.jit.source_key``), so an edit recompiles only the kernels it reaches and the
     folder outlives edits. A stable per-user folder also serves FMUs extracted into fresh temporary
     directories. The folder belongs to this copy of the package: an FMU's copy (renamed
     ``_fmu_vehicle_<digest>``, other sources) in the same process has its own, so the two never write each

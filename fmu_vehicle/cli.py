@@ -571,7 +571,7 @@ def _build_notice(fmu_name: str) -> str:
     kernels of the models it imports (``jit.dependencies`` of its slave script), compiled once per source
     version at build time; '' for an FMU that compiles nothing (it builds in seconds)."""
     from .fmi.registry import slave_script
-    from .jit import dependencies
+    from .numerics.jit import dependencies
     package = Path(__file__).resolve().parent
     modules = {path.relative_to(package).as_posix() for path in dependencies(slave_script(fmu_name))}
     if "vehicle/dynamics.py" in modules:
@@ -904,7 +904,7 @@ def main(argv=None) -> int:
             # before anything defines a compiled function (the parser imports the integrators): the FMUs these
             # commands run in this process then load the kernels they ship instead of compiling them for this
             # CPU (docs/fmu_hosts.md)
-            from .jit import pin_portable_cpu
+            from .numerics.jit import pin_portable_cpu
             pin_portable_cpu()
         a = build_parser().parse_args(argv)     # the parser imports numba and scipy: an interrupt lands here too
         return a.func(a)

@@ -1,4 +1,4 @@
-"""fmu_vehicle.elementary: the kernels' own sin, cos, tan, atan, atan2, asin, exp, log, tanh and hypot.
+"""fmu_vehicle.numerics.elementary: the kernels' own sin, cos, tan, atan, atan2, asin, exp, log, tanh and hypot.
 
 Each is compared with numpy on 80-bit long doubles (64-bit mantissa: 11 bits more than a double, so the
 reference's own error is below 1/1000 ulp of the double result) on random arguments per range, including the
@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from fmu_vehicle import elementary as em
+from fmu_vehicle.numerics import elementary as em
 
 L = np.longdouble
 pytestmark = pytest.mark.skipif(np.finfo(L).nmant < 63, reason="needs 80-bit long double for the reference")

@@ -9,19 +9,18 @@ PACKAGE = Path(__file__).resolve().parents[1] / "fmu_vehicle"
 
 #: subpackage -> the package modules/subpackages it may import (besides itself)
 ALLOWED = {
-    "multibody": {"jit", "errors", "paths", "elementary"},
-    "integrators": {"jit", "packing", "errors", "elementary"},
-    "road": {"jit", "errors", "paths", "util", "elementary"},
-    "tire": {"jit", "errors", "paths", "road", "util", "elementary"},
-    "vehicle": {"jit", "packing", "errors", "paths", "util", "multibody", "integrators", "road", "tire", "results",
-                "plotting", "elementary"},
-    "driver": {"jit", "errors", "paths", "elementary"},
-    "manoeuvres": {"jit", "errors", "paths", "util", "plotting", "results", "driver", "multibody", "tire",
-                   "vehicle", "elementary"},
+    "multibody": {"errors", "paths"},
+    "integrators": {"errors"},
+    "road": {"errors", "paths", "util"},
+    "tire": {"errors", "paths", "road", "util"},
+    "vehicle": {"errors", "paths", "util", "multibody", "integrators", "road", "tire", "results",
+                "plotting"},
+    "driver": {"errors", "paths"},
+    "manoeuvres": {"errors", "paths", "util", "plotting", "results", "driver", "multibody", "tire",
+                   "vehicle"},
     "chassis_control": {"errors", "paths", "util", "plotting", "results", "driver", "road", "vehicle",
-                        "manoeuvres", "elementary"},
+                        "manoeuvres"},
 }
-"""``elementary`` (the kernels' sin, cos, atan, exp, ...) sits below every layer: it imports only ``jit``."""
 for _allowed in ALLOWED.values():
     _allowed.add("numerics")            # the base layer below every other (compiled calls, numba's internals)
 
@@ -65,14 +64,10 @@ def test_the_numerics_layer_imports_nothing_of_the_package():
         assert package_imports(path) <= {"numerics"}, path
 
 
-def test_the_elementary_functions_import_only_the_compiler_entry():
-    assert package_imports(PACKAGE / "elementary.py") == {"jit"}
-
-
 def test_the_check_sees_the_imports():
     mod = PACKAGE / "multibody" / "mechanism.py"
     assert "integrators" not in package_imports(mod)
     assert "multibody" in package_imports(PACKAGE / "vehicle" / "vehicle.py")
-    assert "elementary" in package_imports(PACKAGE / "tire" / "pacejka.py")
+    assert "numerics" in package_imports(PACKAGE / "tire" / "pacejka.py")
     assert {"integrators", "tire", "road"} <= package_imports(PACKAGE / "vehicle" / "vehicle.py") | \
         package_imports(PACKAGE / "vehicle" / "dynamics.py")

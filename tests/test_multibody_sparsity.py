@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from fmu_vehicle.multibody import Mechanism
-from fmu_vehicle.multibody.linalg import envelope_cholesky_solve
+from fmu_vehicle.numerics.linalg import envelope_cholesky_solve
 from fmu_vehicle.multibody.model import JOINT_PRISMATIC
 from fmu_vehicle.vehicle import Vehicle
 from fmu_vehicle.vehicle.dynamics import vehicle_rhs

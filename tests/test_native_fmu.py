@@ -364,7 +364,7 @@ def test_the_export_loads_its_kernels_from_the_kernel_cache(native_lv, tmp_path,
 def test_the_win64_dll_runs_in_the_c_host_under_wine(native_lv, tmp_path):
     """The FMU's win64 DLL in the project's C host cross-compiled with mingw, under wine, over 20 s of the bumpy
     road: exit 0, no Python DLL loaded, the state check bit-identical, and the rows of the Linux binary bit
-    for bit: the kernels' sin, atan2, exp, tanh, ... are fmu_vehicle.elementary's, not the C runtime's
+    for bit: the kernels' sin, atan2, exp, tanh, ... are fmu_vehicle.numerics.elementary's, not the C runtime's
     (docs/native.md §5; with wine's libm the rows differed by up to 3.7e-12 of |Fx| max on the rear tire's force
     and 5.1e-12 of the pitch angle's range)."""
     if not shutil.which("x86_64-w64-mingw32-gcc") or not (shutil.which("wine64") or shutil.which("wine")):
@@ -429,7 +429,7 @@ def test_native_vehicle_equals_the_python_fmu_in_an_iso_7401_step_steer(all_fmus
 def test_the_native_vehicle_dll_steers_under_wine_as_the_linux_library(tmp_path):
     """The full car's win64 DLL in the C host under wine: 10 s of a sine steer (0.7 rad at the steering wheel,
     0.5 Hz) at 80 km/h, exit 0, no Python DLL, the state check bit-identical, and the rows of the Linux library
-    bit for bit. With the C runtime's libm (before fmu_vehicle.elementary) they differed by up to 3.5e-11 of an
+    bit for bit. With the C runtime's libm (before fmu_vehicle.numerics.elementary) they differed by up to 3.5e-11 of an
     output's largest magnitude (the front left tire's side force): the steered car's yaw and roll modes carried
     the last-bit differences of wine's libm and the Newton starts they decided (docs/native.md §5)."""
     if not shutil.which("x86_64-w64-mingw32-gcc") or not (shutil.which("wine64") or shutil.which("wine")):

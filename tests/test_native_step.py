@@ -3,7 +3,7 @@ data) buffers as relocatable images, and a shared library without Python that ru
 
 The reference everywhere is ``VehicleSimulator.advance`` (the package's own stepper, JIT-compiled): the
 native runs must reproduce its output rows bit for bit, on Linux and on Windows (the kernels call no libm
-transcendental function: fmu_vehicle.elementary).
+transcendental function: fmu_vehicle.numerics.elementary).
 Runs are 2 s of 1 ms communication steps of the half car at 20 m/s on the bumpy road: the chassis ends near
 x = 37.8 m, before the engine's origin moves (``REBASE_DISTANCE``).
 """
@@ -74,7 +74,7 @@ def test_the_reference_run_is_the_one_the_native_tests_expect(halfcar):
 # ---- layout: images and relocation -------------------------------------------------------------------------
 def test_an_image_rebuilt_elsewhere_steps_bit_for_bit_like_the_simulator(halfcar):
     from fmu_vehicle.integrators.rk4 import rk4_advance_packed
-    from fmu_vehicle.jit import entry_point
+    from fmu_vehicle.numerics.jit import entry_point
     from fmu_vehicle.native.layout import ARRAY_DATA, ARRAY_MEMINFO, ARRAY_PARENT, Image, rebuild
 
     img = Image.from_bytes(halfcar.image.to_bytes())            # through the file format
@@ -109,7 +109,7 @@ def test_an_image_rebuilt_elsewhere_steps_bit_for_bit_like_the_simulator(halfcar
 def test_views_of_one_memory_stay_one_memory_in_the_image():
     # (a package record type: a namedtuple class of a test module would enter numba's shared cache index)
     from fmu_vehicle.native.layout import make_image, rebuild
-    from fmu_vehicle.packing import packed
+    from fmu_vehicle.numerics.packing import packed
     from fmu_vehicle.road.arrays import RoadArrays
 
     base = np.arange(10.0)
@@ -136,7 +136,7 @@ def test_views_of_one_memory_stay_one_memory_in_the_image():
 def test_plain_tuples_of_arrays_are_found_in_their_layouts():
     # homogeneous tuples are LLVM arrays [n x T], mixed ones structs: both are walked
     from fmu_vehicle.native.layout import make_image, rebuild
-    from fmu_vehicle.packing import packed
+    from fmu_vehicle.numerics.packing import packed
 
     uni = (np.arange(3.0), np.arange(5.0) * 2.0)
     mixed = (np.arange(2, dtype=np.int64) + 7, 0.5, np.ones((2, 3)))
@@ -323,7 +323,7 @@ def test_the_linux_library_needs_only_libc_and_libm(linux_build):
     names = {line.split()[-1].split("@")[0] for line in undefined.splitlines() if line.strip()}
     assert not {n for n in names if n.startswith(("Py", "_Py", "numba_", "NRT_"))}, names
     # no transcendental function of the platform's libm: the kernels' sin, atan2, tanh, ... are
-    # fmu_vehicle.elementary's (the runtime's exp wrapper, native/emit.py OLD_GLIBC_VERSIONS, is not the step's)
+    # fmu_vehicle.numerics.elementary's (the runtime's exp wrapper, native/emit.py OLD_GLIBC_VERSIONS, is not the step's)
     step_undefined = subprocess.run(["nm", "-u", str(folder / "fv_step-linux64.o")], capture_output=True, text=True,
                                     check=True).stdout
     step_names = {line.split()[-1] for line in step_undefined.splitlines() if line.strip()}
@@ -352,7 +352,7 @@ def test_the_step_object_would_be_refused_without_the_runtime_stand_ins(linux_bu
     check_symbols(undefined, LIBC_SYMBOLS | stand_ins, "the step object")          # what the build did
     with pytest.raises(NativeBuildError, match="numba_do_raise"):
         check_symbols(undefined, LIBC_SYMBOLS, "the step object")
-    # a kernel calling the platform's sin (math.sin instead of fmu_vehicle.elementary.sin) is refused by name
+    # a kernel calling the platform's sin (math.sin instead of fmu_vehicle.numerics.elementary.sin) is refused by name
     with pytest.raises(NativeBuildError, match="libm for atan2, sin"):
         check_symbols(undefined | {"sin", "atan2"}, LIBC_SYMBOLS | stand_ins, "the step object")
 
@@ -447,7 +447,7 @@ def _win64_missing():
 
 @pytest.mark.slow
 def test_the_win64_library_steps_like_the_simulator_under_wine(halfcar, halfcar_ir, tmp_path):
-    """Bit for bit: the kernels call no transcendental function of the C runtime (fmu_vehicle.elementary's
+    """Bit for bit: the kernels call no transcendental function of the C runtime (fmu_vehicle.numerics.elementary's
     sin, atan2, exp, ... are sequences of IEEE operations), so the DLL under wine reproduces the simulator's
     rows exactly. (With the platform's libm, whose sin, cos, tan, asin, atan, atan2, exp and tanh differ from
     glibc's by 1 ulp for 0.1 % to 19 % of arguments, the states differed by up to 1e-11 of their largest value:

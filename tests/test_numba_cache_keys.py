@@ -1,4 +1,4 @@
-"""The numba cache is keyed by what each kernel depends on (fmu_vehicle/jit.py).
+"""The numba cache is keyed by what each kernel depends on (fmu_vehicle/numerics/jit.py).
 
 Static part: the import graph behind each module's key. Compiled part (a copy of the package, a fresh
 subprocess per run, with a copy of this checkout's cache; numba's per-dispatcher cache hit and miss counts):
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from fmu_vehicle import jit
+from fmu_vehicle.numerics import jit
 from timeouts import HANG_GUARD_S
 
 REPO = Path(__file__).resolve().parents[1]
@@ -30,7 +30,7 @@ COUNTS = """
 import json, sys
 import numba
 from numba import typeof
-from fmu_vehicle import jit
+from fmu_vehicle.numerics import jit
 from fmu_vehicle.vehicle import Vehicle
 car = Vehicle.load("halfcar7")
 system = car.system("bumpy")
@@ -89,12 +89,12 @@ def test_the_import_scan_finds_every_import_a_whole_module_parse_finds():
 def test_keys_follow_the_static_import_graph():
     deps = {m: _rel(jit.dependencies(PKG / m)) for m in
             ("vehicle/dynamics.py", "multibody/dynamics.py", "tire/pacejka.py", "integrators/rk4.py")}
-    assert {"vehicle/signals.py", "tire/pacejka.py", "multibody/dynamics.py", "jit.py"} <= deps["vehicle/dynamics.py"]
+    assert {"vehicle/signals.py", "tire/pacejka.py", "multibody/dynamics.py", "numerics/jit.py"} <= deps["vehicle/dynamics.py"]
     assert "tire/pacejka.py" not in deps["multibody/dynamics.py"]
-    assert deps["tire/pacejka.py"] == {"tire/pacejka.py", "tire/tir.py", "errors.py", "jit.py", "elementary.py",
-                                       "numerics/numba_compat.py"}
+    assert deps["tire/pacejka.py"] == {"tire/pacejka.py", "tire/tir.py", "errors.py", "numerics/jit.py",
+                                       "numerics/elementary.py", "numerics/numba_compat.py"}
     assert not any(d.startswith("vehicle/") for d in deps["integrators/rk4.py"])
-    kernels = [p for p in PKG.rglob("*.py") if "njit" in p.read_text() and p.name != "jit.py"]
+    kernels = [p for p in PKG.rglob("*.py") if "njit" in p.read_text() and p.relative_to(PKG).as_posix() != "numerics/jit.py"]
     assert len(kernels) > 10
     outside = {"cli.py", "bench.py", "__init__.py", "cosim/master.py", "adas/sweep.py", "fmi/slave_base.py"}
     for k in kernels:

@@ -1,4 +1,4 @@
-"""A vehicle's (model, data) handed to compiled code as one buffer (fmu_vehicle.packing): the same numbers
+"""A vehicle's (model, data) handed to compiled code as one buffer (fmu_vehicle.numerics.packing): the same numbers
 as the namedtuples themselves, the same memory, re-packed when replaced, and the same steppers uncompiled."""
 import json
 import os
@@ -10,10 +10,10 @@ import pytest
 from numba import typeof
 from numba.core import types
 
-from fmu_vehicle import jit
+from fmu_vehicle.numerics import jit
 from fmu_vehicle.integrators import STEPPING_INTEGRATORS
 from fmu_vehicle.integrators.rk4 import rk4_advance, rk4_advance_packed
-from fmu_vehicle.packing import PackedCall, packed
+from fmu_vehicle.numerics.packing import PackedCall, packed
 from fmu_vehicle.vehicle import Vehicle
 from timeouts import HANG_GUARD_S
 
@@ -136,8 +136,8 @@ def test_a_reference_reads_and_writes_the_value_it_was_made_of():
     caller's array. Without NRT and with it (where the loaded arrays gain a reference)."""
     from collections import namedtuple
 
-    from fmu_vehicle.jit import njit
-    from fmu_vehicle.packing import by_ref, deref
+    from fmu_vehicle.numerics.jit import njit
+    from fmu_vehicle.numerics.packing import by_ref, deref
     Rec = namedtuple("Rec", ["a", "flag", "b", "n", "c", "x"])
     rec = Rec(np.arange(3.0), True, np.arange(6.0).reshape(2, 3), 7, np.arange(4, dtype=np.int64), 2.5)
     for nrt in (False, True):

@@ -70,7 +70,7 @@ def test_start_up_cases_are_stated_where_users_read_about_start_up():
     readme = flat(README).split("## What is in it")[0]
     hosts = flat(REPO_DIR / "docs" / "fmu_hosts.md")
     for text in (readme, hosts):
-        assert "`import fmu_vehicle` alone" in text and "`fmu_vehicle.jit.pin_portable_cpu()`" in text
+        assert "`import fmu_vehicle` alone" in text and "`fmu_vehicle.numerics.jit.pin_portable_cpu()`" in text
         assert "`FMU_VEHICLE_NATIVE=1`" in text and "`NUMBA_CPU_NAME=generic`" in text
     assert "wherever they are used" not in readme
 

@@ -1,4 +1,4 @@
-"""Cost of fmu_vehicle.elementary's functions against the C library's (numba's math.*), compiled, in one process.
+"""Cost of fmu_vehicle.numerics.elementary's functions against the C library's (numba's math.*), compiled, in one process.
 
 Run: ``python3 tools/elementary_latency.py [sin cos ...]`` (on an idle machine; numbers are ns per call).
 
@@ -18,7 +18,7 @@ import time
 import numba
 import numpy as np
 
-import fmu_vehicle.elementary as em
+import fmu_vehicle.numerics.elementary as em
 
 N_CHAIN = 200_000
 REPEATS = 7

@@ -42,7 +42,7 @@ from fmu_vehicle.adas.catalogue import Catalogue, Run
 from fmu_vehicle.adas.protocols import KMH, PROTOCOLS, platoon_cars
 from fmu_vehicle.cosim.system import System, split_component_variable
 from fmu_vehicle.errors import ModelError, SimulationError
-from fmu_vehicle.jit import pin_portable_cpu
+from fmu_vehicle.numerics.jit import pin_portable_cpu
 from fmu_vehicle.plotting import new_figure, save_figure
 from fmu_vehicle.util import atomic_write
 

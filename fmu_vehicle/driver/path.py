@@ -28,9 +28,9 @@ from pathlib import Path as _FsPath
 
 import numpy as np
 
-from fmu_vehicle import elementary as em
+from fmu_vehicle.numerics import elementary as em
 from fmu_vehicle.errors import ModelError
-from fmu_vehicle.jit import njit
+from fmu_vehicle.numerics.jit import njit
 
 DEFAULT_DS_M = 0.1
 """Sample spacing [m] of the constructed paths: the chord of an arc of radius R deviates from it by

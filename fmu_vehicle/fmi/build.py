@@ -487,7 +487,7 @@ def _add_compiled_code(fmu: Path) -> None:
     from filelock import FileLock
 
     from fmu_vehicle import SHIPPED_CACHE, SHIPPED_KERNELS
-    from fmu_vehicle.jit import LINK_ONLY, PORTABLE_CPU
+    from fmu_vehicle.numerics.jit import LINK_ONLY, PORTABLE_CPU
 
     cache = portable_cache_dir(fmu)
     cache.mkdir(parents=True, exist_ok=True)

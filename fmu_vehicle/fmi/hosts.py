@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fmu_vehicle import elementary
+from fmu_vehicle.numerics import elementary
 from fmu_vehicle.errors import FmuVehicleError
 from fmu_vehicle.util import CHILD_HANG_GUARD_S
 
@@ -157,11 +157,11 @@ def run_c_host(host: Path, fmu: Path, outputs: list[str], inputs: Inputs, step: 
 
 FMPY_SCRIPT = """
 import json, math, sys
-from fmu_vehicle.jit import pin_portable_cpu
+from fmu_vehicle.numerics.jit import pin_portable_cpu
 pin_portable_cpu()      # before elementary defines compiled code: the FMU then runs the code it ships, as in a host
 import numpy as np
 from fmpy import extract, read_model_description
-from fmu_vehicle.elementary import sin   # the C host's fv_sin: the same bits (the C library's sin is not)
+from fmu_vehicle.numerics.elementary import sin   # the C host's fv_sin: the same bits (the C library's sin is not)
 from fmpy.fmi2 import FMU2Slave
 spec = json.loads(sys.argv[1])
 md = read_model_description(spec["fmu"]); folder = extract(spec["fmu"])

@@ -677,7 +677,7 @@ class VehicleSlaveBase(Fmi2Slave):
         """``_setup()``, after logging (once per process) why the model is compiled now if it is
         (``jit.COMPILE_NOTICE``: the compiled code shipped in the FMU cannot be used in this process)."""
         global _COMPILE_NOTICE_LOGGED
-        jit = sys.modules.get(__name__.split(".")[0] + ".jit")
+        jit = sys.modules.get(__name__.split(".")[0] + ".numerics.jit")
         notice = getattr(jit, "COMPILE_NOTICE", None)
         if notice and not _COMPILE_NOTICE_LOGGED:
             _COMPILE_NOTICE_LOGGED = True

@@ -11,7 +11,7 @@ import inspect
 
 import numpy as np
 
-from ..jit import entry_point
+from ..numerics.jit import entry_point
 from .base import passes
 
 

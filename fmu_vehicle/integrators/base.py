@@ -31,7 +31,7 @@ of ``model`` when it compiles the loop, so neither the loop nor the system is re
 with a ``_ref`` form is called through its one compiled copy (``numerics.shared``): the loop's code holds a
 call, not a copy of the vehicle's derivative, so each loop compiles in seconds and its cache entry is small.
 The loop's cache entry is keyed by the modules of the model's type and of the passes it carries
-(``fmu_vehicle.jit.types_key``), so an edit of a system's passes recompiles the loop; the overloads
+(``fmu_vehicle.numerics.jit.types_key``), so an edit of a system's passes recompiles the loop; the overloads
 themselves are not cached (they are compiled into the loop). (Passing the passes as function arguments
 instead makes numba key its disk cache on dispatcher objects, which differ between copies of the package,
 e.g. two FMUs.)
@@ -52,7 +52,7 @@ from numba.core import types
 from numba.extending import overload
 
 from ..numerics import shared
-from ..packing import by_ref, deref
+from ..numerics.packing import by_ref, deref
 
 
 class Interrupted(KeyboardInterrupt):

@@ -39,8 +39,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import SimulationError
-from ..jit import njit
-from ..packing import PackedCall, by_ref, packed_value
+from ..numerics.jit import njit
+from ..numerics.packing import PackedCall, by_ref, packed_value
 from .base import fixed_steps, inputs_key, system_record, system_rhs
 from .rk4 import finish_run, rk4_final, rk4_final_packed, run_chunks
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 
 import numpy as np
-from ..jit import njit
-from ..packing import PackedCall, by_ref, packed_value
+from ..numerics.jit import njit
+from ..numerics.packing import PackedCall, by_ref, packed_value
 from .base import Interrupted, fixed_steps, inputs_key, interrupt_flag, system_record, system_rhs
 
 

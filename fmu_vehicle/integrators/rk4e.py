@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import njit
-from ..packing import PackedCall, by_ref, packed_value
+from ..numerics.jit import njit
+from ..numerics.packing import PackedCall, by_ref, packed_value
 from .base import fixed_steps, inputs_key, switch_count, switch_params, system_record, system_rhs, system_switch
 from .rk4 import (RK4Stepper, _rk4_rest, _save_for, _saved_for, finish_run, rk4_final, rk4_final_packed,
                   run_chunks)

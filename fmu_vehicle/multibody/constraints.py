@@ -25,10 +25,10 @@ from __future__ import annotations
 import math
 
 
-from ..jit import njit
+from ..numerics.jit import njit
 
 from .kinematics import end_points, forward_positions, point_accel0, point_jacobian_cols, point_position
-from .linalg import lu_factor, lu_solve, max_abs
+from ..numerics.linalg import lu_factor, lu_solve, max_abs
 from .model import COORD_ALL_GROUPS
 
 

@@ -19,11 +19,11 @@ Driven coordinates (docs/formulation.md §13): S carries zdd_drv; the force that
 """
 from __future__ import annotations
 
-from ..jit import njit
+from ..numerics.jit import njit
 
 from .constraints import acceleration_bias, driven_column
 from .force_elements import add_point_force, rotational_spring_dampers, spring_dampers
-from .linalg import envelope_cholesky_solve
+from ..numerics.linalg import envelope_cholesky_solve
 
 
 # spatial inertia about the origin, data.Ibar[i] / data.IS[i]: mass, first moment h = m g, J_O (symmetric)

@@ -17,7 +17,7 @@ Z_i = {v; w} about the origin.
 """
 from __future__ import annotations
 
-from ..jit import njit
+from ..numerics.jit import njit
 
 from .dynamics import inertia_times
 from .force_elements import damper_tension, spring_compression_force

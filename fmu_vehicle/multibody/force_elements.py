@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from ..jit import njit
+from ..numerics.jit import njit
 
 from .kinematics import end_points
 

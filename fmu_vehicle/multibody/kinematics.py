@@ -13,8 +13,8 @@ A body point with global position r moves with  dr/dt = C(r) Z_i = v_i + w_i x r
 from __future__ import annotations
 
 
-from .. import elementary as em
-from ..jit import njit
+from ..numerics import elementary as em
+from ..numerics.jit import njit
 
 from .model import JOINT_REVOLUTE
 

@@ -23,14 +23,14 @@ from collections import namedtuple
 
 import numpy as np
 
-from .. import elementary as em
+from ..numerics import elementary as em
 from ..errors import ModelError, SimulationError
-from ..jit import njit
+from ..numerics.jit import njit
 from .constraints import factor_dependent, velocity_transform
 from .dynamics import drive_forces, forward_dynamics
 from .energy import drive_power, mechanical_energy, nonconservative_power
 from .kinematics import forward_velocities
-from .linalg import max_abs
+from ..numerics.linalg import max_abs
 from .model import ROLE_DRIVEN, ROLE_FREE, ROLE_PREFERRED, make_data
 from .partition import PARTITION_LOCKED, PARTITION_REDUNDANT, choose_dependent, repartition
 from .spec import MechanismSpec, load_mechanism_file, parse_mechanism

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 
-from ..jit import njit
+from ..numerics.jit import njit
 from .constraints import clear_transform, factor_dependent
 from .model import ROLE_DRIVEN, ROLE_PREFERRED
 from .state import STATUS_SINGULAR, set_state

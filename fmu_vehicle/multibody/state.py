@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from ..jit import njit
+from ..numerics.jit import njit
 
 from .constraints import (clear_transform, driven_column, eval_constraints, factor_dependent, solve_positions,
                           velocity_transform)

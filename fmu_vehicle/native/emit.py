@@ -64,7 +64,7 @@ LIBC_SYMBOLS = frozenset("""
 """Functions of libm/libc the code may call (LLVM lowers its math intrinsics and memset to them): only those
 whose result IEEE 754 defines exactly (correctly rounded or exact), which every C runtime computes alike. The
 transcendental functions (sin, atan2, exp, pow, ...) are not among them: each platform's libm rounds them its
-own way in the last bit, so the kernels call ``fmu_vehicle.elementary`` instead, and a stray ``math.sin`` in a
+own way in the last bit, so the kernels call ``fmu_vehicle.numerics.elementary`` instead, and a stray ``math.sin`` in a
 kernel fails the build here (:data:`TRANSCENDENTAL` names them in the message)."""
 
 TRANSCENDENTAL = frozenset("""
@@ -139,7 +139,7 @@ def ir_key(model_type, data_type, shape) -> str:
     what it imports (the integrator, the stepping kernels, packing), the types' text, the sizes, the numba
     and llvmlite versions and the CPU target."""
     import hashlib
-    from .. import jit
+    from ..numerics import jit
     parts = (jit.types_key((model_type, data_type)), jit.source_key(Path(__file__).with_name("step.py")),
              str(model_type), str(data_type), repr(tuple(int(v) for v in shape)),
              *(metadata.version(d) for d in PINNED), jit.PORTABLE_CPU)
@@ -212,7 +212,7 @@ def _store_ir(folder: Path, irs: dict, names: dict) -> None:
 
 def _compile_irs(entries, modules) -> list[tuple[dict, dict]]:
     """The entry points' IR of ``entries`` compiled in one child process (:func:`fresh_irs`)."""
-    from ..jit import PORTABLE_CPU
+    from ..numerics.jit import PORTABLE_CPU
     from ..util import compiling_child_env
     with tempfile.TemporaryDirectory(prefix="fv_native_ir_") as tmp:
         request = Path(tmp) / "request.pkl"
@@ -252,7 +252,7 @@ def object_code(irs: dict, names: dict, target: Target) -> bytes:
     """A relocatable object for ``target`` holding the entry points ``names`` (renamed to
     :data:`ENTRY_SYMBOLS`) of the IR modules ``irs`` and everything they call (module docstring)."""
     import llvmlite.binding as llvm
-    from ..jit import PORTABLE_CPU
+    from ..numerics.jit import PORTABLE_CPU
     llvm.initialize_all_targets()
     llvm.initialize_all_asmprinters()
     tm = llvm.Target.from_triple(target.triple).create_target_machine(
@@ -320,7 +320,7 @@ def check_symbols(undefined: set, allowed: set, what: str) -> None:
     libm = [s for s in bad if s in TRANSCENDENTAL]
     if libm:
         raise NativeBuildError(f"{what} calls the platform's libm for {', '.join(libm)}: its last bits differ "
-                               "between C runtimes; call fmu_vehicle.elementary's function instead "
+                               "between C runtimes; call fmu_vehicle.numerics.elementary's function instead "
                                "(docs/native.md §5)")
     if bad:
         raise NativeBuildError(f"{what} needs symbols neither libm nor the native runtime provides: "

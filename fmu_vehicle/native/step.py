@@ -50,7 +50,7 @@ from numba.extending import intrinsic
 
 from ..integrators.base import inputs_key
 from ..integrators.rk4 import rk4_advance, rk4_final
-from ..packing import packed, packed_value
+from ..numerics.packing import packed, packed_value
 from ..vehicle.equilibrium import EquilibriumWork, static_equilibrium, work_shapes
 from ..vehicle.start import start_state
 from ..vehicle.stepping import prepare_step, refresh_levers, repartition_state

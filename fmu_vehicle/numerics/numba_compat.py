@@ -1,7 +1,7 @@
 """What the package uses of numba's and llvmlite's internals (not their documented API), in one place.
 
 Each function here names the internal it relies on. A numba or llvmlite upgrade is checked against this module
-(and ``fmu_vehicle.jit``'s cache classes, which subclass numba's caching internals); the native builds refuse
+(and ``fmu_vehicle.numerics.jit``'s cache classes, which subclass numba's caching internals); the native builds refuse
 versions other than :data:`PINNED`, on which the native tests compare the libraries with the JIT bit for bit.
 """
 from __future__ import annotations

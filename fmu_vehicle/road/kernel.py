@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from ..jit import njit
+from ..numerics.jit import njit
 
 from .arrays import KIND_FLAT, KIND_SLOPE, KIND_TABLE
 

@@ -27,7 +27,7 @@ See docs/tire.md §7.
 """
 from __future__ import annotations
 
-from ..jit import njit
+from ..numerics.jit import njit
 
 BRAKE_STICK_FREQUENCY = 300.0
 """Natural frequency ωb [rad/s] of the stuck brake spring with the wheel's spin inertia: k = ωb² I."""

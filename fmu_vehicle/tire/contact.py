@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import math
 
-from .. import elementary as em
-from ..jit import njit
+from ..numerics import elementary as em
+from ..numerics.jit import njit
 
 from .pacejka import (RELAXATION_TIME_MIN, effective_rolling_radius, low_speed_damping, mf_fx0_eval_kx,
                       nominal_load, relaxation_length, relaxation_length_from_slope, rolling_resistance_moment,

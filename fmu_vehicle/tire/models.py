@@ -46,7 +46,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from ..errors import ModelError
-from ..jit import njit
+from ..numerics.jit import njit
 from . import pacejka, pacejka_combined
 from .contact import CONTACT_OUT_N, tire_contact_3d
 from .tir import N_PARAMS, P_CZ, P_KZ, P_LCZ, P_MODEL, P_R0, TireParams, read_tir, side_by_side

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import math
 
-from .. import elementary as em
-from ..jit import njit
+from ..numerics import elementary as em
+from ..numerics.jit import njit
 
 from .tir import (P_BREFF, P_CZ, P_DREFF, P_FNOMIN, P_FREFF, P_KVLOW0, P_KZ, P_LCX, P_LCZ, P_LEX, P_LFZO,
                   P_LGAX, P_LHX, P_LKX, P_LMUX, P_LMY, P_LONGVL, P_LSGKP, P_LVX, P_PCX1, P_PDX1, P_PDX2,

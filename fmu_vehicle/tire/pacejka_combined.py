@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import math
 
-from .. import elementary as em
-from ..jit import njit
+from ..numerics import elementary as em
+from ..numerics.jit import njit
 
 from .pacejka import (MU_ROAD_NOMINAL, SIGMA_KAPPA_MIN, mf_fx0_eval_kx, nominal_load, relaxation_length,
                       slip_stiffness)

@@ -39,7 +39,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import ModelError
-from ..jit import njit
+from ..numerics.jit import njit
 from ..road.arrays import RoadArrays
 from ..road.kernel import road_eval
 from .brake import brake_torque

@@ -44,7 +44,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..jit import njit
+from ..numerics.jit import njit
 from ..road.arrays import RoadArrays, plane_arrays
 from ..road.kernel import road_eval_xy
 from .contact import CONTACT_OUT_N, OUT_DALPHA, OUT_DKAPPA, OUT_FORCE, OUT_MOMENT, OUT_POINT

@@ -28,7 +28,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from ..errors import ModelError
-from ..jit import entry_point
+from ..numerics.jit import entry_point
 from .contact import (OUT_DEFLECTION, OUT_FORCE, OUT_FX, OUT_FY, OUT_FZ, OUT_GAMMA, OUT_KAPPA_SS, OUT_MY,
                       OUT_MZ, OUT_NORMAL, OUT_POINT, OUT_RE, OUT_SIGMA, OUT_SIGMA_Y, OUT_TAN_ALPHA,
                       OUT_TAN_ALPHA_SS, OUT_VSX)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..jit import njit
+from ..numerics.jit import njit
 import numpy as np
 
 from ..errors import ModelError

@@ -18,15 +18,15 @@ from __future__ import annotations
 
 import math
 
-from .. import elementary as em
-from ..jit import njit
+from ..numerics import elementary as em
+from ..numerics.jit import njit
 from ..numerics import shared
-from ..packing import by_ref, deref
+from ..numerics.packing import by_ref, deref
 
 from ..multibody.dynamics import drive_forces, forward_dynamics
 from ..multibody.force_elements import add_point_force
 from ..multibody.kinematics import point_position, point_velocity, screw_point
-from ..multibody.linalg import max_abs
+from ..numerics.linalg import max_abs
 from ..multibody.state import STATUS_MASS_NOT_PD, clear_loads, set_state
 from ..road.kernel import road_eval_xy
 from ..tire.brake import brake_torque

@@ -37,9 +37,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import elementary as em
-from ..jit import njit
-from ..multibody.linalg import lu_factor, lu_solve, max_abs
+from ..numerics import elementary as em
+from ..numerics.jit import njit
+from ..numerics.linalg import lu_factor, lu_solve, max_abs
 from ..multibody.constraints import velocity_transform
 from ..multibody.kinematics import forward_velocities
 from ..multibody.state import assemble_positions, rest_at_design

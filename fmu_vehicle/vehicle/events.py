@@ -28,7 +28,7 @@ outputs): it costs a few operations per wheel, no evaluation. See docs/integrato
 """
 from __future__ import annotations
 
-from ..jit import njit
+from ..numerics.jit import njit
 
 from ..road.kernel import break_switch
 from ..tire.contact import OUT_DEFLECTION, OUT_NORMAL

@@ -7,14 +7,14 @@ continue from (loads added again and again): evaluate ``vehicle_rhs`` before usi
 """
 from __future__ import annotations
 
-from ..jit import njit
+from ..numerics.jit import njit
 from ..multibody.constraints import acceleration_bias, eval_constraints, factor_dependent, velocity_transform
 from ..multibody.dynamics import (accumulate, add_rods, assemble, body_terms, drive_forces, forward_dynamics,
                                   solve_accelerations)
 from ..multibody.force_elements import spring_dampers
 from ..multibody.kinematics import forward_positions, forward_velocities
 from ..multibody.state import set_state
-from ..packing import by_ref
+from ..numerics.packing import by_ref
 from .dynamics import vehicle_rhs_ref, wheel_loads
 
 PASSES = ("vehicle_rhs", "set_state", "forward_positions", "eval_constraints", "factor_dependent",

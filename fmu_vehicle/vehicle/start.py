@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..jit import njit
+from ..numerics.jit import njit
 
 
 class StartTable(NamedTuple):

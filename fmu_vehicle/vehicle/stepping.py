@@ -20,9 +20,9 @@ these same kernels. See docs/vehicle.md (Stepping).
 """
 from __future__ import annotations
 
-from ..jit import njit
+from ..numerics.jit import njit
 from ..multibody.partition import repartition
-from ..packing import packed_value
+from ..numerics.packing import packed_value
 from .model import MODE_TIRE, W_LEVER
 
 REBASE_DISTANCE = 100.0

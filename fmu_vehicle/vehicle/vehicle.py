@@ -21,7 +21,7 @@ from ..integrators import integrate, make_stepper
 from ..integrators.base import Interrupted
 from ..plotting import Panel
 from ..results import Result as SimResult
-from ..packing import PackedCall
+from ..numerics.packing import PackedCall
 from ..multibody.mechanism import POSITION_MAXIT, POSITION_TOL, Mechanism, failure, repartition_failure
 from ..multibody.state import PREDICTOR_FIELDS
 from ..road import load_road

@@ -81,7 +81,7 @@ from fmu_vehicle.fmi.roads import SHIPPED_ROADS, road_parameter
 from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
 from fmu_vehicle.fmi.start_values import DEFAULT_TIRE_FILE, tire_rolling_start
 from fmu_vehicle.fmi.variables import Structure, Var
-from fmu_vehicle.jit import entry_point
+from fmu_vehicle.numerics.jit import entry_point
 from fmu_vehicle.road import plane_arrays, set_plane
 from fmu_vehicle.tire.contact import (OUT_DEFLECTION, OUT_FORCE, OUT_FX, OUT_FZ, OUT_KAPPA_SS, OUT_MY,
                                       OUT_NORMAL, OUT_POINT, OUT_RE, OUT_SIGMA, OUT_VSX)

@@ -45,7 +45,7 @@ of copies of the namedtuples to split apart (SROA): the vehicle's derivative too
 A call of such a kernel from Python goes to a twin compiled with the wrappers (``numerics.numba_compat.
 inline_kernel``). Large passes called from many kernels are reached through their one compiled copy instead
 (``numerics.shared``). A call from Python unboxes every array of model and data, ~2.7 us per call: calls made
-once per step go through ``fmu_vehicle.packing``.
+once per step go through ``fmu_vehicle.numerics.packing``.
 """
 from __future__ import annotations
 
@@ -60,9 +60,9 @@ import numba
 from numba.core import caching, types as nbtypes
 from numba.core.dispatcher import Dispatcher
 
-from .numerics.numba_compat import inline_kernel, keep_reload_hooks
+from .numba_compat import inline_kernel, keep_reload_hooks
 
-_PKG = Path(__file__).resolve().parent
+_PKG = Path(__file__).resolve().parent.parent          # the package folder (fmu_vehicle or an FMU's renamed copy)
 _ROOT_INIT = _PKG / "__init__.py"
 _IMPORTS: dict[Path, frozenset] = {}
 _KEYS: dict[Path, str] = {}
@@ -267,7 +267,7 @@ def _use_and_prune(folder: Path) -> None:
     import shutil
     import time
 
-    from . import KEEP_OTHER_CACHES, MAX_IDLE_S
+    from .. import KEEP_OTHER_CACHES, MAX_IDLE_S
     if folder in _USED:
         return
     _USED.add(folder)
@@ -306,7 +306,7 @@ class PackageCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheL
 
     @classmethod
     def from_function(cls, py_func, py_file):
-        from . import CACHE_DIR as root
+        from .. import CACHE_DIR as root
         if not root:
             return None
         try:
@@ -386,7 +386,7 @@ def use_portable_target() -> str | None:
     so (natively) gets native code, compiled now and cached per user. ``FMU_VEHICLE_NATIVE=1`` asks for
     native code (faster once compiled; the first instance compiles for about a minute).
     """
-    from . import built_for_this_interpreter
+    from .. import built_for_this_interpreter
     if not built_for_this_interpreter(_PKG):
         return None if not (_PKG / "fmi" / "build_info.json").is_file() else (
             "the compiled code shipped in this FMU is for another Python or numba version: compiling the "
@@ -448,7 +448,7 @@ def entry_point(dispatcher, *args):
 
     Calling it skips the dispatcher's per-call type resolution, which for the nested namedtuples of a
     vehicle costs about 7 us (unboxing them then costs about 2.7 us more per call: what a stepper calls
-    once per step takes them packed, ``fmu_vehicle.packing``). Every later call must pass arguments of
+    once per step takes them packed, ``fmu_vehicle.numerics.packing``). Every later call must pass arguments of
     exactly these types.
     """
     if not isinstance(dispatcher, numba.core.dispatcher.Dispatcher):

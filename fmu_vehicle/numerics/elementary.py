@@ -26,7 +26,7 @@ reduced range, interpolated at Chebyshev nodes in 60-digit arithmetic and rounde
 interpolation error is below 2**-60 of ``g``). The constants (pieces of pi/2, ln 2, the bits of 2/pi) come
 from 450-digit mpmath values, computed the same way (see :data:`TWO_OVER_PI_LIMBS`).
 
-Only fmu_vehicle.jit (and numpy) is imported: every layer of the package may use this module. The tables
+Only fmu_vehicle.numerics.jit (and numpy) is imported: every layer of the package may use this module. The tables
 indexed at run time (the bits of 2/pi, 2**(j/32), the powers of two of :func:`_frexp`) are numpy arrays, which
 numba compiles into constant data read by one load; a tuple indexed by a variable compiles into a switch over
 all its entries at every use (Payne & Hanek's 16 lookups were 3,000 instructions in every kernel that calls

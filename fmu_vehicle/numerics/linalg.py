@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from ..jit import njit
+from .jit import njit
 
 
 @njit(inline="always")
