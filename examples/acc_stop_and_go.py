@@ -3,7 +3,7 @@
 Six FMUs: LeadVehicle (pulls away, cruises at 16 m/s, brakes at 2.5 m/s^2 to a stop), Controller (full-speed-
 range ACC that stops and holds behind it, with time-to-collision emergency braking, 10 ms), Powertrain (engine map, torque converter, 6-speed automatic,
 open differential), two Tire FMUs and VehicleLV with external tires, all on the bumpy road, Gauss-Seidel at
-1 ms (order lead, controller, powertrain, tires, vehicle; see fmu_vehicle/cosim/scenarios.py for the wiring).
+1 ms (order lead, controller, powertrain, tires, vehicle; see fmu_vehicle/scenarios/half_car.py for the wiring).
 Writes ``acc_stop_and_go.{ssp,csv,png}`` to ``dist/examples/`` and prints min gap, min time gap, min TTC,
 peak pitch, RMS vertical acceleration and where the ego came to rest.
 
@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fmu_vehicle.cosim.build_cache import ensure_fmus  # noqa: E402
-from fmu_vehicle.cosim.scenarios import (ACC_DURATION_S, FMU_NAMES, ScenarioRun, acc_stop_and_go,  # noqa: E402
+from fmu_vehicle.fmi.build_cache import ensure_fmus  # noqa: E402
+from fmu_vehicle.scenarios.half_car import (ACC_DURATION_S, FMU_NAMES, ScenarioRun, acc_stop_and_go,  # noqa: E402
                                          following_metrics, format_following, format_stop, run_scenario,
                                          stop_check)
 from fmu_vehicle.paths import dist_dir  # noqa: E402

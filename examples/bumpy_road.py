@@ -13,8 +13,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fmu_vehicle.cosim.build_cache import ensure_fmus  # noqa: E402
-from fmu_vehicle.cosim.scenarios import ScenarioRun, bumpy_road, run_scenario  # noqa: E402
+from fmu_vehicle.fmi.build_cache import ensure_fmus  # noqa: E402
+from fmu_vehicle.scenarios.half_car import ScenarioRun, bumpy_road, run_scenario  # noqa: E402
 from fmu_vehicle.paths import dist_dir  # noqa: E402
 
 

@@ -15,8 +15,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from fmu_vehicle.cosim.build_cache import ensure_fmus  # noqa: E402
-from fmu_vehicle.cosim.scenarios import ScenarioRun, run_scenario, slope_cruise  # noqa: E402
+from fmu_vehicle.fmi.build_cache import ensure_fmus  # noqa: E402
+from fmu_vehicle.scenarios.half_car import ScenarioRun, run_scenario, slope_cruise  # noqa: E402
 from fmu_vehicle.paths import dist_dir  # noqa: E402
 
 

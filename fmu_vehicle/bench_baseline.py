@@ -11,7 +11,7 @@ The result of a side is the best of its ``repeats`` children; the ratio is worki
 (below 1: the working tree is faster). With ``passes``, each vehicle's evaluation is also timed pass by pass
 (``bench.time_passes``, where the baseline has it) in the same alternation. With ``fmu`` (a vehicle FMU of the
 working tree, e.g. ``dist/fmus/VehicleLV.fmu``), the baseline builds its own FMU of the same registry name
-(its ``cosim.build_cache.ensure_fmus``, into ``dist/bench-baseline/<sha>/fmus``) and both FMUs run the bumpy
+(its ``fmi.build_cache.ensure_fmus``, into ``dist/bench-baseline/<sha>/fmus``) and both FMUs run the bumpy
 road through ``fmpy.simulate_fmu`` at a 1 ms communication step in the same alternation (``bench.FMU_RUN``
 with the same start values, ``bench.bumpy_road_start``): the FMU path as a host sees it, each side with its own
 package and kernels.
@@ -45,7 +45,7 @@ print(json.dumps({k: r[k] for k in ("wall_s", "us_per_evaluation", "evaluations"
 
 _FMU_BUILD = """
 import json, sys
-from fmu_vehicle.cosim.build_cache import ensure_fmus
+from fmu_vehicle.fmi.build_cache import ensure_fmus
 print(json.dumps(str(ensure_fmus([sys.argv[1]], sys.argv[2])[sys.argv[1]])))
 """
 
@@ -204,7 +204,7 @@ def _cold_row(sides: dict, name: str, repeats: int) -> dict:
 def _check_work_fmu(fmu: Path) -> None:
     """ModelError unless ``fmu`` is an FMU of this package's registry built from the working tree's sources
     (the baseline builds the FMU of the same name): checked before anything is timed."""
-    from .cosim.build_cache import fmu_is_current
+    from .fmi.build_cache import fmu_is_current
     from .errors import FmuVehicleError
     from .fmi.registry import slave_script
     try:

@@ -502,8 +502,8 @@ def cmd_demo(a) -> int:
     """Example 2, ACC stop-and-go over the bumps with six FMUs: build the FMUs into dist/fmus if missing or
     stale, run the co-simulation (SSP written to and read from --out), print the summary and whether the ego
     ended stopped behind the stopped lead (exit 1 if not), write CSV and plot."""
-    from .cosim.build_cache import ensure_fmus
-    from .cosim.scenarios import (FMU_NAMES, acc_stop_and_go, following_metrics, format_following, format_stop,
+    from .fmi.build_cache import ensure_fmus
+    from .scenarios.half_car import (FMU_NAMES, acc_stop_and_go, following_metrics, format_following, format_stop,
                                   run_scenario, stop_check)
     say = (lambda message: None) if a.quiet else print
     _output_dir(a.out, "--out")
@@ -552,7 +552,7 @@ def cmd_ssp(a) -> int:
 def cmd_crosscheck(a) -> int:
     """The FMI Cross-Check folders of every FMU (``fmi.crosscheck``): the FMUs built into --fmu-dir (default
     dist/fmus) if missing or stale, each run through FMPy, the whole set written under --out or nothing."""
-    from .cosim.build_cache import ensure_fmus
+    from .fmi.build_cache import ensure_fmus
     from .fmi.crosscheck import CASES, write_crosscheck
     say = (lambda message: None) if a.quiet else print
     _output_dir(a.out, "--out")

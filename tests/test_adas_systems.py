@@ -10,7 +10,7 @@ from pathlib import Path
 
 from fmu_vehicle.adas.protocols import KMH, acc, ccr
 from fmu_vehicle.cosim.master import run_system
-from fmu_vehicle.cosim.scenarios import FRONT_BUMPER_FROM_COM_M
+from fmu_vehicle.scenarios.half_car import FRONT_BUMPER_FROM_COM_M
 from fmu_vehicle.cosim.ssp import read_ssp
 from fmu_vehicle.paths import resource_path
 

@@ -386,7 +386,7 @@ def test_written_files_honour_the_umask(tmp_path, umask, mode):
 
 def test_summaries_have_no_negative_zero():
     from fmu_vehicle.cli import _plain
-    from fmu_vehicle.cosim.scenarios import format_stop
+    from fmu_vehicle.scenarios.half_car import format_stop
     from fmu_vehicle.util import fixed
     text = json.dumps(_plain({"a": -0.0, "b": np.float64(-0.0), "c": [np.array([-0.0, -1.5])], "d": np.int64(3),
                               "e": None, "f": True}))

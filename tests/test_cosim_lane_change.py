@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from fmu_vehicle.cosim import read_ssp, run_system
-from fmu_vehicle.cosim.lane_change import double_lane_change, lane_change_metrics
-from fmu_vehicle.cosim.scenarios import run_scenario
+from fmu_vehicle.scenarios.full_car import double_lane_change, lane_change_metrics
+from fmu_vehicle.scenarios.half_car import run_scenario
 
 try:
     from fmu_harness import registered_fmus  # noqa: F401

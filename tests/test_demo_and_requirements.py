@@ -28,7 +28,7 @@ def test_demo_builds_the_fmus_runs_and_writes_its_summary_and_files(capsys, tmp_
     stop-and-go co-simulation runs its 30 s, the summary names the five quantities and reports the ego
     stopped behind the stopped lead (exit 0), and the plot, CSV and SSP are written to --out (here in an
     empty folder)."""
-    from fmu_vehicle.cosim.build_cache import default_fmu_dir, fmu_is_current
+    from fmu_vehicle.fmi.build_cache import default_fmu_dir, fmu_is_current
     from fmu_vehicle.fmi.registry import slave_script
     monkeypatch.chdir(tmp_path)
     assert main(["demo", "--out", "out", "-q"]) == 0

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from fmu_vehicle.cosim import read_csv, read_ssp
-from fmu_vehicle.cosim.build_cache import ensure_fmus, fmu_is_current
-from fmu_vehicle.cosim.scenarios import COM_X_M, FRONT_OVERHANG_M, LEAD_START_X_M, REAR_OVERHANG_M, WHEELBASE_M
+from fmu_vehicle.fmi.build_cache import ensure_fmus, fmu_is_current
+from fmu_vehicle.scenarios.half_car import COM_X_M, FRONT_OVERHANG_M, LEAD_START_X_M, REAR_OVERHANG_M, WHEELBASE_M
 from fmu_vehicle.fmi.registry import slave_script
 
 try:

@@ -243,7 +243,7 @@ def _strip_string_bindings(ssp: Path, out: Path) -> tuple[Path, list[str]]:
 
 
 def _kpis(scenario, result) -> dict:
-    from fmu_vehicle.cosim.scenarios import following_metrics, stop_check
+    from fmu_vehicle.scenarios.half_car import following_metrics, stop_check
     result = result.with_columns(scenario.derive(result))
     return {**following_metrics(result), **{k: v for k, v in stop_check(result).items()
                                             if isinstance(v, (float, int, bool, np.floating, np.bool_))}}
@@ -252,7 +252,7 @@ def _kpis(scenario, result) -> dict:
 def test_demo_system_binds_enumerations_as_integers_and_runs_the_same_without_strings(scenario_fmus, tmp_path,
                                                                                        caplog):
     from fmu_vehicle.cosim import read_ssp, run_system, write_ssp
-    from fmu_vehicle.cosim.scenarios import FMU_NAMES, acc_stop_and_go
+    from fmu_vehicle.scenarios.half_car import FMU_NAMES, acc_stop_and_go
     fmus = {n: scenario_fmus[n] for n in FMU_NAMES}
     scenario = acc_stop_and_go(fmus)
     ssp = write_ssp(scenario.system, tmp_path / "demo.ssp")

@@ -135,7 +135,7 @@ def session_fmus(names, basetemp: Path) -> dict[str, Path]:
     folder), so that the second worker finds what the first built."""
     from filelock import FileLock
 
-    from fmu_vehicle.cosim.build_cache import ensure_fmus
+    from fmu_vehicle.fmi.build_cache import ensure_fmus
     folder = session_fmu_folder(basetemp)
     folder.mkdir(parents=True, exist_ok=True)
     with FileLock(folder / ".build.lock"):

@@ -237,11 +237,11 @@ def test_shipped_caravan_system_is_what_the_builder_writes(lane_change):
 
 def test_driver_takes_the_caravan_through_the_double_lane_change(lane_change):
     """The path follower steers the car towing its caravan through the ISO 3888-1 double lane change at
-    60 km/h: the car passes the four gates without touching a cone (``cosim.lane_change.lane_change_metrics``)
+    60 km/h: the car passes the four gates without touching a cone (``scenarios.full_car.lane_change_metrics``)
     within 0.5 m of the centre line and holds the speed within 1 m/s; the caravan swings out to both sides by
     more than 0.2 rad, with a larger peak lateral acceleration than the car's (rearward amplification above 1),
     and settles on the run-out."""
-    from fmu_vehicle.cosim.lane_change import lane_change_metrics
+    from fmu_vehicle.scenarios.full_car import lane_change_metrics
 
     r = lane_change["result"]
     t = np.asarray(r.t)

@@ -277,7 +277,7 @@ def test_driver_takes_the_truck_through_the_lane_change(lane_change):
     and its peak lateral acceleration exceeds the tractor's by a few percent (rearward amplification, ISO
     14791's measure, 1.06)."""
     from fmu_vehicle.adas.systems import TRUCK_PATH
-    from fmu_vehicle.cosim.lane_change import path_lane_change_metrics
+    from fmu_vehicle.scenarios.full_car import path_lane_change_metrics
 
     r = lane_change["result"]
     kpis = path_lane_change_metrics(r, TRUCK_PATH, (UNIT,))

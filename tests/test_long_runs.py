@@ -168,7 +168,8 @@ def test_ctrl_c_on_demo_leaves_nothing_in_its_folder(scenario_fmus, tmp_path, mo
     """Ctrl-C once the demo's SSP is written and read back (before the co-simulation): exit 130, one line,
     and the output folder is as it was (the .ssp was left behind)."""
     from fmu_vehicle import cli
-    from fmu_vehicle.cosim import build_cache, scenarios
+    from fmu_vehicle.fmi import build_cache
+    from fmu_vehicle.scenarios import half_car as scenarios
     from pathlib import Path
 
     monkeypatch.setattr(build_cache, "default_fmu_dir", lambda: Path(scenario_fmus["VehicleLV"]).parent)

@@ -494,8 +494,8 @@ def test_the_lane_change_ssp_runs_with_the_native_vehicle_in_our_master_and_in_l
     .ssp equals our Jacobi run of it to 1e-9."""
     pytest.importorskip("libcosimpy")
     from fmu_vehicle.cosim import read_ssp, run_system
-    from fmu_vehicle.cosim.lane_change import double_lane_change
-    from fmu_vehicle.cosim.scenarios import run_scenario
+    from fmu_vehicle.scenarios.full_car import double_lane_change
+    from fmu_vehicle.scenarios.half_car import run_scenario
 
     fmus = {n: registered_fmus[n] for n in ("Vehicle", "Driver")}
     python_sc = double_lane_change(fmus, tires="internal")

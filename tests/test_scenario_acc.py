@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from fmu_vehicle.cosim import CosimError, read_csv, read_ssp
-from fmu_vehicle.cosim.scenarios import (ACC_DURATION_S, CONTROLLER, FRONT_BUMPER_FROM_COM_M, HALF_CAR_MASS_KG,
+from fmu_vehicle.scenarios.half_car import (ACC_DURATION_S, CONTROLLER, FRONT_BUMPER_FROM_COM_M, HALF_CAR_MASS_KG,
                                          STOP_GAP_BAND, STOP_SPEED_MAX, acc_stop_and_go, following_metrics,
                                          run_scenario, stop_check)
 from fmu_vehicle.traffic import parse_speed_profile

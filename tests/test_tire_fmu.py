@@ -16,7 +16,7 @@ from lxml import etree
 
 from fmu_vehicle.cosim import Component, Experiment, System, read_ssp, run_system, write_ssp
 from fmu_vehicle.cosim.ssp import ssp_with_integer_choices
-from fmu_vehicle.cosim.scenarios import bumpy_road
+from fmu_vehicle.scenarios.half_car import bumpy_road
 from fmu_vehicle.fmi.roads import SHIPPED_ROADS
 from fmu_vehicle.fmi.slaves.fmu_vehicle_tire import OUTPUTS, TireModel
 from fmu_vehicle.paths import resource_path

@@ -21,7 +21,7 @@ def build_scenario_fmus(basetemp: Path) -> dict[str, Path]:
     """The five FMUs in the session's one FMU folder (the examples take a folder: test_fmi_support
     .session_fmus), looked up once per process."""
     if not _BUILT:
-        from fmu_vehicle.cosim.scenarios import FMU_NAMES
+        from fmu_vehicle.scenarios.half_car import FMU_NAMES
         try:
             from test_fmi_support import session_fmus
         except ImportError:      # pragma: no cover - package-style import

@@ -28,7 +28,7 @@ import math
 from pathlib import Path
 from typing import Callable
 
-from fmu_vehicle.cosim.scenarios import FRONT_BUMPER_FROM_COM_M, FRONT_OVERHANG_M, Scenario
+from fmu_vehicle.scenarios.half_car import FRONT_BUMPER_FROM_COM_M, FRONT_OVERHANG_M, Scenario
 from fmu_vehicle.cosim.system import System
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.fmi.roads import road_parameters

@@ -152,7 +152,7 @@ def _work_dir() -> Path:
 
 def run_kpis(protocol: str, scenario, result, settings: dict, scoring: dict) -> dict:
     """The KPIs of one finished run (see KPI_COLUMNS and ``fmu_vehicle.adas.kpis``)."""
-    from fmu_vehicle.cosim.scenarios import FRONT_BUMPER_FROM_COM_M, REAR_BUMPER_FROM_COM_M
+    from fmu_vehicle.scenarios.half_car import FRONT_BUMPER_FROM_COM_M, REAR_BUMPER_FROM_COM_M
 
     t = result.time
     if protocol in ("ccr", "acc"):
@@ -363,8 +363,8 @@ def sweep(cat: Catalogue, out: str | os.PathLike, *, workers: int | None = None,
           fmu_dir: str | os.PathLike | None = None, progress: bool = True, plot: bool = True,
           log=print) -> SweepResult:
     """Run every variant of ``cat`` on dask.distributed and write ``out`` (CSV) and ``out`` with .png."""
-    from fmu_vehicle.cosim.build_cache import ensure_fmus
-    from fmu_vehicle.cosim.scenarios import FMU_NAMES
+    from fmu_vehicle.fmi.build_cache import ensure_fmus
+    from fmu_vehicle.scenarios.half_car import FMU_NAMES
     from fmu_vehicle.cosim.ssp import read_ssp
 
     out = Path(out)

@@ -4,7 +4,7 @@
 Each builder returns the :class:`~fmu_vehicle.cosim.system.System` of one kind of test: its components (FMU,
 parameters that hold for every run, step sizes) in Gauss-Seidel order, its connections and its default
 experiment.  A catalogue's protocol (``fmu_vehicle.adas.protocols``) sets what varies per run.  Wiring and
-component parameters come from the example systems (``fmu_vehicle.cosim.scenarios``).
+component parameters come from the example systems (``fmu_vehicle.scenarios.half_car``).
 
     ccr       Euro NCAP AEB car-to-car rear: LeadVehicle target, Controller in mode "aeb", VehicleLV with
               internal tires on the flat road, the driver's constant drive torque on the front wheel
@@ -38,7 +38,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from fmu_vehicle.cosim.scenarios import (CONTROLLER, LEAD_START_X_M, _fmu, _vehicle, follow_connections, platoon,
+from fmu_vehicle.scenarios.half_car import (CONTROLLER, LEAD_START_X_M, fmu_path, vehicle_component, follow_connections, platoon,
                                          powertrain_connections)
 from fmu_vehicle.cosim.system import Component, Connection, System
 
@@ -50,9 +50,9 @@ so the speed stays within Euro NCAP's 1 km/h tolerance over the approach."""
 
 def ccr_system(fmus: dict) -> System:
     """Euro NCAP car-to-car rear: the AEB alone brakes the car under test (the driver holds the speed)."""
-    comps = [Component("lead", _fmu(fmus, "LeadVehicle"), {"speed_profile": "standstill", "x0": LEAD_START_X_M}),
-             Component("controller", _fmu(fmus, "Controller"), {**CONTROLLER, "mode": "aeb"}, step_size=0.01),
-             _vehicle("vehicle", fmus, road="flat", v0=0.0, x0=0.0,
+    comps = [Component("lead", fmu_path(fmus, "LeadVehicle"), {"speed_profile": "standstill", "x0": LEAD_START_X_M}),
+             Component("controller", fmu_path(fmus, "Controller"), {**CONTROLLER, "mode": "aeb"}, step_size=0.01),
+             vehicle_component("vehicle", fmus, road="flat", v0=0.0, x0=0.0,
                       **{"wheel_front.torque_drive": CCR_DRIVE_TORQUE_NM})]
     cons = follow_connections("lead", "controller", leader_is_vehicle=False)
     cons += [Connection("controller", "brake_torque_front", "vehicle", "wheel_front.torque_brake"),
@@ -65,19 +65,19 @@ def ccr_system(fmus: dict) -> System:
 
 def acc_system(fmus: dict) -> System:
     """ISO 15622 ACC: the ego (ACC + AEB, powertrain, internal tires) from rest behind a lead 50 m ahead."""
-    comps = [Component("lead", _fmu(fmus, "LeadVehicle"), {"speed_profile": "standstill", "x0": LEAD_START_X_M}),
-             Component("controller", _fmu(fmus, "Controller"),
+    comps = [Component("lead", fmu_path(fmus, "LeadVehicle"), {"speed_profile": "standstill", "x0": LEAD_START_X_M}),
+             Component("controller", fmu_path(fmus, "Controller"),
                        {**CONTROLLER, "acc.time_gap": 1.8, "acc.set_speed": 25.0, "mode": "acc_aeb"},
                        step_size=0.01),
-             Component("powertrain", _fmu(fmus, "Powertrain"), {}),
-             _vehicle("vehicle", fmus, road="flat", v0=0.0)]
+             Component("powertrain", fmu_path(fmus, "Powertrain"), {}),
+             vehicle_component("vehicle", fmus, road="flat", v0=0.0)]
     cons = follow_connections("lead", "controller", leader_is_vehicle=False)
     cons += powertrain_connections("vehicle", "powertrain", "controller")
     return System("acc", comps, cons, stop_time=25.0, step_size=1e-3)
 
 
 def platoon3_system(fmus: dict) -> System:
-    """Three ACC vehicles behind a lead (``cosim.scenarios.platoon``), master step 2 ms, flat road."""
+    """Three ACC vehicles behind a lead (``scenarios.half_car.platoon``), master step 2 ms, flat road."""
     system = platoon(fmus, n=3, duration=20.0, road="flat").system
     system.name = "platoon3"
     return system
@@ -85,7 +85,7 @@ def platoon3_system(fmus: dict) -> System:
 
 def ride_system(fmus: dict) -> System:
     """VehicleLV at constant speed; the protocol gives it a generated ISO 8608 road file."""
-    comp = _vehicle("vehicle", fmus, road="flat", allow_external_files=True, v0=20.0,
+    comp = vehicle_component("vehicle", fmus, road="flat", allow_external_files=True, v0=20.0,
                     **{"wheel_front.torque_drive": CCR_DRIVE_TORQUE_NM})
     return System("ride", [comp], [], stop_time=8.0, step_size=1e-3)
 
@@ -100,9 +100,9 @@ def chassis_system(fmus: dict) -> System:
     (``x0`` = 2.0 m, the design front axle ahead of it) on the flat road at 80 km/h; the protocols set the
     robot's tables, the road and the speed."""
     from fmu_vehicle.fmi.roads import road_parameters
-    comps = [Component("robot", _fmu(fmus, "Robot"), {}),
-             Component("chassis_control", _fmu(fmus, "ChassisControl"), {}),
-             Component("vehicle", _fmu(fmus, "Vehicle"), {"model": "fullcar14", **road_parameters("flat"),
+    comps = [Component("robot", fmu_path(fmus, "Robot"), {}),
+             Component("chassis_control", fmu_path(fmus, "ChassisControl"), {}),
+             Component("vehicle", fmu_path(fmus, "Vehicle"), {"model": "fullcar14", **road_parameters("flat"),
                                                           "v0": 80.0 / 3.6, "x0": 2.0})]
     cons = [Connection("robot", "steering_wheel_angle", "vehicle", "steering_wheel_angle"),
             Connection("robot", "steering_wheel_angle", "chassis_control", "steering_wheel_angle"),
@@ -117,16 +117,16 @@ def chassis_system(fmus: dict) -> System:
 
 CARAVAN_SPEED_M_S = 60.0 / 3.6
 """Entry speed of the caravan's double lane change [m/s]: the speed of the full car's co-simulated lane change
-(``cosim.lane_change``), about half the linear car-caravan model's critical (snaking) speed (docs/articulated.md
+(``scenarios.full_car``), about half the linear car-caravan model's critical (snaking) speed (docs/articulated.md
 §5)."""
 
 
 def caravan_system(fmus: dict) -> System:
     """Driver -> VehicleCombination (``sedan_caravan``: the full car towing its caravan, internal tires) in
-    Gauss-Seidel order, one step of 1 ms: the ISO 3888-1 double lane change of ``cosim.lane_change`` at
+    Gauss-Seidel order, one step of 1 ms: the ISO 3888-1 double lane change of ``scenarios.full_car`` at
     ``CARAVAN_SPEED_M_S``, its track laid out for the combination's width; the driver steers the car along the
     track's centre line and holds the entry speed with a drive torque split over the front wheels."""
-    from fmu_vehicle.cosim.lane_change import double_lane_change
+    from fmu_vehicle.scenarios.full_car import double_lane_change
     system = double_lane_change(fmus, tires="internal", speed=CARAVAN_SPEED_M_S, vehicle_fmu="VehicleCombination",
                                 model="sedan_caravan").system
     system.name = "caravan"
@@ -143,8 +143,8 @@ def combination_system(fmus: dict) -> System:
     driven wheels (``COMBINATION_DRIVEN_WHEELS``: the protocol gives the per-wheel value). The car starts with
     its centre of mass at x = 0 (``x0`` = 2.0 m) on the flat road; the protocols set the tables and the speed."""
     from fmu_vehicle.fmi.roads import road_parameters
-    comps = [Component("robot", _fmu(fmus, "Robot"), {}),
-             Component("vehicle", _fmu(fmus, "VehicleCombination"),
+    comps = [Component("robot", fmu_path(fmus, "Robot"), {}),
+             Component("vehicle", fmu_path(fmus, "VehicleCombination"),
                        {"model": "sedan_caravan", **road_parameters("flat"), "v0": 80.0 / 3.6, "x0": 2.0})]
     cons = [Connection("robot", "steering_wheel_angle", "vehicle", "steering_wheel_angle")]
     cons += [Connection("robot", "drive_torque", "vehicle", f"wheel_{w}.torque_drive") for w in COMBINATION_DRIVEN_WHEELS]
@@ -170,10 +170,10 @@ model (``single_track_of(towing_vehicle(car))``: 4.780 m, 19.98, rounded), the w
 
 def tractor_semitrailer_system(fmus: dict) -> System:
     """Driver -> TractorSemitrailer (``tractor_semitrailer``, internal tires) in Gauss-Seidel order, one step
-    of 1 ms: the lane change along ``TRUCK_PATH`` at ``TRUCK_SPEED_M_S`` (``cosim.lane_change.path_lane_change``);
+    of 1 ms: the lane change along ``TRUCK_PATH`` at ``TRUCK_SPEED_M_S`` (``scenarios.full_car.path_lane_change``);
     the driver steers the tractor and holds the speed with a drive torque shared by the four dual wheels of the
     driven tandem."""
-    from fmu_vehicle.cosim.lane_change import path_lane_change
+    from fmu_vehicle.scenarios.full_car import path_lane_change
     system = path_lane_change(fmus, path=TRUCK_PATH, speed=TRUCK_SPEED_M_S, vehicle_fmu="TractorSemitrailer",
                               model="tractor_semitrailer", driver=TRUCK_DRIVER).system
     system.name = "tractor_semitrailer"
@@ -230,7 +230,7 @@ def write_archives(stems=None, out: str | Path | None = None, fmu_dir: str | Pat
     written atomically (an error or Ctrl-C leaves no partial archive).  ``log`` gets one line per FMU built and
     per archive written.  Returns the archives' paths.
     """
-    from fmu_vehicle.cosim.build_cache import ensure_fmus
+    from fmu_vehicle.fmi.build_cache import ensure_fmus
     from fmu_vehicle.cosim.ssp import read_ssp, write_ssp
     from fmu_vehicle.paths import dist_dir
 
@@ -250,8 +250,8 @@ def write_archives(stems=None, out: str | Path | None = None, fmu_dir: str | Pat
 
 
 def main(argv: list[str] | None = None) -> int:
-    from fmu_vehicle.cosim.build_cache import ensure_fmus
-    from fmu_vehicle.cosim.scenarios import FMU_NAMES
+    from fmu_vehicle.fmi.build_cache import ensure_fmus
+    from fmu_vehicle.scenarios.half_car import FMU_NAMES
     from fmu_vehicle.paths import resource_path
 
     parser = argparse.ArgumentParser(prog="python -m fmu_vehicle.adas.systems", description=__doc__.split("\n")[0])

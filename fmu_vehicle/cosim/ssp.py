@@ -38,7 +38,7 @@ from urllib.parse import unquote, urlparse
 
 from lxml import etree
 
-from fmu_vehicle.cosim.ssp_schema import check_ssd
+from fmu_vehicle.cosim.ssp_schema import SSD_FILE_NAME, check_ssd
 from fmu_vehicle.cosim.system import (CONNECTOR_TYPES, Component, Connection, Connector, ParameterValue,
                                       System, enumeration_value, parameter_type, split_component_variable)
 from fmu_vehicle.errors import ModelError
@@ -50,8 +50,6 @@ SSV_NS = "http://ssp-standard.org/SSP1/SystemStructureParameterValues"
 OSP_NS = "http://opensimulationplatform.com/SSP/OSPAnnotations"
 OSP_ANNOTATION_TYPE = "com.opensimulationplatform"
 FMU_MIME_TYPE = "application/x-fmu-sharedlibrary"
-SSD_FILE_NAME = "SystemStructure.ssd"
-
 _PREFIX = {SSD_NS: "ssd", SSC_NS: "ssc", SSV_NS: "ssv", OSP_NS: "osp"}
 _NSMAP = {"ssd": SSD_NS, "ssc": SSC_NS, "ssv": SSV_NS, "osp": OSP_NS}
 _START_KINDS = ("output", "calculatedParameter", "inout")

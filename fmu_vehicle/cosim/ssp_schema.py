@@ -27,6 +27,9 @@ from lxml import etree
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.paths import resource_path
 
+SSD_FILE_NAME = "SystemStructure.ssd"
+"""The system structure file at the root of an SSP archive (SSP 1.0 §4)."""
+
 SSP1_SCHEMAS = ("SystemStructureCommon", "SystemStructureDescription", "SystemStructureParameterValues",
                 "SystemStructureParameterMapping", "SystemStructureSignalDictionary")
 """The SSP 1.0 schema files (``<name>.xsd``); each defines the namespace ``http://ssp-standard.org/SSP1/<name>``."""
@@ -80,8 +83,6 @@ def check_ssd(source: str | os.PathLike | bytes) -> None:
 
     ``source``: an ``.ssd`` file, an ``.ssp`` archive or SSP folder (its ``SystemStructure.ssd``), or the
     bytes of an SSD document."""
-    from fmu_vehicle.cosim.ssp import SSD_FILE_NAME
-
     if isinstance(source, bytes):
         name, data = "SSD document", source
     else:

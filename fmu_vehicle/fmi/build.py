@@ -431,6 +431,14 @@ def shipped_package_file(fmu: Path, rel: str) -> bytes:
             return inner.read(f"{alias}/{rel}")
 
 
+def fmu_build_info(fmu: Path) -> dict:
+    """The ``build_info.json`` an FMU of this package ships, plus ``slave_module`` (its slavemodule.txt)."""
+    info = json.loads(shipped_package_file(fmu, "fmi/build_info.json"))
+    with zipfile.ZipFile(fmu) as archive:
+        info["slave_module"] = archive.read("resources/slavemodule.txt").decode().strip()
+    return info
+
+
 def shipped_requirements(fmu: Path) -> dict[str, str]:
     """Distribution name -> requirement line of the FMU's ``resources/requirements.txt``."""
     with zipfile.ZipFile(fmu) as archive:
@@ -441,8 +449,6 @@ def shipped_requirements(fmu: Path) -> dict[str, str]:
 def portable_cache_dir(fmu: Path) -> Path:
     """Per-user folder of the kernels compiled for the portable CPU target from the sources ``fmu`` ships
     (keyed by its package copy and by the Python and numba versions): a rebuild of the same sources reuses it."""
-    from fmu_vehicle.cosim.build_cache import fmu_build_info
-
     info = fmu_build_info(fmu)
     key = f"{info['sources'][:DIGEST_CHARS]}-py{info['python']}-numba{info['numba']}"
     root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "fmu_vehicle"

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fmu_vehicle.cosim.scenarios import Scenario, _fmu
+from fmu_vehicle.scenarios.half_car import Scenario, fmu_path
 from fmu_vehicle.cosim.system import Component, Connection, System
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.manoeuvres.lane_change import iso3888_1_layout, lane_change_kpis, lane_change_path
@@ -81,7 +81,7 @@ def driver_connections(model: str = VEHICLE_MODEL) -> list[Connection]:
 def _vehicle_component(fmus: dict, vehicle_fmu: str, model: str, speed: float, tires: str = "internal"):
     """The vehicle FMU's component: vehicle file ``model`` on the flat road at ``speed`` [m/s], its towing
     unit's centre of mass starting at x = 0 (``_start_x0``)."""
-    return Component("vehicle", _fmu(fmus, vehicle_fmu), {"model": model, "road": "flat", "v0": float(speed),
+    return Component("vehicle", fmu_path(fmus, vehicle_fmu), {"model": model, "road": "flat", "v0": float(speed),
                                                           "x0": _start_x0(model), "tire_source": tires})
 
 
@@ -110,7 +110,7 @@ def double_lane_change(fmus: dict, *, tires: str = "external", speed: float = 60
     track = iso3888_1_layout(width)
     duration = round((track.end_x + RUN_OUT_M - x_start) / speed / step) * step
     comps = [
-        Component("driver", _fmu(fmus, "Driver"), {"vehicle.width": width, "path.x_offset": -x_start,
+        Component("driver", fmu_path(fmus, "Driver"), {"vehicle.width": width, "path.x_offset": -x_start,
                                                    "target_speed": float(speed), "sample_period": DRIVER_SAMPLE_S}),
         _vehicle_component(fmus, vehicle_fmu, model, speed, tires),
     ]
@@ -118,7 +118,7 @@ def double_lane_change(fmus: dict, *, tires: str = "external", speed: float = 60
     order = ["driver"]
     if tires == "external":
         for w in WHEELS:
-            comps.append(Component(f"tire_{w}", _fmu(fmus, "Tire"), {"wheel_interface": "chrono", "road": "flat",
+            comps.append(Component(f"tire_{w}", fmu_path(fmus, "Tire"), {"wheel_interface": "chrono", "road": "flat",
                                                                      "side": "left" if w[1] == "L" else "right"}))
             cons += tire_connections("vehicle", f"tire_{w}", w)
             order.append(f"tire_{w}")
@@ -180,7 +180,7 @@ def path_lane_change(fmus: dict, *, path: str, speed: float, vehicle_fmu: str, m
     from fmu_vehicle.vehicle.loader import vehicle_file_data
     end_x = float(shipped_path(path).x[-1])
     duration = round((end_x - PATH_END_MARGIN_M) / speed / step) * step
-    comps = [Component("driver", _fmu(fmus, "Driver"), {**(driver or {}), "path": path, "target_speed": float(speed),
+    comps = [Component("driver", fmu_path(fmus, "Driver"), {**(driver or {}), "path": path, "target_speed": float(speed),
                                                         "sample_period": DRIVER_SAMPLE_S}),
              _vehicle_component(fmus, vehicle_fmu, model, speed)]
     units = [u["name"] for u in vehicle_file_data(model).get("units", ())]

@@ -8,7 +8,6 @@ How the FMUs are built: docs/fmus.md §1.
 """
 from __future__ import annotations
 
-import json
 import os
 import zipfile
 from pathlib import Path
@@ -23,19 +22,9 @@ def default_fmu_dir() -> Path:
     return dist_dir() / "fmus"
 
 
-def fmu_build_info(fmu: Path) -> dict:
-    """The ``build_info.json`` an FMU of this package ships, plus ``slave_module`` (its slavemodule.txt)."""
-    from fmu_vehicle.fmi.build import shipped_package_file
-
-    info = json.loads(shipped_package_file(fmu, "fmi/build_info.json"))
-    with zipfile.ZipFile(fmu) as archive:
-        info["slave_module"] = archive.read("resources/slavemodule.txt").decode().strip()
-    return info
-
-
 def fmu_is_current(fmu: Path, script: Path) -> bool:
     """True if ``fmu`` was built from the current sources and runs ``script`` (module docstring)."""
-    from fmu_vehicle.fmi.build import source_digest
+    from fmu_vehicle.fmi.build import fmu_build_info, source_digest
 
     try:
         info = fmu_build_info(fmu)

@@ -162,7 +162,8 @@ class ScenarioRun:
 
 # ----------------------------------------------------------------------------------------------- wiring
 
-def _fmu(fmus: dict, name: str) -> Path:
+def fmu_path(fmus: dict, name: str) -> Path:
+    """The path of ``name``.fmu among ``fmus`` ({registry name: path}); ModelError naming the missing FMU."""
     if name not in fmus:
         raise ModelError(f"scenario needs {name}.fmu, not among the given FMUs ({', '.join(sorted(fmus))})")
     return Path(fmus[name])
@@ -197,15 +198,17 @@ def follow_connections(leader: str, controller: str, leader_is_vehicle: bool) ->
             Connection(leader, "chassis.vx", controller, "lead.vx")]
 
 
-def _vehicle(name: str, fmus: dict, *, road: str, v0: float, x0: float = 0.0, tires: str = "internal",
-             **extra) -> Component:
-    return Component(name, _fmu(fmus, "VehicleLV"),
+def vehicle_component(name: str, fmus: dict, *, road: str, v0: float, x0: float = 0.0, tires: str = "internal",
+                      **extra) -> Component:
+    """The half car (VehicleLV.fmu) as the component ``name`` on ``road`` at speed ``v0`` [m/s] from road
+    position ``x0`` [m], with internal or external (``tires="external"``) tires; ``extra``: more start values."""
+    return Component(name, fmu_path(fmus, "VehicleLV"),
                      {"model": VEHICLE, **road_parameters(road), "v0": float(v0), "x0": float(x0),
                       "tire_source": tires, **extra})
 
 
 def _tires(vehicle: str, fmus: dict, road: str, prefix: str = "tire_", **params):
-    comps = [Component(f"{prefix}{w}", _fmu(fmus, "Tire"), {**road_parameters(road), **params}) for w in WHEELS]
+    comps = [Component(f"{prefix}{w}", fmu_path(fmus, "Tire"), {**road_parameters(road), **params}) for w in WHEELS]
     cons = [c for w in WHEELS for c in tire_connections(vehicle, f"{prefix}{w}", w)]
     return comps, cons
 
@@ -300,7 +303,7 @@ def bumpy_road(fmus: dict, *, tires: str = "internal", duration: float = 5.0, st
     """
     if tires not in ("internal", "external"):
         raise ModelError(f"bumpy_road: tires must be 'internal' or 'external', got {tires!r}")
-    comps = [_vehicle("vehicle", fmus, road="bumpy", v0=v0, tires=tires,
+    comps = [vehicle_component("vehicle", fmus, road="bumpy", v0=v0, tires=tires,
                       **{"wheel_front.torque_drive": float(drive_torque)})]
     cons, order = [], ("vehicle",)
     if tires == "external":
@@ -337,14 +340,14 @@ def acc_stop_and_go(fmus: dict, *, duration: float = ACC_DURATION_S, lead_profil
     ``step`` except the controller.  Both cars start at rest, the lead's rear bumper 50 m ahead of the ego's
     front axle.  ``tire_params`` adds Tire parameters (e.g. ``{"fail_at_time": 0.3}``, for the front tire).
     """
-    comps = [Component("lead", _fmu(fmus, "LeadVehicle"), {**lead_profile_parameters(lead_profile), "x0": LEAD_START_X_M}),
-             Component("controller", _fmu(fmus, "Controller"),
+    comps = [Component("lead", fmu_path(fmus, "LeadVehicle"), {**lead_profile_parameters(lead_profile), "x0": LEAD_START_X_M}),
+             Component("controller", fmu_path(fmus, "Controller"),
                        {**CONTROLLER, "acc.time_gap": float(time_gap), "mode": "acc_aeb"}, step_size=0.01),
-             Component("powertrain", _fmu(fmus, "Powertrain"), {})]
+             Component("powertrain", fmu_path(fmus, "Powertrain"), {})]
     tire_comps, tire_cons = _tires("vehicle", fmus, road)
     if tire_params:
         tire_comps[0].parameters.update(tire_params)
-    comps += tire_comps + [_vehicle("vehicle", fmus, road=road, v0=0.0, tires="external")]
+    comps += tire_comps + [vehicle_component("vehicle", fmus, road=road, v0=0.0, tires="external")]
     cons = (follow_connections("lead", "controller", leader_is_vehicle=False)
             + powertrain_connections("vehicle", "powertrain", "controller") + tire_cons)
     system = System("acc_stop_and_go", comps, cons, stop_time=duration, step_size=step)
@@ -383,11 +386,11 @@ def slope_cruise(fmus: dict, *, duration: float = 30.0, set_speed: float = 15.0,
     From rest the car rolls back a little until the torque converter's torque builds up, then climbs at up
     to ``accel_max`` towards ``set_speed``; at 15 m/s the 29 % grade takes nearly full throttle in third gear.
     """
-    comps = [Component("controller", _fmu(fmus, "Controller"),
+    comps = [Component("controller", fmu_path(fmus, "Controller"),
                        {**CONTROLLER, "mode": "cruise", "acc.set_speed": float(set_speed),
                         "acc.accel_max": float(accel_max)}, step_size=0.01),
-             Component("powertrain", _fmu(fmus, "Powertrain"), {}),
-             _vehicle("vehicle", fmus, road="slope16_5", v0=v0)]
+             Component("powertrain", fmu_path(fmus, "Powertrain"), {}),
+             vehicle_component("vehicle", fmus, road="slope16_5", v0=v0)]
     system = System("slope_cruise", comps, powertrain_connections("vehicle", "powertrain", "controller"),
                     stop_time=duration, step_size=step)
     v = "vehicle."
@@ -422,15 +425,15 @@ def platoon(fmus: dict, *, n: int = 3, duration: float = 20.0, lead_profile: str
     if not isinstance(n, int) or n < 1:
         raise ModelError(f"platoon: n must be a positive integer, got {n!r}")
     spacing = WHEELBASE_M + REAR_OVERHANG_M + FRONT_OVERHANG_M + 5.0      # standstill_distance default 5 m
-    comps = [Component("lead", _fmu(fmus, "LeadVehicle"), {**lead_profile_parameters(lead_profile), "x0": LEAD_START_X_M},
+    comps = [Component("lead", fmu_path(fmus, "LeadVehicle"), {**lead_profile_parameters(lead_profile), "x0": LEAD_START_X_M},
                        step_size=step)]
     cons, order, outputs = [], ["lead"], ["lead.x", "lead.vx"]
     for k in range(1, n + 1):
         car, pt, ctl = f"vehicle_{k}", f"powertrain_{k}", f"controller_{k}"
         x0 = -(k - 1) * spacing
-        comps += [Component(ctl, _fmu(fmus, "Controller"), dict(CONTROLLER), step_size=0.01),
-                  Component(pt, _fmu(fmus, "Powertrain"), {}),
-                  _vehicle(car, fmus, road=road, v0=0.0, x0=x0)]
+        comps += [Component(ctl, fmu_path(fmus, "Controller"), dict(CONTROLLER), step_size=0.01),
+                  Component(pt, fmu_path(fmus, "Powertrain"), {}),
+                  vehicle_component(car, fmus, road=road, v0=0.0, x0=x0)]
         cons += follow_connections("lead" if k == 1 else f"vehicle_{k - 1}", ctl, leader_is_vehicle=k > 1)
         cons += powertrain_connections(car, pt, ctl)
         order += [ctl, pt, car]
