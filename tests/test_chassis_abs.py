@@ -7,13 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from fmu_vehicle.chassis_control.abs import AntiLock
-from fmu_vehicle.chassis_control.closed_loop import controlled_vehicle, sensors_from
-from fmu_vehicle.chassis_control.ecu import ChassisController, load_tuning
-from fmu_vehicle.chassis_control.hydraulics import load_brake_system
+from fmu_vehicle.control.abs import AntiLock
+from fmu_vehicle.control.closed_loop import controlled_vehicle, sensors_from
+from fmu_vehicle.control.ecu import ChassisController, load_tuning
+from fmu_vehicle.control.hydraulics import load_brake_system
 from fmu_vehicle.driver.profile import SteeringProfile
 from fmu_vehicle.errors import ModelError
-from fmu_vehicle.chassis_control import braking
+from fmu_vehicle.control import braking
 from fmu_vehicle.vehicle import Vehicle
 
 ONLY_ABS = {"esc": False, "tcs": False}

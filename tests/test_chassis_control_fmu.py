@@ -21,9 +21,9 @@ import pytest
 from fmu_vehicle.adas import sweep as S
 from fmu_vehicle.adas.catalogue import load_catalogue
 from fmu_vehicle.adas.protocols import PROTOCOLS, chassis_control_parameters
-from fmu_vehicle.chassis_control.closed_loop import OpenLoopDriver, controlled_vehicle, run
-from fmu_vehicle.chassis_control.ecu import ChassisController, load_tuning
-from fmu_vehicle.chassis_control.hydraulics import load_brake_system
+from fmu_vehicle.control.closed_loop import OpenLoopDriver, controlled_vehicle, run
+from fmu_vehicle.control.ecu import ChassisController, load_tuning
+from fmu_vehicle.control.hydraulics import load_brake_system
 from fmu_vehicle.cosim.master import run_system
 from fmu_vehicle.cosim.ssp import read_ssp
 from fmu_vehicle.driver.profile import SteeringProfile

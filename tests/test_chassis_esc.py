@@ -1,4 +1,4 @@
-"""ESC (chassis_control/esc.py) and the sine-with-dwell test (manoeuvres/sine_with_dwell.py) on the full car:
+"""ESC (control/esc.py) and the sine-with-dwell test (manoeuvres/sine_with_dwell.py) on the full car:
 the steering input and the criteria as the regulations write them, A from the slowly increasing steer
 against the single-track model, the car without ESC failing and with ESC passing, a broken ESC failing a
 criterion, the wheel ESC brakes, and its state. docs/chassis_control.md §4 and §5."""
@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from fmu_vehicle.chassis_control import esc as esc_module
-from fmu_vehicle.chassis_control.closed_loop import OpenLoopDriver, controlled_vehicle, run
-from fmu_vehicle.chassis_control.ecu import ChassisController, Commands, Sensors, load_tuning
-from fmu_vehicle.chassis_control.hydraulics import load_brake_system
+from fmu_vehicle.control import esc as esc_module
+from fmu_vehicle.control.closed_loop import OpenLoopDriver, controlled_vehicle, run
+from fmu_vehicle.control.ecu import ChassisController, Commands, Sensors, load_tuning
+from fmu_vehicle.control.hydraulics import load_brake_system
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.manoeuvres import sine_with_dwell as swd
 from fmu_vehicle.manoeuvres.plots import plot_sine_with_dwell

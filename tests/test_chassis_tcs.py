@@ -4,12 +4,12 @@ and on a uniform mu = 0.3 road; a deliberately flipped slip sign; tuning errors 
 import numpy as np
 import pytest
 
-from fmu_vehicle.chassis_control.closed_loop import controlled_vehicle, sensors_from
-from fmu_vehicle.chassis_control.ecu import ChassisController, load_tuning
-from fmu_vehicle.chassis_control.hydraulics import load_brake_system
-from fmu_vehicle.chassis_control.tcs import TractionControl
+from fmu_vehicle.control.closed_loop import controlled_vehicle, sensors_from
+from fmu_vehicle.control.ecu import ChassisController, load_tuning
+from fmu_vehicle.control.hydraulics import load_brake_system
+from fmu_vehicle.control.tcs import TractionControl
 from fmu_vehicle.errors import ModelError
-from fmu_vehicle.chassis_control import braking
+from fmu_vehicle.control import braking
 from fmu_vehicle.vehicle import Vehicle
 
 ONLY_TCS = {"esc": False, "abs": False}

@@ -18,8 +18,8 @@ ALLOWED = {
     "driver": {"errors", "paths"},
     "manoeuvres": {"errors", "paths", "util", "plotting", "results", "driver", "multibody", "tire",
                    "vehicle"},
-    "chassis_control": {"errors", "paths", "util", "plotting", "results", "driver", "road", "vehicle",
-                        "manoeuvres"},
+    "control": {"errors", "paths", "util", "plotting", "results", "driver", "road", "vehicle",
+                "manoeuvres"},
 }
 for _allowed in ALLOWED.values():
     _allowed.add("numerics")            # the base layer below every other (compiled calls, numba's internals)

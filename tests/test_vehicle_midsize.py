@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fmu_vehicle.chassis_control.closed_loop import OpenLoopDriver, run
-from fmu_vehicle.chassis_control.hydraulics import PA_PER_BAR, load_brake_system
+from fmu_vehicle.control.closed_loop import OpenLoopDriver, run
+from fmu_vehicle.control.hydraulics import PA_PER_BAR, load_brake_system
 from fmu_vehicle.manoeuvres.runs import constant_radius
 from fmu_vehicle.manoeuvres.vehicle_model import single_track_of
 from fmu_vehicle.paths import resource_path
@@ -172,7 +172,7 @@ def test_midsize14_brakes_lock_the_front_axle_first_below_0_8_g(car):
 
 def test_midsize14_pedal_ramp_locks_its_wheels_at_the_tires_grip(car):
     """A pedal ramp from 0 to 400 N over 3 s from 100 km/h on the dry road (mu = 1), without a controller
-    (``chassis_control.closed_loop.run``): the car decelerates beyond 1 g (the Pacejka (2006) tire's
+    (``control.closed_loop.run``): the car decelerates beyond 1 g (the Pacejka (2006) tire's
     longitudinal peak is about 1.2) and the wheels lock (slip beyond 0.2) at 116 bar (rear) and 127 bar
     (front), left and right together: beyond the 1 g of the sizing the rear, whose load falls with the
     deceleration, locks first (below 0.8 g the front would: the test above)."""

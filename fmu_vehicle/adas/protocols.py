@@ -223,8 +223,8 @@ def chassis_control_parameters(model: str) -> dict:
     of vehicle file ``model`` and its brake file ``resources/brakes/<model>.json``, computed from the data files
     (``closed_loop.controlled_vehicle``: a static equilibrium, so once per process): what a system sets on the
     ChassisControl FMU to run with that car. Here, not in the FMU's own modules: it needs the vehicle model."""
-    from fmu_vehicle.chassis_control.closed_loop import controlled_vehicle
-    from fmu_vehicle.chassis_control.hydraulics import load_brake_system
+    from fmu_vehicle.control.closed_loop import controlled_vehicle
+    from fmu_vehicle.control.hydraulics import load_brake_system
     from fmu_vehicle.fmi.chassis_parameters import fmu_parameters
     from fmu_vehicle.vehicle import Vehicle
     car = Vehicle.load(model)

@@ -81,8 +81,8 @@ ROAD_MU_HIGH = {"flat": 1.0, "low_mu": 0.3, "split_mu": 1.0}
 
 def _chassis_kpis(protocol: str, scenario, result, settings: dict) -> dict:
     """KPIs of the chassis-control protocols (system ``chassis``): the functions of ``manoeuvres.sine_with_dwell``
-    and ``chassis_control.braking`` on the recorded signals."""
-    from fmu_vehicle.chassis_control import braking as B
+    and ``control.braking`` on the recorded signals."""
+    from fmu_vehicle.control import braking as B
     from fmu_vehicle.fmi.chassis_parameters import FULLCAR14, WHEELS
 
     t = result.time

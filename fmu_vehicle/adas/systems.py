@@ -96,7 +96,7 @@ CHASSIS_WHEELS = ("FL", "FR", "RL", "RR")
 
 def chassis_system(fmus: dict) -> System:
     """Robot -> ChassisControl -> Vehicle (fullcar14) in Gauss-Seidel order, one step of 1 ms: the order and
-    timing of ``chassis_control.closed_loop.run``. The car starts with its centre of mass at x = 0
+    timing of ``control.closed_loop.run``. The car starts with its centre of mass at x = 0
     (``x0`` = 2.0 m, the design front axle ahead of it) on the flat road at 80 km/h; the protocols set the
     robot's tables, the road and the speed."""
     from fmu_vehicle.fmi.roads import road_parameters

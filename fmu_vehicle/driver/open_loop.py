@@ -1,5 +1,5 @@
 """Open-loop driver commands: steering-wheel angle, brake pedal force and drive torque played back against time,
-as a test robot gives them (the Robot FMU, ``chassis_control.closed_loop.run``).
+as a test robot gives them (the Robot FMU, ``control.closed_loop.run``).
 
 Each channel is piecewise linear between its breakpoints (t_i, v_i) and held outside them; the steering is a
 :class:`~fmu_vehicle.driver.profile.SteeringProfile` [rad], the pedal force [N] and the drive torque [N m] are

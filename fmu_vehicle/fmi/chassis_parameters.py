@@ -3,7 +3,7 @@ the functions' tunings, each an FMI parameter, with the numbers of the shipped f
 
 Names (SI units):
 
-    brakes.<field>               the brake system (``chassis_control.hydraulics.BrakeSystem``): BRAKE_FIELDS
+    brakes.<field>               the brake system (``control.hydraulics.BrakeSystem``): BRAKE_FIELDS
     brakes.torque_gain_<wheel>   K_w [N m/Pa] of each wheel
     vehicle.<field>              the controller's vehicle constants (``ecu.ControlledVehicle``): VEHICLE_FIELDS
     vehicle.driven_<wheel>       Boolean: the wheel gets the drive torque
@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from fmu_vehicle.chassis_control.ecu import FUNCTIONS, ControlledVehicle, function_class, load_tuning
-from fmu_vehicle.chassis_control.hydraulics import BrakeSystem, load_brake_system
+from fmu_vehicle.control.ecu import FUNCTIONS, ControlledVehicle, function_class, load_tuning
+from fmu_vehicle.control.hydraulics import BrakeSystem, load_brake_system
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.paths import resource_path
 

@@ -225,7 +225,7 @@ def plot_abs_braking(path: str | os.PathLike, t, vx, wheel_speeds: dict, pressur
                      title: str = "ABS braking") -> Path:
     """ABS cycling: per wheel (one row each) the wheel speed omega r_e against the vehicle speed v_x [m/s], and
     the wheel's brake pressure [bar] on a second axis. ``wheel_speeds`` and ``pressures`` map a wheel name to its
-    series (omega r_e [m/s], p [Pa]); ``kpis`` (e.g. of :func:`fmu_vehicle.chassis_control.braking.straight_braking`)
+    series (omega r_e [m/s], p [Pa]); ``kpis`` (e.g. of :func:`fmu_vehicle.control.braking.straight_braking`)
     are written into the title when given."""
     t, vx = np.asarray(t, dtype=float), np.asarray(vx, dtype=float)
     names = list(wheel_speeds)

@@ -31,8 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
-from fmu_vehicle.chassis_control.ecu import FUNCTIONS, ChassisController, Sensors, function_class, function_outputs
-from fmu_vehicle.chassis_control.hydraulics import advance_pressures
+from fmu_vehicle.control.ecu import FUNCTIONS, ChassisController, Sensors, function_class, function_outputs
+from fmu_vehicle.control.hydraulics import advance_pressures
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.fmi.chassis_parameters import (BRAKE_FIELDS, RADII, TORQUE_GAIN_RANGE, VEHICLE_FIELDS, WHEELS,
                                                 brake_system, controlled_vehicle, start_values,

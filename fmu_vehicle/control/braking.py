@@ -1,6 +1,6 @@
 """Braking and launch tests for the chassis-control functions (ABS, TCS): KPIs as pure functions of time series
 (NumPy arrays, SI units) and thin runners on a full vehicle with its hydraulic brakes and (optionally) a
-chassis-control unit (``chassis_control.closed_loop.run``). Described in docs/chassis_control.md §6.
+chassis-control unit (``control.closed_loop.run``). Described in docs/chassis_control.md §6.
 
 Tests (each runner returns ``(result, kpis)``; every KPI key carries its unit):
 
