@@ -50,8 +50,7 @@ import numpy as np
 from ..driver.profile import SteeringProfile
 from ..errors import ModelError
 from ..results import Result
-from ..tire.contact import OUT_FZ
-from ..tire.models import cornering_stiffness, unloaded_radius
+from ..tire.models import OUT_FZ, cornering_stiffness, unloaded_radius
 from .articulated import (LOW_SPEED_TURN_RADIUS_M, SINGLE_SINE_FREQUENCY_HZ, SINGLE_SINE_SPEED_M_S,
                           critical_speed_from_damping, offtracking_closed_form, offtracking_from_paths,
                           rearward_amplification, single_sine_steer, yaw_damping)

@@ -22,8 +22,7 @@ import numpy as np
 from ..errors import ModelError
 from ..multibody.constraints import solve_positions
 from ..multibody.mechanism import POSITION_MAXIT, POSITION_TOL
-from ..tire.contact import OUT_FZ
-from ..tire.models import cornering_stiffness
+from ..tire.models import OUT_FZ, cornering_stiffness
 from ..vehicle.dynamics import vehicle_rhs
 from .single_track import SingleTrack
 

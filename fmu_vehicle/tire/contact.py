@@ -37,34 +37,11 @@ from .pacejka import (RELAXATION_TIME_MIN, effective_rolling_radius, low_speed_d
                       slip_stiffness, vertical_force)
 from .pacejka_combined import cornering_stiffness, lateral_relaxation_length, mf_combined_given
 from .tir import P_KPUMAX, P_KPUMIN, P_R0, P_VXLOW
-
-OUT_FORCE = 0         # [0:3] total force on the wheel Fx t + Fz n [N], global frame
-OUT_POINT = 3         # [3:6] application point P [m], global frame
-OUT_MY = 6            # rolling resistance moment about the spin axis [N m]
-OUT_FX = 7            # longitudinal force along t [N]
-OUT_FZ = 8            # normal force along n [N], >= 0
-OUT_DEFLECTION = 9    # δ = R0 - d [m] (negative when airborne)
-OUT_DKAPPA = 10       # dκ'/dt [1/s]
-OUT_KAPPA_SS = 11     # steady-state (kinematic) slip -Vsx / max(|Vx|, KAPPA_SPEED_EPS) [-]
-OUT_VX = 12           # longitudinal speed of the wheel centre Vx = t·ċ [m/s]
-OUT_VSX = 13          # slip velocity Vsx = Vx - Ω Re [m/s]
-OUT_RE = 14           # effective rolling radius [m]
-OUT_SIGMA = 15        # relaxation length σc in use [m]
-OUT_NORMAL = 16       # [16:19] road normal n [-]
-OUT_TANGENT = 19      # [19:22] longitudinal unit vector t [-]
-# tire_contact_3d only (tire_contact, which has no lateral force, sets them to 0):
-OUT_FY = 22           # lateral force along l = n × t [N]
-OUT_MZ = 23           # aligning moment about n [N m]
-OUT_DALPHA = 24       # d(tan α')/dt [1/s]
-OUT_TAN_ALPHA = 25    # tan α' in use [-]: the slip angle α' (+: contact slides to +l) is its atan
-OUT_TAN_ALPHA_SS = 26  # tan of the kinematic slip angle, Vcy / max(|Vx|, KAPPA_SPEED_EPS) [-]
-# (the two angles are outputs only, so the contact leaves their atan to whoever reports them)
-OUT_GAMMA = 27        # inclination angle γ = asin(a·n) [rad] (ISO: rotation of the wheel about +t)
-OUT_VY = 28           # lateral speed of the wheel centre Vcy = l·ċ [m/s]
-OUT_LATERAL = 29      # [29:32] lateral unit vector l = n × t [-]
-OUT_SIGMA_Y = 32      # lateral relaxation length σα in use [m]
-OUT_MOMENT = 33       # [33:36] moment on the wheel My a + Mz n⊥ [N m], global frame
-CONTACT_OUT_N = 36
+# the contact output layout of the tire interface (every OUT_* slot: the kernels below write them all)
+from .interface import (CONTACT_OUT_N, OUT_DALPHA, OUT_DEFLECTION, OUT_DKAPPA, OUT_FORCE, OUT_FX, OUT_FY, OUT_FZ,
+                        OUT_GAMMA, OUT_KAPPA_SS, OUT_LATERAL, OUT_MOMENT, OUT_MY, OUT_MZ, OUT_NORMAL, OUT_POINT,
+                        OUT_RE, OUT_SIGMA, OUT_SIGMA_Y, OUT_TAN_ALPHA, OUT_TAN_ALPHA_SS, OUT_TANGENT, OUT_VSX,
+                        OUT_VX, OUT_VY)
 
 KAPPA_SPEED_EPS = 0.01
 """Speed floor in the reported steady-state slip -Vsx/|Vx| [m/s] (output only, no effect on forces)."""

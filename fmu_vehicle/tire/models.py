@@ -8,7 +8,10 @@ kernels or its coefficient indices:
     tires_side_by_side(tire, n)   the data of n such tires on one wheel (dual tires) acting as one
     model_id(p)           the id stored with the parameters (integer, index into MODELS)
     contact(model_id, p, mirror, c, ċ, ω, a, h, dh/dx, dh/dy, μ, κ', q, out)
-                          forces, application point and slip rates of one wheel, out in the contact.OUT_* layout
+                          forces, application point and slip rates of one wheel, out in the OUT_* layout
+
+and the interface's layouts (defined in ``tire.interface``, below the models, and re-exported here): the
+parameter width N_PARAMS and model slot P_MODEL, the contact output slots OUT_* and their count CONTACT_OUT_N
 
 and the quantities other layers read, each from the parameters of any model:
 
@@ -48,15 +51,21 @@ import numpy as np
 from ..errors import ModelError
 from ..numerics.jit import njit
 from . import pacejka, pacejka_combined
-from .contact import CONTACT_OUT_N, tire_contact_3d
-from .tir import N_PARAMS, P_CZ, P_KZ, P_LCZ, P_MODEL, P_R0, TireParams, read_tir, side_by_side
+from .contact import tire_contact_3d
+from .interface import (CONTACT_OUT_N, N_PARAMS, OUT_DALPHA, OUT_DEFLECTION, OUT_DKAPPA, OUT_FORCE, OUT_FX, OUT_FY,
+                        OUT_FZ, OUT_GAMMA, OUT_KAPPA_SS, OUT_LATERAL, OUT_MOMENT, OUT_MY, OUT_MZ, OUT_NORMAL,
+                        OUT_POINT, OUT_RE, OUT_SIGMA, OUT_SIGMA_Y, OUT_TAN_ALPHA, OUT_TAN_ALPHA_SS, OUT_TANGENT,
+                        OUT_VSX, OUT_VX, OUT_VY, P_MODEL)
+from .tir import P_CZ, P_KZ, P_LCZ, P_R0, TireParams, read_tir, side_by_side
 from .tir import P_LHY, P_LKY, P_LMUY, P_LRES, P_LS, P_LTR, P_LVY, P_LXAL
 
-__all__ = ["CONTACT_OUT_N", "MF52", "MODELS", "N_PARAMS", "P_MODEL", "TireModelEntry", "contact",
+__all__ = ["CONTACT_OUT_N", "MF52", "MODELS", "N_PARAMS", "OUT_DALPHA", "OUT_DEFLECTION", "OUT_DKAPPA", "OUT_FORCE",
+           "OUT_FX", "OUT_FY", "OUT_FZ", "OUT_GAMMA", "OUT_KAPPA_SS", "OUT_LATERAL", "OUT_MOMENT", "OUT_MY", "OUT_MZ",
+           "OUT_NORMAL", "OUT_POINT", "OUT_RE", "OUT_SIGMA", "OUT_SIGMA_Y", "OUT_TAN_ALPHA", "OUT_TAN_ALPHA_SS",
+           "OUT_TANGENT", "OUT_VSX", "OUT_VX", "OUT_VY", "P_MODEL", "TireModelEntry", "contact",
            "cornering_stiffness", "host", "model_for", "model_id", "model_id_of", "model_named", "nominal_load",
-           "nominal_state", "params", "read_tire",
-           "rest_params", "rolling_radius", "set_unloaded_radius", "tires_side_by_side", "unloaded_radius", "vertical_damping",
-           "vertical_stiffness"]
+           "nominal_state", "params", "read_tire", "rest_params", "rolling_radius", "set_unloaded_radius",
+           "tires_side_by_side", "unloaded_radius", "vertical_damping", "vertical_stiffness"]
 
 
 class TireModelEntry(NamedTuple):
@@ -149,7 +158,7 @@ def model_id(p):
 def contact(model_id, p, mirror, center, center_vel, wheel_omega, spin_axis, road_h, road_dhdx, road_dhdy,
             road_mu, slip_state, lateral_state, out):
     """The contact of the tire model ``model_id`` with parameters ``p``: writes ``out`` (float64[CONTACT_OUT_N],
-    ``contact.OUT_*``). mirror: +1 left-hand tire, -1 right-hand; c, ċ [m, m/s], ω [rad/s], a the unit spin
+    ``OUT_*``). mirror: +1 left-hand tire, -1 right-hand; c, ċ [m, m/s], ω [rad/s], a the unit spin
     axis, global frame; road height h [m], slopes dh/dx, dh/dy [-] and friction μ [-] under the centre;
     slip_state κ' and lateral_state q = tan α' the transient slip states. mf52: ``contact.tire_contact_3d``.
     An unknown id writes NaN into ``out``."""

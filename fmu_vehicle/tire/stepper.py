@@ -43,7 +43,8 @@ from ..numerics.jit import njit
 from ..road.arrays import RoadArrays
 from ..road.kernel import road_eval
 from .brake import brake_torque
-from .contact import CONTACT_OUT_N, OUT_DKAPPA, OUT_FORCE, OUT_MY, OUT_POINT, tire_contact
+from .contact import tire_contact
+from .models import CONTACT_OUT_N, OUT_DKAPPA, OUT_FORCE, OUT_MY, OUT_POINT
 
 GRAVITY = 9.81
 """Gravitational acceleration [m/s^2], acting along -z."""

@@ -47,8 +47,7 @@ import numpy as np
 from ..numerics.jit import njit
 from ..road.arrays import RoadArrays, plane_arrays
 from ..road.kernel import road_eval_xy
-from .contact import CONTACT_OUT_N, OUT_DALPHA, OUT_DKAPPA, OUT_FORCE, OUT_MOMENT, OUT_POINT
-from .models import contact, model_id
+from .models import CONTACT_OUT_N, OUT_DALPHA, OUT_DKAPPA, OUT_FORCE, OUT_MOMENT, OUT_POINT, contact, model_id
 from .stepper import K1, K2, K3, K4, TMP, rk4_dense, rk4_update
 
 # state vector

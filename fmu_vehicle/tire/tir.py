@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ModelError
+from .interface import N_PARAMS, P_MODEL
 
 # ---- layout of TireParams.to_array() (float64, length N_PARAMS) ---------------------------------------
 P_R0 = 0          # UNLOADED_RADIUS [m]
@@ -167,8 +168,8 @@ P_PTY2 = 126     # lateral relaxation length: load at the peak / Fz0' [-]
 P_LSGAL = 127    # scale factor of the lateral relaxation length [-]
 N_COEFFICIENTS = 128
 """Slots 0 .. N_COEFFICIENTS-1 hold the .tir coefficients above."""
-P_MODEL = 128    # tire model id (tire.models; 0 = mf52), written by tire.models.params, not a .tir coefficient
-N_PARAMS = 129
+# slot P_MODEL (the tire model id, written by tire.models.params, not a .tir coefficient) and the width N_PARAMS
+# are the tire interface's (tire.interface); the coefficients fill the slots before P_MODEL
 
 DEFAULT_RELAXATION_LENGTH_M = 0.3
 """Longitudinal relaxation length at FNOMIN used when the file has no PTX1 [m]."""

@@ -29,9 +29,9 @@ import numpy as np
 
 from ..errors import ModelError
 from ..numerics.jit import entry_point
-from .contact import (OUT_DEFLECTION, OUT_FORCE, OUT_FX, OUT_FY, OUT_FZ, OUT_GAMMA, OUT_KAPPA_SS, OUT_MY,
-                      OUT_MZ, OUT_NORMAL, OUT_POINT, OUT_RE, OUT_SIGMA, OUT_SIGMA_Y, OUT_TAN_ALPHA,
-                      OUT_TAN_ALPHA_SS, OUT_VSX)
+from .models import (OUT_DEFLECTION, OUT_FORCE, OUT_FX, OUT_FY, OUT_FZ, OUT_GAMMA, OUT_KAPPA_SS, OUT_MY,
+                     OUT_MZ, OUT_NORMAL, OUT_POINT, OUT_RE, OUT_SIGMA, OUT_SIGMA_Y, OUT_TAN_ALPHA,
+                     OUT_TAN_ALPHA_SS, OUT_VSX)
 from .stepper3d import (M_ACC, M_ALPHA, M_AXIS, M_MIRROR, M_OMEGA, M_PLANE, M_POS, M_VEL, N_STATES, S_KAPPA,
                         S_Q, TMP, WK_CENTER, WK_MOMENT, WK_ROAD, WK_VEL, advance3d, derivative3d,
                         quaternion_spin_axis, wheel3d_arrays)

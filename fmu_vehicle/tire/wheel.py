@@ -23,11 +23,11 @@ import numpy as np
 
 from ..errors import ModelError
 from ..road import ProfileRoad, Road, SlopeRoad, road_eval
-from .contact import OUT_DEFLECTION, OUT_FX, OUT_FZ, OUT_KAPPA_SS, OUT_MY, OUT_VSX, OUT_VX
+from .models import N_PARAMS, OUT_DEFLECTION, OUT_FX, OUT_FZ, OUT_KAPPA_SS, OUT_MY, OUT_VSX, OUT_VX
 from .pacejka import effective_rolling_radius
 from .stepper import (GRAVITY, K1, N_STATES, S_KAPPA, S_OMEGA, S_VX, S_VZ, S_X, S_Z, WK_BRAKE, WK_DRIVE,
                       rk4_stages, rk4_update, wheel_arrays, wheel_derivative)
-from .tir import N_PARAMS, P_CZ, P_LCZ, P_R0
+from .tir import P_CZ, P_LCZ, P_R0
 
 __all__ = ["GRAVITY", "WheelRun", "simulate_wheel", "rig_run", "PROFILE_DX_M"]
 

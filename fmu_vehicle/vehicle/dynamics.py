@@ -30,9 +30,8 @@ from ..numerics.linalg import max_abs
 from ..multibody.state import STATUS_MASS_NOT_PD, clear_loads, set_state
 from ..road.kernel import road_eval_xy
 from ..tire.brake import brake_torque
-from ..tire.contact import (OUT_DALPHA, OUT_DKAPPA, OUT_FX, OUT_FY, OUT_FZ, OUT_GAMMA, OUT_MOMENT, OUT_MZ,
-                            OUT_POINT, OUT_TAN_ALPHA)
-from ..tire.models import contact, model_id
+from ..tire.models import (OUT_DALPHA, OUT_DKAPPA, OUT_FX, OUT_FY, OUT_FZ, OUT_GAMMA, OUT_MOMENT, OUT_MZ, OUT_POINT,
+                           OUT_TAN_ALPHA, contact, model_id)
 from .events import n_switch, vehicle_switch
 from .model import (MODE_ROAD, MODE_TIRE, W_AXIS, W_CENTER, W_FORCE, W_LEVER, W_MOMENT, W_OMEGA, W_POINT, W_ROAD,
                     W_VEL, VehicleModel)

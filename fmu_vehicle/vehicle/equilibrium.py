@@ -44,8 +44,8 @@ from ..multibody.constraints import velocity_transform
 from ..multibody.kinematics import forward_velocities
 from ..multibody.state import assemble_positions, rest_at_design
 from ..road.kernel import road_eval_xy
-from ..tire.contact import CONTACT_OUT_N, OUT_FY, OUT_FZ, OUT_RE
-from ..tire.models import N_PARAMS, contact, model_id, rest_params, unloaded_radius, vertical_stiffness
+from ..tire.models import (CONTACT_OUT_N, N_PARAMS, OUT_FY, OUT_FZ, OUT_RE, contact, model_id, rest_params,
+                           unloaded_radius, vertical_stiffness)
 from .dynamics import IN_BRAKE, IN_DRIVE, vehicle_rhs
 from .model import MODE_ROAD, MODE_TIRE, W_AXIS, W_CENTER, W_OMEGA, W_ROAD, W_VEL, VehicleModel
 

@@ -31,8 +31,7 @@ from __future__ import annotations
 from ..numerics.jit import njit
 
 from ..road.kernel import break_switch
-from ..tire.contact import OUT_DEFLECTION, OUT_NORMAL
-from ..tire.models import vertical_damping, vertical_stiffness
+from ..tire.models import OUT_DEFLECTION, OUT_NORMAL, vertical_damping, vertical_stiffness
 from .model import MODE_ROAD, MODE_TIRE, W_CENTER, W_VEL
 
 ROAD_FAMILIES = 2

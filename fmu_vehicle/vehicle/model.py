@@ -14,7 +14,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..errors import ModelError
-from ..tire.contact import CONTACT_OUT_N
+from ..tire.models import CONTACT_OUT_N
 
 VehicleModel = namedtuple("VehicleModel", [
     "mech",            # engine model (multibody.model.Model)
