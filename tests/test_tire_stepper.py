@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 
 from fmu_vehicle.fmi.slaves.fmu_vehicle_tire import TireModel
+from fmu_vehicle.numerics.interp import interp_held
 from fmu_vehicle.paths import resource_path
 from fmu_vehicle.road import FlatRoad, SpeedBumpRoad, plane_arrays
 from fmu_vehicle.tire.pacejka import effective_rolling_radius
 from fmu_vehicle.tire.stepper import (N_STATES, S_KAPPA, S_OMEGA, S_VX, S_VZ, S_X, S_Z, W_ALPHA, W_AX, W_AZ,
-                                      rk4_step, table_value, wheel_advance, wheel_arrays)
+                                      rk4_step, wheel_advance, wheel_arrays)
 from fmu_vehicle.tire.tir import read_tir
 from fmu_vehicle.tire.wheel import simulate_wheel
 
@@ -66,12 +67,13 @@ def test_held_motion_follows_its_polynomial_and_outputs_are_sampled_in_the_step(
             assert y_mid[S_KAPPA] - y0[S_KAPPA] == pytest.approx(fine[S_KAPPA] - y0[S_KAPPA], rel=1e-3)
 
 
-def test_table_value_is_np_interp():
+def test_the_torque_tables_are_np_interp():
+    """The stepper's drive and brake tables (``numerics.interp.interp_held``): np.interp to the bit."""
     times = np.array([0.0, 1.0, 1.0, 2.5, 4.0])
     values = np.array([0.0, 0.0, 500.0, -20.0, 7.0])
     for t in (-1.0, 0.0, 0.3, 1.0, 1.7, 2.5, 3.9, 4.0, 9.0):
-        assert table_value(times, values, t) == np.interp(t, times, values)
-    assert table_value(np.zeros(1), np.array([3.0]), 5.0) == 3.0
+        assert interp_held(times, values, t) == np.interp(t, times, values)
+    assert interp_held(np.zeros(1), np.array([3.0]), 5.0) == 3.0
 
 
 def test_flat_road_free_rolling_needs_no_rates():

@@ -13,29 +13,10 @@ from __future__ import annotations
 
 import math
 
+from ..numerics.interp import interp_extrapolated
 from ..numerics.jit import njit
 
 from .kinematics import end_points
-
-
-@njit(inline="always")
-def interp_table(tx, ty, off, cnt, x):
-    """Piecewise-linear table value at x, linear extrapolation with the end slopes."""
-    if x <= tx[off]:
-        j = off
-    elif x >= tx[off + cnt - 1]:
-        j = off + cnt - 2
-    else:
-        lo, hi = off, off + cnt - 1
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if tx[mid] <= x:
-                lo = mid
-            else:
-                hi = mid
-        j = lo
-    t = (x - tx[j]) / (tx[j + 1] - tx[j])
-    return ty[j] + t * (ty[j + 1] - ty[j])
 
 
 @njit(inline="always")
@@ -43,7 +24,7 @@ def spring_compression_force(model, e, x):
     """Compressive force [N] of element e's spring (incl. stops) at deflection x = L0 - L [m]."""
     off, cnt = model.sd_stab[e, 0], model.sd_stab[e, 1]
     if cnt > 0:
-        F = interp_table(model.tab_x, model.tab_y, off, cnt, x)
+        F = interp_extrapolated(model.tab_x, model.tab_y, off, cnt, x)
     else:
         F = model.sd_pre[e] + model.sd_k[e] * x
     st = model.sd_stops[e]
@@ -59,7 +40,7 @@ def damper_tension(model, e, v):
     """Damper tension [N] of element e at extension rate v [m/s]."""
     off, cnt = model.sd_dtab[e, 0], model.sd_dtab[e, 1]
     if cnt > 0:
-        return interp_table(model.tab_x, model.tab_y, off, cnt, v)
+        return interp_extrapolated(model.tab_x, model.tab_y, off, cnt, v)
     return model.sd_c[e] * v
 
 

@@ -1,9 +1,9 @@
 """njit single-wheel stepper: one wheel on a road with its transient slip and brake, classic RK4.
 
-The one integrator of a lone wheel: the rig (``wheel.simulate_wheel``) and the Tire FMU
-(``fmi/slaves/fmu_vehicle_tire.py``) both step through ``wheel_derivative`` and the RK4 functions below,
-over the preallocated arrays of a ``WheelArrays`` record. Planar wheel in the global x-z plane (ISO 8855:
-x forward, z up), spin axis a = +y.
+The one integrator of a lone wheel: the rig (``wheel.simulate_wheel``) and the Tire FMU's planar interface
+(``tire.tire_planar.TireModel``) both step through ``wheel_derivative`` with the RK4 kernels of
+``numerics.rk4``, over the preallocated arrays of a ``WheelArrays`` record. Planar wheel in the global x-z
+plane (ISO 8855: x forward, z up), spin axis a = +y.
 
 State y (float64[N_STATES]):
     S_X, S_Z      wheel centre position, global x, z [m]
@@ -20,11 +20,12 @@ Derivative (gravity g along -z; wheel mass m, spin inertia I, extra massless loa
     κ̇' = dκ'/dt of ``contact.tire_contact``,  φ̇ = φ̇ of ``brake.brake_torque(T_b(t), φ, Ω, I)``
 where F = (Fx, Fz) is the tire force on the wheel (global x, z), M_y = [(P - c) × F]_y + My its moment
 about the wheel centre c, both from ``tire_contact`` on the road ``road_eval(road, x)`` under the centre,
-and T_drive(t), T_b(t) are piecewise-linear time tables (``table_value``). A held velocity changes at the
+and T_drive(t), T_b(t) are piecewise-linear time tables with their end values held
+(``numerics.interp.interp_held``). A held velocity changes at the
 constant rate given with it (zero on a rig that holds its speed), so the centre follows
 c + v τ + a τ²/2 and the spin Ω + α τ exactly (RK4 integrates these polynomials without truncation error).
 
-RK4 step of size h (classic, four stages; rows K1..K4 of ``stages``):
+RK4 step of size h (classic, four stages; rows K1..K4 of ``stages``; ``numerics.rk4`` with f = wheel_derivative):
     k1 = f(t, y), k2 = f(t + h/2, y + h/2 k1), k3 = f(t + h/2, y + h/2 k2), k4 = f(t + h, y + h k3)
     y(t + h) = y + h/6 (k1 + 2 k2 + 2 k3 + k4)
 with the continuous extension (Hermite, third order) y(t + θ h) = y + h (b1 k1 + b23 (k2 + k3) + b4 k4),
@@ -39,7 +40,10 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import ModelError
+from ..numerics import rk4
+from ..numerics.interp import interp_held
 from ..numerics.jit import njit
+from ..numerics.rk4 import N_STAGES
 from ..road.arrays import RoadArrays
 from ..road.kernel import road_eval
 from .brake import brake_torque
@@ -76,9 +80,7 @@ WK_ROAD = 14        # [14:17] road height h [m], slope dh/dx [-], friction mu [-
 WK_MOMENT = 17      # tire moment about the centre M_y = [(P - c) x F]_y + My [N m]
 N_WORK = 18
 
-# rows of WheelArrays.stages
-K1, K2, K3, K4, TMP = range(5)
-N_STAGES = 5
+# rows of WheelArrays.stages: numerics.rk4's K1..K4, TMP (N_STAGES rows)
 
 
 class WheelArrays(NamedTuple):
@@ -143,32 +145,10 @@ def wheel_arrays(p, road: RoadArrays, *, mass_kg: float = 1.0, inertia_kg_m2: fl
 
 
 @njit
-def table_value(times, values, t):
-    """Piecewise-linear table at t (np.interp semantics: end values held; at repeated times, the last entry).
-
-    times [s] non-decreasing, values of the same length >= 1.
-    """
-    n = times.shape[0]
-    if t < times[0]:
-        return values[0]
-    if t >= times[n - 1]:
-        return values[n - 1]
-    lo = 0
-    hi = n - 1                      # times[lo] <= t < times[hi]
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if times[mid] <= t:
-            lo = mid
-        else:
-            hi = mid
-    slope = (values[hi] - values[lo]) / (times[hi] - times[lo])
-    return slope * (t - times[lo]) + values[lo]
-
-
-@njit
 def wheel_derivative(t, y, w, dy):
     """dy = dy/dt of the wheel state y (S_* layout) at time t [s] (module docstring); fills w.work and
-    w.contact with this evaluation's wheel quantities and tire outputs."""
+    w.contact with this evaluation's wheel quantities and tire outputs. Returns 0 (the status of a
+    ``numerics.rk4`` derivative: it never fails)."""
     work = w.work
     wheel = w.wheel
     center = work[WK_CENTER:WK_CENTER + 3]
@@ -198,8 +178,8 @@ def wheel_derivative(t, y, w, dy):
     rz = out[OUT_POINT + 2] - center[2]
     moment = rz * fx_w - rx * fz_w + out[OUT_MY]
     inertia = wheel[W_INERTIA]
-    drive = table_value(w.drive_t, w.drive_v, t)
-    brake, dphi = brake_torque(table_value(w.brake_t, w.brake_v, t), y[S_PHI], y[S_OMEGA], inertia)
+    drive = interp_held(w.drive_t, w.drive_v, t)
+    brake, dphi = brake_torque(interp_held(w.brake_t, w.brake_v, t), y[S_PHI], y[S_OMEGA], inertia)
     work[WK_DRIVE] = drive
     work[WK_BRAKE] = brake
     work[WK_MOMENT] = moment
@@ -212,81 +192,22 @@ def wheel_derivative(t, y, w, dy):
     dy[S_OMEGA] = wheel[W_ALPHA] if wheel[W_HOLD_OMEGA] != 0.0 else (drive + brake + moment) / inertia
     dy[S_KAPPA] = out[OUT_DKAPPA]
     dy[S_PHI] = dphi
-
-
-@njit
-def rk4_stages(t, h, y, w):
-    """Stages k2, k3, k4 of an RK4 step of size h [s] from (t, y) into w.stages[K2:K4+1]; w.stages[K1] must
-    hold f(t, y) (``wheel_derivative``). y is not changed."""
-    st = w.stages
-    k1, k2, k3, k4, tmp = st[K1], st[K2], st[K3], st[K4], st[TMP]
-    for i in range(N_STATES):
-        tmp[i] = y[i] + 0.5 * h * k1[i]
-    wheel_derivative(t + 0.5 * h, tmp, w, k2)
-    for i in range(N_STATES):
-        tmp[i] = y[i] + 0.5 * h * k2[i]
-    wheel_derivative(t + 0.5 * h, tmp, w, k3)
-    for i in range(N_STATES):
-        tmp[i] = y[i] + h * k3[i]
-    wheel_derivative(t + h, tmp, w, k4)
-
-
-@njit
-def rk4_update(h, y, w):
-    """y += h/6 (k1 + 2 k2 + 2 k3 + k4) with the stages in w.stages: y becomes y(t + h) (any record with
-    ``stages`` rows K1..K4 as long as y: also the spatial tire's, ``stepper3d``)."""
-    st = w.stages
-    k1, k2, k3, k4 = st[K1], st[K2], st[K3], st[K4]
-    for i in range(y.shape[0]):
-        y[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
-
-
-@njit
-def rk4_dense(h, y, w, theta, y_theta):
-    """y_theta = y(t + θ h) from the stages of the step from (t, y) (continuous extension, module docstring)."""
-    st = w.stages
-    k1, k2, k3, k4 = st[K1], st[K2], st[K3], st[K4]
-    t2 = theta * theta
-    t3 = t2 * theta
-    b1 = theta - 1.5 * t2 + 2.0 / 3.0 * t3
-    b23 = t2 - 2.0 / 3.0 * t3
-    b4 = -0.5 * t2 + 2.0 / 3.0 * t3
-    for i in range(y.shape[0]):
-        y_theta[i] = y[i] + h * (b1 * k1[i] + b23 * (k2[i] + k3[i]) + b4 * k4[i])
+    return 0
 
 
 @njit
 def rk4_step(t, h, y, w):
     """One classic RK4 step: y(t) -> y(t + h) in place (h [s])."""
-    wheel_derivative(t, y, w, w.stages[K1])
-    rk4_stages(t, h, y, w)
-    rk4_update(h, y, w)
+    rk4.rk4_step(wheel_derivative, t, h, y, w, w.stages)
 
 
 @njit
 def wheel_advance(t, h, n, tau_out, y, w, y_out):
-    """Advance y over [t, t + h] with n >= 1 equal RK4 steps and sample it at t + tau_out into y_out.
+    """Advance y over [t, t + h] with n >= 1 equal RK4 steps and sample it at t + tau_out into y_out
+    (``numerics.rk4.rk4_advance_sampled``).
 
     tau_out [s] in (0, h]: y_out is the continuous extension inside the step that contains it, or that step's
     result when tau_out falls on its end (to round-off). On return w.work and w.contact hold the evaluation
     at (t + tau_out, y_out), the quantities an output at that time reports.
     """
-    s = h / n
-    pending = True
-    for i in range(n):
-        a = i * s
-        wheel_derivative(t + a, y, w, w.stages[K1])
-        rk4_stages(t + a, s, y, w)
-        if pending and a + s >= tau_out - 1e-12 * h:
-            pending = False
-            theta = (tau_out - a) / s
-            if theta < 1.0 - 1e-12:
-                rk4_dense(s, y, w, theta, y_out)
-                rk4_update(s, y, w)
-            else:
-                rk4_update(s, y, w)
-                for j in range(N_STATES):
-                    y_out[j] = y[j]
-        else:
-            rk4_update(s, y, w)
-    wheel_derivative(t + tau_out, y_out, w, w.stages[TMP])
+    rk4.rk4_advance_sampled(wheel_derivative, t, h, n, tau_out, y, w, w.stages, y_out)

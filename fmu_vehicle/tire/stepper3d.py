@@ -27,13 +27,12 @@ tire's moment about the centre c(τ):
 
     M_c = My a_s + Mz n⊥ + (P - c(τ)) × F         (the contact's OUT_MOMENT plus the lever arm)
 
-RK4 over n equal sub-steps s = h/n (rows K1..K4 of ``stages``):
+RK4 over n equal sub-steps s = h/n (rows K1..K4 of ``stages``; ``numerics.rk4`` with f = derivative3d):
     k1 = f(τ, y), k2 = f(τ + s/2, y + s/2 k1), k3 = f(τ + s/2, y + s/2 k2), k4 = f(τ + s, y + s k3)
     y(τ + s) = y + s/6 (k1 + 2 k2 + 2 k3 + k4)
 and the continuous extension (Hermite, third order) y(τ + θ s) = y + s (b1 k1 + b23 (k2 + k3) + b4 k4),
     b1 = θ - 3θ²/2 + 2θ³/3,  b23 = θ² - 2θ³/3,  b4 = -θ²/2 + 2θ³/3,   θ in [0, 1],
-the same scheme as the planar single-wheel stepper (``tire.stepper``), whose RK4 functions are bound to
-its seven-state wheel and its derivative.
+the same kernels as the planar single-wheel stepper (``tire.stepper``) runs with its own derivative.
 
 See docs/tire.md §13.
 """
@@ -45,10 +44,10 @@ from typing import NamedTuple
 import numpy as np
 
 from ..numerics.jit import njit
+from ..numerics.rk4 import N_STAGES, TMP, rk4_advance_sampled
 from ..road.arrays import RoadArrays, plane_arrays
 from ..road.kernel import road_eval_xy
 from .models import CONTACT_OUT_N, OUT_DALPHA, OUT_DKAPPA, OUT_FORCE, OUT_MOMENT, OUT_POINT, contact, model_id
-from .stepper import K1, K2, K3, K4, TMP, rk4_dense, rk4_update
 
 # state vector
 S_KAPPA, S_Q = range(2)
@@ -74,8 +73,7 @@ WK_ROAD = 9         # [9:13] road under c(τ): h [m], dh/dx [-], mu [-], dh/dy [
 WK_MOMENT = 13      # [13:16] tire moment about c(τ): My a_s + Mz n⊥ + (P - c(τ)) × F [N m]
 N_WORK = 16
 
-# rows of Wheel3dArrays.stages: K1..K4, TMP as the planar stepper's (whose RK4 update and extension serve both)
-N_STAGES = 5
+# rows of Wheel3dArrays.stages: numerics.rk4's K1..K4, TMP (N_STAGES rows)
 
 
 class Wheel3dArrays(NamedTuple):
@@ -117,7 +115,8 @@ def wheel3d_arrays(p, road: RoadArrays | None = None, mirror: float = 1.0) -> Wh
 
 @njit
 def derivative3d(tau, y, w, dy):
-    """dy = d(κ', q)/dt at τ [s] into the step (module docstring); fills w.work and w.contact."""
+    """dy = d(κ', q)/dt at τ [s] into the step (module docstring); fills w.work and w.contact. Returns 0 (the
+    status of a ``numerics.rk4`` derivative: it never fails)."""
     m = w.motion
     work = w.work
     center = work[WK_CENTER:WK_CENTER + 3]
@@ -151,52 +150,19 @@ def derivative3d(tau, y, w, dy):
     work[WK_MOMENT + 2] = out[OUT_MOMENT + 2] + rx * fy - ry * fx
     dy[S_KAPPA] = out[OUT_DKAPPA]
     dy[S_Q] = out[OUT_DALPHA]
-
-
-@njit
-def rk4_stages3d(tau, s, y, w):
-    """Stages k2, k3, k4 of an RK4 step of size s [s] from (τ, y) into w.stages[K2:K4+1]; w.stages[K1] must
-    hold f(τ, y) (``derivative3d``). y is not changed."""
-    st = w.stages
-    k1, k2, k3, k4, tmp = st[K1], st[K2], st[K3], st[K4], st[TMP]
-    for i in range(N_STATES):
-        tmp[i] = y[i] + 0.5 * s * k1[i]
-    derivative3d(tau + 0.5 * s, tmp, w, k2)
-    for i in range(N_STATES):
-        tmp[i] = y[i] + 0.5 * s * k2[i]
-    derivative3d(tau + 0.5 * s, tmp, w, k3)
-    for i in range(N_STATES):
-        tmp[i] = y[i] + s * k3[i]
-    derivative3d(tau + s, tmp, w, k4)
+    return 0
 
 
 @njit
 def advance3d(h, n, tau_out, y, w, y_out):
-    """Advance y over the step [0, h] (τ) with n >= 1 equal RK4 sub-steps and sample it at τ = tau_out.
+    """Advance y over the step [0, h] (τ) with n >= 1 equal RK4 sub-steps and sample it at τ = tau_out
+    (``numerics.rk4.rk4_advance_sampled`` from τ = 0).
 
     tau_out [s] in (0, h]: y_out is the continuous extension inside the sub-step that contains it, or that
     sub-step's result when tau_out falls on its end (to round-off). On return w.work and w.contact hold the
     evaluation at (tau_out, y_out), the quantities an output at that time reports.
     """
-    s = h / n
-    pending = True
-    for i in range(n):
-        a = i * s
-        derivative3d(a, y, w, w.stages[K1])
-        rk4_stages3d(a, s, y, w)
-        if pending and a + s >= tau_out - 1e-12 * h:
-            pending = False
-            theta = (tau_out - a) / s
-            if theta < 1.0 - 1e-12:
-                rk4_dense(s, y, w, theta, y_out)
-                rk4_update(s, y, w)
-            else:
-                rk4_update(s, y, w)
-                for j in range(N_STATES):
-                    y_out[j] = y[j]
-        else:
-            rk4_update(s, y, w)
-    derivative3d(tau_out, y_out, w, w.stages[TMP])
+    rk4_advance_sampled(derivative3d, 0.0, h, n, tau_out, y, w, w.stages, y_out)
 
 
 def quaternion_spin_axis(e0: float, e1: float, e2: float, e3: float) -> tuple[float, float, float]:

@@ -5,7 +5,7 @@ spin inertia I) moves in the global x-z plane; its spin axis is +y. Equations of
     m ẍ = F_x,   m z̈ = F_z - m g - load,   I Ω̇ = T_drive + T_brake + [(P - c) × F]_y + My,   κ̇' = tire
 with F, P, My from ``contact.tire_contact`` and the brake torque from ``brake.brake_torque`` (a LuGre-type
 element that holds a wheel at standstill without creep). The rig is the single-wheel stepper
-(``stepper.wheel_derivative``, ``stepper.rk4_stages``) run from static equilibrium with a recorder;
+(``stepper.wheel_derivative`` with ``numerics.rk4``) run from static equilibrium with a recorder;
 ``prescribed_vx`` / ``prescribed_vz`` / ``prescribed_omega`` hold ẋ / ż / Ω constant (tire test trailer on
 a drum or flat track). The road is any road of the road package (``road``), a plane of angle
 ``slope_rad`` (``SlopeRoad``), or a polyline through (road_x_m, road_h_m) (``ProfileRoad``: linear between
@@ -18,15 +18,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..numerics.jit import njit
 import numpy as np
 
 from ..errors import ModelError
+from ..numerics import rk4
+from ..numerics.jit import njit
+from ..numerics.rk4 import K1
 from ..road import ProfileRoad, Road, SlopeRoad, road_eval
 from .models import N_PARAMS, OUT_DEFLECTION, OUT_FX, OUT_FZ, OUT_KAPPA_SS, OUT_MY, OUT_VSX, OUT_VX
 from .pacejka import effective_rolling_radius
-from .stepper import (GRAVITY, K1, N_STATES, S_KAPPA, S_OMEGA, S_VX, S_VZ, S_X, S_Z, WK_BRAKE, WK_DRIVE,
-                      rk4_stages, rk4_update, wheel_arrays, wheel_derivative)
+from .stepper import (GRAVITY, N_STATES, S_KAPPA, S_OMEGA, S_VX, S_VZ, S_X, S_Z, WK_BRAKE, WK_DRIVE, wheel_arrays,
+                      wheel_derivative)
 from .tir import P_CZ, P_LCZ, P_R0
 
 __all__ = ["GRAVITY", "WheelRun", "simulate_wheel", "rig_run", "PROFILE_DX_M"]
@@ -67,8 +69,7 @@ def rig_run(y, h, n_steps, w, rec):
         r[REC_VSX] = cout[OUT_VSX]
         if k == n_steps:
             break
-        rk4_stages(t, h, y, w)
-        rk4_update(h, y, w)
+        rk4.rk4_rest(wheel_derivative, t, h, y, w, w.stages)
 
 
 @dataclass(frozen=True)
