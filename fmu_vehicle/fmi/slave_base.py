@@ -1,7 +1,7 @@
 """``VehicleSlaveBase``: the pythonfmu ``Fmi2Slave`` that owns every FMI rule, so slaves stay thin.
 
-A concrete slave is a class-level variable table plus four hooks (see ``fmu_vehicle_lead_vehicle.py``
-for a 40-line example)::
+A concrete slave is a class-level variable table plus four hooks (``slaves/fmu_vehicle_lead_vehicle.py`` is a
+complete one, 54 lines with its docstring and imports; adding a controller FMU: docs/extending.md)::
 
     class LeadVehicle(VehicleSlaveBase):
         MODEL_NAME = "LeadVehicle"                  # modelName = modelIdentifier = binary name
@@ -34,9 +34,9 @@ host makes them every communication step (the model's own step may cost less tha
   inputs checked again, and a slave may skip handing unchanged inputs to its model.
 * ``get_real`` keeps a reader for the value references of its last call (hosts read the same list each
   step).  A slave may give all its Real outputs as one list (``_publish_outputs``) instead of writing them
-  into ``self.values``: getReal serves them from that list, ``self.values`` gets them when read there.  Data files are read through
-``Path(self.resources)`` (``fmi.resource_files``), never ``importlib.resources`` (a package copy cached by
-an earlier instance may point at a deleted extraction folder).
+  into ``self.values``: getReal serves them from that list, ``self.values`` gets them when read there.
+Data files are read through ``Path(self.resources)`` (``fmi.resource_files``), never ``importlib.resources``
+(a package copy cached by an earlier instance may point at a deleted extraction folder).
 
 What the pythonfmu 0.7.0 wrapper does with Python results (read in ``fmi2.cpp`` and
 ``PySlaveInstance.cpp``) and the rules that follow from it:
@@ -66,8 +66,8 @@ What the pythonfmu 0.7.0 wrapper does with Python results (read in ``fmi2.cpp`` 
 * ``do_step`` refuses (``fmi2Discard``, model untouched, the master may retry) a step size <= 0 or not
   finite, a step needing more than ``MAX_SUBSTEPS`` internal steps of ``INTERNAL_STEP``, a
   ``currentCommunicationPoint`` that differs from the FMU's time by more than
-  ``TIME_TOLERANCE * max(1, |t|)`` (within it, the master's time is taken, so no drift builds up), NaN/inf or out-of-range
-  inputs (ranges are the declared min/max: what the model can take), an invalid tunable parameter,
+  ``TIME_TOLERANCE * max(1, |t|)`` (within it, the master's time is taken, so no drift builds up), NaN/inf or
+  out-of-range inputs (ranges are the declared min/max: what the model can take), an invalid tunable parameter,
   a call before initialization or after terminate.
 * If a step raises or produces a non-finite Real output, the outputs are put back to their values at
   the step start (never NaN with ``fmi2OK``), the step returns ``fmi2Discard`` and the instance stays
