@@ -1,11 +1,15 @@
-"""Small helpers shared across the package: the one way a file is written atomically, the one time limit of a
-child process and the environment of a child that compiles the package's kernels."""
+"""Small helpers shared across the package: the one way a data file is read (:func:`read_json`) and written
+atomically, the one time limit of a child process and the environment of a child that compiles the package's
+kernels."""
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
 from typing import Callable, Iterable
+
+from .errors import ModelError
 
 CHILD_HANG_GUARD_S = 3600.0
 """The time limit of every child process the package or its tests start (FMU builds and warm-up runs, C-host
@@ -28,6 +32,21 @@ def fixed(value: float, digits: int) -> str:
     prints as 0)."""
     text = f"{value:.{digits}f}"
     return text[1:] if text.startswith("-") and float(text) == 0.0 else text
+
+
+def read_json(path, what: str):
+    """The JSON document in ``path``, a ``what`` file (e.g. "road", "tuning"): the one reader of the package's
+    data files. A file that cannot be read or is not valid JSON raises ModelError naming the file (and the
+    line and column of the error)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ModelError(f"{path}: cannot read {what} file ({e.strerror or e})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ModelError(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
 
 
 def atomic_write(path, write: Callable, mode: str | None = "w") -> Path:

@@ -37,7 +37,7 @@ def run_libcosim(ssp_path, n_steps, step_ns, signals):
     from libcosimpy.CosimLogging import CosimLogLevel, log_output_level
     from libcosimpy.CosimObserver import CosimObserver
 
-    from fmu_vehicle.cosim.ssp import ssp_with_integer_choices
+    from fmu_vehicle.fmi.post_process import ssp_with_integer_choices
     log_output_level(CosimLogLevel.WARNING)
     # libcosim skips FMI Enumeration variables and drops their bindings: it runs the copy whose FMUs declare
     # their choices as Integers (docs/cosimulation.md)

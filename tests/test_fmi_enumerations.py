@@ -314,7 +314,7 @@ def test_the_libcosim_copy_declares_choices_as_integers_and_libcosim_then_sets_t
     from libcosimpy.CosimObserver import CosimObserver
 
     from fmu_vehicle.cosim import Component, Experiment, System, read_ssp, run_system, write_ssp
-    from fmu_vehicle.cosim.ssp import ssp_with_integer_choices
+    from fmu_vehicle.fmi.post_process import ssp_with_integer_choices
     from fmu_vehicle.fmi.slaves.fmu_vehicle_lead_vehicle import LeadVehicle
     choices = next(v for v in LeadVehicle.VARIABLES if v.name == "speed_profile").choices
     other = next(c for c in choices if c != next(v for v in LeadVehicle.VARIABLES if v.name == "speed_profile").start)

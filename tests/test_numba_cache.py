@@ -43,20 +43,20 @@ def test_shipped_kernels_are_adopted_and_an_unreadable_compression_is_skipped(tm
     nothing is copied and nothing is raised: the kernels are compiled at their first use instead."""
     import zipfile
 
-    import fmu_vehicle
+    from fmu_vehicle.numerics import cache
     from fmu_vehicle.fmi.build import KERNEL_COMPRESSION
     shipped = tmp_path / "numba_cache"
     shipped.mkdir()
     members = {"fmu_vehicle/a.nbi": b"index" * 100, "fmu_vehicle/a.1.nbc": bytes(range(256)) * 40}
-    with zipfile.ZipFile(shipped / fmu_vehicle.SHIPPED_KERNELS, "w", compression=KERNEL_COMPRESSION) as z:
+    with zipfile.ZipFile(shipped / cache.SHIPPED_KERNELS, "w", compression=KERNEL_COMPRESSION) as z:
         for name, data in members.items():
             z.writestr(name, data)
-    fmu_vehicle._adopt_shipped_cache(shipped, tmp_path / "cache")
+    cache._adopt_shipped_cache(shipped, tmp_path / "cache")
     assert {p.relative_to(tmp_path / "cache").as_posix(): p.read_bytes()
             for p in (tmp_path / "cache").rglob("*") if p.is_file()} == members
 
     def no_lzma(self, name, pwd=None):
         raise RuntimeError("Compression requires the (missing) lzma module")
     monkeypatch.setattr(zipfile.ZipFile, "read", no_lzma)
-    fmu_vehicle._adopt_shipped_cache(shipped, tmp_path / "other")
+    cache._adopt_shipped_cache(shipped, tmp_path / "other")
     assert not (tmp_path / "other").exists() or not any((tmp_path / "other").rglob("*.nb*"))

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fmu_vehicle.errors import ModelError
+from fmu_vehicle.util import read_json
 from fmu_vehicle.paths import resource_path
 
 KEYS = {"name", "description", "system", "protocol", "parameters", "cases", "grid", "scoring", "kpi", "plot"}
@@ -101,10 +102,7 @@ def load_catalogue(spec: str) -> Catalogue:
             raise ModelError(f"catalogue {spec!r}: no such file, and no shipped catalogue of that name "
                              f"(shipped: {', '.join(catalogue_names()) or 'none'})")
         p = candidate
-    try:
-        doc = json.loads(p.read_text())
-    except json.JSONDecodeError as e:
-        raise ModelError(f"catalogue {p}: not valid JSON: {e}") from None
+    doc = read_json(p, "catalogue")
     if not isinstance(doc, dict):
         raise ModelError(f"catalogue {p}: expected a JSON object at the top")
     unknown = sorted(set(doc) - KEYS)

@@ -33,7 +33,6 @@ Tunings: ``resources/chassis_control/<name>.json`` (:func:`load_tuning`), one se
 from __future__ import annotations
 
 import importlib
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ModelError
+from fmu_vehicle.util import read_json
 from ..paths import resource_path
 from .hydraulics import APPLY
 
@@ -114,12 +114,7 @@ def load_tuning(name_or_path="default") -> dict:
     p = Path(name_or_path)
     if p.suffix != ".json":
         p = resource_path("chassis_control", f"{name_or_path}.json")
-    try:
-        doc = json.loads(p.read_text())
-    except FileNotFoundError:
-        raise ModelError(f"chassis-control tuning '{name_or_path}': no file {p}") from None
-    except json.JSONDecodeError as e:
-        raise ModelError(f"{p}: not valid JSON ({e})") from None
+    doc = read_json(p, "chassis-control tuning")
     unknown = set(doc) - set(FUNCTIONS) - {"name", "description", "sample_period_s"}
     if unknown:
         raise ModelError(f"{p}: unknown section(s) {', '.join(sorted(unknown))}; valid: {', '.join(FUNCTIONS)}")

@@ -29,7 +29,6 @@ element, which acts against the wheel's spin and holds a wheel at rest.
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ModelError
+from fmu_vehicle.util import read_json
 from ..paths import resource_path
 
 APPLY, HOLD, RELEASE = 0, 1, 2
@@ -116,12 +116,7 @@ def load_brake_system(name_or_path, wheel_names) -> BrakeSystem:
     if p.suffix != ".json":
         p = resource_path("brakes", f"{name_or_path}.json")
     src = str(p)
-    try:
-        doc = json.loads(p.read_text())
-    except FileNotFoundError:
-        raise ModelError(f"brake system '{name_or_path}': no file {src}") from None
-    except json.JSONDecodeError as e:
-        raise ModelError(f"{src}: not valid JSON ({e})") from None
+    doc = read_json(p, "brake system")
     mc = doc.get("master_cylinder")
     if not isinstance(mc, dict):
         raise ModelError(f"{src}: field 'master_cylinder' must be an object")

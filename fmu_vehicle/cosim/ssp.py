@@ -454,26 +454,6 @@ def write_ssp(system: System, path: str | os.PathLike) -> Path:
     return atomic_write(path, write, mode="wb")
 
 
-def ssp_with_integer_choices(path: str | os.PathLike, out: str | os.PathLike) -> Path:
-    """Write to ``out`` a copy of the ``.ssp`` archive ``path`` whose FMUs declare their Enumeration parameters
-    as Integers (``fmi.post_process.enumerations_as_integers``; the SSD and its ``ssv:Integer`` bindings
-    unchanged), for hosts that skip FMI enumerations: libcosim (0.10) leaves them out of its variable list and
-    drops their bindings, so every choice would stay at its default. Written atomically; returns ``out``."""
-    from fmu_vehicle.fmi.post_process import fmu_with_integer_choices
-    path = Path(path)
-    if not zipfile.is_zipfile(path):
-        raise ModelError(f"{path}: not an .ssp archive")
-    with zipfile.ZipFile(path) as archive:
-        entries = [(info, archive.read(info)) for info in archive.infolist()]
-
-    def write(stream):
-        with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED) as copy_:
-            for info, data in entries:
-                copy_.writestr(info, fmu_with_integer_choices(data) if info.filename.endswith(".fmu") else data)
-
-    return atomic_write(Path(out), write, mode="wb")
-
-
 def write_ssd(system: System, path: str | os.PathLike) -> Path:
     """Write ``system`` as a bare ``.ssd`` file whose components name their FMU by file name only
     (``source="VehicleLV.fmu"``), for ``read_ssp(path, fmu_dir=...)`` to find in a folder of built FMUs.

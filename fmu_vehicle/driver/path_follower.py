@@ -38,12 +38,12 @@ docs/handling.md §4.
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, fields, replace
 from pathlib import Path as _FsPath
 
 from fmu_vehicle.errors import ModelError
+from fmu_vehicle.util import read_json
 from fmu_vehicle.paths import resource_path
 
 from .path import Path
@@ -105,12 +105,7 @@ def load_driver_params(name_or_path: str | _FsPath = "preview_driver", **overrid
     path = _FsPath(name_or_path)
     if path.suffix != ".json":
         path = resource_path("drivers", f"{name_or_path}.json")
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ModelError(f"{path}: cannot read the driver file ({exc.strerror or exc})") from None
-    except json.JSONDecodeError as exc:
-        raise ModelError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    doc = read_json(path, "driver")
     if not isinstance(doc, dict) or doc.get("type") != "PathFollower":
         raise ModelError(f"{path}: a driver file is a JSON object with \"type\": \"PathFollower\"")
     values = {k: v for k, v in doc.items() if k not in ("type", "name", "description")}

@@ -476,7 +476,7 @@ def _add_compiled_code(fmu: Path) -> None:
     A short run of the FMU in a fresh process, with numba's target set to ``jit.PORTABLE_CPU`` and its cache
     pointed at :func:`portable_cache_dir`, compiles (or, for sources built before, finds) every kernel the
     model uses; the FMU then carries that cache, and an instance on a machine with the same Python and numba
-    versions loads it instead of compiling (``fmu_vehicle.shipped_cache_usable``).
+    versions loads it instead of compiling (``numerics.cache.shipped_cache_usable``).
 
     The inline kernels' own entries (``jit.LINK_ONLY``) stay out: they serve only to compile callers, and the
     callers are shipped compiled (2.4 of 6.0 MB of VehicleLV's archive when they were shipped).
@@ -492,7 +492,7 @@ def _add_compiled_code(fmu: Path) -> None:
     """
     from filelock import FileLock
 
-    from fmu_vehicle import SHIPPED_CACHE, SHIPPED_KERNELS
+    from fmu_vehicle.numerics.cache import SHIPPED_CACHE, SHIPPED_KERNELS
     from fmu_vehicle.numerics.jit import LINK_ONLY, PORTABLE_CPU
 
     cache = portable_cache_dir(fmu)

@@ -48,6 +48,7 @@ See docs/fmu_hosts.md.
 from __future__ import annotations
 
 import ctypes
+import importlib
 import os
 import sys
 from pathlib import Path
@@ -131,5 +132,5 @@ def settle_instance(package_name: str, resources: str | os.PathLike | None, mode
         return False
     restore_sys_path(resources)
     point_package_at(package_name, resources)
-    sys.modules[package_name].adopt_fmu_cache(resources)
+    importlib.import_module(f"{package_name}.numerics.cache").adopt_fmu_cache(resources)
     return True

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import io
+import os
 import zipfile
 from pathlib import Path
 from typing import Iterable, Mapping
@@ -240,3 +241,22 @@ def fmu_with_integer_choices(fmu: bytes) -> bytes:
                 data = enumerations_as_integers(data)
             zout.writestr(copy.copy(info), data)
     return out.getvalue()
+
+
+def ssp_with_integer_choices(path: str | os.PathLike, out: str | os.PathLike) -> Path:
+    """Write to ``out`` a copy of the ``.ssp`` archive ``path`` whose FMUs declare their Enumeration parameters
+    as Integers (:func:`enumerations_as_integers`; the SSD and its ``ssv:Integer`` bindings
+    unchanged), for hosts that skip FMI enumerations: libcosim (0.10) leaves them out of its variable list and
+    drops their bindings, so every choice would stay at its default. Written atomically; returns ``out``."""
+    path = Path(path)
+    if not zipfile.is_zipfile(path):
+        raise ModelError(f"{path}: not an .ssp archive")
+    with zipfile.ZipFile(path) as archive:
+        entries = [(info, archive.read(info)) for info in archive.infolist()]
+
+    def write(stream):
+        with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED) as copy_:
+            for info, data in entries:
+                copy_.writestr(info, fmu_with_integer_choices(data) if info.filename.endswith(".fmu") else data)
+
+    return atomic_write(Path(out), write, mode="wb")

@@ -14,7 +14,7 @@ or y_n (BDF1),
 until max_i |d_i| / (atol + rtol |y_i|) <= 1. J = df/dy is a forward difference of f, column by column
 (step sqrt(eps) max(|y_j|, 1)), taken at the end of the step (t_n+1 and the predictor, as CVODE does:
 Hindmarsh et al. 2005, "SUNDIALS: Suite of nonlinear and differential/algebraic equation solvers", ACM TOMS
-31(3)), and both iteration matrices (beta = 1 and 2/3) are LU-factored (partial pivoting, hand-written:
+31(3)), and both iteration matrices (beta = 1 and 2/3) are LU-factored (partial pivoting, ``numerics.linalg``:
 the kernels run without numba's runtime) and reused over many steps. They are refreshed: before the next
 step when the iteration converged slowly (more than ``SLOW_ITERATIONS`` iterations or a contraction ratio
 |d(k)| / |d(k-1)| above ``SLOW_RATIO``); after a re-partition (the independent coordinates changed), a
@@ -35,11 +35,13 @@ See docs/integrators.md §2 and §3.
 """
 from __future__ import annotations
 
+import math
 
 import numpy as np
 
 from ..errors import SimulationError
 from ..numerics.jit import njit
+from ..numerics.linalg import lu_factor, lu_solve
 from ..numerics.packing import PackedCall, by_ref, packed_value
 from .base import fixed_steps, inputs_key, system_record, system_rhs
 from .rk4 import finish_run, rk4_final, rk4_final_packed, run_chunks
@@ -67,58 +69,6 @@ _PREV, _VALID, _NFEV, _NFAC, _NSPLIT = 0, 1, 2, 3, 4
 # work rows: y(k), f, d, psi, f at the Jacobian's point, perturbed f, y_n-1, best iterate, perturbed y,
 # y_n kept while a step is split
 _YK, _F, _D, _PSI, _F0, _FT, _YPREV, _YBEST, _YT, _YSAVE = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
-
-
-@njit(inline="always")
-def _lu_factor(a, piv):
-    """LU with partial pivoting in place: P a = L U (unit L below the diagonal, U on and above); piv[k]
-    is the row swapped with row k at elimination step k. Returns False for a zero pivot."""
-    n = a.shape[0]
-    for k in range(n):
-        p = k
-        big = abs(a[k, k])
-        for i in range(k + 1, n):
-            if abs(a[i, k]) > big:
-                big = abs(a[i, k])
-                p = i
-        piv[k] = p
-        if big == 0.0:
-            return False
-        if p != k:
-            for j in range(n):
-                tmp = a[k, j]
-                a[k, j] = a[p, j]
-                a[p, j] = tmp
-        inv = 1.0 / a[k, k]
-        for i in range(k + 1, n):
-            a[i, k] *= inv
-            lik = a[i, k]
-            if lik != 0.0:
-                for j in range(k + 1, n):
-                    a[i, j] -= lik * a[k, j]
-    return True
-
-
-@njit(inline="always")
-def _lu_solve(a, piv, b):
-    """Solve (P^-1 L U) x = b in place for the factors of ``_lu_factor``."""
-    n = a.shape[0]
-    for k in range(n):
-        p = piv[k]
-        if p != k:
-            tmp = b[k]
-            b[k] = b[p]
-            b[p] = tmp
-    for i in range(n):
-        s = b[i]
-        for j in range(i):
-            s -= a[i, j] * b[j]
-        b[i] = s
-    for i in range(n - 1, -1, -1):
-        s = b[i]
-        for j in range(i + 1, n):
-            s -= a[i, j] * b[j]
-        b[i] = s / a[i, i]
 
 
 @njit(inline="always")
@@ -151,7 +101,7 @@ def _refresh_matrices(model, data, t, h, y, jac, lu, piv, hmat, ctl, work):
             for j in range(n):
                 a[i, j] = -hb * jac[i, j]
             a[i, i] += 1.0
-        if not _lu_factor(a, piv[k]):
+        if lu_factor(a, piv[k], None, None) == math.inf:
             return STATUS_NEWTON_FAILED
     ctl[_NFAC] += 1
     ctl[_VALID] = 1
@@ -205,7 +155,7 @@ def _bdf_step(model, data, t, h, y, jac, lu, piv, hmat, ctl, work, rtol, atol):
                 break
             for i in range(n):
                 d[i] = psi[i] + hb * f[i] - yk[i]
-            _lu_solve(lu[k], piv[k], d)
+            lu_solve(lu[k], piv[k], None, None, d, 0, n)
             dn = 0.0
             for i in range(n):
                 yk[i] += d[i]

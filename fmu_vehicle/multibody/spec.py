@@ -41,7 +41,6 @@ Every error raises :class:`fmu_vehicle.errors.ModelError` naming the file, the e
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ModelError
+from ..util import read_json
 
 GROUND = "ground"
 JOINT_TYPES = ("revolute", "prismatic", "universal", "spherical", "cylindrical", "planar", "free")
@@ -490,12 +490,4 @@ def parse_mechanism(data: dict, source: str = "<mechanism>") -> MechanismSpec:
 def load_mechanism_file(path) -> MechanismSpec:
     """Read and validate a mechanism JSON file."""
     p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as e:
-        raise ModelError(f"{p}: cannot read mechanism file ({e.strerror})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ModelError(f"{p}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
-    return parse_mechanism(data, str(p))
+    return parse_mechanism(read_json(p, "mechanism"), str(p))

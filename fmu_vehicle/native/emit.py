@@ -147,15 +147,15 @@ def ir_key(model_type, data_type, shape) -> str:
 
 
 def _ir_cache_dir() -> Path | None:
-    from .. import CACHE_DIR
-    return None if CACHE_DIR is None else Path(CACHE_DIR) / "native-ir"
+    from ..numerics.cache import cache_dir
+    return None if cache_dir() is None else Path(cache_dir()) / "native-ir"
 
 
 def kernel_cache_dir() -> Path | None:
     """The kernel cache of the export's child: this copy's own (``fmu_vehicle.CACHE_DIR``, where the child's
     entries are those compiled for the portable CPU: module docstring, step 1); None when it caches nothing."""
-    from .. import CACHE_DIR
-    return None if CACHE_DIR is None else Path(CACHE_DIR)
+    from ..numerics.cache import cache_dir
+    return None if cache_dir() is None else Path(cache_dir())
 
 
 def fresh_irs(entries, modules=()) -> list[tuple[dict, dict]]:

@@ -6,15 +6,14 @@ its stamp covers the function's own file only, while a kernel inlines or calls f
 module-level constants of other modules: a stale cache would silently run old code. Here:
 
 * :class:`PackageCacheLocator` files the cache of every kernel of this package under
-  ``fmu_vehicle.CACHE_DIR/<package folder>/<module>-<key>``, where the key is :func:`source_key` of its module
+  ``cache.cache_dir()/<package folder>/<module>-<key>``, where the key is :func:`source_key` of its module
   (also numba's stamp of the index): a hash of
   the module's own source and of the sources of every package module it imports, transitively (a static
   import graph read with ``ast``; imports inside functions count too; ``from p import n`` depends on the
   submodule ``p.n`` if there is one, else on ``p``). numba code can only reach what its module imports,
   so an edit elsewhere (the command line, co-simulation, a module no kernel imports) recompiles nothing,
   and an edit of ``tire/pacejka.py`` recompiles the tire and vehicle kernels but not the multibody engine.
-  The package's root ``__init__.py`` is left out of every key: it only locates the cache and holds nothing
-  a kernel reads. Each key has its own folder, so checkouts or branches whose copies of a module differ
+  The package's root ``__init__.py`` is left out of every key: it holds nothing a kernel reads. Each key has its own folder, so checkouts or branches whose copies of a module differ
   keep their compiled code side by side (and a process never reads a data file another process is
   writing for other sources); folders of other keys of a module unused for a day are deleted, except the
   two most recently used. Constants a module computes at import from data files (not Python sources) are
@@ -32,8 +31,8 @@ module-level constants of other modules: a stale cache would silently run old co
   cached (their closure holds a dispatcher pickled with a random id: their entries never matched).
 
 Any copy of the same sources reuses the cache (the key reads sources, never paths or times).
-``fmu_vehicle/__init__.py`` sets ``CACHE_DIR`` to a folder per package name (an FMU's copy is renamed, so it
-has its own) and Python/numba version. Import ``njit`` from here in every hot module.
+``cache.cache_dir()`` is a folder per package name (an FMU's copy is renamed, so it has its own) and
+Python/numba version, chosen at the first kernel's decoration. Import ``njit`` from here in every hot module.
 
 Engine functions that take the ``(model, data)`` namedtuples are declared ``njit(inline="always")``: numba
 passes a tuple argument flattened into its members' fields (about 690 machine words for model + data), so each
@@ -262,12 +261,12 @@ _USED: set = set()
 
 def _use_and_prune(folder: Path) -> None:
     """Mark ``folder`` (``<module>-<key>``) used now and delete the folders of other keys of the same module
-    unused for ``fmu_vehicle.MAX_IDLE_S``, except the ``fmu_vehicle.KEEP_OTHER_CACHES`` most recently used.
+    unused for ``cache.MAX_IDLE_S``, except the ``cache.KEEP_OTHER_CACHES`` most recently used.
     Once per folder and process; errors are ignored (the cache is an optimization)."""
     import shutil
     import time
 
-    from .. import KEEP_OTHER_CACHES, MAX_IDLE_S
+    from .cache import KEEP_OTHER_CACHES, MAX_IDLE_S
     if folder in _USED:
         return
     _USED.add(folder)
@@ -290,7 +289,7 @@ def _use_and_prune(folder: Path) -> None:
 
 class PackageCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
     """Cache location independent of where this copy of the package lives:
-    ``CACHE_DIR/<package folder>/<module>-<source key>``; stamp: :func:`source_key`."""
+    ``cache.cache_dir()/<package folder>/<module>-<source key>``; stamp: :func:`source_key`."""
 
     def __init__(self, py_func, py_file, rel: Path, root: str):
         self._py_file = py_file
@@ -306,7 +305,8 @@ class PackageCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheL
 
     @classmethod
     def from_function(cls, py_func, py_file):
-        from .. import CACHE_DIR as root
+        from .cache import cache_dir
+        root = cache_dir()
         if not root:
             return None
         try:
@@ -376,7 +376,7 @@ PORTABLE_CPU = "generic"
 
 
 def use_portable_target() -> str | None:
-    """Inside an FMU built for this interpreter (``fmu_vehicle.built_for_this_interpreter``; also one that
+    """Inside an FMU built for this interpreter (``cache.built_for_this_interpreter``; also one that
     ships no kernels itself: a vehicle FMU of the same build may bring them later, ``adopt_fmu_cache``),
     compile for and load the portable CPU target, so the kernels compiled at build time are found in the
     cache; returns a message to log when the code will be compiled here instead (None when the shipped code
@@ -386,7 +386,7 @@ def use_portable_target() -> str | None:
     so (natively) gets native code, compiled now and cached per user. ``FMU_VEHICLE_NATIVE=1`` asks for
     native code (faster once compiled; the first instance compiles for about a minute).
     """
-    from .. import built_for_this_interpreter
+    from .cache import built_for_this_interpreter
     if not built_for_this_interpreter(_PKG):
         return None if not (_PKG / "fmi" / "build_info.json").is_file() else (
             "the compiled code shipped in this FMU is for another Python or numba version: compiling the "

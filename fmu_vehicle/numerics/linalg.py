@@ -22,17 +22,21 @@ def max_abs(err, a):
 
 @njit(cache=True)
 def lu_factor(a, piv, beg, end):
-    """In-place LU with partial pivoting of the block-diagonal square matrix ``a``.
+    """In-place LU with partial pivoting of the block-diagonal square matrix ``a``: P a = L U (unit L below
+    the diagonal, U on and above); piv[k] is the row swapped with row k at elimination step k.
 
-    Row/column k lies in the diagonal block [beg[k], end[k]) (one dense block: beg = 0, end = n). Pivots
-    are searched within the block, so each block is factored on its own (a loop group of Phi_z^d,
+    Row/column k lies in the diagonal block [beg[k], end[k]) (``beg``, ``end`` None: one dense block [0, n)).
+    Pivots are searched within the block, so each block is factored on its own (a loop group of Phi_z^d,
     docs/formulation.md §8); entries outside the blocks are neither read nor written.
     Returns the ratio max|u_ii| / min|u_ii| (a cheap conditioning indicator), ``inf`` if singular.
     """
     n = a.shape[0]
     umax, umin = 0.0, math.inf
     for k in range(n):
-        lo, hi = beg[k], end[k]
+        if beg is None:
+            lo, hi = 0, n
+        else:
+            lo, hi = beg[k], end[k]
         p, big = k, abs(a[k, k])
         for i in range(k + 1, hi):
             if abs(a[i, k]) > big:
@@ -58,19 +62,20 @@ def lu_factor(a, piv, beg, end):
 @njit(cache=True)
 def lu_solve(lu, piv, beg, end, x, lo, hi):
     """Solve ``A x = b`` in place (``x`` holds b on entry) from :func:`lu_factor` output, for the rows
-    lo..hi-1 (whole blocks; 0..n for the full system, beg[k]..end[k] for the block of k)."""
+    lo..hi-1 (whole blocks; 0..n for the full system, beg[k]..end[k] for the block of k; ``beg``, ``end``
+    None for a dense matrix, as factored)."""
     for k in range(lo, hi):
         p = piv[k]
         if p != k:
             x[k], x[p] = x[p], x[k]
     for i in range(lo, hi):
         s = x[i]
-        for j in range(beg[i], i):
+        for j in range(0 if beg is None else beg[i], i):
             s -= lu[i, j] * x[j]
         x[i] = s
     for i in range(hi - 1, lo - 1, -1):
         s = x[i]
-        for j in range(i + 1, end[i]):
+        for j in range(i + 1, hi if end is None else end[i]):
             s -= lu[i, j] * x[j]
         x[i] = s / lu[i, i]
 

@@ -8,7 +8,6 @@ C = 1/K_SI^2 [N m s^2/rad^2]; C falls linearly to 0 between the last tabulated s
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from fmu_vehicle.errors import ModelError
+from fmu_vehicle.util import read_json
 
 RPM = math.pi / 30.0  # rad/s per rpm
 
@@ -122,12 +122,7 @@ class _Reader:
 def load_powertrain(path: str | Path) -> PowertrainData:
     """Read and validate a powertrain JSON file (see resources/powertrain/README.md)."""
     path = Path(path)
-    try:
-        doc = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ModelError(f"{path}: powertrain file not found") from None
-    except json.JSONDecodeError as exc:
-        raise ModelError(f"{path}: invalid JSON: {exc}") from None
+    doc = read_json(path, "powertrain")
     r = _Reader(path, doc)
     if r.get("type") != "Powertrain":
         r.fail("type", f"expected 'Powertrain', got {r.get('type')!r}")

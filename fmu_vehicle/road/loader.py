@@ -5,11 +5,11 @@ See docs/road.md §7.
 from __future__ import annotations
 
 import contextvars
-import json
 import os
 from pathlib import Path
 
 from ..errors import ModelError
+from ..util import read_json
 from ..paths import resource_path
 from .base import Road
 from .csv_road import CsvRoad
@@ -182,12 +182,7 @@ def _load_json(path: Path, base=None) -> Road:
     if key in chain:
         files = " -> ".join(str(p) for p in (*chain[chain.index(key):], key))
         raise ModelError(f"road file {path}: refers to itself ({files})")
-    try:
-        spec = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise ModelError(f"road file {path}: cannot read ({err})") from None
-    except json.JSONDecodeError as err:
-        raise ModelError(f"road file {path}: invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}") from None
+    spec = read_json(path, "road")
     token = _LOADING.set((*chain, key))
     try:
         return road_from_spec(spec, path, base)

@@ -24,7 +24,6 @@ line, peak lateral acceleration and yaw rate. See docs/cosimulation.md.
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 from fmu_vehicle.scenarios.half_car import Scenario, fmu_path
 from fmu_vehicle.cosim.system import Component, Connection, System

@@ -20,7 +20,6 @@ See docs/vehicle.md §2.
 from __future__ import annotations
 
 import copy
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ from ..errors import ModelError
 from ..multibody.spec import MechanismSpec, parse_mechanism
 from ..paths import resource_path
 from ..tire.models import read_tire, tires_side_by_side
+from ..util import read_json
 from .templates import (AXLE_TEMPLATES, CHASSIS_TEMPLATES, COUPLING_TEMPLATES, STEERING_TEMPLATES, SUSPENSION_TEMPLATES,
                         WheelInfo)
 
@@ -194,7 +194,7 @@ def _corner_data(c, i, src, base, prefix):
     if not isinstance(susp_file, str):
         raise ModelError(f"{where}: missing field 'suspension'")
     sp = resource_path("vehicles", "suspensions", susp_file, base=base)
-    susp = _merge(_read_json(sp, "suspension"), c.get("suspension_overrides", {}))
+    susp = _merge(read_json(sp, "suspension"), c.get("suspension_overrides", {}))
     center = _point_m(c.get("wheel_center_m"), f"{where}: field 'wheel_center_m'")
     return cname, side, sp, susp, center, where
 
@@ -335,15 +335,6 @@ def vehicle_names(base=None) -> list[str]:
     return sorted(p.stem for p in d.glob("*.json"))
 
 
-def _read_json(path: Path, what: str) -> dict:
-    try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ModelError(f"{path}: {what} file not found") from None
-    except json.JSONDecodeError as e:
-        raise ModelError(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
-
-
 def _merge(base: dict, over: dict) -> dict:
     out = copy.deepcopy(base)
     for k, v in over.items():
@@ -355,7 +346,7 @@ def _merge(base: dict, over: dict) -> dict:
 
 
 def _read_vehicle(path: Path, depth: int = 0) -> dict:
-    data = _read_json(path, "vehicle")
+    data = read_json(path, "vehicle")
     if not isinstance(data, dict):
         raise ModelError(f"{path}: a vehicle file must be a JSON object")
     parent = data.pop("extends", None)
@@ -434,7 +425,7 @@ def vehicle_value(name_or_path: str | os.PathLike, path: str, *, base=None):
         if corner is None:
             raise ModelError(f"vehicle '{name_or_path}': no corner '{keys[1]}' (path '{path}')")
         sp = resource_path("vehicles", "suspensions", corner["suspension"], base=base)
-        node, keys = _merge(_read_json(sp, "suspension"), corner.get("suspension_overrides", {})), keys[3:]
+        node, keys = _merge(read_json(sp, "suspension"), corner.get("suspension_overrides", {})), keys[3:]
     else:
         node = data
     for k in keys:
