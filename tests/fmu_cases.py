@@ -46,7 +46,7 @@ UNITS: dict[str, dict[str, str | None]] = {
     "Tire": {
         "tire_file": None, "allow_external_files": None, "road_source": None, "road": None, "road_file": None, "dt": "s",
         "output_time": None,
-        "input_extrapolation": None, "slip0": "1", "fail_at_time": "s",
+        "input_extrapolation": None, "slip0": "1",
         "wheel.x": "m", "wheel.z": "m", "wheel.vx": _MS, "wheel.vz": _MS, "wheel.omega": "rad/s",
         "road.height": "m", "road.slope": "1", "road.mu": "1",
         "fx": _N, "fz": _N, "my": _NM, "wheel_load.force_x": _N, "wheel_load.force_z": _N,

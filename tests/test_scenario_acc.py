@@ -1,15 +1,17 @@
 """Example 2 (ACC stop-and-go, six FMUs, Gauss-Seidel at 1 ms) over its whole 30 s: the follower keeps the
-time gap, never collides, stops behind the stopped lead and holds; the demo summary; a Tire FMU that fails mid-run stops the master with its
-name, the time and the reason, and the rows up to that time are written."""
+time gap, never collides, stops behind the stopped lead and holds; the demo summary; a component that fails
+mid-run (a test FMU of tests/cosim_fmus) stops the master with its name, the time and the reason, and the rows up
+to that time are written."""
 from __future__ import annotations
 
 import importlib.util
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from fmu_vehicle.cosim import CosimError, read_csv, read_ssp
+from fmu_vehicle.cosim import Component, Connection, CosimError, read_csv, read_ssp
 from fmu_vehicle.scenarios.half_car import (ACC_DURATION_S, CONTROLLER, FRONT_BUMPER_FROM_COM_M, HALF_CAR_MASS_KG,
                                          STOP_GAP_BAND, STOP_SPEED_MAX, acc_stop_and_go, following_metrics,
                                          run_scenario, stop_check)
@@ -17,8 +19,10 @@ from fmu_vehicle.traffic import parse_speed_profile
 from fmu_vehicle.traffic.lead_vehicle import SPEED_PROFILES
 
 try:
+    from cosim_fmus.fixtures import session_fmus
     from test_tire_fmu_support import scenario_fmus  # noqa: F401
 except ImportError:
+    from .cosim_fmus.fixtures import session_fmus
     from .test_tire_fmu_support import scenario_fmus  # noqa: F401
 
 REPO = Path(__file__).resolve().parents[1]
@@ -126,23 +130,30 @@ def test_controller_mass_is_the_whole_car():
 
 @pytest.fixture(scope="module")
 def failed_run(scenario_fmus, tmp_path_factory):
-    """The ACC system for 1 s with the front Tire FMU forced to fail at t = 0.3 s: (CosimError, output dir)."""
+    """The ACC system for 1 s with a component that fails at t = 0.3 s (the gain block of tests/cosim_fmus,
+    fail_time = 0.3 s, fed the front tire's load, stepped right after the front tire): (CosimError, output dir)."""
     out = tmp_path_factory.mktemp("failing")
-    scenario = acc_stop_and_go(scenario_fmus, duration=1.0, tire_params={"fail_at_time": 0.3})
+    faulty = session_fmus(tmp_path_factory)["faulty"]
+    base = acc_stop_and_go(scenario_fmus, duration=1.0)
+    failing = Component("failing", faulty, {"fail_time": 0.3, "fail_message": "forced failure"})
+    system = replace(base.system, components=[*base.system.components, failing],
+                     connections=[*base.system.connections, Connection("tire_front", "fz", "failing", "u")])
+    order = list(base.order)
+    order.insert(order.index("tire_front") + 1, "failing")
     with pytest.raises(CosimError) as info:
-        run_scenario(scenario, out, progress=False)
+        run_scenario(replace(base, system=system, order=tuple(order)), out, progress=False)
     return info.value, out
 
 
-def test_failing_tire_stops_the_master_and_the_rows_up_to_then_are_written(scenario_fmus, failed_run, tmp_path):
+def test_failing_component_stops_the_master_and_the_rows_up_to_then_are_written(scenario_fmus, failed_run, tmp_path):
     err, out = failed_run
-    assert err.component == "tire_front" and err.time == pytest.approx(0.3, abs=1e-12)
+    assert err.component == "failing" and err.time == pytest.approx(0.3, abs=1e-12)
     message = str(err)
-    assert "'tire_front'" in message and "t=0.3 s" in message and "Discard" in message
+    assert "'failing'" in message and "t=0.3 s" in message and "Discard" in message
     # the FMU's reason reaches the run's log (see the next test for whose log)
-    reasons = [line for line in err.result.messages if "forced failure at t = 0.3 s" in line]
-    assert reasons and all("[tire_front] doStep(t=0.3, h=0.001) failed" in line for line in reasons)
-    assert "parameter fail_at_time = 0.3 s" in reasons[0]
+    reasons = [line for line in err.result.messages if "forced failure" in line]
+    assert reasons and all("[failing] doStep(t=0.3, h=0.001) failed" in line for line in reasons)
+    assert "forced failure (t=0.3 s)" in reasons[0]
     # rows 0 .. 0.3 s are in the error and in the CSV, equal to a healthy run's
     partial = read_csv(out / "acc_stop_and_go.csv")
     assert partial.time[-1] == pytest.approx(0.3) and len(partial) == 31 == len(err.result)
@@ -154,4 +165,4 @@ def test_failing_tire_stops_the_master_and_the_rows_up_to_then_are_written(scena
 def test_failure_reason_is_attributed_to_the_failing_component(failed_run):
     """FMPy's logger proxy calls one global logger; the master routes each message by instance name."""
     err, _ = failed_run
-    assert "forced failure at t = 0.3 s" in err.reason and "fail_at_time = 0.3 s" in err.reason
+    assert "forced failure (t=0.3 s)" in err.reason

@@ -15,10 +15,11 @@ from fmpy.validation import validate_fmu
 from lxml import etree
 
 from fmu_vehicle.cosim import Component, Experiment, System, read_ssp, run_system, write_ssp
-from fmu_vehicle.cosim.ssp import ssp_with_integer_choices
+from fmu_vehicle.fmi.post_process import ssp_with_integer_choices
 from fmu_vehicle.scenarios.half_car import bumpy_road
 from fmu_vehicle.fmi.roads import SHIPPED_ROADS
-from fmu_vehicle.fmi.slaves.fmu_vehicle_tire import OUTPUTS, TireModel
+from fmu_vehicle.tire.signals import OUTPUTS
+from fmu_vehicle.tire.tire_planar import TireModel
 from fmu_vehicle.paths import resource_path
 from fmu_vehicle.tire.contact import CONTACT_OUT_N, OUT_FORCE, OUT_MY, OUT_POINT, tire_contact
 from fmu_vehicle.tire.pacejka import effective_rolling_radius

@@ -12,12 +12,12 @@ from fmpy import extract, read_model_description
 from fmpy.fmi2 import FMU2Slave
 from fmpy.validation import validate_fmu
 
-from fmu_vehicle.fmi.slaves.fmu_vehicle_tire import SPATIAL_OUTPUTS
 from fmu_vehicle.paths import resource_path
 from fmu_vehicle.road import load_road
 from fmu_vehicle.tire.contact import (CONTACT_OUT_N, OUT_FORCE, OUT_FX, OUT_FY, OUT_FZ, OUT_MOMENT, OUT_MY, OUT_MZ,
                                       OUT_POINT, tire_contact_3d)
 from fmu_vehicle.tire.pacejka import effective_rolling_radius
+from fmu_vehicle.tire.signals import SPATIAL_OUTPUTS
 from fmu_vehicle.tire.stepper3d import quaternion_spin_axis
 from fmu_vehicle.tire.tir import P_R0, read_tir
 from fmu_vehicle.tire.tire3d import SIDES, Terrain, TireModel3d, WheelState

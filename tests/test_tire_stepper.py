@@ -5,14 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fmu_vehicle.fmi.slaves.fmu_vehicle_tire import TireModel
+from fmu_vehicle.errors import ModelError
 from fmu_vehicle.numerics.interp import interp_held
 from fmu_vehicle.paths import resource_path
 from fmu_vehicle.road import FlatRoad, SpeedBumpRoad, plane_arrays
+from fmu_vehicle.tire import models
 from fmu_vehicle.tire.pacejka import effective_rolling_radius
 from fmu_vehicle.tire.stepper import (N_STATES, S_KAPPA, S_OMEGA, S_VX, S_VZ, S_X, S_Z, W_ALPHA, W_AX, W_AZ,
                                       rk4_step, wheel_advance, wheel_arrays)
-from fmu_vehicle.tire.tir import read_tir
+from fmu_vehicle.tire.tir import TireParams, read_tir, side_by_side
+from fmu_vehicle.tire.tire_planar import TireModel
 from fmu_vehicle.tire.wheel import simulate_wheel
 
 P = read_tir(resource_path("tires", "dai2022_sedan.tir")).to_array()
@@ -84,3 +86,24 @@ def test_flat_road_free_rolling_needs_no_rates():
     for k in range(10):
         rk4_step(k * H, H, y, w)
     assert y[S_Z] == 0.45 and y[S_VX] == 8.0 and y[S_X] == pytest.approx(0.08, rel=1e-14)
+
+
+@pytest.mark.parametrize("model_id, name", [(1, "other"), (7, r"unknown \(id 7\)")])
+def test_the_planar_stepper_and_the_rig_refuse_a_tire_of_another_model(monkeypatch, model_id, name):
+    """The stepper runs the MF 5.2 longitudinal contact on any array it gets: a tire whose model is not mf52
+    (a registered one, or an id no model has) is refused where its parameters enter, naming its file."""
+    monkeypatch.setattr(models, "MODELS", models.MODELS + (
+        models.TireModelEntry("other", 1, (".other",), read_tir, TireParams, side_by_side),))
+    p = P.copy()
+    p[models.P_MODEL] = model_id
+    message = rf"tire file 'tires/x\.other': tire model {name}; the planar single-wheel stepper"
+    with pytest.raises(ModelError, match=message):
+        wheel_arrays(p, plane_arrays(), tire_file="tires/x.other")
+    with pytest.raises(ModelError, match=message):
+        TireModel(p, None, 0.0, "tires/x.other")
+    with pytest.raises(ModelError, match=message):
+        simulate_wheel(p, mass_kg=500.0, inertia_kg_m2=1.0, duration_s=0.01, tire_file="tires/x.other")
+    with pytest.raises(ModelError, match=rf"tire parameters \(no file named\): tire model {name}"):
+        wheel_arrays(p, plane_arrays())
+    p[models.P_MODEL] = models.MF52
+    assert wheel_arrays(p, plane_arrays(), tire_file="tires/x.tir").p[models.P_MODEL] == models.MF52

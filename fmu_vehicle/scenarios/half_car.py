@@ -338,7 +338,7 @@ def acc_stop_and_go(fmus: dict, *, duration: float = ACC_DURATION_S, lead_profil
     Components: lead (LeadVehicle, 1 ms), controller (Controller, its 10 ms sample period as step),
     powertrain (Powertrain), tire_front/tire_rear (Tire), vehicle (VehicleLV with external tires), all at
     ``step`` except the controller.  Both cars start at rest, the lead's rear bumper 50 m ahead of the ego's
-    front axle.  ``tire_params`` adds Tire parameters (e.g. ``{"fail_at_time": 0.3}``, for the front tire).
+    front axle.  ``tire_params`` adds Tire parameters (e.g. ``{"output_time": "end"}``, for the front tire).
     """
     comps = [Component("lead", fmu_path(fmus, "LeadVehicle"), {**lead_profile_parameters(lead_profile), "x0": LEAD_START_X_M}),
              Component("controller", fmu_path(fmus, "Controller"),

@@ -6,7 +6,7 @@ kernels or its coefficient indices:
 
     params(tire)          float64[N_PARAMS]: the model's coefficients with the model id in slot P_MODEL
     tires_side_by_side(tire, n)   the data of n such tires on one wheel (dual tires) acting as one
-    model_id(p)           the id stored with the parameters (integer, index into MODELS)
+    model_id(p)           the id stored with the parameters (integer, index into MODELS); model_name(id) its name
     contact(model_id, p, mirror, c, ċ, ω, a, h, dh/dx, dh/dy, μ, κ', q, out)
                           forces, application point and slip rates of one wheel, out in the OUT_* layout
 
@@ -63,9 +63,9 @@ __all__ = ["CONTACT_OUT_N", "MF52", "MODELS", "N_PARAMS", "OUT_DALPHA", "OUT_DEF
            "OUT_FX", "OUT_FY", "OUT_FZ", "OUT_GAMMA", "OUT_KAPPA_SS", "OUT_LATERAL", "OUT_MOMENT", "OUT_MY", "OUT_MZ",
            "OUT_NORMAL", "OUT_POINT", "OUT_RE", "OUT_SIGMA", "OUT_SIGMA_Y", "OUT_TAN_ALPHA", "OUT_TAN_ALPHA_SS",
            "OUT_TANGENT", "OUT_VSX", "OUT_VX", "OUT_VY", "P_MODEL", "TireModelEntry", "contact",
-           "cornering_stiffness", "host", "model_for", "model_id", "model_id_of", "model_named", "nominal_load",
-           "nominal_state", "params", "read_tire", "rest_params", "rolling_radius", "set_unloaded_radius",
-           "tires_side_by_side", "unloaded_radius", "vertical_damping", "vertical_stiffness"]
+           "cornering_stiffness", "host", "model_for", "model_id", "model_id_of", "model_name", "model_named",
+           "nominal_load", "nominal_state", "params", "read_tire", "rest_params", "rolling_radius",
+           "set_unloaded_radius", "tires_side_by_side", "unloaded_radius", "vertical_damping", "vertical_stiffness"]
 
 
 class TireModelEntry(NamedTuple):
@@ -90,6 +90,14 @@ Fx off (rest_params sets them to 0)."""
 
 def _known() -> str:
     return ", ".join(m.name for m in MODELS)
+
+
+def model_name(model_id: int) -> str:
+    """The name of the model with the id ``model_id`` ("unknown (id k)" if none has it)."""
+    for m in MODELS:
+        if m.model_id == model_id:
+            return m.name
+    return f"unknown (id {model_id})"
 
 
 def model_named(name, field: str = "tire_model") -> TireModelEntry:

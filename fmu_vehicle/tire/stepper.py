@@ -48,7 +48,8 @@ from ..road.arrays import RoadArrays
 from ..road.kernel import road_eval
 from .brake import brake_torque
 from .contact import tire_contact
-from .models import CONTACT_OUT_N, OUT_DKAPPA, OUT_FORCE, OUT_MY, OUT_POINT
+from .models import (CONTACT_OUT_N, MF52, N_PARAMS, OUT_DKAPPA, OUT_FORCE, OUT_MY, OUT_POINT, host, model_id,
+                     model_name)
 
 GRAVITY = 9.81
 """Gravitational acceleration [m/s^2], acting along -z."""
@@ -119,18 +120,35 @@ def _torque_table(table, name: str) -> tuple[np.ndarray, np.ndarray]:
     return times, values
 
 
+def require_mf52(p, tire_file=None) -> None:
+    """Refuse parameters ``p`` whose tire model (``models.model_id``, slot P_MODEL) is not mf52 (MF 5.2): the
+    stepper runs the MF 5.2 longitudinal contact ``contact.tire_contact`` on whatever array it gets. ModelError
+    naming ``tire_file`` (where the parameters came from; None: not known) and the model."""
+    if p.shape != (N_PARAMS,):
+        raise ModelError(f"tire parameters have shape {p.shape}, need ({N_PARAMS},)")
+    mid = int(host(model_id)(p))
+    if mid != MF52:
+        where = f"tire file '{tire_file}'" if tire_file is not None else "tire parameters (no file named)"
+        raise ModelError(f"{where}: tire model {model_name(mid)}; the planar single-wheel stepper (the wheel rig "
+                         f"and the Tire FMU's planar interface) runs MF 5.2 tires only (tire model mf52, a .tir file)")
+
+
 def wheel_arrays(p, road: RoadArrays, *, mass_kg: float = 1.0, inertia_kg_m2: float = 1.0, load_N: float = 0.0,
                  drive=None, brake=None, hold_vx: bool = False, hold_vz: bool = False,
-                 hold_omega: bool = False) -> WheelArrays:
+                 hold_omega: bool = False, tire_file=None) -> WheelArrays:
     """A ``WheelArrays`` with fresh work arrays; the held rates start at zero (set wheel[W_AX..W_ALPHA]).
+    ModelError (``require_mf52``) unless ``p`` is an MF 5.2 tire's.
 
     Parameters:
-        p                 tire parameter array (tir.P_* layout)
+        p                 tire parameter array (``models.params``: tir.P_* layout, model id mf52 in P_MODEL)
         road              RoadArrays (``Road.to_arrays()``, ``road.plane_arrays``)
         mass_kg, inertia_kg_m2, load_N   m [kg], I [kg m^2], extra vertical load L [N]
         drive, brake      (times [s], values [N m]) tables, np.interp semantics; None = zero
         hold_vx, hold_vz, hold_omega     hold that velocity (it changes at its W_AX/W_AZ/W_ALPHA rate)
+        tire_file         the file ``p`` was read from (named by the ModelError of another tire model)
     """
+    p = np.ascontiguousarray(p, dtype=np.float64)
+    require_mf52(p, tire_file)
     wheel = np.zeros(N_WHEEL)
     wheel[W_MASS] = mass_kg
     wheel[W_INERTIA] = inertia_kg_m2
@@ -140,7 +158,7 @@ def wheel_arrays(p, road: RoadArrays, *, mass_kg: float = 1.0, inertia_kg_m2: fl
     wheel[W_HOLD_OMEGA] = 1.0 if hold_omega else 0.0
     drive_t, drive_v = _torque_table(drive, "drive")
     brake_t, brake_v = _torque_table(brake, "brake")
-    return WheelArrays(np.ascontiguousarray(p, dtype=np.float64), road, wheel, drive_t, drive_v, brake_t, brake_v,
+    return WheelArrays(p, road, wheel, drive_t, drive_v, brake_t, brake_v,
                        np.zeros((N_STAGES, N_STATES)), np.zeros(N_WORK), np.zeros(CONTACT_OUT_N))
 
 

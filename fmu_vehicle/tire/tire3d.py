@@ -14,7 +14,7 @@ Per step [t, t + h] (``TireModel3d.step``):
     road      the plane through (c_x, c_y, terrain height) with normal n: dh/dx = -n_x/n_z, dh/dy = -n_y/n_z
               (``road_arrays`` None), or the internal road ``road_eval_xy`` under the moving centre
     slip      κ' and q = tan α' integrated with n = max(1, round(h/dt)) RK4 sub-steps (``advance3d``)
-    outputs   at τ = h/2 (``output_time = "midpoint"``) or τ = h (``"end"``), ``OUTPUTS_3D``:
+    outputs   at τ = h/2 (``output_time = "midpoint"``) or τ = h (``"end"``), ``signals.OUTPUTS_3D``:
               the load at the wheel centre given at the step start (point = c), force F, and the moment
               about the centre at the output time, My a + Mz n⊥ + (P - c(τ)) × F
 
@@ -72,26 +72,6 @@ def terrain_slopes(normal: Sequence[float]) -> tuple[float, float]:
     if not (math.isfinite(size) and nz > 1e-6 * size):
         raise ValueError(f"terrain normal ({nx!r}, {ny!r}, {nz!r}) does not point up (n_z > 0 needed)")
     return -nx / nz, -ny / nz
-
-
-#: Output name -> (unit, description) of ``TireModel3d`` (the Tire FMU's chrono-mode outputs).
-OUTPUTS_3D = {
-    "wheel_load.point.x": ("m", "point where wheel_load acts: the wheel centre given at the step start, global x"),
-    "wheel_load.point.y": ("m", "point where wheel_load acts: the wheel centre given at the step start, global y"),
-    "wheel_load.point.z": ("m", "point where wheel_load acts: the wheel centre given at the step start, global z"),
-    "wheel_load.force.x": ("N", "tire force on the wheel Fx t + Fy l + Fz n, global x"),
-    "wheel_load.force.y": ("N", "tire force on the wheel Fx t + Fy l + Fz n, global y"),
-    "wheel_load.force.z": ("N", "tire force on the wheel Fx t + Fy l + Fz n, global z"),
-    "wheel_load.moment.x": ("N.m", "tire moment on the wheel about its centre at the output time, My a + Mz n_perp "
-                                   "+ (P - c) x F, global x"),
-    "wheel_load.moment.y": ("N.m", "tire moment on the wheel about its centre at the output time, My a + Mz n_perp "
-                                   "+ (P - c) x F, global y"),
-    "wheel_load.moment.z": ("N.m", "tire moment on the wheel about its centre at the output time, My a + Mz n_perp "
-                                   "+ (P - c) x F, global z"),
-    "query_point.x": ("m", "where the host evaluates the terrain inputs: the wheel centre input, global x"),
-    "query_point.y": ("m", "where the host evaluates the terrain inputs: the wheel centre input, global y"),
-    "query_point.z": ("m", "where the host evaluates the terrain inputs: the wheel centre input, global z"),
-}
 
 
 class TireModel3d:

@@ -146,11 +146,12 @@ def simulate_wheel(params: np.ndarray, *, mass_kg: float, inertia_kg_m2: float, 
                    kappa0: float = 0.0, load_N: float = 0.0, slope_rad: float = 0.0, road_x_m=None,
                    road_h_m=None, road: Road | None = None, mu: float = 1.0, drive_torque_Nm=0.0,
                    brake_torque_Nm=0.0, prescribed_vx: bool = False, prescribed_vz: bool = False,
-                   prescribed_omega: bool = False) -> WheelRun:
+                   prescribed_omega: bool = False, tire_file=None) -> WheelRun:
     """Run the single-wheel rig from static equilibrium at x = 0 with fixed-step RK4.
 
     Parameters:
-        params            tire parameter array (TireParams.to_array())
+        params            tire parameter array (``models.params`` of an MF 5.2 tire; ModelError for another
+                          model, naming ``tire_file``, the file it was read from, if given)
         mass_kg           translational mass m [kg] (wheel plus the mass it carries)
         inertia_kg_m2     spin inertia I [kg m^2] (also sets the brake's stuck stiffness)
         duration_s        simulated time [s]; step_s fixed RK4 step [s]
@@ -182,7 +183,7 @@ def simulate_wheel(params: np.ndarray, *, mass_kg: float, inertia_kg_m2: float, 
         raise ModelError("simulate_wheel: brake_torque_Nm must be >= 0 (a capacity; it always opposes spin)")
     w = wheel_arrays(p, arrays, mass_kg=mass, inertia_kg_m2=inertia, load_N=float(load_N), drive=drive,
                      brake=brake, hold_vx=bool(prescribed_vx), hold_vz=bool(prescribed_vz),
-                     hold_omega=bool(prescribed_omega))
+                     hold_omega=bool(prescribed_omega), tire_file=tire_file)
 
     at_start = np.zeros(3)
     road_eval(arrays, 0.0, at_start)
