@@ -247,7 +247,7 @@ def test_iso_sign_conventions():
 
 
 def test_positive_inclination_is_the_top_of_the_wheel_leaning_right():
-    """gamma = asin(a·n) of the contact (docs/tire.md §11-§12): a wheel turned by +0.05 rad about +x (forward)
+    """gamma = asin(a·n) of the contact (docs/tire.md §9-§10): a wheel turned by +0.05 rad about +x (forward)
     has its spin axis a = (0, cos, sin) and the top of its wheel plane moved to -y (right); the contact gives
     gamma = +0.05 rad, and docs/tire.md says positive is the top leaning right."""
     from fmu_vehicle.tire.contact import CONTACT_OUT_N, OUT_GAMMA, tire_contact_3d

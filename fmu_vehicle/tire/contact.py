@@ -208,7 +208,7 @@ LATERAL_SLIP_MAX = 1.5
 @njit
 def tire_contact_3d(p, mirror, center, center_vel, wheel_omega, spin_axis, road_h, road_dhdx, road_dhdy,
                     road_mu, slip_state, lateral_state, out):
-    """Contact force, moments and transient slip rates of one wheel with combined slip (docs/tire.md §12).
+    """Contact force, moments and transient slip rates of one wheel with combined slip (docs/tire.md §10).
 
     The road is the plane through (cx, cy, h) with unit normal n = (-dh/dx, -dh/dy, 1)/|.|. As in
     ``tire_contact``: d = n·(c - p_road), δ = R0 - d, P = c - d n, t = (a × n)/|a × n|, Vx = t·ċ,

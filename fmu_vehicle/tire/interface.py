@@ -11,7 +11,7 @@ Contact output (float64[CONTACT_OUT_N], written by ``models.contact``): the OUT_
 ISO 8855 (x forward, y left, z up), n the road normal, t the longitudinal and l = n × t the lateral unit vector
 in the road plane, a the spin axis.
 
-See docs/tire.md §14.
+See docs/tire.md §11.
 """
 from __future__ import annotations
 

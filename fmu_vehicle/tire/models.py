@@ -38,7 +38,7 @@ Models (ids are their positions in MODELS; slot P_MODEL of a zero array is 0, mf
 The dispatch is an integer branch in njit code (no Python objects), inlined into its callers (``contact``,
 ``model_id`` and the vertical accessors are ``inline="always"``), so it costs one comparison per call and
 runs unchanged with NUMBA_DISABLE_JIT=1. A model's parameter array fits the common width N_PARAMS with
-its id in the last slot P_MODEL (a vehicle stacks its wheels' arrays). See docs/tire.md §14.
+its id in the last slot P_MODEL (a vehicle stacks its wheels' arrays). See docs/tire.md §11.
 """
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ Guards (not part of the published equations): the B factors divide by C D +/- EP
 kept), Fy0/Ky divides by Ky +/- EPS_Y, and 1/lambda_mu* in the aligning moment uses max(lambda_mu*,
 EPS_LMU), so mu_road = 0 and files without lateral coefficients stay finite.
 
-See docs/tire.md §11.
+See docs/tire.md §9.
 """
 from __future__ import annotations
 

@@ -4,9 +4,9 @@ The single source of the tire's interface (the FMU's variables, in this order, a
 ISO 8855 axes (x forward, y left, z up), units in FMI spelling (``m``, ``m/s``, ``N.m``, ``1`` for
 dimensionless). Two wheel interfaces:
 
-* planar (``tire_planar.TireModel``): a wheel in the global x-z plane, inputs ``PLANAR_INPUTS`` (wheel centre,
+* planar (``tire_planar.TireModel``): a wheel in the global x-z plane, inputs ``planar_inputs`` (wheel centre,
   velocity and spin; road under the centre), outputs ``PLANAR_OUTPUTS`` (longitudinal tire);
-* chrono (``tire3d.TireModel3d``): Project Chrono's force-element tire interface, inputs ``CHRONO_INPUTS``
+* chrono (``tire3d.TireModel3d``): Project Chrono's force-element tire interface, inputs ``chrono_inputs``
   (spatial wheel state, terrain under the query point), outputs ``OUTPUTS_3D`` (the load at the wheel centre)
   and the lateral quantities of ``SPATIAL_OUTPUTS``.
 

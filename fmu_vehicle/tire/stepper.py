@@ -31,7 +31,7 @@ RK4 step of size h (classic, four stages; rows K1..K4 of ``stages``; ``numerics.
 with the continuous extension (Hermite, third order) y(t + θ h) = y + h (b1 k1 + b23 (k2 + k3) + b4 k4),
     b1 = θ - 3θ²/2 + 2θ³/3,  b23 = θ² - 2θ³/3,  b4 = -θ²/2 + 2θ³/3,   θ in [0, 1].
 
-See docs/tire.md §9.
+See docs/tire.md §12.
 """
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ Per step [t, t + h] (``TireModel.step``), τ in [0, h]:
     outputs   at τ = h/2 (``output_time = "midpoint"``) or τ = h (``"end"``), ``signals.OUTPUTS`` (the planar
               ones, the load as vectors at the centre given at the step start, ``signals.PLANAR_ZEROS``)
 
-See docs/tire.md §9 and §13.
+See docs/tire.md §12 and §13.
 """
 from __future__ import annotations
 

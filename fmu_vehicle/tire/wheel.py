@@ -11,7 +11,7 @@ a drum or flat track). The road is any road of the road package (``road``), a pl
 ``slope_rad`` (``SlopeRoad``), or a polyline through (road_x_m, road_h_m) (``ProfileRoad``: linear between
 the points, end heights held level beyond them).
 
-See docs/tire.md §9.
+See docs/tire.md §12.
 """
 from __future__ import annotations
 
