@@ -16,7 +16,7 @@ step [t, t+h] the inputs are the wheel's state at t (FMI 2.0 CS, inputs held); t
 the rates of the previous step (``input_extrapolation``), integrates the slip states with
 max(1, round(h/dt)) RK4 sub-steps and reports the outputs at t + h/2 (``output_time = midpoint``: the
 midpoint-rule mean load of the step, which the vehicle FMU taking the same step after the tire holds) or at
-t + h (``end``); why and how: docs/tire.md §12 and §13, docs/fmus.md.
+t + h (``end``); why: ``tire.tire_planar``'s docstring; how: docs/tire.md §13, docs/fmus.md.
 
 Initialization: at exitInitializationMode the outputs are the loads of the initial inputs (the wheel state
 set during initialization, e.g. the vehicle FMU's initial wheel outputs propagated by the master) with the
