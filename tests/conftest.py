@@ -1,4 +1,8 @@
-"""Test-session settings.
+"""Test-session settings, the suite warm-up and the fixtures every test module may use.
+
+The shared fixtures live here and in the plugin modules named in ``pytest_plugins`` (``plugins/fmus.py``: the
+session's FMUs); a test module asks for them by name and imports none. Plain helpers shared by test modules
+are in helper modules (``fmi_support.py``, ``fmu_cases.py``, ``unit_masses.py``, ...), imported as usual.
 
 numba compiles for the portable CPU target in the test processes (and, through the environment, in the
 processes they start): FMUs run inside a test process then load the kernels they ship, compiled for that
@@ -10,10 +14,11 @@ import os
 import shutil
 import sys
 
-import numpy as np
 import pytest
 
 os.environ.setdefault("NUMBA_CPU_NAME", "generic")
+
+pytest_plugins = ["plugins.fmus"]
 
 
 def pytest_sessionstart(session):
@@ -22,7 +27,8 @@ def pytest_sessionstart(session):
     (``session_warm_up.py``) at the same time, one on each core, before any worker starts; otherwise both
     workers compile the same kernels at once and one waits, idle, on the lock of the other's FMU build.
     From an empty kernel cache here: 13 min 29 s with it, 14 min 10 s without (24.3 and 25.9 CPU minutes).
-    A failure here is left to the tests that need what failed (they report it)."""
+    Not for a collection alone (--collect-only). A failure here is left to the tests that need what failed
+    (they report it)."""
     import subprocess
     import threading
     from pathlib import Path
@@ -30,16 +36,16 @@ def pytest_sessionstart(session):
     config = session.config
     if (getattr(config.option, "numprocesses", None) in (None, 0) or hasattr(config, "workerinput")
             or config.args_source != pytest.Config.ArgsSource.TESTPATHS
-            or config.option.keyword or config.option.markexpr):
+            or config.option.keyword or config.option.markexpr or config.option.collectonly):
         return
-    from fmu_harness import HARNESS_FMUS
-    from test_fmi_support import session_fmus
+    from fmi_support import session_fmus
+    from fmu_lists import HARNESS_FMUS
     from timeouts import HANG_GUARD_S
 
     failures = []
 
     def build():
-        try:       # into the folder the workers use (test_fmi_support.session_fmu_folder of the base folder)
+        try:       # into the folder the workers use (fmi_support.session_fmu_folder of the base folder)
             session_fmus(HARNESS_FMUS, config._tmp_path_factory.getbasetemp())
         except Exception as e:          # noqa: BLE001 - the tests that use the FMUs report it
             failures.append(f"building the FMUs: {e}")
@@ -73,24 +79,3 @@ def c_host(tmp_path_factory):
     if not sys.platform.startswith("linux") or shutil.which("cc") is None:
         pytest.skip("the C host is built with cc on Linux")
     return build_host(tmp_path_factory.mktemp("c_host") / "fmi2_host")
-
-
-def unit_masses(mech_model, data, members):
-    """(masses [kg], horizontal x of their centres [m]) of the bodies flagged in ``members`` and the removed rods
-    with both ends among them (each rod's weight at its ends: ``rod_w`` [kg], the rod's mass split between them), at the workspace's state
-    (``data`` None: the design configuration, every body frame the global one)."""
-    if data is None:
-        n = mech_model.n
-        data = type("Design", (), {"g": mech_model.com0, "o": np.zeros((n, 3)), "A": np.tile(np.eye(3), (n, 1, 1))})
-    ms, xs = [], []
-    for i in np.flatnonzero(members):
-        if mech_model.mass[i] > 0.0:
-            ms.append(mech_model.mass[i])
-            xs.append(data.g[i, 0])
-    for k in range(mech_model.nrod):
-        a, b = mech_model.rod_a[k], mech_model.rod_b[k]
-        if members[a] and members[b]:
-            for end, body, p in ((0, a, mech_model.rod_pa[k]), (1, b, mech_model.rod_pb[k])):
-                ms.append(mech_model.rod_w[k, end])
-                xs.append((data.o[body] + data.A[body] @ p)[0])
-    return np.array(ms), np.array(xs)

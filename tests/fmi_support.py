@@ -1,8 +1,10 @@
-"""Shared helpers for the FMU tests: build the companion FMUs once, run FMU code in fresh processes.
+"""Shared helpers for the FMU tests: the session's one FMU folder, FMU code run in fresh processes.
 
-FMUs are simulated in subprocesses that cannot import the repository's ``fmu_vehicle`` (cwd is a temp
-dir, PYTHONPATH is dropped), so each FMU runs the package copy it ships (docs/fmu_hosts.md, "Each FMU brings its own code") and a
-crash in the FMU cannot take pytest down.  This module holds no tests.
+``session_fmus`` builds FMUs of the registry into the session's one folder (shared by the xdist workers);
+``RegisteredFmus`` is the mapping the session fixtures of ``plugins/fmus.py`` hand out. FMUs are simulated in
+subprocesses that cannot import the repository's ``fmu_vehicle`` (cwd is a temp dir, PYTHONPATH is dropped), so
+each FMU runs the package copy it ships (docs/fmu_hosts.md, "Each FMU brings its own code") and a crash in the
+FMU cannot take pytest down.
 """
 from __future__ import annotations
 
@@ -11,14 +13,10 @@ import pickle
 import subprocess
 import sys
 import textwrap
+from collections.abc import Mapping
 from pathlib import Path
 
-import pytest
-
 from timeouts import HANG_GUARD_S
-
-COMPANION_FMUS = ("Powertrain", "Controller", "LeadVehicle")
-_BUILT: dict[str, Path] = {}
 
 #: Prepended to every child script: FMPy imports plus a low-level instance factory with a logger.
 CHILD_PRELUDE = '''
@@ -142,17 +140,32 @@ def session_fmus(names, basetemp: Path) -> dict[str, Path]:
         return ensure_fmus(list(names), folder)
 
 
-def build_companions(basetemp: Path) -> dict[str, Path]:
-    """The companion FMUs of the session (:func:`session_fmus`), looked up once per process."""
-    if not _BUILT:
-        _BUILT.update(session_fmus(COMPANION_FMUS, basetemp))
-    return dict(_BUILT)
+class RegisteredFmus(Mapping):
+    """Registry name -> path of its FMU in the session's one FMU folder (:func:`session_fmus`: built there on
+    first use, or reused when built from the current sources); each path is looked up once per instance, and
+    the session fixture ``registered_fmus`` holds one instance per test process."""
 
+    def __init__(self, basetemp: Path):
+        self.basetemp = Path(basetemp)
+        self.folder = session_fmu_folder(self.basetemp)
+        self._paths: dict[str, Path] = {}
 
-@pytest.fixture(scope="session")
-def companion_fmus(tmp_path_factory) -> dict[str, Path]:
-    """name -> path of the Powertrain/Controller/LeadVehicle FMUs built from the current sources."""
-    return build_companions(tmp_path_factory.getbasetemp())
+    def __getitem__(self, name: str) -> Path:
+        if name not in self._paths:
+            self._paths[name] = session_fmus([name], self.basetemp)[name]
+        return self._paths[name]
+
+    def __iter__(self):
+        from fmu_vehicle.fmi.registry import FMUS
+        return iter(FMUS)
+
+    def __len__(self) -> int:
+        from fmu_vehicle.fmi.registry import FMUS
+        return len(FMUS)
+
+    def subset(self, names) -> dict[str, Path]:
+        """name -> path of each FMU of ``names``, in that order."""
+        return {name: self[name] for name in names}
 
 
 def simulate_in_child(fmu: Path, workdir: Path, stop_time: float, output_interval: float = 1e-3,

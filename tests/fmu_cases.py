@@ -1,8 +1,8 @@
 """Shared FMU test cases: the unit of every FMU variable (written by hand), and one harness for the
-bad-input and the state tests of every FMU, run in child processes (test_fmi_support.run_child).
+bad-input and the state tests of every FMU, run in child processes (fmi_support.run_child).
 
 This module holds no tests. The child-side harnesses are code strings appended to the child prelude
-(test_fmi_support.CHILD_PRELUDE, which defines ``Fmu``, ``do_step`` and ``MESSAGES``).
+(fmi_support.CHILD_PRELUDE, which defines ``Fmu``, ``do_step`` and ``MESSAGES``).
 """
 from __future__ import annotations
 
@@ -12,6 +12,54 @@ from __future__ import annotations
 # the slaves' tables, so a wrong unit in a slave is caught.
 _N, _NM, _MS = "N", "N.m", "m/s"
 _CORNERS = ("FL", "FR", "RL", "RR")
+
+
+def _full_vehicle(wheels: tuple[str, ...], axles: tuple[str, ...]) -> dict[str, str | None]:
+    """The units of a full vehicle FMU (Vehicle.fmu's interface) with these wheels (``wheel_<w>``) and axles
+    (``axle_<a>``)."""
+    return {
+        "model": None, "chassis.mass": "kg",
+        **{f"suspension_{w}.{k}": u for w in wheels
+           for k, u in (("spring_stiffness", "N/m"), ("spring_preload", _N), ("damping", "N.s/m"))},
+        **{f"wheel_{w}.{k}": u for w in wheels for k, u in (("mass", "kg"), ("inertia_yy", "kg.m2"))},
+        **{f"tire_{w}.unloaded_radius": "m" for w in wheels},
+        "v0": _MS, "x0": "m", "integrator": None, "dt": "s", "road_source": None, "road": None, "road_file": None,
+        "allow_external_files": None, "tire_source": None, "steering_input": None,
+        **{f"wheel_{w}.{k}": u for w in wheels for k, u in (
+            ("torque_drive", _NM), ("torque_brake", _NM), ("road_height", "m"), ("road_slope", "1"),
+            ("road_slope_y", "1"), ("road_mu", "1"),
+            *((f"point.{a}", "m") for a in "xyz"), *((f"force.{a}", _N) for a in "xyz"),
+            *((f"moment.{a}", _NM) for a in "xyz"))},
+        "steering_wheel_angle": "rad", "rack_travel_command": "m",
+        **{f"chassis.{k}": "m" for k in ("x", "y", "z")},
+        **{f"chassis.{k}": "rad" for k in ("roll", "pitch", "yaw", "sideslip")},
+        **{f"chassis.{k}": _MS for k in ("vx", "vy", "vz")},
+        **{f"chassis.{k}_rate": "rad/s" for k in ("roll", "pitch", "yaw")},
+        **{f"chassis.{k}": "m/s2" for k in ("ax", "ay", "az")},
+        **{f"chassis.{k}_acc": "rad/s2" for k in ("roll", "pitch", "yaw")},
+        **{f"wheel_{w}.{k}": u for w in wheels for k, u in (
+            ("omega", "rad/s"), ("omega_rel", "rad/s"), *((f"pos.{a}", "m") for a in "xyz"),
+            *((f"rot.e{i}", "1") for i in range(4)),            # unit quaternion
+            *((f"lin_vel.{a}", _MS) for a in "xyz"), *((f"ang_vel.{a}", "rad/s") for a in "xyz"),
+            ("steer_angle", "rad"), ("camber", "rad"), ("travel", "m"), ("suspension_force", _N),
+            ("tire_fz", _N), ("tire_fx", _N), ("tire_fy", _N), ("tire_mz", _NM), ("slip", "1"),
+            ("slip_angle", "rad"), ("torque_drive_applied", _NM), ("torque_brake_applied", _NM))},
+        "steering_wheel_angle_applied": "rad", "rack_travel": "m", "rack_force": _N,
+        "constraint_residual": "1",
+        **{f"axle_{a}.{k}": u for a in axles for k, u in (
+            ("load", _N), ("fx", _N), ("fy", _N), ("load_transfer", "1"), ("heave", "m"), ("roll", "rad"))},
+    }
+
+
+def _towed(unit: str) -> dict[str, str]:
+    """The units of a towed unit's outputs and parameters in a combination FMU (``<unit>.*``)."""
+    return {f"{unit}.chassis_mass": "kg", f"{unit}.articulation": "rad", f"{unit}.articulation_rate": "rad/s",
+            f"{unit}.x": "m", f"{unit}.y": "m", f"{unit}.vx": _MS, f"{unit}.vy": _MS, f"{unit}.yaw": "rad",
+            f"{unit}.yaw_rate": "rad/s", f"{unit}.roll": "rad", f"{unit}.ay": "m/s2",
+            **{f"{unit}.coupling_f{a}": _N for a in "xyz"}}        # the coupling's force on the towed unit
+
+
+_TRUCK_WHEELS = ("FL", "FR", "RL1", "RL2", "RR1", "RR2", "TL1", "TL2", "TL3", "TR1", "TR2", "TR3")
 
 UNITS: dict[str, dict[str, str | None]] = {
     "Powertrain": {
@@ -104,38 +152,12 @@ UNITS: dict[str, dict[str, str | None]] = {
         # max |Phi| over cut-joint equations [m] and rod equations [m2]: no single unit, given as "1"
         "constraint_residual": "1",
     },
-    "Vehicle": {
-        "model": None, "chassis.mass": "kg",
-        **{f"suspension_{w}.{k}": u for w in _CORNERS
-           for k, u in (("spring_stiffness", "N/m"), ("spring_preload", _N), ("damping", "N.s/m"))},
-        **{f"wheel_{w}.{k}": u for w in _CORNERS for k, u in (("mass", "kg"), ("inertia_yy", "kg.m2"))},
-        **{f"tire_{w}.unloaded_radius": "m" for w in _CORNERS},
-        "v0": _MS, "x0": "m", "integrator": None, "dt": "s", "road_source": None, "road": None, "road_file": None,
-        "allow_external_files": None, "tire_source": None, "steering_input": None,
-        **{f"wheel_{w}.{k}": u for w in _CORNERS for k, u in (
-            ("torque_drive", _NM), ("torque_brake", _NM), ("road_height", "m"), ("road_slope", "1"),
-            ("road_slope_y", "1"), ("road_mu", "1"),
-            *((f"point.{a}", "m") for a in "xyz"), *((f"force.{a}", _N) for a in "xyz"),
-            *((f"moment.{a}", _NM) for a in "xyz"))},
-        "steering_wheel_angle": "rad", "rack_travel_command": "m",
-        **{f"chassis.{k}": "m" for k in ("x", "y", "z")},
-        **{f"chassis.{k}": "rad" for k in ("roll", "pitch", "yaw", "sideslip")},
-        **{f"chassis.{k}": _MS for k in ("vx", "vy", "vz")},
-        **{f"chassis.{k}_rate": "rad/s" for k in ("roll", "pitch", "yaw")},
-        **{f"chassis.{k}": "m/s2" for k in ("ax", "ay", "az")},
-        **{f"chassis.{k}_acc": "rad/s2" for k in ("roll", "pitch", "yaw")},
-        **{f"wheel_{w}.{k}": u for w in _CORNERS for k, u in (
-            ("omega", "rad/s"), ("omega_rel", "rad/s"), *((f"pos.{a}", "m") for a in "xyz"),
-            *((f"rot.e{i}", "1") for i in range(4)),            # unit quaternion
-            *((f"lin_vel.{a}", _MS) for a in "xyz"), *((f"ang_vel.{a}", "rad/s") for a in "xyz"),
-            ("steer_angle", "rad"), ("camber", "rad"), ("travel", "m"), ("suspension_force", _N),
-            ("tire_fz", _N), ("tire_fx", _N), ("tire_fy", _N), ("tire_mz", _NM), ("slip", "1"),
-            ("slip_angle", "rad"), ("torque_drive_applied", _NM), ("torque_brake_applied", _NM))},
-        "steering_wheel_angle_applied": "rad", "rack_travel": "m", "rack_force": _N,
-        "constraint_residual": "1",
-        **{f"axle_{a}.{k}": u for a in ("front", "rear") for k, u in (
-            ("load", _N), ("fx", _N), ("fy", _N), ("load_transfer", "1"), ("heave", "m"), ("roll", "rad"))},
-    },
+    "Vehicle": _full_vehicle(_CORNERS, ("front", "rear")),
+    "VehicleCombination": {**_full_vehicle((*_CORNERS, "TL", "TR"), ("front", "rear", "caravan")),
+                           **_towed("caravan")},
+    "TractorSemitrailer": {**_full_vehicle(_TRUCK_WHEELS, ("front", "drive1", "drive2", "trailer1", "trailer2",
+                                                           "trailer3")),
+                           **_towed("semitrailer")},
     "ChassisControl": {
         "sample_period": "s", "abs.enabled": None, "tcs.enabled": None, "esc.enabled": None,
         "brakes.pedal_ratio": "1", "brakes.booster_gain": "1", "brakes.master_cylinder_area": "m2",

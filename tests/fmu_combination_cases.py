@@ -21,12 +21,8 @@ from lxml import etree
 from fmu_vehicle.fmi.hosts import Inputs, check_fmu
 from fmu_vehicle.paths import REPO_DIR
 
-try:
-    from fmu_cases import BAD_INPUT_HARNESS, STATE_HARNESS
-    from test_fmi_support import CHILD_PRELUDE, collect_children, spawn_child
-except ImportError:      # pragma: no cover - package-style import
-    from .fmu_cases import BAD_INPUT_HARNESS, STATE_HARNESS
-    from .test_fmi_support import CHILD_PRELUDE, collect_children, spawn_child
+from fmu_cases import BAD_INPUT_HARNESS, STATE_HARNESS
+from fmi_support import CHILD_PRELUDE, collect_children, spawn_child
 
 REFERENCE_CHILD = '''
 import pickle, sys

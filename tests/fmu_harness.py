@@ -1,14 +1,12 @@
 """One harness for hostile-input cases over every FMU of the package (no tests here).
 
-``all_fmus`` builds the FMUs of ``HARNESS_FMUS`` once per session; ``registered_fmus`` gives any FMU of the
-registry, built on first use; both build into the session's one FMU folder (``test_fmi_support.session_fmus``,
-shared by the xdist workers and the other fixtures), so that each FMU is built once per session.
-``run_cases(fmu, cases, workdir)`` runs a list of cases one after another in ONE fresh interpreter
-(``test_fmi_support.run_child``: the FMU runs its shipped package copy, a crash cannot take pytest down, and the
-child must exit 0 after ``terminate``/``freeInstance`` and a garbage collection, which is where a released
-instance would crash), each on a fresh instance that is freed and garbage collected before the next one starts
-(starting and ending a process that loads a vehicle FMU takes seconds); ``CaseBatches`` gives a test module one
-such process per FMU.  Each case gives a dict:
+The FMUs come from the session fixtures (``all_fmus`` of ``plugins/fmus.py``: the FMUs of
+``fmu_lists.HARNESS_FMUS``, each built once per session). ``run_cases(fmu, cases, workdir)`` runs a list of
+cases one after another in ONE fresh interpreter (``fmi_support.run_child``: the FMU runs its shipped package
+copy, a crash cannot take pytest down, and the child must exit 0 after ``terminate``/``freeInstance`` and a
+garbage collection, which is where a released instance would crash), each on a fresh instance that is freed
+and garbage collected before the next one starts (starting and ending a process that loads a vehicle FMU takes
+seconds); ``CaseBatches`` gives a test module one such process per FMU.  Each case gives a dict:
 
     statuses   FMI status of every call made, in order (0 OK, 2 Discard, 3 Error, 4 Fatal)
     errors     messages logged with status >= Error while the case ran (until its instances were freed and
@@ -21,21 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-import pytest
-
-try:
-    from test_fmi_support import build_companions, run_child, session_fmu_folder, session_fmus
-except ImportError:      # pragma: no cover - package-style import
-    from .test_fmi_support import build_companions, run_child, session_fmu_folder, session_fmus
-
-ALL_FMUS = ("Powertrain", "Controller", "LeadVehicle", "VehicleLV", "Vehicle", "Tire", "Driver", "ChassisControl",
-            "Robot")
-COMBINATION_FMUS = ("VehicleCombination", "TractorSemitrailer")
-"""The vehicle-combination FMUs: in the hostile-input, parameter-range, memory and enumeration studies with the
-others (``HARNESS_FMUS``); their ModelStructure is probed in their own test modules (test_fmu_combination.py,
-test_fmu_tractor_semitrailer.py), and the cross-check has no case for them."""
-HARNESS_FMUS = ALL_FMUS + COMBINATION_FMUS
-_BUILT: dict[str, Path] = {}
+from fmi_support import run_child
 
 CASE_CODE = r'''
 import gc, os, sys, time
@@ -187,61 +171,6 @@ del fmu
 gc.collect()
 '''
 """Child script of ``run_cases``: the ``(case, args)`` pairs of ``INPUTS['cases']``, one after another."""
-
-class RegisteredFmus(Mapping):
-    """Registry name -> path of its FMU in the session's one FMU folder (test_fmi_support.session_fmus: built
-    there on first use, or reused when built from the current sources)."""
-
-    def __init__(self, basetemp: Path):
-        self.basetemp = Path(basetemp)
-        self.folder = session_fmu_folder(self.basetemp)
-        self._paths: dict[str, Path] = {}
-
-    def __getitem__(self, name: str) -> Path:
-        if name not in self._paths:
-            self._paths[name] = session_fmus([name], self.basetemp)[name]
-        return self._paths[name]
-
-    def __iter__(self):
-        from fmu_vehicle.fmi.registry import FMUS
-        return iter(FMUS)
-
-    def __len__(self) -> int:
-        from fmu_vehicle.fmi.registry import FMUS
-        return len(FMUS)
-
-
-_REGISTERED: dict[Path, RegisteredFmus] = {}
-
-
-def registered(basetemp: Path) -> RegisteredFmus:
-    """The session's RegisteredFmus (one per pytest base folder)."""
-    return _REGISTERED.setdefault(Path(basetemp), RegisteredFmus(basetemp))
-
-
-@pytest.fixture(scope="session")
-def registered_fmus(tmp_path_factory) -> RegisteredFmus:
-    """name -> path of any FMU of the registry, built when first asked for."""
-    return registered(tmp_path_factory.getbasetemp())
-
-
-def build_all(basetemp: Path) -> dict[str, Path]:
-    """The FMUs of ``HARNESS_FMUS`` once per session: the companions shared with the other FMU tests, the
-    others from ``registered`` (shared with the scenario FMUs)."""
-    if not _BUILT:
-        _BUILT.update(build_companions(basetemp))
-        fmus = registered(basetemp)
-        for name in HARNESS_FMUS:
-            if name not in _BUILT:
-                _BUILT[name] = fmus[name]
-    return dict(_BUILT)
-
-
-@pytest.fixture(scope="session")
-def all_fmus(tmp_path_factory) -> dict[str, Path]:
-    """name -> path of every FMU of ``HARNESS_FMUS``, freshly built."""
-    return build_all(tmp_path_factory.getbasetemp())
-
 
 def run_cases(fmu: Path, cases: list[tuple[str, dict]], workdir: Path) -> list[dict]:
     """Run the hostile cases ``[(case, args), ...]`` on ``fmu`` one after another in ONE fresh process (each on

@@ -14,10 +14,6 @@ from fmu_vehicle.scenarios.half_car import FRONT_BUMPER_FROM_COM_M
 from fmu_vehicle.cosim.ssp import read_ssp
 from fmu_vehicle.paths import resource_path
 
-try:
-    from test_tire_fmu_support import scenario_fmus  # noqa: F401
-except ImportError:
-    from .test_tire_fmu_support import scenario_fmus  # noqa: F401
 
 STOP_AND_GO = "0:0,1:0,7:12,10:12,14.8:0,25:0,31:12,45:12"
 """The lead: 2 m/s^2 to 12 m/s, 3 s cruise, 2.5 m/s^2 to a stop at 14.8 s, 10.2 s standing, 2 m/s^2 back to

@@ -32,10 +32,6 @@ from fmu_vehicle.manoeuvres import sine_with_dwell as swd
 from fmu_vehicle.paths import resource_path
 from fmu_vehicle.vehicle.vehicle import Vehicle
 
-try:
-    from fmu_harness import registered_fmus  # noqa: F401  (session fixture)
-except ImportError:      # pragma: no cover - package-style import
-    from .fmu_harness import registered_fmus  # noqa: F401
 
 NAMES = ("Robot", "ChassisControl", "Vehicle")
 

@@ -13,7 +13,6 @@ from fmu_vehicle.adas.protocols import PROTOCOLS
 from fmu_vehicle.cosim.ssp import read_ssp
 from fmu_vehicle.paths import resource_path
 from fmu_vehicle.vehicle import Vehicle
-from fmu_harness import registered_fmus  # noqa: F401  (fixture)
 
 NAMES = ("Robot", "VehicleCombination")
 

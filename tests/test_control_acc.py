@@ -9,10 +9,7 @@ from fmu_vehicle.control import AccController, AccParameters
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.traffic import LeadVehicle, parse_speed_profile
 
-try:
-    from test_fmi_support import companion_fmus, simulate_in_child  # noqa: F401
-except ImportError:
-    from .test_fmi_support import companion_fmus, simulate_in_child  # noqa: F401
+from fmi_support import simulate_in_child
 
 P = AccParameters()
 

@@ -14,12 +14,7 @@ from fmu_vehicle.cosim import read_ssp, run_system
 from fmu_vehicle.scenarios.full_car import double_lane_change, lane_change_metrics
 from fmu_vehicle.scenarios.half_car import run_scenario
 
-try:
-    from fmu_harness import registered_fmus  # noqa: F401
-    from test_cosim_libcosim import run_libcosim
-except ImportError:
-    from .fmu_harness import registered_fmus  # noqa: F401
-    from .test_cosim_libcosim import run_libcosim
+from test_cosim_libcosim import run_libcosim
 
 NAMES = ("Vehicle", "Driver", "Tire")
 

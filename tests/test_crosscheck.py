@@ -1,6 +1,6 @@
 """Each FMU run alone with its defaults, and ``fmu-vehicle crosscheck`` (FMI Cross-Check folders, docs/fmu_hosts.md).
 
-* Defaults: every FMU of ``ALL_FMUS`` through ``fmpy.simulate_fmu`` with no inputs and no start values shows its
+* Defaults: every FMU of ``CROSSCHECK_FMUS`` through ``fmpy.simulate_fmu`` with no inputs and no start values shows its
   model at work: the Tire on the road at its loaded radius under its nominal load, rolling; the Driver steering
   along its default path with no path error; the Powertrain launching at its default throttle (more torque than
   at idle); the Controller cruising at its set speed; the lead vehicle and the vehicles driving.
@@ -26,10 +26,7 @@ from fmu_vehicle.fmi.crosscheck import CASES, LAYOUT, write_crosscheck
 from fmu_vehicle.fmi.start_values import tire_rolling_start
 from fmu_vehicle.fmi.version import package_version
 
-try:
-    from fmu_harness import ALL_FMUS, all_fmus  # noqa: F401
-except ImportError:      # pragma: no cover - package-style import
-    from .fmu_harness import ALL_FMUS, all_fmus  # noqa: F401
+from fmu_lists import CROSSCHECK_FMUS
 
 C_NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
 
@@ -102,16 +99,16 @@ def _check_csv(path: Path, allowed: set[str], opts: dict) -> list[str]:
 def test_crosscheck_writes_complete_valid_folders_that_fmpy_reproduces(all_fmus, tmp_path, capsys):
     fmu_dir = tmp_path / "fmus"
     fmu_dir.mkdir()
-    for name in ALL_FMUS:
+    for name in CROSSCHECK_FMUS:
         shutil.copyfile(all_fmus[name], fmu_dir / f"{name}.fmu")    # current builds: reused, not rebuilt
     out = tmp_path / "xc"
     assert main(["crosscheck", "--out", str(out), "--fmu-dir", str(fmu_dir)]) == 0
     printed = capsys.readouterr().out
-    assert f"[{len(ALL_FMUS)}/{len(ALL_FMUS)}]" in printed and "building" not in printed
+    assert f"[{len(CROSSCHECK_FMUS)}/{len(CROSSCHECK_FMUS)}]" in printed and "building" not in printed
     root = out.joinpath(*LAYOUT, package_version())
-    assert sorted(p.name for p in root.iterdir()) == sorted(ALL_FMUS) == sorted(CASES)
+    assert sorted(p.name for p in root.iterdir()) == sorted(CROSSCHECK_FMUS) == sorted(CASES)
     assert not list(out.rglob(".crosscheck-*"))
-    for name in ALL_FMUS:
+    for name in CROSSCHECK_FMUS:
         folder = root / name
         md = fmpy.read_model_description(str(folder / f"{name}.fmu"))
         inputs = [v.name for v in md.modelVariables if v.causality == "input"]

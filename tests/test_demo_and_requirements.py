@@ -16,11 +16,6 @@ import pytest
 from fmu_vehicle.cli import main
 from timeouts import HANG_GUARD_S
 
-try:
-    from test_tire_fmu_support import scenario_fmus  # noqa: F401
-except ImportError:
-    from .test_tire_fmu_support import scenario_fmus  # noqa: F401
-
 
 @pytest.mark.slow
 def test_demo_builds_the_fmus_runs_and_writes_its_summary_and_files(capsys, tmp_path, monkeypatch):

@@ -17,10 +17,7 @@ from pathlib import Path
 
 import pytest
 
-try:
-    from test_repo_hygiene import tracked_text_files
-except ImportError:  # pragma: no cover - imported as a package module
-    from .test_repo_hygiene import tracked_text_files
+from test_repo_hygiene import tracked_text_files
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"

@@ -21,14 +21,8 @@ from fmu_vehicle.fmi.slaves.fmu_vehicle_driver import OUTPUTS, TUNING
 from fmu_vehicle.manoeuvres.lane_change import lane_change_path
 from fmu_vehicle.paths import resource_path
 
-try:
-    from fmu_cases import BAD_INPUT_HARNESS, DISCARD, STATE_HARNESS, assert_refused, assert_state_bit_identical
-    from fmu_harness import registered_fmus  # noqa: F401
-    from test_fmi_support import run_child
-except ImportError:
-    from .fmu_cases import BAD_INPUT_HARNESS, DISCARD, STATE_HARNESS, assert_refused, assert_state_bit_identical
-    from .fmu_harness import registered_fmus  # noqa: F401
-    from .test_fmi_support import run_child
+from fmu_cases import BAD_INPUT_HARNESS, DISCARD, STATE_HARNESS, assert_refused, assert_state_bit_identical
+from fmi_support import run_child
 
 OUTPUT_NAMES = list(OUTPUTS)
 INPUT_NAMES = ("chassis.x", "chassis.y", "chassis.yaw", "chassis.vx", "target_speed")

@@ -18,12 +18,7 @@ from fmu_vehicle.fmi.build_cache import ensure_fmus, fmu_is_current
 from fmu_vehicle.scenarios.half_car import COM_X_M, FRONT_OVERHANG_M, LEAD_START_X_M, REAR_OVERHANG_M, WHEELBASE_M
 from fmu_vehicle.fmi.registry import slave_script
 
-try:
-    from test_tire_fmu_support import scenario_fmus  # noqa: F401
-    from test_vehicle_closed_form import steady_acceleration
-except ImportError:
-    from .test_tire_fmu_support import scenario_fmus  # noqa: F401
-    from .test_vehicle_closed_form import steady_acceleration
+from test_vehicle_closed_form import steady_acceleration
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -2,12 +2,8 @@
 message naming the variable, no crash, terminate/freeInstance still work."""
 import pytest
 
-try:
-    from fmu_cases import BAD_INPUT_HARNESS, DISCARD, assert_refused
-    from test_fmi_support import companion_fmus, run_child  # noqa: F401
-except ImportError:
-    from .fmu_cases import BAD_INPUT_HARNESS, DISCARD, assert_refused
-    from .test_fmi_support import companion_fmus, run_child  # noqa: F401
+from fmu_cases import BAD_INPUT_HARNESS, DISCARD, assert_refused
+from fmi_support import run_child
 
 CHILD = """
 pt, ctl, lead = Fmu(INPUTS['Powertrain']), Fmu(INPUTS['Controller']), Fmu(INPUTS['LeadVehicle'])

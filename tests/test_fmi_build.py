@@ -19,10 +19,7 @@ from fmu_vehicle.fmi.variables import UNITS
 from fmu_vehicle.fmi.version import fmu_guid, package_version
 from timeouts import HANG_GUARD_S
 
-try:
-    from test_fmi_support import COMPANION_FMUS, companion_fmus  # noqa: F401
-except ImportError:
-    from .test_fmi_support import COMPANION_FMUS, companion_fmus  # noqa: F401
+from fmu_lists import COMPANION_FMUS
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -17,10 +17,8 @@ import pickle
 
 import pytest
 
-try:
-    from fmu_harness import HARNESS_FMUS, CaseBatches, all_fmus  # noqa: F401
-except ImportError:      # pragma: no cover
-    from .fmu_harness import HARNESS_FMUS, CaseBatches, all_fmus  # noqa: F401
+from fmu_lists import HARNESS_FMUS
+from fmu_harness import CaseBatches
 
 OK, DISCARD, FATAL = 0, 2, 4
 pytestmark = pytest.mark.slow

@@ -2,12 +2,8 @@
 bit-identical continuations (child process, FMPy low-level API)."""
 import pytest
 
-try:
-    from fmu_cases import STATE_HARNESS, assert_state_bit_identical
-    from test_fmi_support import companion_fmus, run_child  # noqa: F401
-except ImportError:
-    from .fmu_cases import STATE_HARNESS, assert_state_bit_identical
-    from .test_fmi_support import companion_fmus, run_child  # noqa: F401
+from fmu_cases import STATE_HARNESS, assert_state_bit_identical
+from fmi_support import run_child
 
 TIME_GAP = 1.0    # s, the tunable acc.time_gap set after the saved state (its default is 1.8 s)
 

@@ -7,12 +7,7 @@ import zipfile
 import pytest
 from lxml import etree
 
-try:
-    from fmu_cases import UNITS
-    from fmu_harness import registered_fmus  # noqa: F401
-except ImportError:
-    from .fmu_cases import UNITS
-    from .fmu_harness import registered_fmus  # noqa: F401
+from fmu_cases import UNITS
 
 # exponents of kg, m, s, rad of each unit (FMI BaseUnit attributes), from the unit's definition
 BASE = {

@@ -22,16 +22,9 @@ from fmu_vehicle.fmi.vehicle_parameters import KINDS
 from fmu_vehicle.vehicle import Vehicle
 from fmu_vehicle.vehicle.signals import FULL_VEHICLE
 
-try:
-    from fmu_cases import assert_refused, assert_state_bit_identical
-    from fmu_combination_cases import c_host_turn, native_turn, run_combination, run_system_file
-    from fmu_combination_cases import column as _column, dependencies as _dependencies, gravity as _gravity
-    from fmu_harness import registered_fmus  # noqa: F401
-except ImportError:
-    from .fmu_cases import assert_refused, assert_state_bit_identical
-    from .fmu_combination_cases import c_host_turn, native_turn, run_combination, run_system_file
-    from .fmu_combination_cases import column as _column, dependencies as _dependencies, gravity as _gravity
-    from .fmu_harness import registered_fmus  # noqa: F401
+from fmu_cases import assert_refused, assert_state_bit_identical
+from fmu_combination_cases import c_host_turn, native_turn, run_combination, run_system_file
+from fmu_combination_cases import column as _column, dependencies as _dependencies, gravity as _gravity
 
 FMU = "VehicleCombination"
 MODEL = KINDS[FMU].models[0]            # sedan_caravan
@@ -118,10 +111,7 @@ def test_declared_dependencies_are_what_the_fmu_does(fmu, car, tmp_path):
     """tests/test_fmu_model_structure.py's probe on this FMU: every input moved in both modes, under each input
     source (internal, road inputs, external tire loads on all six wheels with the rack driven directly); no output
     moves with an input it does not declare, and every declared dependence is seen."""
-    try:
-        from test_fmu_model_structure import check, declared, observe
-    except ImportError:
-        from .test_fmu_model_structure import check, declared, observe
+    from test_fmu_model_structure import check, declared, observe
     loads = {f"wheel_{w}.{n}": v for w in car.wheel_names
              for n, v in (("force.x", 300.0), ("force.y", 200.0), ("force.z", 5000.0), ("point.x", 1.0),
                           ("point.y", 0.5), ("point.z", 0.1))}

@@ -9,12 +9,8 @@ instance for the small FMUs (11.6-23.5 kB before) and 7.1 kB for Vehicle (116-12
 """
 import pytest
 
-try:
-    from fmu_harness import HARNESS_FMUS, all_fmus  # noqa: F401
-    from test_fmi_support import run_child
-except ImportError:      # pragma: no cover
-    from .fmu_harness import HARNESS_FMUS, all_fmus  # noqa: F401
-    from .test_fmi_support import run_child
+from fmu_lists import HARNESS_FMUS
+from fmi_support import run_child
 
 pytestmark = pytest.mark.slow
 

@@ -5,7 +5,7 @@ every feedback (OMSimulator solves one every step). The FMUs declare their true 
 (``fmi.variables.Structure``, written by ``post_process`` and the native export); these tests keep that
 declaration honest.
 
-Each FMU runs in a fresh process (``test_fmi_support.run_child``, FMPy's ``FMU2Slave``). For each parameter
+Each FMU runs in a fresh process (``fmi_support.run_child``, FMPy's ``FMU2Slave``). For each parameter
 setting of ``PROBES`` the child
 
 (a) in Initialization Mode sets every input to its base value (its start value or the setting's), reads every
@@ -37,12 +37,8 @@ import pytest
 from fmpy import read_model_description
 from fmpy.validation import validate_fmu
 
-try:
-    from fmu_harness import ALL_FMUS, all_fmus  # noqa: F401
-    from test_fmi_support import run_child
-except ImportError:      # pragma: no cover - package-style import
-    from .fmu_harness import ALL_FMUS, all_fmus  # noqa: F401
-    from .test_fmi_support import run_child
+from fmu_lists import MODEL_STRUCTURE_FMUS
+from fmi_support import run_child
 
 _CHROND = {"wheel_state.lin_vel.x": 10.0, "wheel_state.ang_vel.y": 20.0, "wheel_state.pos.z": 0.45}
 _LOADS_LV = {f"wheel_{w}.{n}": v for w in ("front", "rear") for n, v in (("tire_force_x", 300.0),
@@ -243,7 +239,7 @@ def test_a_declaration_that_names_no_such_variable_or_skips_initialization_is_re
     assert dict(initial[0].attrib) == {"index": "3", "dependencies": "1", "dependenciesKind": "dependent"}
 
 
-@pytest.mark.parametrize("name", ALL_FMUS)
+@pytest.mark.parametrize("name", MODEL_STRUCTURE_FMUS)
 def test_declared_dependencies_are_what_the_fmu_does(all_fmus, name, tmp_path):
     path = all_fmus[name]
     assert validate_fmu(str(path)) == []

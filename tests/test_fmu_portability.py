@@ -31,8 +31,6 @@ from fmu_vehicle.fmi.hosts import Inputs, build_host, check_fmu, default_outputs
 from fmu_vehicle.fmi.roads import SHIPPED_ROADS
 from fmu_vehicle.numerics.jit import LINK_ONLY
 from fmu_vehicle.paths import REPO_DIR
-from fmu_harness import registered_fmus  # noqa: F401  (session fixture)
-from test_tire_fmu_support import scenario_fmus  # noqa: F401  (session fixture)
 from timeouts import HANG_GUARD_S
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the C host and the FMU binaries "

@@ -12,14 +12,9 @@ import pytest
 
 from fmu_vehicle.fmi.vehicle_parameters import KINDS, MODEL_RANGES
 
-try:
-    from fmu_harness import HARNESS_FMUS, all_fmus  # noqa: F401
-    from fmu_ranges import PAIRS, SCRIPTS, cases, model_cases, ranged_parameters, run_slave, slave_class
-    from test_fmi_support import run_child
-except ImportError:      # pragma: no cover
-    from .fmu_harness import HARNESS_FMUS, all_fmus  # noqa: F401
-    from .fmu_ranges import PAIRS, SCRIPTS, cases, model_cases, ranged_parameters, run_slave, slave_class
-    from .test_fmi_support import run_child
+from fmu_lists import HARNESS_FMUS
+from fmu_ranges import PAIRS, SCRIPTS, cases, model_cases, ranged_parameters, run_slave, slave_class
+from fmi_support import run_child
 
 pytestmark = pytest.mark.slow
 

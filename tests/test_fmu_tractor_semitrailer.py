@@ -23,16 +23,9 @@ from fmu_vehicle.fmi.vehicle_parameters import HEAVY_TRUCK_CORNERS, KINDS
 from fmu_vehicle.vehicle import Vehicle
 from fmu_vehicle.vehicle.signals import FULL_VEHICLE
 
-try:
-    from fmu_cases import assert_refused, assert_state_bit_identical
-    from fmu_combination_cases import (c_host_turn, column, dependencies, gravity, native_turn, run_combination,
-                                       run_system_file)
-    from fmu_harness import registered_fmus  # noqa: F401
-except ImportError:
-    from .fmu_cases import assert_refused, assert_state_bit_identical
-    from .fmu_combination_cases import (c_host_turn, column, dependencies, gravity, native_turn, run_combination,
-                                        run_system_file)
-    from .fmu_harness import registered_fmus  # noqa: F401
+from fmu_cases import assert_refused, assert_state_bit_identical
+from fmu_combination_cases import (c_host_turn, column, dependencies, gravity, native_turn, run_combination,
+                                   run_system_file)
 
 FMU = "TractorSemitrailer"
 MODEL = KINDS[FMU].models[0]            # tractor_semitrailer

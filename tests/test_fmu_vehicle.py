@@ -22,14 +22,8 @@ from fmu_vehicle.vehicle import Vehicle
 from fmu_vehicle.vehicle.loader import vehicle_file_data
 from fmu_vehicle.vehicle.model import W_CENTER
 
-try:
-    from fmu_cases import BAD_INPUT_HARNESS, STATE_HARNESS, assert_refused, assert_state_bit_identical
-    from fmu_harness import registered_fmus  # noqa: F401
-    from test_fmi_support import CHILD_PRELUDE, collect_children, spawn_child
-except ImportError:
-    from .fmu_cases import BAD_INPUT_HARNESS, STATE_HARNESS, assert_refused, assert_state_bit_identical
-    from .fmu_harness import registered_fmus  # noqa: F401
-    from .test_fmi_support import CHILD_PRELUDE, collect_children, spawn_child
+from fmu_cases import BAD_INPUT_HARNESS, STATE_HARNESS, assert_refused, assert_state_bit_identical
+from fmi_support import CHILD_PRELUDE, collect_children, spawn_child
 
 H = 1e-3
 STEPS = 1200            # step steer: 1.2 s

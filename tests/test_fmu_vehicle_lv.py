@@ -35,16 +35,9 @@ from fmu_vehicle.paths import resources_dir
 from fmu_vehicle.road import load_road
 from fmu_vehicle.vehicle import output_table
 
-try:
-    from fmu_cases import (BAD_INPUT_HARNESS, DISCARD, HIDE_PACKAGE, STATE_HARNESS, assert_refused,
-                           assert_state_bit_identical)
-    from test_fmi_support import CHILD_PRELUDE, collect_children, spawn_child
-    from fmu_harness import registered_fmus  # noqa: F401
-except ImportError:
-    from .fmu_cases import (BAD_INPUT_HARNESS, DISCARD, HIDE_PACKAGE, STATE_HARNESS, assert_refused,
-                            assert_state_bit_identical)
-    from .test_fmi_support import CHILD_PRELUDE, collect_children, spawn_child
-    from .fmu_harness import registered_fmus  # noqa: F401
+from fmu_cases import (BAD_INPUT_HARNESS, DISCARD, HIDE_PACKAGE, STATE_HARNESS, assert_refused,
+                       assert_state_bit_identical)
+from fmi_support import CHILD_PRELUDE, collect_children, spawn_child
 
 REPO = Path(__file__).resolve().parents[1]
 SLAVE = REPO / "fmu_vehicle" / "fmi" / "slaves" / "fmu_vehicle_vehicle_lv.py"

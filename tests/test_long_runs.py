@@ -5,14 +5,7 @@ import signal
 import numpy as np
 import pytest
 
-try:
-    from fmu_harness import all_fmus  # noqa: F401
-    from test_fmi_support import run_child
-    from test_tire_fmu_support import scenario_fmus  # noqa: F401
-except ImportError:      # pragma: no cover
-    from .fmu_harness import all_fmus  # noqa: F401
-    from .test_fmi_support import run_child
-    from .test_tire_fmu_support import scenario_fmus  # noqa: F401
+from fmi_support import run_child
 
 from fmu_vehicle.vehicle import Vehicle
 

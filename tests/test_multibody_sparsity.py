@@ -21,10 +21,7 @@ from fmu_vehicle.vehicle.dynamics import vehicle_rhs
 from reference.cartesian import skew
 from reference.states import random_state
 
-try:
-    from test_multibody_identities import path_matrices
-except ImportError:
-    from .test_multibody_identities import path_matrices
+from test_multibody_identities import path_matrices
 
 
 @pytest.fixture(scope="module", params=["fullcar14", "halfcar7"])

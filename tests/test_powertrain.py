@@ -9,10 +9,7 @@ from fmu_vehicle.errors import ModelError
 from fmu_vehicle.paths import resource_path
 from fmu_vehicle.powertrain import Powertrain, load_powertrain
 
-try:
-    from test_fmi_support import companion_fmus, simulate_in_child  # noqa: F401
-except ImportError:
-    from .test_fmi_support import companion_fmus, simulate_in_child  # noqa: F401
+from fmi_support import simulate_in_child
 
 DATA_FILE = resource_path("powertrain", "suv_diesel_6at.json")
 R_WHEEL = 0.4672          # m, tire radius the data is laid out for

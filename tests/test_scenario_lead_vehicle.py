@@ -5,10 +5,7 @@ import pytest
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.traffic import LeadVehicle, parse_speed_profile
 
-try:
-    from test_fmi_support import companion_fmus, simulate_in_child  # noqa: F401
-except ImportError:  # tests collected as a package
-    from .test_fmi_support import companion_fmus, simulate_in_child  # noqa: F401
+from fmi_support import simulate_in_child
 
 PROFILE = "0:20,5:20,8:8,12:8"
 

@@ -30,12 +30,7 @@ from fmu_vehicle.cosim.ssp import SSD_FILE_NAME
 from fmu_vehicle.cosim.ssp_schema import SSP1_SCHEMAS, check_ssd, schema_dir, ssd_problems
 from fmu_vehicle.errors import ModelError
 
-try:
-    from fmu_harness import registered_fmus  # noqa: F401
-    from test_cosim_libcosim import run_libcosim
-except ImportError:
-    from .fmu_harness import registered_fmus  # noqa: F401
-    from .test_cosim_libcosim import run_libcosim
+from test_cosim_libcosim import run_libcosim
 
 RUN_S = 0.2
 """Simulated time of the end-to-end runs [s]."""

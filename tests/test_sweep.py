@@ -19,12 +19,6 @@ from fmu_vehicle.cosim.ssp import read_ssp
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.paths import resource_path
 
-try:
-    from fmu_harness import registered_fmus  # noqa: F401
-    from test_tire_fmu_support import scenario_fmus  # noqa: F401
-except ImportError:
-    from .fmu_harness import registered_fmus  # noqa: F401
-    from .test_tire_fmu_support import scenario_fmus  # noqa: F401
 
 BANDS = [[5, 1.0], [15, 0.75], [30, 0.5], [40, 0.25]]
 SMALL = {

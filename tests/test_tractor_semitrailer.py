@@ -19,7 +19,7 @@ import json
 import numpy as np
 import pytest
 
-from conftest import unit_masses
+from unit_masses import unit_masses
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.paths import resource_path
 from fmu_vehicle.tire.contact import OUT_FZ, OUT_POINT

@@ -1,0 +1,46 @@
+"""The FMU fixtures of the suite, one session-wide set per test process (named in conftest's ``pytest_plugins``).
+
+Every fixture here hands out FMUs of the session's one FMU folder (``fmi_support.session_fmus``: below the
+session's base folder, shared by the xdist workers; built there from the current sources when missing or
+stale, one process at a time). ``registered_fmus`` looks each FMU up once per test process; the other fixtures
+are named subsets of it, so that an FMU is built once per session whichever fixtures ask for it.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fmi_support import RegisteredFmus
+from fmu_lists import COMPANION_FMUS, HARNESS_FMUS
+
+
+@pytest.fixture(scope="session")
+def registered_fmus(tmp_path_factory) -> RegisteredFmus:
+    """name -> path of any FMU of the registry, built when first asked for."""
+    return RegisteredFmus(tmp_path_factory.getbasetemp())
+
+
+@pytest.fixture(scope="session")
+def companion_fmus(registered_fmus) -> dict[str, Path]:
+    """name -> path of the Powertrain, Controller and LeadVehicle FMUs (``fmu_lists.COMPANION_FMUS``)."""
+    return registered_fmus.subset(COMPANION_FMUS)
+
+
+@pytest.fixture(scope="session")
+def all_fmus(registered_fmus) -> dict[str, Path]:
+    """name -> path of every FMU of ``fmu_lists.HARNESS_FMUS``."""
+    return registered_fmus.subset(HARNESS_FMUS)
+
+
+@pytest.fixture(scope="session")
+def scenario_fmus(registered_fmus) -> dict[str, Path]:
+    """name -> path of the five FMUs of the example systems (``scenarios.half_car.FMU_NAMES``).
+
+    The co-simulations of the tests that use them run in the pytest process (``run_system`` over FMPy's
+    FMU2Slave): the FMUs then use the repository's ``fmu_vehicle`` that pytest imported (pythonfmu imports by
+    module name in the process-wide ``sys.modules``, and pytest imported it first), so the vehicle's numba code
+    is loaded once for all of them. Running the FMUs on their shipped package copy is tested in
+    test_fmu_vehicle_lv.py and test_fmi_*.py."""
+    from fmu_vehicle.scenarios.half_car import FMU_NAMES
+    return registered_fmus.subset(FMU_NAMES)
