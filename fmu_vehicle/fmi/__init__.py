@@ -11,7 +11,8 @@ Variables and slaves
     ``vehicle_slave``        the vehicle FMUs' common slave over ``Vehicle``/``VehicleSimulator``
     ``slaves/``              one script per FMU, ``fmu_vehicle_<name>.py``: a ``VehicleSlaveBase`` subclass
                              with its variable table
-    ``registry``             ``FMUS``: FMU name -> slave script in ``slaves/``
+    ``registry``             ``FMUS``: FMU name -> slave script, found in ``slaves/`` (each script's class
+                             declares the name in ``MODEL_NAME``)
 
 Parameter tables and data files
     ``vehicle_parameters``   the vehicle FMUs' parameters, start values from each default model's files
