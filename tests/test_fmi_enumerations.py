@@ -3,6 +3,9 @@
 * every FMU's modelDescription: each parameter with options (``Var.choices``) is an ``<Enumeration
   declaredType>`` whose ``<TypeDefinitions>`` items are the Python options with values 1, 2, ...; the start value
   is the default option's item; the Strings left are file names or free text; FMPy's validation is clean;
+* every Enumeration of every FMU of the registry is append-only: a host stores an item's value (its position,
+  1, 2, ...), so today's items (``ITEMS``) keep their values: removing or reordering one fails, appending passes,
+  and an Enumeration that is not recorded yet fails until it is;
 * through FMPy (fmi2SetInteger), each item value selects its option: the lead drives each shipped speed profile,
   the vehicle models and the Controller modes give their own results; an item value out of range and an unknown
   name set by fmi2SetString are refused with a logged message naming the variable and its items; an option name
@@ -24,14 +27,8 @@ from fmpy import read_model_description
 from fmpy.validation import validate_fmu
 from lxml import etree
 
-try:
-    from fmu_harness import HARNESS_FMUS, all_fmus  # noqa: F401  (session fixture)
-    from test_fmi_support import run_child
-    from test_tire_fmu_support import scenario_fmus  # noqa: F401  (session fixture)
-except ImportError:      # pragma: no cover - package-style import
-    from .fmu_harness import HARNESS_FMUS, all_fmus  # noqa: F401
-    from .test_fmi_support import run_child
-    from .test_tire_fmu_support import scenario_fmus  # noqa: F401
+from fmi_support import run_child
+from fmu_lists import HARNESS_FMUS, REGISTERED
 
 #: The String parameters left: a user's file name (with a shipped default) or free text (a user's breakpoints).
 STRINGS = {"Powertrain": {"powertrain_file"}, "Controller": set(), "LeadVehicle": {"speed_profile_points"},
@@ -71,6 +68,62 @@ def test_every_choice_is_an_enumeration_with_its_type(all_fmus, name):
     wanted = {"model", "road", "road_source", "tire_source", "steering_input", "integrator", "mode",
               "wheel_interface", "side", "speed_profile"}
     assert {n for n in wanted if n in by_name} == {n for n in wanted if n in by_name and by_name[n].type == "Enumeration"}
+
+
+_ROADS = ("bumpy", "csv_example", "flat", "iso8608_c", "iso8608_c_two_track", "one_sided_bumps", "slope16_5",
+          "split_mu", "two_track_example", "low_mu")
+_INTEGRATORS = ("rk4", "abm4", "bdf2", "rk4e")
+_FULL_VEHICLE = {"integrator": _INTEGRATORS, "road_source": ("internal", "inputs"), "road": _ROADS,
+                 "tire_source": ("internal", "external"), "steering_input": ("steering_wheel_angle", "rack_travel")}
+
+ITEMS = {
+    "Controller": {"mode": ("acc_aeb", "acc", "cruise", "aeb")},
+    "LeadVehicle": {"speed_profile": ("brake_to_8", "stop_and_go", "platoon", "standstill")},
+    "VehicleLV": {"model": ("halfcar7", "halfcar7_forkarm"), "integrator": _INTEGRATORS,
+                  "road_source": ("internal", "inputs"), "road": _ROADS, "tire_source": ("internal", "external")},
+    "Vehicle": {"model": ("fullcar14", "fullcar14_forkarm", "midsize14"), **_FULL_VEHICLE},
+    "VehicleCombination": {"model": ("sedan_caravan",), **_FULL_VEHICLE},
+    "TractorSemitrailer": {"model": ("tractor_semitrailer",), **_FULL_VEHICLE},
+    "Tire": {"road_source": ("internal", "inputs"), "road": _ROADS, "output_time": ("midpoint", "end"),
+             "input_extrapolation": ("linear", "none"), "wheel_interface": ("planar", "chrono"),
+             "side": ("left", "right")},
+}
+"""The items of every Enumeration of the FMUs, as recorded: FMU -> parameter -> its items in item-value order.
+Their sources are dicts and tuples whose order gives the values (``integrators.INTEGRATORS``,
+``fmi.vehicle_parameters.KINDS[...].models``, ``fmi.roads.SHIPPED_ROADS``, ``traffic.lead_vehicle.SPEED_PROFILES``,
+``control.acc.MODES``, the slaves' own tuples). An item appended there is appended here when convenient; an
+Enumeration added to an FMU is recorded here."""
+
+
+def append_only_violations(recorded: dict[str, tuple], declared: dict[str, tuple]) -> list[str]:
+    """What breaks the append-only rule from the ``recorded`` Enumerations (parameter -> items) to the
+    ``declared`` ones: a recorded Enumeration gone, a recorded item removed or moved (its value changed), an
+    Enumeration not recorded. Items appended after the recorded ones break nothing."""
+    problems = [f"'{var}': the Enumeration is gone (recorded items {recorded[var]})"
+                for var in recorded if var not in declared]
+    for var, items in declared.items():
+        if var not in recorded:
+            problems.append(f"'{var}': an Enumeration not recorded in ITEMS yet (items {items}): record it")
+        elif items[:len(recorded[var])] != recorded[var]:
+            problems.append(f"'{var}': items {items} do not begin with the recorded {recorded[var]} (an item "
+                            f"removed, inserted or reordered changes the values hosts have stored; append instead)")
+    return problems
+
+
+def test_the_append_only_rule_passes_an_appended_item_only():
+    recorded = {"road": ("bumpy", "flat")}
+    assert append_only_violations(recorded, {"road": ("bumpy", "flat", "new")}) == []
+    for declared in ({"road": ("bumpy", "new", "flat")}, {"road": ("flat", "bumpy")}, {"road": ("bumpy",)},
+                     {"road": ("bumpy", "flat"), "mode": ("a", "b")}, {}):
+        assert append_only_violations(recorded, declared), declared
+
+
+@pytest.mark.parametrize("name", REGISTERED)
+def test_enumeration_items_are_append_only(name):
+    assert set(ITEMS) <= set(REGISTERED)                     # a recorded FMU is still registered
+    declared = {v.name: tuple(v.choices) for v in _slave_variables(name) if v.choices is not None}
+    problems = append_only_violations(ITEMS.get(name, {}), declared)
+    assert not problems, f"{name}: {problems}"
 
 
 def test_var_refuses_choices_on_a_string():
