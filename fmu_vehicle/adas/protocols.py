@@ -28,7 +28,7 @@ import math
 from pathlib import Path
 from typing import Callable
 
-from fmu_vehicle.scenarios.half_car import FRONT_BUMPER_FROM_COM_M, FRONT_OVERHANG_M, Scenario
+from fmu_vehicle.scenarios.half_car import FRONT_OVERHANG_M, Scenario, dimension
 from fmu_vehicle.cosim.system import System
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.fmi.roads import road_parameters
@@ -115,7 +115,7 @@ def ccr(system: System, *, v_vut_kmh: float, v_target_kmh: float = 0.0, target_d
                "controller.brake", "controller.aeb_active", "controller.ttc")
 
     def on_step(t, row):
-        gap = row["lead.x"] - row["vehicle.chassis.x"] - FRONT_BUMPER_FROM_COM_M
+        gap = row["lead.x"] - row["vehicle.chassis.x"] - dimension("FRONT_BUMPER_FROM_COM_M")
         return not (gap <= 0.0 or (t > 0.5 and row["vehicle.chassis.vx"] <= row["lead.vx"] + 1e-3))
 
     title = f"CCR: ego {v_vut_kmh:g} km/h, target {v_target_kmh:g} km/h"

@@ -25,8 +25,8 @@ import numpy as np
 
 from ..numerics.jit import njit
 from ..numerics.packing import PackedCall, by_ref, packed_value
-from .base import fixed_steps, inputs_key, system_record, system_rhs
-from .rk4 import _rk4_rest, finish_run, rk4_final_packed, run_chunks
+from .base import finish_run, fixed_steps, inputs_key, run_chunks, system_record, system_rhs
+from .rk4 import _rk4_rest, rk4_final_packed
 
 # ctl (int64): [derivatives in the history (0..4), ring index of f_n, derivative evaluations so far]
 _COUNT, _HEAD, _NFEV = 0, 1, 2

@@ -7,8 +7,6 @@ See docs/integrators.md §2.
 """
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 
 from ..numerics.jit import entry_point

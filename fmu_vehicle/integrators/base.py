@@ -52,6 +52,7 @@ from numba.core import types
 from numba.extending import overload
 
 from ..numerics import shared
+from ..numerics.jit import njit
 from ..numerics.packing import by_ref, deref
 
 
@@ -222,3 +223,95 @@ def _system_switch(t, y, model, data, params, g):
 def passes(model):
     """(rhs, record) of the system ``model`` belongs to (the compiled functions, for Python-level calls)."""
     return type(model).rhs, type(model).record
+
+
+# ------------------------------------------------------------------ the run loop every fixed-step method shares
+
+@njit(inline="always")
+def saved_for(saved, key):
+    """True if ``saved`` = [1, key]: the last evaluation a stepper kept was made with the inputs ``key``."""
+    same = saved[0] == 1.0
+    for i in range(key.size):
+        if saved[1 + i] != key[i]:
+            same = False
+    return same
+
+
+@njit(inline="always")
+def save_for(saved, key):
+    """Mark the stepper's kept evaluation valid for the inputs ``key``: saved = [1, key]."""
+    saved[0] = 1.0
+    for i in range(key.size):
+        saved[1 + i] = key[i]
+
+
+def _recorded_steps(step0, nrec, every):
+    """Step indices of the ``nrec`` rows recorded by a chunk that started at step index ``step0``."""
+    first = -(-step0 // every) * every
+    return first + every * np.arange(nrec)
+
+
+def run_chunks(system, y, t0, h, nsteps, record_every, progress, chunk, step_chunk, *, on_shift=None,
+               on_repartition=None, failure=None):
+    """The Python loop every fixed-step method's ``run`` shares: ``nsteps`` steps of ``h`` [s] from
+    (t0, y) in compiled calls of up to ``chunk`` steps, ``step_chunk(y, step, todo, out, nrec) -> (steps done,
+    status, rows recorded so far)``, recording every ``record_every``-th step into a fresh output table.
+
+    Between calls: the progress bar advances; the system may move its coordinates (``system.rebase(y)``;
+    ``on_shift()`` when it did) or ask for a new partition (status 1: ``y = system.reparameterize(y)``,
+    then ``on_repartition()``), so that a method can restart what it keeps of the past; a negative status
+    raises ``failure(status, t)`` (default ``system.failure``); Ctrl-C stops the loop after the call.
+    Returns (y, steps done, times [s], output table, rows recorded); the caller records the final state
+    (:func:`finish_run`)."""
+    nrows = nsteps // record_every + 2
+    out = np.zeros((nrows, len(system.output_names)))
+    times = np.zeros(nrows)
+    bar = None
+    step, nrec = 0, 0
+    rebase = getattr(system, "rebase", None)
+    failure = system.failure if failure is None else failure
+    try:
+        with interrupt_flag() as stop:
+            bar = _progress(progress, nsteps)       # here a Ctrl-C while it draws cannot leave it half shown
+            while step < nsteps and not stop["set"]:
+                todo = min(chunk, nsteps - step)
+                first = nrec
+                done, status, nrec = step_chunk(y, step, todo, out, nrec)
+                times[first:nrec] = t0 + h * _recorded_steps(step, nrec - first, record_every)
+                step += done
+                if bar is not None:
+                    bar.update(done)
+                if rebase is not None and status >= 0 and rebase(y) and on_shift is not None:
+                    on_shift()
+                if status == 1:
+                    y = system.reparameterize(y)
+                    if on_repartition is not None:
+                        on_repartition()
+                elif status < 0:
+                    raise failure(status, t0 + step * h)
+    finally:
+        if bar is not None:
+            bar.close()
+    return y, step, times, out, nrec
+
+
+def finish_run(times, out, nrec, y, t, st, interrupted, failure):
+    """The end of a fixed-step run whose final state ``y`` at ``t`` [s] was evaluated and recorded into
+    out[nrec] with status ``st``: its row is kept if ``st`` >= 0; an interrupted run raises
+    :class:`Interrupted` with the rows so far, a completed one ``failure(st, t)`` if ``st`` < 0, else
+    returns (times, rows, y)."""
+    if st >= 0:
+        times[nrec] = t
+        nrec += 1
+    if interrupted:
+        raise Interrupted(times[:nrec].copy(), out[:nrec].copy(), y)
+    if st < 0:
+        raise failure(st, t)
+    return times[:nrec].copy(), out[:nrec].copy(), y
+
+
+def _progress(progress, total):
+    if not progress:
+        return None
+    from tqdm import tqdm
+    return tqdm(total=total, unit="step", desc="simulating", leave=False, mininterval=0.5)

@@ -43,8 +43,8 @@ from ..errors import SimulationError
 from ..numerics.jit import njit
 from ..numerics.linalg import lu_factor, lu_solve
 from ..numerics.packing import PackedCall, by_ref, packed_value
-from .base import fixed_steps, inputs_key, system_record, system_rhs
-from .rk4 import finish_run, rk4_final, rk4_final_packed, run_chunks
+from .base import finish_run, fixed_steps, inputs_key, run_chunks, system_record, system_rhs
+from .rk4 import rk4_final, rk4_final_packed
 
 MAX_ITERATIONS = 30
 """Newton-chord iterations of one attempt before the step is retried with a fresh matrix."""

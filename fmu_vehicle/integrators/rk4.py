@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from ..numerics.jit import njit
 from ..numerics.packing import PackedCall, by_ref, packed_value
-from .base import Interrupted, fixed_steps, inputs_key, interrupt_flag, system_record, system_rhs
+from .base import finish_run, fixed_steps, inputs_key, run_chunks, save_for, saved_for, system_record, system_rhs
 
 
 @njit(inline="always")
@@ -92,24 +92,6 @@ def rk4_final_packed(mbuf, mty, dbuf, dty, t, y, out_row, ydot):
     return rk4_final(packed_value(mbuf, mty), packed_value(dbuf, dty), t, y, out_row, ydot)
 
 
-@njit(inline="always")
-def _saved_for(saved, key):
-    """True if ``saved`` = [1, key]: the last evaluation a stepper kept was made with the inputs ``key``."""
-    same = saved[0] == 1.0
-    for i in range(key.size):
-        if saved[1 + i] != key[i]:
-            same = False
-    return same
-
-
-@njit(inline="always")
-def _save_for(saved, key):
-    """Mark the stepper's kept evaluation valid for the inputs ``key``: saved = [1, key]."""
-    saved[0] = 1.0
-    for i in range(key.size):
-        saved[1 + i] = key[i]
-
-
 @njit
 def rk4_advance(model, data, t0, h, y, nsteps, out_row, work, key, saved):
     """``nsteps`` RK4 steps from t0 without recording, then evaluate and record the final state
@@ -122,7 +104,7 @@ def rk4_advance(model, data, t0, h, y, nsteps, out_row, work, key, saved):
     derivative depends on (the system's inputs, flattened); the next call reuses work[0] as k1 when
     its ``key`` is equal. The caller sets saved[0] = 0 whenever it changes y, t or the system otherwise.
     """
-    reuse = _saved_for(saved, key) and nsteps > 0
+    reuse = saved_for(saved, key) and nsteps > 0
     saved[0] = 0.0
     done = 0
     mref, dref = by_ref(model), by_ref(data)
@@ -138,7 +120,7 @@ def rk4_advance(model, data, t0, h, y, nsteps, out_row, work, key, saved):
             return done, st
     st = _evaluate_and_record(mref, dref, t0 + nsteps * h, y, out_row, work[0])
     if st == 0:
-        _save_for(saved, key)
+        save_for(saved, key)
     return done, st
 
 
@@ -209,75 +191,3 @@ class RK4Stepper:
         self.y[:] = y
         self._work[0][:] = k1
         self._saved[:] = saved
-
-
-def _recorded_steps(step0, nrec, every):
-    """Step indices of the ``nrec`` rows recorded by a chunk that started at step index ``step0``."""
-    first = -(-step0 // every) * every
-    return first + every * np.arange(nrec)
-
-
-def run_chunks(system, y, t0, h, nsteps, record_every, progress, chunk, step_chunk, *, on_shift=None,
-               on_repartition=None, failure=None):
-    """The Python loop every fixed-step method's ``run`` shares: ``nsteps`` steps of ``h`` [s] from
-    (t0, y) in compiled calls of up to ``chunk`` steps, ``step_chunk(y, step, todo, out, nrec) -> (steps done,
-    status, rows recorded so far)``, recording every ``record_every``-th step into a fresh output table.
-
-    Between calls: the progress bar advances; the system may move its coordinates (``system.rebase(y)``;
-    ``on_shift()`` when it did) or ask for a new partition (status 1: ``y = system.reparameterize(y)``,
-    then ``on_repartition()``), so that a method can restart what it keeps of the past; a negative status
-    raises ``failure(status, t)`` (default ``system.failure``); Ctrl-C stops the loop after the call.
-    Returns (y, steps done, times [s], output table, rows recorded); the caller records the final state
-    (:func:`finish_run`)."""
-    nrows = nsteps // record_every + 2
-    out = np.zeros((nrows, len(system.output_names)))
-    times = np.zeros(nrows)
-    bar = None
-    step, nrec = 0, 0
-    rebase = getattr(system, "rebase", None)
-    failure = system.failure if failure is None else failure
-    try:
-        with interrupt_flag() as stop:
-            bar = _progress(progress, nsteps)       # here a Ctrl-C while it draws cannot leave it half shown
-            while step < nsteps and not stop["set"]:
-                todo = min(chunk, nsteps - step)
-                first = nrec
-                done, status, nrec = step_chunk(y, step, todo, out, nrec)
-                times[first:nrec] = t0 + h * _recorded_steps(step, nrec - first, record_every)
-                step += done
-                if bar is not None:
-                    bar.update(done)
-                if rebase is not None and status >= 0 and rebase(y) and on_shift is not None:
-                    on_shift()
-                if status == 1:
-                    y = system.reparameterize(y)
-                    if on_repartition is not None:
-                        on_repartition()
-                elif status < 0:
-                    raise failure(status, t0 + step * h)
-    finally:
-        if bar is not None:
-            bar.close()
-    return y, step, times, out, nrec
-
-
-def finish_run(times, out, nrec, y, t, st, interrupted, failure):
-    """The end of a fixed-step run whose final state ``y`` at ``t`` [s] was evaluated and recorded into
-    out[nrec] with status ``st``: its row is kept if ``st`` >= 0; an interrupted run raises
-    :class:`Interrupted` with the rows so far, a completed one ``failure(st, t)`` if ``st`` < 0, else
-    returns (times, rows, y)."""
-    if st >= 0:
-        times[nrec] = t
-        nrec += 1
-    if interrupted:
-        raise Interrupted(times[:nrec].copy(), out[:nrec].copy(), y)
-    if st < 0:
-        raise failure(st, t)
-    return times[:nrec].copy(), out[:nrec].copy(), y
-
-
-def _progress(progress, total):
-    if not progress:
-        return None
-    from tqdm import tqdm
-    return tqdm(total=total, unit="step", desc="simulating", leave=False, mininterval=0.5)

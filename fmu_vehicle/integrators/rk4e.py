@@ -31,9 +31,9 @@ import numpy as np
 
 from ..numerics.jit import njit
 from ..numerics.packing import PackedCall, by_ref, packed_value
-from .base import fixed_steps, inputs_key, switch_count, switch_params, system_record, system_rhs, system_switch
-from .rk4 import (RK4Stepper, _rk4_rest, _save_for, _saved_for, finish_run, rk4_final, rk4_final_packed,
-                  run_chunks)
+from .base import (finish_run, fixed_steps, inputs_key, run_chunks, save_for, saved_for, switch_count, switch_params,
+                   system_record, system_rhs, system_switch)
+from .rk4 import RK4Stepper, _rk4_rest, rk4_final, rk4_final_packed
 
 # rows of the (N_WORK, n) state workspace
 K1, YA, FB, YB, FT, YT = 0, 5, 6, 7, 8, 9
@@ -208,7 +208,7 @@ def rk4e_advance(model, data, t0, h, y, nsteps, out_row, work, gw, sw, tol, max_
     communication step). Returns (steps done, status) as ``rk4.rk4_advance``. ``saved`` holds [1, key] when
     work[K1], gw[G0] hold f and g of y at t0 with the inputs ``key`` (the previous call's last evaluation);
     the caller sets saved[0] = 0 whenever it changes y, t or the system otherwise."""
-    fresh = not _saved_for(saved, key)
+    fresh = not saved_for(saved, key)
     saved[0] = 0.0
     done, st, _ = rk4e_chunk(model, data, t0, h, y, nsteps, 0, 0, work, 0, work, gw, sw, fresh, tol, max_iter,
                              max_sub, stats)
@@ -216,7 +216,7 @@ def rk4e_advance(model, data, t0, h, y, nsteps, out_row, work, gw, sw, tol, max_
         return done, st
     system_record(t0 + nsteps * h, y, model, data, out_row)
     if st == 0:
-        _save_for(saved, key)
+        save_for(saved, key)
     return done, st
 
 

@@ -23,9 +23,9 @@ Steps (:func:`build_library`):
 4. Link: ``cc -shared -fPIC`` (or ``x86_64-w64-mingw32-gcc -shared``) of the object and ``c/runtime.c``
    with libm only.
 
-What this relies on of numba's internals, pinned in :data:`PINNED` (a build with other versions is refused;
+What this relies on of numba's internals, pinned in ``numerics.numba_compat.PINNED`` (a build with other versions is refused;
 the native tests compare the library with the JIT bit for bit, so an upgrade that changes them is caught
-before the pins are moved): ``cfunc._library.get_llvm_str()``, ``cfunc.native_name`` (the wrapper's symbol),
+before the pins are moved): ``numba_compat.cfunc_llvm_ir``, ``cfunc.native_name`` (the wrapper's symbol),
 the array struct layout read by ``layout``, and the set of error-path symbols the IR declares.
 
 See docs/native.md §3.
@@ -44,13 +44,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import FmuVehicleError
+from ..numerics.numba_compat import PINNED, cfunc_llvm_ir, version_mismatches
 
 C_DIR = Path(__file__).resolve().parent / "c"
 RUNTIME_C = C_DIR / "runtime.c"
 """The C runtime linked into every native library (stand-ins for numba's error paths, images, entry points)."""
-
-PINNED = {"numba": "0.68.1", "llvmlite": "0.50.0"}
-"""The versions whose internals this module was written and tested against (module docstring)."""
 
 ENTRY_SYMBOLS = {"advance": "fv_advance_raw", "final": "fv_final_raw", "prepare": "fv_prepare_raw",
                  "start": "fv_start_raw", "equilibrium": "fv_equilibrium_raw",
@@ -97,8 +95,8 @@ class NativeBuildError(FmuVehicleError):
 
 
 def check_versions() -> None:
-    """Refuse numba/llvmlite versions other than :data:`PINNED`."""
-    bad = {name: metadata.version(name) for name in PINNED if metadata.version(name) != PINNED[name]}
+    """Refuse numba/llvmlite versions other than ``numba_compat.PINNED``."""
+    bad = version_mismatches()
     if bad:
         raise NativeBuildError("native builds rely on numba internals checked for "
                                + ", ".join(f"{k} {v}" for k, v in PINNED.items()) + "; installed: "
@@ -117,7 +115,7 @@ def entry_ir(model_type, data_type, shape) -> tuple[dict, dict]:
     from ..numerics.shared import shared_modules
     from .step import step_cfuncs
     funcs = dict(zip(ENTRY_SYMBOLS, step_cfuncs(model_type, data_type, shape)))
-    irs = {k: f._library.get_llvm_str() for k, f in funcs.items()}
+    irs = {k: cfunc_llvm_ir(f) for k, f in funcs.items()}
     names = {k: f.native_name for k, f in funcs.items()}
     for text in list(irs.values()):         # the kernels they reach through their one compiled copy, once each
         for symbol, (ir, name) in shared_modules(text).items():

@@ -97,8 +97,8 @@ def array_fields(value, nbtype, buf, prefix: str, first_word: int = 0) -> tuple[
     """The arrays (:class:`ArrayField`) and numbers (:class:`ScalarField`) of ``value`` packed as ``(buf,
     nbtype)`` (``packing.packed``), with their positions (+ ``first_word``); checks each array struct against
     the array (data address, size, shape, strides) and each int64/float64 against the value's number."""
-    from numba.core.registry import cpu_target
-    ctx = cpu_target.target_context
+    from ..numerics.numba_compat import cpu_target_context
+    ctx = cpu_target_context()
     out: list[ArrayField] = []
     scalars: list[ScalarField] = []
     _walk(nbtype, ctx.get_value_type(nbtype), value, 0, prefix, ctx.target_data, out, scalars)

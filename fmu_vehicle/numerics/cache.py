@@ -2,7 +2,7 @@
 adopted into it, and the pruning of folders no copy uses any more.
 
 Nothing happens at import: the folder is chosen, created and pruned at the first :func:`cache_dir` call (the
-first kernel module's decoration asks for it, ``numerics.jit.PackageCacheLocator``).
+first kernel module's decoration asks for it, ``numerics.jit._cache_folder``).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ _CACHE_DIR = _UNSET
 
 
 def cache_dir() -> str | None:
-    """Folder of this copy's compiled kernels (``numerics.jit.PackageCacheLocator``); None: no disk cache.
+    """Folder of this copy's compiled kernels (``numerics.jit._cache_folder``); None: no disk cache.
     Chosen at the first call (:func:`_numba_cache_dir`), the same for the rest of the process."""
     global _CACHE_DIR
     if _CACHE_DIR is _UNSET:

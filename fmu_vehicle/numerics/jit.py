@@ -5,7 +5,7 @@ package (an FMU extracted into a fresh temporary folder) would recompile everyth
 its stamp covers the function's own file only, while a kernel inlines or calls functions and freezes
 module-level constants of other modules: a stale cache would silently run old code. Here:
 
-* :class:`PackageCacheLocator` files the cache of every kernel of this package under
+* :func:`_cache_folder` files the cache of every kernel of this package under
   ``cache.cache_dir()/<package folder>/<module>-<key>``, where the key is :func:`source_key` of its module
   (also numba's stamp of the index): a hash of
   the module's own source and of the sources of every package module it imports, transitively (a static
@@ -21,7 +21,7 @@ module-level constants of other modules: a stale cache would silently run old co
 * A kernel's compiled code also depends on the types it is compiled for: the integrator loops call the
   system's passes through ``integrators.base.system_rhs``, an overload resolved from the model's type
   (``VehicleModel.rhs``, attached in ``vehicle/dynamics.py``), and the integrator modules import no system.
-  :class:`PackageFunctionCache` therefore adds to each cache entry's index key :func:`types_key` of its
+  The package's function cache (``numba_compat.keyed_cache``) therefore adds to each cache entry's index key :func:`types_key` of its
   signature: the source keys of the modules that define the classes appearing in the argument types
   (namedtuples, recursively through tuples and arrays) and of the modules of the compiled functions those
   classes carry as attributes (``VehicleModel.rhs`` -> ``vehicle/dynamics.py``). An edit of
@@ -56,10 +56,10 @@ import sys
 from pathlib import Path
 
 import numba
-from numba.core import caching, types as nbtypes
+from numba.core import types as nbtypes
 from numba.core.dispatcher import Dispatcher
 
-from .numba_compat import inline_kernel, keep_reload_hooks
+from .numba_compat import CachePolicy, inline_kernel, install_cache_policy, keep_reload_hooks, keyed_cache
 
 _PKG = Path(__file__).resolve().parent.parent          # the package folder (fmu_vehicle or an FMU's renamed copy)
 _ROOT_INIT = _PKG / "__init__.py"
@@ -287,43 +287,18 @@ def _use_and_prune(folder: Path) -> None:
             shutil.rmtree(d, ignore_errors=True)
 
 
-class PackageCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
-    """Cache location independent of where this copy of the package lives:
-    ``cache.cache_dir()/<package folder>/<module>-<source key>``; stamp: :func:`source_key`."""
-
-    def __init__(self, py_func, py_file, rel: Path, root: str):
-        self._py_file = py_file
-        self._lineno = py_func.__code__.co_firstlineno
-        self._cache_path = os.path.join(root, *rel.parent.parts,
-                                        f"{rel.stem}-{source_key(py_file)[:KEY_CHARS]}")
-
-    def get_cache_path(self):
-        return self._cache_path
-
-    def get_source_stamp(self):
-        return source_key(self._py_file)
-
-    @classmethod
-    def from_function(cls, py_func, py_file):
-        from .cache import cache_dir
-        root = cache_dir()
-        if not root:
-            return None
-        try:
-            rel = Path(py_file).resolve().relative_to(_PKG)
-        except ValueError:
-            return None
-        self = cls(py_func, py_file, rel, root)
-        try:
-            self.ensure_cache_path()
-        except OSError:
-            return None
-        _use_and_prune(Path(self._cache_path))
-        return self
-
-
-if PackageCacheLocator not in caching.CacheImpl._locator_classes:
-    caching.CacheImpl._locator_classes.insert(0, PackageCacheLocator)
+def _cache_folder(py_file) -> str | None:
+    """The cache folder of the kernels defined in ``py_file``: ``cache.cache_dir()/<package folder>/<module>-<source
+    key>``; None for a file outside this package or without a disk cache."""
+    from .cache import cache_dir
+    root = cache_dir()
+    if not root:
+        return None
+    try:
+        rel = Path(py_file).resolve().relative_to(_PKG)
+    except ValueError:
+        return None
+    return os.path.join(root, *rel.parent.parts, f"{rel.stem}-{source_key(py_file)[:KEY_CHARS]}")
 
 
 LINK_ONLY = ".link"
@@ -331,44 +306,17 @@ LINK_ONLY = ".link"
 numba's wrappers, which only a caller compiled later links in). Code loaded from the cache never needs them, so
 an FMU leaves them out (``fmi.build._add_compiled_code``)."""
 
-
-class PackageFunctionCache(caching.FunctionCache):
-    """numba's function cache with :func:`types_key` of the signature in each entry's index key, and at most
-    :data:`KEEP_PER_SIGNATURE` entries that differ only by it; ``link_only`` names its files with
-    :data:`LINK_ONLY`."""
-
-    def __init__(self, py_func, tag: str = "", link_only: bool = False):
-        super().__init__(py_func)
-        self._tag = tag
-        if link_only:
-            self._cache_file = caching.IndexDataCacheFile(self._cache_path, self._impl.filename_base + LINK_ONLY,
-                                                          self._impl.locator.get_source_stamp())
-
-    def _index_key(self, sig, codegen):
-        return (*super()._index_key(sig, codegen), types_key(sig) + self._tag)
-
-    def _save_overload(self, sig, data):
-        if self._enabled and self._impl.check_cachable(data):
-            key = self._index_key(sig, data.codegen)
-            try:
-                index = self._cache_file._load_index()
-                others = [k for k in index if k[:-1] == key[:-1] and k != key]
-                if len(others) >= KEEP_PER_SIGNATURE:
-                    for k in others[:len(others) - KEEP_PER_SIGNATURE + 1]:
-                        del index[k]               # its data file name is free again: overwritten later
-                    self._cache_file._save_index(index)
-            except Exception:                      # an unreadable index: numba's save starts a new one
-                pass
-        super()._save_overload(sig, data)
+CACHE_POLICY = CachePolicy(folder=_cache_folder, on_use=lambda folder: _use_and_prune(Path(folder)), stamp=source_key,
+                           signature_key=types_key, keep_per_signature=KEEP_PER_SIGNATURE, link_only_suffix=LINK_ONLY)
+"""How this package's kernels are cached (module docstring), handed to numba through ``numba_compat``."""
+install_cache_policy(CACHE_POLICY)
 
 
 def _keyed(dispatcher, tag: str = "", link_only: bool = False):
-    """``dispatcher`` with a :class:`PackageFunctionCache` in place of numba's cache (if it caches); ``tag``
-    tells its entries apart from those of another dispatcher of the same function (an inline kernel's Python
-    twin, which has numba's wrappers, and the kernel, which has none: ``link_only``)."""
-    if isinstance(dispatcher, Dispatcher) and type(dispatcher._cache) is caching.FunctionCache:
-        dispatcher._cache = PackageFunctionCache(dispatcher.py_func, tag, link_only)
-    return dispatcher
+    """``dispatcher`` with the package's function cache (:data:`CACHE_POLICY`) in place of numba's (if it caches);
+    ``tag`` tells its entries apart from those of another dispatcher of the same function (an inline kernel's
+    Python twin, which has numba's wrappers, and the kernel, which has none: ``link_only``)."""
+    return keyed_cache(dispatcher, CACHE_POLICY, tag, link_only)
 
 
 PORTABLE_CPU = "generic"

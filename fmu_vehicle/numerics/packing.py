@@ -74,9 +74,9 @@ def packed(value):
     outlive the buffer. With numba disabled: (value, None)."""
     if JIT_DISABLED:
         return value, None
-    from numba.core.registry import cpu_target
+    from .numba_compat import cpu_target_context
     ty = numba.typeof(value)
-    ctx = cpu_target.target_context
+    ctx = cpu_target_context()
     nbytes = ctx.get_abi_sizeof(ctx.get_value_type(ty))
     buf = np.zeros(-(-nbytes // 8), dtype=np.int64)
     _pack.compile((ty, numba.typeof(buf)))(value, buf)      # (the value's type found once: ~1.5 ms each)

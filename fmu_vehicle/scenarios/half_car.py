@@ -48,6 +48,7 @@ See docs/cosimulation.md.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,31 +74,51 @@ WHEELS = ("front", "rear")
 VEHICLE = "halfcar7"
 """The vehicle file every VehicleLV of the scenarios loads (resources/vehicles/halfcar7.json)."""
 
-_SPEC = load_vehicle_spec(VEHICLE)
-_FRONT, _REAR = (_SPEC.wheel(w) for w in WHEELS)
-WHEELBASE_M = _FRONT.center_m[0] - _REAR.center_m[0]
-"""Front to rear wheel centre of VEHICLE [m], from its vehicle file."""
-HALF_CAR_MASS_KG = _SPEC.total_mass_kg
-"""Total mass of VEHICLE [kg], from its vehicle file: the left half of the car."""
-WHEEL_RADIUS_M = float(host(unloaded_radius)(params(_SPEC.tires[_SPEC.wheels.index(_FRONT)])))
-"""Free radius of VEHICLE's front tire [m], from its tire property file."""
 FRONT_OVERHANG_M = 0.9
 """Front axle to front bumper [m]; the paper gives no body, this is a typical sedan value."""
 REAR_OVERHANG_M = 1.0
 """Rear axle to rear bumper [m] (typical sedan value, see FRONT_OVERHANG_M)."""
-COM_X_M = next(b.com_m[0] for b in _SPEC.mechanism.bodies if b.name == _SPEC.chassis_body)
-"""Design x of VEHICLE's chassis centre of mass in its vehicle file [m] (the point ``chassis.x`` gives)."""
-FRONT_BUMPER_FROM_COM_M = _FRONT.center_m[0] - COM_X_M + FRONT_OVERHANG_M
-"""Chassis centre of mass to front bumper along x [m]: front bumper x = chassis.x + this."""
-REAR_BUMPER_FROM_COM_M = COM_X_M - _REAR.center_m[0] + REAR_OVERHANG_M
-"""Chassis centre of mass to rear bumper along x [m]: rear bumper x = chassis.x - this."""
 
-#: Controller parameters for the whole car the half car stands for (others: the Controller defaults).
-CONTROLLER = {
-    "vehicle.mass": 2.0 * HALF_CAR_MASS_KG,
-    "vehicle.wheel_radius": WHEEL_RADIUS_M,
-    "acc.gap_offset": FRONT_BUMPER_FROM_COM_M,
+DIMENSIONS = {
+    "WHEELBASE_M": "Front to rear wheel centre of VEHICLE [m], from its vehicle file.",
+    "HALF_CAR_MASS_KG": "Total mass of VEHICLE [kg], from its vehicle file: the left half of the car.",
+    "WHEEL_RADIUS_M": "Free radius of VEHICLE's front tire [m], from its tire property file.",
+    "COM_X_M": "Design x of VEHICLE's chassis centre of mass in its vehicle file [m] (the point ``chassis.x`` gives).",
+    "FRONT_BUMPER_FROM_COM_M": "Chassis centre of mass to front bumper along x [m]: front bumper x = chassis.x + this.",
+    "REAR_BUMPER_FROM_COM_M": "Chassis centre of mass to rear bumper along x [m]: rear bumper x = chassis.x - this.",
+    "CONTROLLER": "Controller parameters for the whole car the half car stands for (others: the Controller defaults).",
 }
+"""The module's constants computed from VEHICLE's files, read at their first use (importing the module reads no
+file): ``half_car.WHEELBASE_M`` etc., and :func:`dimension` inside the module."""
+
+
+@functools.cache
+def _dimensions() -> dict:
+    spec = load_vehicle_spec(VEHICLE)
+    front, rear = (spec.wheel(w) for w in WHEELS)
+    com_x = next(b.com_m[0] for b in spec.mechanism.bodies if b.name == spec.chassis_body)
+    d = {"WHEELBASE_M": front.center_m[0] - rear.center_m[0],
+         "HALF_CAR_MASS_KG": spec.total_mass_kg,
+         "WHEEL_RADIUS_M": float(host(unloaded_radius)(params(spec.tires[spec.wheels.index(front)]))),
+         "COM_X_M": com_x,
+         "FRONT_BUMPER_FROM_COM_M": front.center_m[0] - com_x + FRONT_OVERHANG_M,
+         "REAR_BUMPER_FROM_COM_M": com_x - rear.center_m[0] + REAR_OVERHANG_M}
+    d["CONTROLLER"] = {"vehicle.mass": 2.0 * d["HALF_CAR_MASS_KG"], "vehicle.wheel_radius": d["WHEEL_RADIUS_M"],
+                       "acc.gap_offset": d["FRONT_BUMPER_FROM_COM_M"]}
+    return d
+
+
+def dimension(name: str):
+    """The constant ``name`` of :data:`DIMENSIONS` (a copy for ``CONTROLLER``)."""
+    value = _dimensions()[name]
+    return dict(value) if isinstance(value, dict) else value
+
+
+def __getattr__(name: str):
+    if name in DIMENSIONS:
+        return dimension(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 ACC_LEAD_PROFILE = SPEED_PROFILES["stop_and_go"]
 """Lead vehicle of acc_stop_and_go: waits 1 s, 2 m/s^2 to 16 m/s, cruises 5 s, brakes at 2.5 m/s^2 to a stop
@@ -194,7 +215,7 @@ def follow_connections(leader: str, controller: str, leader_is_vehicle: bool) ->
     """Leader position (rear bumper) and speed to a controller's lead inputs."""
     if not leader_is_vehicle:
         return [Connection(leader, "x", controller, "lead.x"), Connection(leader, "vx", controller, "lead.vx")]
-    return [Connection(leader, "chassis.x", controller, "lead.x", offset=-REAR_BUMPER_FROM_COM_M),
+    return [Connection(leader, "chassis.x", controller, "lead.x", offset=-dimension("REAR_BUMPER_FROM_COM_M")),
             Connection(leader, "chassis.vx", controller, "lead.vx")]
 
 
@@ -217,7 +238,7 @@ def _tires(vehicle: str, fmus: dict, road: str, prefix: str = "tire_", **params)
 
 def bumper_gap(result: Result, lead_x: np.ndarray, ego: str) -> np.ndarray:
     """Bumper-to-bumper gap [m]: lead rear bumper minus ego front bumper (chassis.x + FRONT_BUMPER_FROM_COM_M)."""
-    return lead_x - result[f"{ego}.chassis.x"] - FRONT_BUMPER_FROM_COM_M
+    return lead_x - result[f"{ego}.chassis.x"] - dimension("FRONT_BUMPER_FROM_COM_M")
 
 
 def following_signals(gap: np.ndarray, v_ego: np.ndarray, v_lead: np.ndarray, prefix: str = "") -> dict:
@@ -342,7 +363,7 @@ def acc_stop_and_go(fmus: dict, *, duration: float = ACC_DURATION_S, lead_profil
     """
     comps = [Component("lead", fmu_path(fmus, "LeadVehicle"), {**lead_profile_parameters(lead_profile), "x0": LEAD_START_X_M}),
              Component("controller", fmu_path(fmus, "Controller"),
-                       {**CONTROLLER, "acc.time_gap": float(time_gap), "mode": "acc_aeb"}, step_size=0.01),
+                       {**dimension("CONTROLLER"), "acc.time_gap": float(time_gap), "mode": "acc_aeb"}, step_size=0.01),
              Component("powertrain", fmu_path(fmus, "Powertrain"), {})]
     tire_comps, tire_cons = _tires("vehicle", fmus, road)
     if tire_params:
@@ -387,7 +408,7 @@ def slope_cruise(fmus: dict, *, duration: float = 30.0, set_speed: float = 15.0,
     to ``accel_max`` towards ``set_speed``; at 15 m/s the 29 % grade takes nearly full throttle in third gear.
     """
     comps = [Component("controller", fmu_path(fmus, "Controller"),
-                       {**CONTROLLER, "mode": "cruise", "acc.set_speed": float(set_speed),
+                       {**dimension("CONTROLLER"), "mode": "cruise", "acc.set_speed": float(set_speed),
                         "acc.accel_max": float(accel_max)}, step_size=0.01),
              Component("powertrain", fmu_path(fmus, "Powertrain"), {}),
              vehicle_component("vehicle", fmus, road="slope16_5", v0=v0)]
@@ -424,14 +445,14 @@ def platoon(fmus: dict, *, n: int = 3, duration: float = 20.0, lead_profile: str
     """
     if not isinstance(n, int) or n < 1:
         raise ModelError(f"platoon: n must be a positive integer, got {n!r}")
-    spacing = WHEELBASE_M + REAR_OVERHANG_M + FRONT_OVERHANG_M + 5.0      # standstill_distance default 5 m
+    spacing = dimension("WHEELBASE_M") + REAR_OVERHANG_M + FRONT_OVERHANG_M + 5.0      # standstill_distance default 5 m
     comps = [Component("lead", fmu_path(fmus, "LeadVehicle"), {**lead_profile_parameters(lead_profile), "x0": LEAD_START_X_M},
                        step_size=step)]
     cons, order, outputs = [], ["lead"], ["lead.x", "lead.vx"]
     for k in range(1, n + 1):
         car, pt, ctl = f"vehicle_{k}", f"powertrain_{k}", f"controller_{k}"
         x0 = -(k - 1) * spacing
-        comps += [Component(ctl, fmu_path(fmus, "Controller"), dict(CONTROLLER), step_size=0.01),
+        comps += [Component(ctl, fmu_path(fmus, "Controller"), dimension("CONTROLLER"), step_size=0.01),
                   Component(pt, fmu_path(fmus, "Powertrain"), {}),
                   vehicle_component(car, fmus, road=road, v0=0.0, x0=x0)]
         cons += follow_connections("lead" if k == 1 else f"vehicle_{k - 1}", ctl, leader_is_vehicle=k > 1)
@@ -449,7 +470,7 @@ def platoon(fmus: dict, *, n: int = 3, duration: float = 20.0, lead_profile: str
                 lead_x, lead_v = result["lead.x"], result["lead.vx"]
             else:
                 ahead = f"vehicle_{k - 1}"
-                lead_x = result[f"{ahead}.chassis.x"] - REAR_BUMPER_FROM_COM_M
+                lead_x = result[f"{ahead}.chassis.x"] - dimension("REAR_BUMPER_FROM_COM_M")
                 lead_v = result[f"{ahead}.chassis.vx"]
             gap = bumper_gap(result, lead_x, car)
             columns.update(following_signals(gap, result[f"{car}.chassis.vx"], lead_v, prefix=f"{car}."))
