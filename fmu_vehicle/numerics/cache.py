@@ -157,19 +157,19 @@ MAX_IDLE_S = 86400.0
 """Other cache folders unused for longer than this [s] are deleted (each holds 20-30 MB of machine code)."""
 
 
-def _prune_caches(root, current, pattern: str = "numba-*") -> None:
-    """Delete the folders in ``root`` matching ``pattern`` other than ``current`` that are unused for a day,
-    except the KEEP_OTHER_CACHES most recently used: the numba cache folders of other package copies (FMUs of
-    other sources, other Python or numba versions, folders keyed by all sources in earlier versions of this
-    package), and with ``pattern="*"`` in PACKAGES the unpacked package copies of other FMU builds. Errors
-    are ignored: the cache is an optimization, and another process may be pruning too."""
+def _prune_caches(root, current, pattern: str = "numba-*", accept=lambda folder: True) -> None:
+    """Delete the folders in ``root`` matching ``pattern`` (and ``accept``) other than ``current`` that are unused
+    for MAX_IDLE_S, except the KEEP_OTHER_CACHES most recently used: the numba cache folders of other package
+    copies (FMUs of other sources, other Python or numba versions), with ``pattern="*"`` in PACKAGES the unpacked
+    package copies of other FMU builds, and the folders of a module's other source keys (``jit._use_and_prune``).
+    Errors are ignored: the cache is an optimization, and another process may be pruning too."""
     import shutil
     import time
 
     try:
         stamped = []
         for d in root.glob(pattern):
-            if d != current and d.is_dir():
+            if d != current and accept(d) and d.is_dir():
                 stamped.append((d.stat().st_mtime, d))
     except OSError:
         return

@@ -261,30 +261,21 @@ _USED: set = set()
 
 def _use_and_prune(folder: Path) -> None:
     """Mark ``folder`` (``<module>-<key>``) used now and delete the folders of other keys of the same module
-    unused for ``cache.MAX_IDLE_S``, except the ``cache.KEEP_OTHER_CACHES`` most recently used.
-    Once per folder and process; errors are ignored (the cache is an optimization)."""
-    import shutil
-    import time
-
-    from .cache import KEEP_OTHER_CACHES, MAX_IDLE_S
+    (``cache._prune_caches``). Once per folder and process; errors are ignored (the cache is an optimization)."""
+    from .cache import _prune_caches
     if folder in _USED:
         return
     _USED.add(folder)
     stem = folder.name[:-(KEY_CHARS + 1)]
     try:
         os.utime(folder)
-        others = []
-        for d in folder.parent.glob(f"{stem}-*"):
-            key = d.name[len(stem) + 1:]
-            if d != folder and len(key) == KEY_CHARS and all(c in "0123456789abcdef" for c in key) and d.is_dir():
-                others.append((d.stat().st_mtime, d))
     except OSError:
         return
-    others.sort(reverse=True)
-    now = time.time()
-    for mtime, d in others[KEEP_OTHER_CACHES:]:
-        if now - mtime > MAX_IDLE_S:
-            shutil.rmtree(d, ignore_errors=True)
+
+    def other_key(d: Path) -> bool:
+        key = d.name[len(stem) + 1:]
+        return len(key) == KEY_CHARS and all(c in "0123456789abcdef" for c in key)
+    _prune_caches(folder.parent, folder, f"{stem}-*", other_key)
 
 
 def _cache_folder(py_file) -> str | None:
