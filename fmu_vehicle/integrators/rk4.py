@@ -3,7 +3,8 @@
     k1 = f(t, y), k2 = f(t + h/2, y + h/2 k1), k3 = f(t + h/2, y + h/2 k2), k4 = f(t + h, y + h k3)
     y(t + h) = y + h/6 (k1 + 2 k2 + 2 k3 + k4)
 
-The step loop itself is compiled (a Python-level loop costs as much as the model) and runs in chunks so
+The stages and the update are ``numerics.rk4``'s (written once for every RK4 of the package). The step loop
+itself is compiled (a Python-level loop costs as much as the model) and runs in chunks so
 that progress can be shown and the system can be re-parameterized between steps. The loops call the
 system's passes through ``base.system_rhs``/``system_record``, resolved from the model's type when numba
 compiles them.
@@ -12,37 +13,25 @@ See docs/integrators.md §2 and §3.
 """
 from __future__ import annotations
 
-
 import numpy as np
+
 from ..numerics.jit import njit
 from ..numerics.packing import PackedCall, by_ref, packed_value
+from ..numerics.rk4 import rk4_rest
 from .base import finish_run, fixed_steps, inputs_key, run_chunks, save_for, saved_for, system_record, system_rhs
 
 
 @njit(inline="always")
+def _system_f(t, y, ctx, dy):
+    """The system's derivative dy = f(t, y) in ``numerics.rk4``'s form: ctx = (model, data)."""
+    return system_rhs(t, y, ctx[0], ctx[1], dy)
+
+
+@njit(inline="always")
 def _rk4_rest(model, data, t, h, y, work):
-    """Stages 2-4 and the update of one RK4 step from (t, y) whose k1 = f(t, y) is in work[0];
-    returns the first negative status or 0."""
-    k1, k2, k3, k4, yt = work[0], work[1], work[2], work[3], work[4]
-    n = y.size
-    for i in range(n):
-        yt[i] = y[i] + 0.5 * h * k1[i]
-    st = system_rhs(t + 0.5 * h, yt, model, data, k2)
-    if st < 0:
-        return st
-    for i in range(n):
-        yt[i] = y[i] + 0.5 * h * k2[i]
-    st = system_rhs(t + 0.5 * h, yt, model, data, k3)
-    if st < 0:
-        return st
-    for i in range(n):
-        yt[i] = y[i] + h * k3[i]
-    st = system_rhs(t + h, yt, model, data, k4)
-    if st < 0:
-        return st
-    for i in range(n):
-        y[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
-    return 0
+    """Stages 2-4 and the update of one RK4 step from (t, y) whose k1 = f(t, y) is in work[0] (work rows: the
+    stages K1..K4 and TMP of ``numerics.rk4``); returns the first negative status or 0."""
+    return rk4_rest(_system_f, t, h, y, (model, data), work)
 
 
 @njit
