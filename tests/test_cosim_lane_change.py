@@ -14,7 +14,7 @@ from fmu_vehicle.cosim import read_ssp, run_system
 from fmu_vehicle.scenarios.full_car import double_lane_change, lane_change_metrics
 from fmu_vehicle.scenarios.half_car import run_scenario
 
-from test_cosim_libcosim import run_libcosim
+from libcosim_runner import run_libcosim
 
 NAMES = ("Vehicle", "Driver", "Tire")
 

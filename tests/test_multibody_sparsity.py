@@ -19,9 +19,8 @@ from fmu_vehicle.multibody.model import JOINT_PRISMATIC
 from fmu_vehicle.vehicle import Vehicle
 from fmu_vehicle.vehicle.dynamics import vehicle_rhs
 from reference.cartesian import skew
+from reference.dense_form import path_matrices
 from reference.states import random_state
-
-from test_multibody_identities import path_matrices
 
 
 @pytest.fixture(scope="module", params=["fullcar14", "halfcar7"])

@@ -21,7 +21,7 @@ from fmu_vehicle.fmi.vehicle_parameters import parameter_table
 from fmu_vehicle.fmi.vehicle_slave import vehicle_variables
 from fmu_vehicle.native import fmu as native
 
-from test_cosim_libcosim import run_libcosim
+from libcosim_runner import run_libcosim
 
 OUTPUTS = ["chassis.x", "chassis.z", "chassis.pitch", "chassis.vx", "chassis.az", "wheel_front.tire_fz",
            "wheel_rear.tire_fx", "wheel_front.omega", "wheel_rear.travel"]

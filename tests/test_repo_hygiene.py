@@ -9,13 +9,9 @@ references to documents the repository does not ship.
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-
-#: The places whose text is checked (folders and single files, relative to the repository root).
-CHECKED = ("fmu_vehicle", "tests", "examples", "docs", "build_scripts", "README.md")
+from repo_files import REPO, tracked_text_files
 
 #: References to documents the repository does not ship: seed texts ("seed 001", "seed file", their file
 #: names "001_<16 hex digits>", the "shared/seeds" folder), issue numbers ("issue #6"), and the design
@@ -25,33 +21,6 @@ UNSHIPPED = re.compile(
     r"|protocols_and_peers|\.\./shared"
     r"|\b0[0-4][0-9]_[0-9a-f]{16}\b|shared/seeds|shared/design",
     re.IGNORECASE)
-
-
-def tracked_text_files(places=CHECKED) -> list[Path]:
-    """The git-tracked files under ``places`` that decode as UTF-8 text (all files there without git)."""
-    try:
-        out = subprocess.run(["git", "ls-files", "-z", "--", *places], cwd=REPO, capture_output=True,
-                             check=True).stdout.decode()
-        paths = [REPO / name for name in out.split("\0") if name]
-    except (OSError, subprocess.CalledProcessError):
-        paths = []
-        for place in places:
-            root = REPO / place
-            paths += [root] if root.is_file() else [p for p in root.rglob("*") if p.is_file()]
-    files = []
-    for path in sorted(paths):
-        try:
-            data = path.read_bytes()
-        except OSError:          # tracked but deleted in the work tree
-            continue
-        if b"\0" in data:
-            continue
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        files.append(path)
-    return files
 
 
 def unshipped_references(files) -> list[str]:

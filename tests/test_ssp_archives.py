@@ -30,7 +30,7 @@ from fmu_vehicle.cosim.ssp import SSD_FILE_NAME
 from fmu_vehicle.cosim.ssp_schema import SSP1_SCHEMAS, check_ssd, schema_dir, ssd_problems
 from fmu_vehicle.errors import ModelError
 
-from test_cosim_libcosim import run_libcosim
+from libcosim_runner import run_libcosim
 
 RUN_S = 0.2
 """Simulated time of the end-to-end runs [s]."""
