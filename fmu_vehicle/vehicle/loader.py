@@ -23,6 +23,7 @@ import copy
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import ModelError
 from ..multibody.spec import MechanismSpec, parse_mechanism
@@ -179,9 +180,18 @@ def _point_m(value, field: str, note: str = ""):
     return value
 
 
-def _corner_data(c, i, src, base, prefix):
-    """(name, side, suspension file path, suspension data merged with the corner's overrides, wheel centre,
-    where) of the corner ``c``, checked."""
+class CornerData(NamedTuple):
+    """A corner of a vehicle file as read and checked by :func:`_corner_data`."""
+    name: str                # the corner's name (its wheel's)
+    side: str                # "left" or "right"
+    suspension_file: Path    # its suspension file
+    suspension: dict         # that file's data merged with the corner's ``suspension_overrides``
+    center: object           # design wheel centre [m], (3,)
+    where: str               # the corner's place in the vehicle file, for error messages
+
+
+def _corner_data(c, i, src, base, prefix) -> CornerData:
+    """The corner ``c`` (entry ``i`` of the list ``prefix`` of the file ``src``), checked."""
     where = f"{src}: {prefix}[{i}]"
     cname = c.get("name") if isinstance(c, dict) else None
     if not isinstance(cname, str) or not cname:
@@ -196,7 +206,7 @@ def _corner_data(c, i, src, base, prefix):
     sp = resource_path("vehicles", "suspensions", susp_file, base=base)
     susp = _merge(read_json(sp, "suspension"), c.get("suspension_overrides", {}))
     center = _point_m(c.get("wheel_center_m"), f"{where}: field 'wheel_center_m'")
-    return cname, side, sp, susp, center, where
+    return CornerData(cname, side, sp, susp, center, where)
 
 
 def _axle_fragment(axle, members, chassis_body, rack, src, frag, inner_points):
@@ -205,15 +215,15 @@ def _axle_fragment(axle, members, chassis_body, rack, src, frag, inner_points):
     where = f"{src}: axle '{axle}'"
     if not axle:
         raise ModelError(f"{src}: field 'axle' of a two-corner suspension must name its axle, got {axle!r}")
-    sides = sorted(d[1] for _c, d in members)
+    sides = sorted(d.side for _c, d in members)
     if sides != ["left", "right"]:
         raise ModelError(f"{where}: needs one left and one right corner, has "
-                         f"{', '.join(d[0] + ' (' + d[1] + ')' for _c, d in members)}")
-    members = sorted(members, key=lambda m: m[1][1] != "left")      # left first
-    files = {str(d[2]) for _c, d in members}
+                         f"{', '.join(d.name + ' (' + d.side + ')' for _c, d in members)}")
+    members = sorted(members, key=lambda m: m[1].side != "left")      # left first
+    files = {str(d.suspension_file) for _c, d in members}
     if len(files) != 1:
         raise ModelError(f"{where}: its corners name different suspension files ({', '.join(sorted(files))})")
-    sp, data = members[0][1][2], members[0][1][3]
+    sp, data = members[0][1].suspension_file, members[0][1].suspension
     st = data.get("template")
     if st not in AXLE_TEMPLATES:
         raise ModelError(f"{sp}: template {st!r} does not carry an axle (field 'axle' of the corners); "
@@ -222,7 +232,7 @@ def _axle_fragment(axle, members, chassis_body, rack, src, frag, inner_points):
     if len(steered) != 1:
         raise ModelError(f"{where}: either both its corners are steered or neither")
     tie = rack if steered.pop() else None
-    f, fields = AXLE_TEMPLATES[st](axle, chassis_body, [(d[0], d[4], d[3], d[1] == "right") for _c, d in members],
+    f, fields = AXLE_TEMPLATES[st](axle, chassis_body, [(d.name, d.center, d.suspension, d.side == "right") for _c, d in members],
                                    f"{sp} (axle '{axle}')", tie_rod_body=tie)
     if tie is not None:
         inner_points += [r["point_b_m"] for r in f.rods if r["body_b"] == tie]
@@ -241,8 +251,8 @@ def _add_corners(corners, chassis_body, rack, src, base, frag, wheels, tires, in
     for c, d in zip(corners, data):
         axle = c.get("axle", "")
         if not isinstance(axle, str) or "." in axle:
-            raise ModelError(f"{d[5]}: field 'axle' must be a name without '.', got {axle!r}")
-        if "axle" in c and d[3].get("template") in AXLE_TEMPLATES:
+            raise ModelError(f"{d.where}: field 'axle' must be a name without '.', got {axle!r}")
+        if "axle" in c and d.suspension.get("template") in AXLE_TEMPLATES:
             axles.setdefault(axle, []).append((c, d))
     shared = {}
     for axle, members in axles.items():
