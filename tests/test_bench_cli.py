@@ -49,7 +49,7 @@ def test_bench_writes_a_consistent_report(tmp_path):
     assert f"wrote {out}" in printed
     assert "cold_compile" not in report and "cold compile:" not in printed
     # --passes: every pass of one evaluation, ns per call, in the report and as a table
-    from fmu_vehicle.vehicle.pass_timing import PASSES
+    from fmu_vehicle.tools.pass_timing import PASSES
     passes = report["passes_ns"]["halfcar7"]
     assert list(passes) == list(PASSES) and all(0.0 < ns < 1e6 for ns in passes.values())
     assert "| pass | halfcar7 [ns] | ratio |" in printed and "| forward_dynamics: add_rods | " in printed
@@ -64,7 +64,7 @@ def test_mass_matrix_structure_counts_the_chassis_rows_and_columns():
     its 527 possibly non-zero entries are in them against 87 of 162 (4.1 times for twice the corners: why
     the passes that read M grow faster than the corners, docs/formulation.md §9). The tractor-semitrailer's
     shared chain is its tractor's 6 chassis coordinates (the fifth wheel is a child beside the corners')."""
-    from fmu_vehicle.bench import mass_matrix_structure
+    from fmu_vehicle.tools.bench import mass_matrix_structure
     half, full = mass_matrix_structure("halfcar7"), mass_matrix_structure("fullcar14")
     assert (half["shared"], half["m_shared"], half["m_rest"]) == (3, 87, 75)
     assert (full["coordinates"], full["shared"], full["wheels"]) == (33, 6, 4)
@@ -82,7 +82,7 @@ def test_bench_steps_stability_ladder_and_fastest_within(tmp_path, capsys):
     stable up to 10 ms and its slip mode blows up at 12.5 ms, ABM4 (smaller stability region) up to 2.5 ms,
     BDF2 (A-stable) at every rung up to 50 ms. ``fastest_within`` names the fastest run within
     max(2 x RK4's final error, 1e-6) that is not above its method's stable step."""
-    from fmu_vehicle.bench import ERROR_FLOOR, FINAL_STATE, STABILITY_STEPS_S
+    from fmu_vehicle.tools.bench import ERROR_FLOOR, FINAL_STATE, STABILITY_STEPS_S
     out = tmp_path / "bench.json"
     assert main(["bench", "--vehicles", "halfcar7", "--repeats", "1", "--duration", "0.02", "--no-cold-compile",
                  "--no-uncompiled", "--integrators", "rk4", "abm4@2ms", "bdf2@4ms", "--out", str(out)]) == 0
@@ -128,8 +128,8 @@ def test_bench_baseline_times_another_commit_in_the_same_sitting(tmp_path, tmp_p
     from pathlib import Path
 
     import fmu_vehicle
-    from fmu_vehicle.bench_baseline import _order
-    from fmu_vehicle.vehicle.pass_timing import PASSES
+    from fmu_vehicle.tools.bench_baseline import _order
+    from fmu_vehicle.tools.pass_timing import PASSES
     repo = Path(fmu_vehicle.__file__).resolve().parents[1]
     head = _git("-C", str(repo), "rev-parse", "HEAD")
     if head.returncode != 0:
@@ -182,6 +182,6 @@ def test_bench_step_steer_of_a_combination():
     """The bench's step steer of a combination steers by its towing unit's single-track model (a combination
     has none of its own): the tractor-semitrailer turns left at its 4 m/s^2 angle (the default run covers every
     shipped vehicle, the combinations included)."""
-    from fmu_vehicle.bench import time_step_steer
+    from fmu_vehicle.tools.bench import time_step_steer
     r = time_step_steer("tractor_semitrailer", duration=2.0, repeats=1)
     assert r["vehicle"] == "tractor_semitrailer" and r["wall_s"] > 0.0 and r["final_yaw_rate_rad_s"] > 0.05

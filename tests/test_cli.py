@@ -37,8 +37,8 @@ def listing(folder):
 
 
 def _without_compile_progress(err: str) -> str:
-    """``err`` without what ``cli.compile_progress`` prints when this process compiles kernels (a cold cache:
-    its notice and its bar), which is not part of the error report."""
+    """``err`` without what ``cli.progress.compile_progress`` prints when this process compiles kernels (a cold
+    cache: its notice and its bar), which is not part of the error report."""
     return "".join(line for line in err.splitlines(keepends=True)
                    if line.strip() and not line.lstrip().startswith(("fmu-vehicle: compiling the model's kernels",
                                                                      "compiled: ")))
@@ -267,7 +267,7 @@ def test_reproduce_paper_writes_its_plots_and_fails_with_exit_1_outside_the_band
     assert sorted(p.name for p in (tmp_path / "ok").iterdir()) == ["paper_bumpy_road.png", "paper_sloping_road.png"]
     # a paper table 3 % further along: x (ours 1 % over and 0.3 % under the paper) is out of its 1.5 %
     # band in both manoeuvres -> exit code 1
-    import fmu_vehicle.paper as paper
+    import fmu_vehicle.tools.paper as paper
     original = paper.paper_final_state
     monkeypatch.setattr(paper, "paper_final_state", lambda m, k: {**original(m, k), "x_m": 1.03 * original(m, k)["x_m"]})
     assert main(["reproduce-paper", "--variants", "halfcar7", "--out", str(tmp_path / "bad"), "-q"]) == 1
@@ -385,7 +385,7 @@ def test_written_files_honour_the_umask(tmp_path, umask, mode):
 
 
 def test_summaries_have_no_negative_zero():
-    from fmu_vehicle.cli import _plain
+    from fmu_vehicle.cli.manoeuvre import plain as _plain
     from fmu_vehicle.scenarios.half_car import format_stop
     from fmu_vehicle.util import fixed
     text = json.dumps(_plain({"a": -0.0, "b": np.float64(-0.0), "c": [np.array([-0.0, -1.5])], "d": np.int64(3),
@@ -443,7 +443,7 @@ def test_a_first_compile_says_so_and_counts_the_functions_and_a_cached_one_is_qu
 
     import numba
 
-    from fmu_vehicle.cli import compile_progress
+    from fmu_vehicle.cli.progress import compile_progress
 
     @numba.njit(cache=False)
     def inner(x):
@@ -484,7 +484,7 @@ def test_driving_past_the_end_of_a_csv_road_warns_once(tmp_path, capsys):
 def test_the_build_notice_names_a_compile_only_for_fmus_that_compile_one():
     """demo's line for an FMU it builds says "compiles the vehicle model once" (and how long that took where it
     was measured) only for the vehicle FMUs (it was on every FMU, also those that compile nothing)."""
-    from fmu_vehicle.cli import _build_notice
+    from fmu_vehicle.cli.progress import build_notice as _build_notice
     from fmu_vehicle.fmi.registry import FMUS
     notices = {name: _build_notice(name) for name in FMUS}
     assert notices == {"Powertrain": "", "Controller": "", "LeadVehicle": "", "Driver": "", "ChassisControl": "",

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from fmu_vehicle.integrators import INTEGRATORS, STEPPING_INTEGRATORS, get_integrator
-from fmu_vehicle.paper import MANEUVERS
+from fmu_vehicle.tools.paper import MANEUVERS
 from fmu_vehicle.road import load_road
 from fmu_vehicle.road.arrays import slope_breaks
 from fmu_vehicle.road.kernel import break_switch

@@ -453,7 +453,7 @@ def test_bare_fmu_has_the_fmus_real_inputs_and_outputs(fmu, tmp_path):
     """The bench's baseline (``bench.build_bare_fmu``): a pythonfmu FMU with the Real inputs and outputs of the
     vehicle FMU, in its order (the bench test above runs it)."""
     from fmpy import read_model_description
-    from fmu_vehicle.bench import build_bare_fmu
+    from fmu_vehicle.tools.bench import build_bare_fmu
     bare = build_bare_fmu(fmu, tmp_path)
 
     def reals(path, causality):

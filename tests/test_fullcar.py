@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from fmu_vehicle.paper import MANEUVERS, paper_final_state, run_maneuver
+from fmu_vehicle.tools.paper import MANEUVERS, paper_final_state, run_maneuver
 from fmu_vehicle.vehicle import Vehicle
 
 from test_halfcar_paper import outside_bands

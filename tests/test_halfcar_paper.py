@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from fmu_vehicle.paper import MANEUVERS, VARIANTS, paper_final_state, run_maneuver
+from fmu_vehicle.tools.paper import MANEUVERS, VARIANTS, paper_final_state, run_maneuver
 from fmu_vehicle.tire.tir import P_KZ
 from fmu_vehicle.vehicle import Vehicle
 from fmu_vehicle.vehicle.dynamics import vehicle_rhs

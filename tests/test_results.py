@@ -131,7 +131,7 @@ def test_scenario_vehicle_constants_come_from_the_vehicle_file():
 
 
 def test_paper_variants_are_the_vehicle_files_the_paper_reports():
-    from fmu_vehicle.paper import VARIANTS
+    from fmu_vehicle.tools.paper import VARIANTS
     from fmu_vehicle.vehicle import vehicle_names
     models = {n: json.loads(resource_path("vehicles", f"{n}.json").read_text()).get("paper_model")
               for n in vehicle_names()}

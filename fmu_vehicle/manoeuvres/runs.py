@@ -1,7 +1,7 @@
 """The handling manoeuvres run on a multibody vehicle: open-loop step steer (ISO 7401), closed-loop
 constant-radius driving (ISO 4138) and double lane change (ISO 3888-1) with the path follower, and the
 suspension kinematics sweep. Each returns the run and its analysis; ``fmu-vehicle manoeuvre`` writes them
-with a plot. Described in docs/handling.md §12.
+with a plot (:mod:`fmu_vehicle.manoeuvres.registry`). Described in docs/handling.md §12.
 
 Closed loop (:func:`closed_loop`): every ``driver_dt`` [s] the driver reads the chassis centre of mass
 (chassis.x, chassis.y), its yaw and forward speed, and commands a steering-wheel angle (reached linearly
@@ -161,10 +161,6 @@ def kinematics(car, corner: str, travel_m=np.linspace(-0.08, 0.08, 17), rack_m=N
         toe_r, cam_r = rr[:, 1], rr[:, 2]
     m.assemble(base, {}, steps=5)
     return kinematics_table(rows[:, 0], rows[:, 1], rows[:, 2], rack, toe_r, cam_r, name=corner)
-
-
-MANOEUVRES = ("step-steer", "constant-radius", "double-lane-change", "kinematics")
-"""Names of ``fmu-vehicle manoeuvre``."""
 
 
 def require_steering(car):

@@ -5,14 +5,14 @@ interleaved: a load that comes and goes then hits both alike. :func:`run_baselin
 of the repository this package is run from (``git archive``; kept under ``dist/bench-baseline/<sha>`` and
 reused), gives it its own kernel cache (its own ``XDG_CACHE_HOME``, so neither side loads the other's
 machine code), and times each vehicle and fixed-step method on the bumpy road in fresh interpreters,
-baseline and working tree alternating (B W, W B, B W, ...). Each child calls its own checkout's
-``bench.time_vehicle`` once (a warm-up run, then one timed run), so each side runs its own code end to end.
-The result of a side is the best of its ``repeats`` children; the ratio is working tree over baseline
-(below 1: the working tree is faster). With ``passes``, each vehicle's evaluation is also timed pass by pass
+baseline and working tree alternating (B W, W B, B W, ...). Each child (a function of :mod:`.children`, the
+working tree's file run against that side's package) calls its own checkout's ``bench.time_vehicle`` once (a
+warm-up run, then one timed run), so each side runs its own code end to end. The result of a side is the best
+of its ``repeats`` children; the ratio is working tree over baseline (below 1: the working tree is faster). With ``passes``, each vehicle's evaluation is also timed pass by pass
 (``bench.time_passes``, where the baseline has it) in the same alternation. With ``fmu`` (a vehicle FMU of the
 working tree, e.g. ``dist/fmus/VehicleLV.fmu``), the baseline builds its own FMU of the same registry name
 (its ``fmi.build_cache.ensure_fmus``, into ``dist/bench-baseline/<sha>/fmus``) and both FMUs run the bumpy
-road through ``fmpy.simulate_fmu`` at a 1 ms communication step in the same alternation (``bench.FMU_RUN``
+road through ``fmpy.simulate_fmu`` at a 1 ms communication step in the same alternation (``children.fmu_run``
 with the same start values, ``bench.bumpy_road_start``): the FMU path as a host sees it, each side with its own
 package and kernels.
 
@@ -24,46 +24,15 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tarfile
 import tempfile
 from pathlib import Path
 
-from . import bench
-from .errors import ModelError
-from .util import CHILD_HANG_GUARD_S, atomic_write
+from ..errors import ModelError
+from ..util import CHILD_HANG_GUARD_S, atomic_write
+from . import bench, children
 
-_PKG = Path(__file__).resolve().parent
-
-_TIME = """
-import json, sys
-from fmu_vehicle import bench
-name, integrator, dt, duration = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
-r = bench.time_vehicle(name, duration=duration, dt=dt, repeats=1, integrator=integrator)
-print(json.dumps({k: r[k] for k in ("wall_s", "us_per_evaluation", "evaluations", "coordinates")}))
-"""
-
-_FMU_BUILD = """
-import json, sys
-from fmu_vehicle.fmi.build_cache import ensure_fmus
-print(json.dumps(str(ensure_fmus([sys.argv[1]], sys.argv[2])[sys.argv[1]])))
-"""
-
-_COLD = """
-import json, sys
-from fmu_vehicle import bench
-print(json.dumps(bench.time_cold_compile(sys.argv[1])))
-"""
-
-_PASSES = """
-import json, sys
-from fmu_vehicle import bench
-if not hasattr(bench, "time_passes"):
-    print(json.dumps(None))
-else:
-    print(json.dumps(bench.time_passes(sys.argv[1])))
-"""
-
+_PKG = Path(__file__).resolve().parents[1]
 
 def repository_root() -> Path:
     """The git work tree this package is run from (its parent folder), or ModelError."""
@@ -115,10 +84,11 @@ def baseline_checkout(root: Path, sha: str, work: Path) -> Path:
     return dest
 
 
-def _child(src: Path, env: dict, script: str, *args: str):
-    """Run ``script`` with ``src`` first on the path; its last stdout line is JSON, returned here. The child's
-    stderr (compile notices, progress) goes to this terminal."""
-    out = subprocess.run([sys.executable, "-c", script, *args], cwd=src, env=dict(env, PYTHONPATH=str(src)),
+def _child(src: Path, env: dict, child: str, *args: str):
+    """Run the function ``child`` of :mod:`.children` (this checkout's file) with ``src`` first on the path, so
+    that it runs that side's package; its last stdout line is JSON, returned here. The child's stderr (compile
+    notices, progress) goes to this terminal."""
+    out = subprocess.run(children.command(child, *args), cwd=src, env=dict(env, PYTHONPATH=str(src)),
                          stdout=subprocess.PIPE, text=True, timeout=CHILD_HANG_GUARD_S)
     if out.returncode != 0:
         raise ModelError(f"--baseline: a timing run of {src} failed (exit {out.returncode}): see the messages above")
@@ -166,7 +136,7 @@ def run_baseline(ref: str, vehicles, specs, out: Path, *, repeats: int = 3, dura
         for integrator, dt in specs:
             args = (name, integrator, repr(dt), repr(duration))
             row = {"vehicle": name, "integrator": integrator, "dt_s": dt, "simulated_s": duration,
-                   **_best(sides, repeats, _TIME, {"baseline": args, "work": args})}
+                   **_best(sides, repeats, "time_vehicle", {"baseline": args, "work": args})}
             rows.append(row)
             print(_line(row), flush=True)
     report = {"baseline_commit": sha, "baseline_ref": ref, "repeats": repeats, "results": rows}
@@ -179,14 +149,14 @@ def run_baseline(ref: str, vehicles, specs, out: Path, *, repeats: int = 3, dura
     return report
 
 
-def _best(sides: dict, repeats: int, script: str, args: dict, key: str = "wall_s") -> dict:
-    """{"baseline": best child, "work": best child, "ratio": work / baseline} of ``script`` run ``repeats``
+def _best(sides: dict, repeats: int, child: str, args: dict, key: str = "wall_s") -> dict:
+    """{"baseline": best child, "work": best child, "ratio": work / baseline} of ``child`` run ``repeats``
     times per side in alternation with that side's ``args[side]``, compared by the child's ``key`` [s]."""
     best: dict[str, dict] = {}
     for r in range(repeats):
         for side in _order(r):
             src, env = sides[side]
-            t = _child(src, env, script, *args[side])
+            t = _child(src, env, child, *args[side])
             if side not in best or t[key] < best[side][key]:
                 best[side] = t
     return {"baseline": best["baseline"], "work": best["work"], "ratio": best["work"][key] / best["baseline"][key]}
@@ -195,7 +165,8 @@ def _best(sides: dict, repeats: int, script: str, args: dict, key: str = "wall_s
 def _cold_row(sides: dict, name: str, repeats: int) -> dict:
     """The cold compile of ``name`` on both sides, alternating (best of ``repeats``; each side's
     ``bench.time_cold_compile`` in its own checkout, with an empty kernel cache every time)."""
-    row = {"vehicle": name, **_best(sides, repeats, _COLD, {"baseline": (name,), "work": (name,)}, key="seconds")}
+    row = {"vehicle": name, **_best(sides, repeats, "time_cold_compile", {"baseline": (name,), "work": (name,)},
+                                    key="seconds")}
     print(f"{name:<18} cold compile: baseline {row['baseline']['seconds']:.1f} s, working tree "
           f"{row['work']['seconds']:.1f} s, ratio {row['ratio']:.3f}", flush=True)
     return row
@@ -204,9 +175,9 @@ def _cold_row(sides: dict, name: str, repeats: int) -> dict:
 def _check_work_fmu(fmu: Path) -> None:
     """ModelError unless ``fmu`` is an FMU of this package's registry built from the working tree's sources
     (the baseline builds the FMU of the same name): checked before anything is timed."""
-    from .fmi.build_cache import fmu_is_current
-    from .errors import FmuVehicleError
-    from .fmi.registry import slave_script
+    from ..fmi.build_cache import fmu_is_current
+    from ..errors import FmuVehicleError
+    from ..fmi.registry import slave_script
     try:
         script = slave_script(fmu.stem)
     except FmuVehicleError as exc:
@@ -223,13 +194,13 @@ def _fmu_row(sides: dict, fmu: Path, folder: Path, repeats: int, duration: float
     name = fmu.stem
     src, env = sides["baseline"]
     print(f"--baseline: the baseline's {name} FMU (built into {folder} if missing or stale; minutes)", flush=True)
-    base_fmu = Path(_child(src, env, _FMU_BUILD, name, str(folder)))
+    base_fmu = Path(_child(src, env, "ensure_fmu", name, str(folder)))
     args = {side: (str(path), json.dumps(bench.bumpy_road_start(path)), repr(duration), "1")
             for side, path in (("baseline", base_fmu), ("work", fmu))}
     row = {"fmu": name, "simulated_s": duration, "communication_step_s": 1e-3, "baseline_fmu": str(base_fmu),
-           "work_fmu": str(fmu), **_best(sides, repeats, bench.FMU_RUN, args, key="seconds")}
+           "work_fmu": str(fmu), **_best(sides, repeats, "fmu_run", args, key="seconds")}
     steps = round(duration / 1e-3)
-    for side in ("baseline", "work"):      # bench.FMU_RUN's report: "seconds" (the run), "fixed_seconds"
+    for side in ("baseline", "work"):      # children.fmu_run's report: "seconds" (the run), "fixed_seconds"
         t = row[side]
         t.update(wall_s=t["seconds"], steps=steps, us_per_step=t["seconds"] / steps * 1e6)
     print(f"{name}.fmu through FMPy, {duration:g} s at 1 ms: baseline {row['baseline']['wall_s']:.3f} s, working "
@@ -245,7 +216,7 @@ def _passes(sides: dict, name: str, repeats: int) -> dict:
     for r in range(repeats):
         for side in _order(r):
             src, env = sides[side]
-            got = _child(src, env, _PASSES, name)
+            got = _child(src, env, "time_passes", name)
             if got is None:
                 missing = True
                 continue

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .paths import resource_path
-from .plotting import Panel, plot_panels
-from .results import Result
-from .vehicle.loader import load_vehicle_spec, vehicle_names
+from ..paths import resource_path
+from ..plotting import Panel, plot_panels
+from ..results import Result
+from ..vehicle.loader import load_vehicle_spec, vehicle_names
 
 QUANTITIES = ("x_m", "vx_m_per_s", "z_m", "vz_m_per_s", "pitch_rad", "pitch_rate_rad_per_s")
 UNITS = ("m", "m/s", "m", "m/s", "rad", "rad/s")

@@ -26,105 +26,10 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..util import CHILD_HANG_GUARD_S, atomic_write, compiling_child_env
+from ..vehicle.loader import load_vehicle_spec
+from . import children
 from .paper import MANEUVERS, paper_results
-from .util import CHILD_HANG_GUARD_S, atomic_write, compiling_child_env
-from .vehicle.loader import load_vehicle_spec
-
-_UNCOMPILED = """
-import json, sys, time
-from fmu_vehicle.vehicle import Vehicle
-car = Vehicle.load(sys.argv[1])
-system = car.system("bumpy")
-y = car.initial_state(system, 20.0)
-from fmu_vehicle.integrators import integrate
-t0 = time.perf_counter()
-integrate(system, y, float(sys.argv[2]), 1e-3)
-print(json.dumps({"seconds": time.perf_counter() - t0}))
-"""
-
-_COLD_COMPILE = """
-import json, sys, time
-t0 = time.perf_counter()
-from fmu_vehicle.bench import compile_events
-with compile_events() as events:
-    from fmu_vehicle.vehicle import Vehicle
-    from fmu_vehicle.integrators import integrate
-    car = Vehicle.load(sys.argv[1])
-    system = car.system("bumpy")
-    integrate(system, car.initial_state(system, 20.0), 0.01, 1e-3)
-seconds = time.perf_counter() - t0
-print(json.dumps({"seconds": seconds, "functions": events.exclusive()}))
-"""
-
-_NATIVE_EXPORT = """
-import json, sys, tempfile, time
-t0 = time.perf_counter()
-from fmu_vehicle.native.fmu import export
-with tempfile.TemporaryDirectory() as out:
-    for name in sys.argv[1:]:
-        export(name, out, targets=("linux64",))
-print(json.dumps({"seconds": time.perf_counter() - t0}))
-"""
-
-_FMU_STARTUP = """
-import json, sys, time
-from fmpy import simulate_fmu
-t0 = time.perf_counter()
-simulate_fmu(sys.argv[1], stop_time=1e-3, output_interval=1e-3, start_values=json.loads(sys.argv[2]))
-print(json.dumps({"seconds": time.perf_counter() - t0}))
-"""
-
-#: A vehicle FMU through fmpy.simulate_fmu in a fresh process (argv: FMU, start values as JSON, duration [s],
-#: repeats[, --skip-exit]): a warm-up, the fixed cost of a 1 ms run, then the best of the timed runs; prints
-#: {"seconds", "fixed_seconds"}. Also the FMU timing of ``bench --baseline`` (``bench_baseline``).
-FMU_RUN = """
-import json, os, sys, time
-from fmpy import simulate_fmu
-start = json.loads(sys.argv[2])
-simulate_fmu(sys.argv[1], stop_time=0.01, output_interval=1e-3, start_values=start)      # warm-up
-fixed = float("inf")
-for _ in range(3):          # the fixed cost of a run: extraction, instantiation, initialization, one step
-    t0 = time.perf_counter()
-    simulate_fmu(sys.argv[1], stop_time=1e-3, output_interval=1e-3, start_values=start)
-    fixed = min(fixed, time.perf_counter() - t0)
-best = float("inf")
-for _ in range(int(sys.argv[4])):      # best of N, as the direct runs it is compared with
-    t0 = time.perf_counter()
-    simulate_fmu(sys.argv[1], stop_time=float(sys.argv[3]), output_interval=1e-3, start_values=start)
-    best = min(best, time.perf_counter() - t0)
-print(json.dumps({"seconds": best, "fixed_seconds": fixed}), flush=True)
-if sys.argv[5:] == ["--skip-exit"]:
-    os._exit(0)             # a bare pythonfmu FMU may abort the interpreter's exit (docs/fmu_hosts.md)
-"""
-
-_BARE_SLAVE = '''"""A pythonfmu slave with the Real inputs and outputs of {fmu} that computes nothing: the cost of
-pythonfmu's wrapper and of the host's calls alone (fmu_vehicle.bench.time_fmu)."""
-from pythonfmu import Fmi2Causality, Fmi2Slave, Real
-
-INPUTS = {inputs!r}
-OUTPUTS = {outputs!r}
-
-
-class {name}(Fmi2Slave):
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        self.u = [0.0] * len(INPUTS)
-        self.row = [0.0] * len(OUTPUTS)
-        for i, name in enumerate(INPUTS):
-            self.register_variable(Real(name, causality=Fmi2Causality.input, getter=lambda i=i: self.u[i],
-                                        setter=lambda v, i=i: self.u.__setitem__(i, v)))
-        for i, name in enumerate(OUTPUTS):
-            self.register_variable(Real(name, causality=Fmi2Causality.output, getter=lambda i=i: self.row[i]))
-        self.all_outputs = [vr for vr, v in self.vars.items() if v.causality == Fmi2Causality.output]
-
-    def get_real(self, vrs):
-        # the least a slave can do: its whole output row as it is (as VehicleSlaveBase serves a published row)
-        return self.row.copy() if vrs == self.all_outputs else super().get_real(vrs)
-
-    def do_step(self, current_time, step_size):
-        return True
-'''
-
 
 COLD_COMPILE_VEHICLE = "halfcar7"
 """Vehicle whose first run with an empty kernel cache is the cold compile time."""
@@ -140,7 +45,7 @@ DEFAULT_STEP_S = 1e-3
 def parse_integrator(text: str) -> tuple[str, float]:
     """(method name, step [s]) of an ``--integrators`` entry: a name of ``INTEGRATORS`` (step 1 ms) or
     ``name@STEPms`` for a fixed-step method, e.g. ``abm4@4ms``; ValueError naming the entry otherwise."""
-    from .integrators import INTEGRATORS, STEPPING_INTEGRATORS
+    from ..integrators import INTEGRATORS, STEPPING_INTEGRATORS
     name, at, step = text.partition("@")
     if name not in INTEGRATORS:
         raise ValueError(f"unknown integrator {name!r} in {text!r}; valid: {', '.join(INTEGRATORS)}")
@@ -170,9 +75,9 @@ def bumpy_road_run(name: str):
     manoeuvre (drive torque on the driven wheels, equilibrium at its start speed); ``restore()`` puts back
     the workspace a run changes (the engine's x origin, which moves along with the car, its warm start with
     the Newton start's fields and the coordinate partition), so that every run starts alike."""
-    from .multibody.state import PREDICTOR_FIELDS
-    from .vehicle import Vehicle
-    from .vehicle.dynamics import IN_DRIVE
+    from ..multibody.state import PREDICTOR_FIELDS
+    from ..vehicle import Vehicle
+    from ..vehicle.dynamics import IN_DRIVE
     car = Vehicle.load(name)
     man = MANEUVERS["bumpy_road"]
     system = car.system(man.road)
@@ -199,7 +104,7 @@ def time_vehicle(name: str, duration: float = 20.0, dt: float = 1e-3, repeats: i
     ``integrator`` is a fixed-step method (step ``dt``) or ``reference`` (adaptive DOP853, rtol 1e-9,
     outputs every ``dt``; timed once: it runs Python-level steps and takes seconds).
     """
-    from .integrators import get_integrator, integrate
+    from ..integrators import get_integrator, integrate
     car, system, y0, restore = bumpy_road_run(name)
     method = get_integrator(integrator)
     integrate(system, y0, 0.01 if integrator == "reference" else dt * max(1, round(0.01 / dt)), dt,
@@ -236,7 +141,7 @@ reference's (of max(|value|, 1)) at every sample."""
 def stability_reference(name: str) -> tuple[tuple[str, ...], object]:
     """(compared output names, their reference rows every ``STABILITY_SAMPLE_S``) over
     ``STABILITY_DURATION_S`` of the bumpy road (adaptive DOP853)."""
-    from .integrators import integrate
+    from ..integrators import integrate
     car, system, y0, _ = bumpy_road_run(name)
     compared = ("chassis.vx",) + tuple(n for n in car.output_names if n.startswith("wheel_") and n.endswith(".omega"))
     _, rows, _ = integrate(system, y0, STABILITY_DURATION_S, STABILITY_SAMPLE_S, integrator="reference")
@@ -256,8 +161,8 @@ def stable_step_ladder(name: str, integrator: str, reference=None) -> dict:
     the first rung is unstable), ``first_unstable_step_s`` (None if every rung is stable) and the rungs
     tried (step, stable, largest relative deviation or the reason)."""
     import numpy as np
-    from .errors import SimulationError
-    from .integrators import get_integrator, integrate
+    from ..errors import SimulationError
+    from ..integrators import get_integrator, integrate
     compared, ref = reference if reference is not None else stability_reference(name)
     car, system, y0, restore = bumpy_road_run(name)
     cols = [car.output_names.index(n) for n in compared]
@@ -289,7 +194,7 @@ PASS_STATE_S = 3.0
 
 
 def time_passes(name: str, calls: int = 2000, repeats: int = 30) -> dict:
-    """Nanoseconds per call of each pass of one evaluation of vehicle ``name`` (``vehicle.pass_timing.PASSES``)
+    """Nanoseconds per call of each pass of one evaluation of vehicle ``name`` (``pass_timing.PASSES``)
     at its state ``PASS_STATE_S`` s into the bumpy road (RK4 at 1 ms): each pass alone in a compiled loop of
     ``calls`` calls, best of ``repeats`` loops (:func:`time_passes_alternated` of one vehicle)."""
     return time_passes_alternated([name], calls, repeats)[name]
@@ -300,10 +205,13 @@ def time_passes_alternated(names, calls: int = 2000, repeats: int = 30) -> dict:
     pass runs each vehicle's loop in turn, so that a busy spell of a shared machine slows every vehicle's
     loops alike and the ratios between vehicles hold (timed one vehicle after the other, two identical runs
     gave whole-evaluation ratios of 1.38 and 3.74). Leaves each system evaluated at its state."""
-    import numpy as np
+    import warnings
 
-    from .integrators import integrate
-    from .vehicle.pass_timing import PASSES, pass_loop
+    import numpy as np
+    from numba.core.errors import NumbaExperimentalFeatureWarning
+
+    from ..integrators import integrate
+    from .pass_timing import PASSES, pass_loop
     runs = {}
     for name in names:
         _, system, y0, _ = bumpy_road_run(name)
@@ -315,7 +223,9 @@ def time_passes_alternated(names, calls: int = 2000, repeats: int = 30) -> dict:
         best = dict.fromkeys(names, math.inf)
         for name, (system, y, ydot) in runs.items():
             system.rhs(t, y, system.model, system.data, ydot)       # every pass starts from the evaluated state
-            pass_loop(which, 10, t, y, system.model, system.data, ydot)   # loads or compiles the loop
+            with warnings.catch_warnings():     # numba says its typing of the loop's tuple of calls is experimental
+                warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
+                pass_loop(which, 10, t, y, system.model, system.data, ydot)   # loads or compiles the loop
         for _ in range(repeats):
             for name, (system, y, ydot) in runs.items():
                 t0 = time.perf_counter()
@@ -336,7 +246,7 @@ def mass_matrix_structure(name: str) -> dict:
     (``m_rest``). Every pass that reads or writes M (``assemble``, ``add_rods``, ``solve_accelerations``) does
     work in proportion to these, so a full car's shared entries, 6 chassis coordinates by every coordinate
     against a half car's 3, grow faster than its corners (docs/formulation.md §9)."""
-    from .vehicle import Vehicle
+    from ..vehicle import Vehicle
     car = Vehicle.load(name)
     model = car.system(MANEUVERS["bumpy_road"].road).model.mech
     n = int(model.n)
@@ -354,9 +264,9 @@ def time_step_steer(name: str, duration: float = 20.0, repeats: int = 3) -> dict
     """Best-of-``repeats`` wall time of ``duration`` s of an ISO 7401 step steer (RK4, 1 ms, flat road) of
     a vehicle with steering: the handling counterpart of the bumpy-road run. The steering-wheel angle is the
     one of 4 m/s^2 steady state in the single-track model of the vehicle (of a combination: its towing unit's)."""
-    from .manoeuvres.step_steer import step_steer_profile
-    from .manoeuvres.vehicle_model import single_track_of, towing_vehicle
-    from .vehicle import Vehicle
+    from ..manoeuvres.step_steer import step_steer_profile
+    from ..manoeuvres.vehicle_model import single_track_of, towing_vehicle
+    from ..vehicle import Vehicle
     car = Vehicle.load(name)
     v = STEP_STEER_SPEED_M_S
     st = single_track_of(towing_vehicle(car))
@@ -381,23 +291,25 @@ def final_errors(final: dict, reference: dict) -> dict:
     return {k: abs(final[k] - reference[k]) for k in FINAL_STATE}
 
 
-def _child_report(what: str, script: str, *args: str, env=None) -> dict:
-    """Run ``script`` in a fresh interpreter; it prints a JSON object as its last line, returned here."""
-    out = subprocess.run([sys.executable, "-c", script, *args], env=env, capture_output=True, text=True,
+def _child_report(what: str, child: str, *args: str, env=None) -> dict:
+    """Run the function ``child`` of :mod:`.children` in a fresh interpreter; it prints a JSON object as its last
+    line, returned here."""
+    out = subprocess.run(children.command(child, *args), env=env, capture_output=True, text=True,
                          timeout=CHILD_HANG_GUARD_S)
     if out.returncode != 0:
         raise RuntimeError(f"{what} failed: {out.stderr.strip().splitlines()[-1:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _timed_child(what: str, script: str, *args: str, env=None) -> float:
-    """Run ``script`` in a fresh interpreter; it prints {"seconds": ...} as its last line."""
-    return _child_report(what, script, *args, env=env)["seconds"]
+def _timed_child(what: str, child: str, *args: str, env=None) -> float:
+    """Run the function ``child`` of :mod:`.children` in a fresh interpreter; it prints {"seconds": ...} as its
+    last line."""
+    return _child_report(what, child, *args, env=env)["seconds"]
 
 
 def time_uncompiled(name: str, duration: float = 0.02) -> float:
     """Seconds per derivative evaluation of the uncompiled path (subprocess, NUMBA_DISABLE_JIT=1)."""
-    seconds = _timed_child("uncompiled run", _UNCOMPILED, name, str(duration),
+    seconds = _timed_child("uncompiled run", "uncompiled", name, str(duration),
                            env=dict(os.environ, NUMBA_DISABLE_JIT="1"))
     return seconds / _evaluations(round(duration / 1e-3))
 
@@ -459,7 +371,7 @@ def time_cold_compile(name: str = COLD_COMPILE_VEHICLE) -> dict:
     the costliest compiled functions' own compile times [s] (:class:`CompileEvents`)."""
     import tempfile
     with tempfile.TemporaryDirectory(prefix="fmu_vehicle_cold_compile_") as empty:
-        report = _child_report("cold compile run", _COLD_COMPILE, name, env=compiling_child_env(empty))
+        report = _child_report("cold compile run", "cold_compile", name, env=compiling_child_env(empty))
     return {"vehicle": name, "simulated_s": 0.01, "seconds": report["seconds"],
             "functions": report.get("functions", {})}
 
@@ -471,8 +383,8 @@ def time_native_export(fmus) -> dict:
     import tempfile
     with tempfile.TemporaryDirectory(prefix="fmu_vehicle_native_export_") as empty:
         env = compiling_child_env(empty)
-        first = _timed_child("native export", _NATIVE_EXPORT, *fmus, env=env)
-        second = _timed_child("second native export", _NATIVE_EXPORT, *fmus, env=env)
+        first = _timed_child("native export", "native_export", *fmus, env=env)
+        second = _timed_child("second native export", "native_export", *fmus, env=env)
     return {"fmus": list(fmus), "platform": "linux64", "first_s": first, "second_s": second}
 
 
@@ -482,19 +394,25 @@ def _native_export_line(e: dict) -> str:
 
 
 def build_bare_fmu(fmu: Path, dest: Path) -> Path:
-    """A pythonfmu FMU with the Real inputs and outputs of ``fmu`` that computes nothing (``_BARE_SLAVE``),
-    built into ``dest``: the host's and pythonfmu's own cost per step, for :func:`time_fmu`."""
+    """A pythonfmu FMU with the Real inputs and outputs of ``fmu`` that computes nothing (:mod:`.bare_slave`,
+    its inputs, outputs and class name filled in), built into ``dest``: the host's and pythonfmu's own cost per
+    step, for :func:`time_fmu`."""
     from fmpy import read_model_description
     md = read_model_description(str(fmu))
     reals = [v for v in md.modelVariables if v.type == "Real"]
     name = "Bare" + md.coSimulation.modelIdentifier
+    inputs = [v.name for v in reals if v.causality == "input"]
+    outputs = [v.name for v in reals if v.causality == "output"]
+    source = (Path(__file__).parent / "bare_slave.py").read_text()
+    for placeholder, value in (("INPUTS: list[str] = []", f"INPUTS = {inputs!r}"),
+                               ("OUTPUTS: list[str] = []", f"OUTPUTS = {outputs!r}"),
+                               ("class BareSlave(", f"class {name}(")):
+        if source.count(placeholder) != 1:
+            raise RuntimeError(f"bare FMU: {placeholder!r} is not once in tools/bare_slave.py")
+        source = source.replace(placeholder, value)
     script = Path(dest) / f"bench_{name.lower()}.py"
-    script.write_text(_BARE_SLAVE.format(fmu=fmu.name, name=name,
-                                         inputs=[v.name for v in reals if v.causality == "input"],
-                                         outputs=[v.name for v in reals if v.causality == "output"]))
-    code = ("import sys; from pythonfmu import FmuBuilder; "
-            "print(FmuBuilder.build_FMU(sys.argv[1], dest=sys.argv[2]))")
-    out = subprocess.run([sys.executable, "-c", code, str(script), str(dest)], cwd=dest, capture_output=True,
+    script.write_text(source)
+    out = subprocess.run(children.command("build_fmu", str(script), str(dest)), cwd=dest, capture_output=True,
                          text=True, timeout=CHILD_HANG_GUARD_S)
     if out.returncode != 0:
         raise RuntimeError(f"bare FMU build failed: {out.stderr.strip().splitlines()[-1:]}")
@@ -531,9 +449,9 @@ def time_fmu(fmu: Path, duration: float = 20.0, baseline: bool = True, repeats: 
     base = {k: v for k, v in os.environ.items() if k not in ("FMU_VEHICLE_CACHE_DIR", "FMU_VEHICLE_NATIVE")}
     run = _fmu_run(fmu, start, duration, base, repeats)
     native = _fmu_run(fmu, start, duration, dict(base, FMU_VEHICLE_NATIVE="1"), repeats)["seconds"]
-    startup = _timed_child("FMU start-up run", _FMU_STARTUP, str(fmu), start, env=base)
+    startup = _timed_child("FMU start-up run", "fmu_startup", str(fmu), start, env=base)
     with tempfile.TemporaryDirectory(prefix="fmu_vehicle_cold_") as empty:
-        cold = _timed_child("FMU cold start", _FMU_STARTUP, str(fmu), start, env=dict(base, XDG_CACHE_HOME=empty))
+        cold = _timed_child("FMU cold start", "fmu_startup", str(fmu), start, env=dict(base, XDG_CACHE_HOME=empty))
     wall = run["seconds"]
     result = {"fmu": fmu.name, "model": _fmu_model(fmu), "simulated_s": duration, "communication_step_s": 1e-3,
               "steps": round(duration / 1e-3), "wall_s": wall, "fixed_s": run["fixed_seconds"],
@@ -561,10 +479,10 @@ def bumpy_road_start(fmu: Path) -> dict:
 
 def _fmu_run(fmu: Path, start: str, duration: float, env: dict, repeats: int = 1,
              skip_exit: bool = False) -> dict:
-    """``FMU_RUN`` in a fresh process: {"seconds": the best of ``repeats`` timed runs, "fixed_seconds": a 1 ms
+    """``children.fmu_run`` in a fresh process: {"seconds": the best of ``repeats`` timed runs, "fixed_seconds": a 1 ms
     run}."""
-    return _child_report(f"FMU run of {fmu.name}", FMU_RUN, str(fmu), start, repr(duration), str(repeats),
-                         *(["--skip-exit"] if skip_exit else []), env=env)
+    return _child_report(f"FMU run of {fmu.name}", "fmu_run", str(fmu), start, repr(duration), str(repeats),
+                         *([children.SKIP_EXIT] if skip_exit else []), env=env)
 
 
 def time_native_fmu(fmu: Path, duration: float = 20.0, repeats: int = 3) -> dict:
@@ -579,8 +497,8 @@ def time_native_fmu(fmu: Path, duration: float = 20.0, repeats: int = 3) -> dict
     """
     import tempfile
 
-    from .errors import SimulationError
-    from .fmi.hosts import Inputs, build_host, run_c_host
+    from ..errors import SimulationError
+    from ..fmi.hosts import Inputs, build_host, run_c_host
     man = MANEUVERS["bumpy_road"]
     torque = {"wheel_front.torque_drive": man.drive_torque}
     base = {k: v for k, v in os.environ.items() if k not in ("FMU_VEHICLE_CACHE_DIR", "FMU_VEHICLE_NATIVE")}
@@ -665,7 +583,7 @@ def run_bench(vehicles, out: Path, *, uncompiled: bool = True, fmu: Path | None 
     (:func:`time_native_export`)."""
     duration = DURATION_S if duration is None else float(duration)
     cpu = paper_results()["cpu_time_20s_simulation_s"]["bumpy_road"]
-    from .errors import SimulationError
+    from ..errors import SimulationError
     specs = [parse_integrator(i) for i in integrators]
     rows = []
     fastest = []
@@ -874,7 +792,7 @@ def structure_table(structure: dict, passes_ns: dict) -> str:
 def passes_table(passes_ns: dict) -> str:
     """``time_passes`` of several vehicles as a Markdown table: ns per call, and the ratio to the first
     vehicle's (a part of a pass is named "pass: part")."""
-    from .vehicle.pass_timing import PARTS_OF
+    from .pass_timing import PARTS_OF
     names = list(passes_ns)
     first = passes_ns[names[0]]
     lines = ["| pass | " + " | ".join(f"{n} [ns] | ratio" for n in names) + " |",
