@@ -51,9 +51,9 @@ class compile_progress:
 
         from tqdm import tqdm
 
-        from .. import CACHE_DIR
+        from ..numerics.cache import cache_dir
         stream = self.stream or sys.stderr
-        print(self.NOTICE.format(cache=CACHE_DIR or "memory only"), file=stream, flush=True)
+        print(self.NOTICE.format(cache=cache_dir() or "memory only"), file=stream, flush=True)
         self.bar = tqdm(desc="compiled", unit=" functions", file=stream, disable=self.quiet)
         self._stop = threading.Event()
 

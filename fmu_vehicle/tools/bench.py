@@ -28,8 +28,17 @@ from pathlib import Path
 
 from ..util import CHILD_HANG_GUARD_S, atomic_write, compiling_child_env
 from ..vehicle.loader import load_vehicle_spec
-from . import children
 from .paper import MANEUVERS, paper_results
+
+CHILDREN = Path(__file__).with_name("children.py")
+"""The file of the functions the bench runs in fresh interpreters (:mod:`.children`)."""
+
+
+def child_command(name: str, *args: str) -> list[str]:
+    """The command line that runs the function ``name`` of :data:`CHILDREN` with ``args`` in a fresh interpreter
+    (its text, so that it runs against whatever package is first on the child's path)."""
+    return [sys.executable, "-c", CHILDREN.read_text(), name, *args]
+
 
 COLD_COMPILE_VEHICLE = "halfcar7"
 """Vehicle whose first run with an empty kernel cache is the cold compile time."""
@@ -294,7 +303,7 @@ def final_errors(final: dict, reference: dict) -> dict:
 def _child_report(what: str, child: str, *args: str, env=None) -> dict:
     """Run the function ``child`` of :mod:`.children` in a fresh interpreter; it prints a JSON object as its last
     line, returned here."""
-    out = subprocess.run(children.command(child, *args), env=env, capture_output=True, text=True,
+    out = subprocess.run(child_command(child, *args), env=env, capture_output=True, text=True,
                          timeout=CHILD_HANG_GUARD_S)
     if out.returncode != 0:
         raise RuntimeError(f"{what} failed: {out.stderr.strip().splitlines()[-1:]}")
@@ -412,7 +421,7 @@ def build_bare_fmu(fmu: Path, dest: Path) -> Path:
         source = source.replace(placeholder, value)
     script = Path(dest) / f"bench_{name.lower()}.py"
     script.write_text(source)
-    out = subprocess.run(children.command("build_fmu", str(script), str(dest)), cwd=dest, capture_output=True,
+    out = subprocess.run(child_command("build_fmu", str(script), str(dest)), cwd=dest, capture_output=True,
                          text=True, timeout=CHILD_HANG_GUARD_S)
     if out.returncode != 0:
         raise RuntimeError(f"bare FMU build failed: {out.stderr.strip().splitlines()[-1:]}")
@@ -479,10 +488,10 @@ def bumpy_road_start(fmu: Path) -> dict:
 
 def _fmu_run(fmu: Path, start: str, duration: float, env: dict, repeats: int = 1,
              skip_exit: bool = False) -> dict:
-    """``children.fmu_run`` in a fresh process: {"seconds": the best of ``repeats`` timed runs, "fixed_seconds": a 1 ms
-    run}."""
+    """``children.fmu_run`` in a fresh process (``--skip-exit``: ``children.SKIP_EXIT``): {"seconds": the best of
+    ``repeats`` timed runs, "fixed_seconds": a 1 ms run}."""
     return _child_report(f"FMU run of {fmu.name}", "fmu_run", str(fmu), start, repr(duration), str(repeats),
-                         *([children.SKIP_EXIT] if skip_exit else []), env=env)
+                         *(["--skip-exit"] if skip_exit else []), env=env)
 
 
 def time_native_fmu(fmu: Path, duration: float = 20.0, repeats: int = 3) -> dict:

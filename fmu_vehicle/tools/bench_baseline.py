@@ -1,19 +1,20 @@
 """Same-sitting speed comparison with another commit (``fmu-vehicle bench --baseline REF``).
 
 A speed change on a shared, noisy machine is only believable when both versions are timed in one sitting,
-interleaved: a load that comes and goes then hits both alike. :func:`run_baseline` extracts the commit REF
-of the repository this package is run from (``git archive``; kept under ``dist/bench-baseline/<sha>`` and
-reused), gives it its own kernel cache (its own ``XDG_CACHE_HOME``, so neither side loads the other's
-machine code), and times each vehicle and fixed-step method on the bumpy road in fresh interpreters,
-baseline and working tree alternating (B W, W B, B W, ...). Each child (a function of :mod:`.children`, the
-working tree's file run against that side's package) calls its own checkout's ``bench.time_vehicle`` once (a
-warm-up run, then one timed run), so each side runs its own code end to end. The result of a side is the best
-of its ``repeats`` children; the ratio is working tree over baseline (below 1: the working tree is faster). With ``passes``, each vehicle's evaluation is also timed pass by pass
-(``bench.time_passes``, where the baseline has it) in the same alternation. With ``fmu`` (a vehicle FMU of the
-working tree, e.g. ``dist/fmus/VehicleLV.fmu``), the baseline builds its own FMU of the same registry name
-(its ``fmi.build_cache.ensure_fmus``, into ``dist/bench-baseline/<sha>/fmus``) and both FMUs run the bumpy
-road through ``fmpy.simulate_fmu`` at a 1 ms communication step in the same alternation (``children.fmu_run``
-with the same start values, ``bench.bumpy_road_start``): the FMU path as a host sees it, each side with its own
+interleaved: a load that comes and goes then hits both alike. :func:`run_baseline` extracts the commit REF of
+the repository this package is run from (``git archive``; kept under ``dist/bench-baseline/<sha>`` and
+reused), gives it its own kernel cache (its own ``XDG_CACHE_HOME``, so neither side loads the other's machine
+code), and times each vehicle and fixed-step method on the bumpy road in fresh interpreters, baseline and
+working tree alternating (B W, W B, B W, ...). Each child (a function of :mod:`.children`, the working tree's
+file run against that side's package) calls its own checkout's ``bench.time_vehicle`` once (a warm-up run,
+then one timed run), so each side runs its own code end to end. The result of a side is the best of its
+``repeats`` children; the ratio is working tree over baseline (below 1: the working tree is faster). With
+``passes``, each vehicle's evaluation is also timed pass by pass (``bench.time_passes``, where the baseline
+has it) in the same alternation. With ``fmu`` (a vehicle FMU of the working tree, e.g.
+``dist/fmus/VehicleLV.fmu``), the baseline builds its own FMU of the same registry name (its
+``fmi.build_cache.ensure_fmus``, into ``dist/bench-baseline/<sha>/fmus``) and both FMUs run the bumpy road
+through ``fmpy.simulate_fmu`` at a 1 ms communication step in the same alternation (``children.fmu_run`` with
+the same start values, ``bench.bumpy_road_start``): the FMU path as a host sees it, each side with its own
 package and kernels.
 
 The first run of a new baseline compiles its kernels (minutes: the children say so on the terminal).
@@ -30,7 +31,7 @@ from pathlib import Path
 
 from ..errors import ModelError
 from ..util import CHILD_HANG_GUARD_S, atomic_write
-from . import bench, children
+from . import bench
 
 _PKG = Path(__file__).resolve().parents[1]
 
@@ -88,7 +89,7 @@ def _child(src: Path, env: dict, child: str, *args: str):
     """Run the function ``child`` of :mod:`.children` (this checkout's file) with ``src`` first on the path, so
     that it runs that side's package; its last stdout line is JSON, returned here. The child's stderr (compile
     notices, progress) goes to this terminal."""
-    out = subprocess.run(children.command(child, *args), cwd=src, env=dict(env, PYTHONPATH=str(src)),
+    out = subprocess.run(bench.child_command(child, *args), cwd=src, env=dict(env, PYTHONPATH=str(src)),
                          stdout=subprocess.PIPE, text=True, timeout=CHILD_HANG_GUARD_S)
     if out.returncode != 0:
         raise ModelError(f"--baseline: a timing run of {src} failed (exit {out.returncode}): see the messages above")

@@ -1,6 +1,6 @@
 """The bench's child processes: each timing that needs a fresh interpreter runs one function of this file
-there, ``python -c <this file's text> NAME ARGS...`` (:func:`command`), which prints the function's result as
-one JSON line (its last stdout line).
+there, ``python -c <this file's text> NAME ARGS...`` (``tools.bench.child_command``), which prints the
+function's result as one JSON line (its last stdout line).
 
 The file's text is run, not the module (``python -m``): nothing of the package is imported before a timing
 starts (the cold compile and an FMU's start-up time the package import), and a checkout of another commit
@@ -10,30 +10,25 @@ standard library is imported at the top.
 """
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 SKIP_EXIT = "--skip-exit"
 """A last argument that ends the child with ``os._exit(0)`` once it printed its result: a bare pythonfmu FMU
 may abort the interpreter's exit (docs/fmu_hosts.md)."""
 
 
-def command(name: str, *args: str) -> list[str]:
-    """The command line that runs the function ``name`` of this file with ``args`` in a fresh interpreter."""
-    return [sys.executable, "-c", Path(__file__).read_text(), name, *args]
-
-
 def _bench():
     """The ``bench`` module of the package on the path: ``fmu_vehicle.tools.bench``, or ``fmu_vehicle.bench`` in
-    a commit from before the tools package."""
+    a commit from before the tools package (imported by name: a module of another commit, not of this tree)."""
     try:
         from fmu_vehicle.tools import bench
     except ImportError:
-        from fmu_vehicle import bench
+        bench = importlib.import_module("fmu_vehicle.bench")
     return bench
 
 
@@ -134,14 +129,14 @@ def ensure_fmu(name: str, folder: str) -> str:
     the baseline's own build; the build cache is ``fmi.build_cache``, ``cosim.build_cache`` in older commits)."""
     try:
         from fmu_vehicle.fmi.build_cache import ensure_fmus
-    except ImportError:
-        from fmu_vehicle.cosim.build_cache import ensure_fmus
+    except ImportError:                 # imported by name: a module of another commit, not of this tree
+        ensure_fmus = importlib.import_module("fmu_vehicle.cosim.build_cache").ensure_fmus
     return str(ensure_fmus([name], folder)[name])
 
 
 CHILDREN = {f.__name__: f for f in (uncompiled, cold_compile, native_export, fmu_startup, fmu_run, build_fmu,
                                     time_vehicle, time_cold_compile, time_passes, ensure_fmu)}
-"""The functions :func:`command` can run, by name."""
+"""The functions a child can run, by name."""
 
 
 def main(argv: list[str]) -> None:
