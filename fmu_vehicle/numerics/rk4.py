@@ -13,9 +13,11 @@ and its continuous extension (Hermite, third order), θ in [0, 1]:
 The derivative is an argument: ``f(t, y, ctx, dy) -> status`` writes dy = f(t, y) for the system ``ctx``
 (anything numba can pass: a record of arrays, a tuple) and returns an integer status, negative for a failure
 (the step stops there and returns it), else 0 or positive. f is a compiled function (a ``numerics.jit.njit``
-dispatcher, inline or not): numba types it as that function and resolves its calls when it compiles the
-caller, so each derivative gets its own machine code with the calls inlined (the kernels here are
-``inline="always"``). Every kernel runs unchanged with NUMBA_DISABLE_JIT=1 (f is then a Python function).
+dispatcher, inline or not): numba types the argument as that very function and resolves its calls when it
+compiles the caller, a direct call as if f were named in the code. The kernels here are ``inline="always"``:
+each caller (a ``cache=True`` kernel of a stepper) gets them inlined with its own derivative, and its cache
+entry holds the result (a second process loads it without compiling). Every kernel runs unchanged with
+NUMBA_DISABLE_JIT=1 (f is then a Python function).
 
 Each state element takes the same floating-point operations in the same order as a loop written out for one
 system (``y[i] + 0.5 * h * k1[i]``, ``h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])``): results are
