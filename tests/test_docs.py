@@ -201,18 +201,6 @@ def test_module_docstring_points_into_the_docs(module):
 
 # ------------------------------------------------------------------------------------------ what the docs promise
 
-def test_the_integrator_enumeration_keeps_its_item_values():
-    """docs/extending.md §2: a new integrator is appended to ``INTEGRATORS``, because the FMUs' ``integrator``
-    Enumeration numbers the stepping methods by their position; the methods that exist keep their values."""
-    from fmu_vehicle.fmi.variables import Var
-    from fmu_vehicle.integrators import STEPPING_INTEGRATORS
-    shipped = ("rk4", "abm4", "bdf2", "rk4e")
-    assert STEPPING_INTEGRATORS[:len(shipped)] == shipped, STEPPING_INTEGRATORS
-    from fmu_vehicle.fmi.slaves.fmu_vehicle_vehicle_lv import VehicleLV
-    var = next(v for v in VehicleLV.VARIABLES if v.name == "integrator")
-    assert isinstance(var, Var) and [var.item_value(name) for name in shipped] == [1, 2, 3, 4]
-
-
 def test_the_slave_base_docstring_states_the_example_slaves_length():
     """``fmi/slave_base.py`` points at the lead-vehicle slave as a complete example of a stated length."""
     doc = ast.get_docstring(ast.parse((PACKAGE / "fmi" / "slave_base.py").read_text(encoding="utf-8")))

@@ -308,9 +308,9 @@ def test_the_readme_command_runs(sub, tmp_path, monkeypatch, capsys):
         assert "halfcar7" in out and "fullcar14" in out and "bumpy" in out
     if sub == "simulate":
         assert (tmp_path / "run.csv").is_file() and (tmp_path / "run.png").is_file()
-    if sub == "manoeuvre":
-        assert (tmp_path / "dist" / "manoeuvres").is_dir()
-        assert any(p.name == "summary.json" for p in (tmp_path / "dist" / "manoeuvres").rglob("*"))
+    if sub == "manoeuvre":           # "CSV, plot, <name>_summary.json in dist/manoeuvres"
+        assert sorted(p.name for p in (tmp_path / "dist" / "manoeuvres").iterdir()) == [
+            "step_steer.csv", "step_steer.png", "step_steer_summary.json"]
     if sub == "reproduce-paper":
         assert any((tmp_path / "dist" / "paper").iterdir())
     if sub == "export":
@@ -331,13 +331,9 @@ def test_the_readme_python_blocks_and_python_c_run(tmp_path, monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def vehicle_lv_fmu(tmp_path_factory) -> Path:
+def vehicle_lv_fmu(registered_fmus) -> Path:
     """VehicleLV.fmu of the session's FMU folder (built there from the current sources if missing or stale)."""
-    try:
-        from test_fmi_support import session_fmus
-    except ImportError:  # pragma: no cover - imported as a package module
-        from .test_fmi_support import session_fmus
-    return Path(session_fmus(["VehicleLV"], tmp_path_factory.getbasetemp())["VehicleLV"])
+    return Path(registered_fmus["VehicleLV"])
 
 
 def test_the_readme_fmpy_block_runs_in_a_fresh_process(vehicle_lv_fmu, tmp_path):

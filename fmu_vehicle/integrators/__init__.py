@@ -4,14 +4,14 @@
     stepper = make_stepper(system, y0, integrator="rk4")      # step-by-step (FMU) interface
 
 ``INTEGRATORS`` maps each name to its method class: ``rk4`` (``rk4.RK4``), ``abm4`` (``abm.ABM4``), ``bdf2``
-(``bdf.BDF2``), ``rk4e`` (``rk4e.RK4E``, RK4 with event location) and ``reference`` (``adaptive.ScipyReference``,
-scipy's DOP853). ``base`` holds the system and stepper protocols. A new method is a module with a class that has
-``name``, ``run(system, y0, t0, t_end, h, *, record_every, progress)`` returning (times, output rows, final y)
-(a fixed-step method hands its compiled chunk to ``base.run_chunks``, the shared run loop) and, if it can step,
-``stepper(system, y)``; it is added here and nowhere else (the API, the command line, the bench and the FMUs
-read the names from ``INTEGRATORS``). A new method is appended: the FMUs' ``integrator`` Enumeration numbers
-the stepping methods by their position in ``STEPPING_INTEGRATORS``. See docs/integrators.md §4 and
-docs/extending.md.
+(``bdf.BDF2``), ``rk4e`` (``rk4e.RK4E``, RK4 with event location) and ``reference``
+(``adaptive.ScipyReference``, scipy's DOP853). ``base`` holds the system and stepper protocols and the shared
+run loop. A new method is a module with a class that has ``name``, ``run(system, y0, t0, t_end, h, *,
+record_every, progress)`` returning (times, output rows, final y) (a fixed-step method hands its compiled chunk
+to ``base.run_chunks``) and, if it can step, ``stepper(system, y)``; it is added here and nowhere else (the API,
+the command line, the bench and the FMUs read the names from ``INTEGRATORS``). A new method is appended: the
+FMUs' ``integrator`` Enumeration numbers the stepping methods by their position in ``STEPPING_INTEGRATORS``
+(tests/test_fmi_enumerations.py). See docs/integrators.md §4 and docs/extending.md.
 """
 from __future__ import annotations
 
