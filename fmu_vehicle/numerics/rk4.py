@@ -24,8 +24,8 @@ system (``y[i] + 0.5 * h * k1[i]``, ``h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[
 bit-identical to such a loop.
 
 Users: the tire steppers (``tire.stepper``: a wheel on a road, ``tire.stepper3d``: a spatial wheel's slip
-states). A system whose derivative takes more than one context argument passes them as a tuple through an
-adapter; the vehicle integrator's step rest (``integrators.rk4._rk4_rest(model, data, t, h, y, work)``, work
+states) and the fixed-step integrators' RK4 step. A system whose derivative takes more than one context
+argument passes them as a tuple through an adapter; the vehicle integrator's step rest (``integrators.rk4._rk4_rest(model, data, t, h, y, work)``, work
 rows 0..4 = K1..K4, TMP, derivative ``system_rhs(t, y, model, data, out)`` returning a status) is
 
     @njit(inline="always")
