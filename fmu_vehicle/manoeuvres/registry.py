@@ -46,6 +46,8 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Manoeuvre:
+    """One manoeuvre of the command: its name (the command's choice), the function that runs it and whether it
+    needs a combination."""
     name: str
     run: Callable[[object, ManoeuvreOptions], Outcome]      # (vehicle, options) -> Outcome
     towed: bool = False          # needs a vehicle with towed units (a combination)
