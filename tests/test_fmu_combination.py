@@ -111,7 +111,7 @@ def test_declared_dependencies_are_what_the_fmu_does(fmu, car, tmp_path):
     """tests/test_fmu_model_structure.py's probe on this FMU: every input moved in both modes, under each input
     source (internal, road inputs, external tire loads on all six wheels with the rack driven directly); no output
     moves with an input it does not declare, and every declared dependence is seen."""
-    from test_fmu_model_structure import check, declared, observe
+    from model_structure_probe import check, declared, observe
     loads = {f"wheel_{w}.{n}": v for w in car.wheel_names
              for n, v in (("force.x", 300.0), ("force.y", 200.0), ("force.z", 5000.0), ("point.x", 1.0),
                           ("point.y", 0.5), ("point.z", 0.1))}
