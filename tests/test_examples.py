@@ -18,7 +18,7 @@ from fmu_vehicle.fmi.build_cache import ensure_fmus, fmu_is_current
 from fmu_vehicle.scenarios.half_car import COM_X_M, FRONT_OVERHANG_M, LEAD_START_X_M, REAR_OVERHANG_M, WHEELBASE_M
 from fmu_vehicle.fmi.registry import slave_script
 
-from test_vehicle_closed_form import steady_acceleration
+from reference.closed_form import steady_acceleration
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -25,7 +25,7 @@ from fmu_vehicle.paths import resource_path
 from fmu_vehicle.tire.contact import OUT_FZ, OUT_POINT
 from fmu_vehicle.tire.models import CONTACT_OUT_N, contact, params, read_tire, tires_side_by_side
 from fmu_vehicle.vehicle.vehicle import Vehicle
-from test_vehicle_reference import check_coupling_forces, check_vehicle
+from reference.vehicle_checks import check_coupling_forces, check_vehicle
 
 G = 9.81
 TRUCK_TIRE = "goodyear_335_65R22_5.tir"

@@ -27,7 +27,7 @@ from fmu_vehicle.tire.contact import OUT_FORCE, OUT_FZ, OUT_POINT
 from fmu_vehicle.vehicle.loader import load_vehicle_spec, vehicle_file_data
 from fmu_vehicle.vehicle.vehicle import Vehicle
 from unit_masses import unit_masses
-from test_vehicle_reference import TRAVELS, check_coupling_forces, check_vehicle
+from reference.vehicle_checks import TRAVELS, check_coupling_forces, check_vehicle
 
 G = 9.81
 

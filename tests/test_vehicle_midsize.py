@@ -22,9 +22,9 @@ from fmu_vehicle.tire.tir import P_CZ, P_R0
 from fmu_vehicle.vehicle import Vehicle, vehicle_names
 from fmu_vehicle.vehicle.drawing import draw_vehicle
 from fmu_vehicle.vehicle.dynamics import vehicle_rhs
-from test_vehicle_closed_form import G, mass_points
-from test_vehicle_drawing import PNG_MAGIC, file_dimensions
-from test_vehicle_reference import check_vehicle, stop_coverage
+from reference.closed_form import G, mass_points
+from vehicle_files import PNG_MAGIC, file_dimensions
+from reference.vehicle_checks import check_vehicle, stop_coverage
 
 NAME = "midsize14"
 
