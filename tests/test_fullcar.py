@@ -5,7 +5,7 @@ import pytest
 from fmu_vehicle.tools.paper import MANEUVERS, paper_final_state, run_maneuver
 from fmu_vehicle.vehicle import Vehicle
 
-from test_halfcar_paper import outside_bands
+from paper_bands import outside_bands
 
 
 @pytest.mark.parametrize("name,n,m,cuts,rods", [("fullcar14", 32, 18, 2, 12), ("fullcar14_forkarm", 30, 16, 0, 16)])
