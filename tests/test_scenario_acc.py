@@ -18,12 +18,7 @@ from fmu_vehicle.scenarios.half_car import (ACC_DURATION_S, CONTROLLER, FRONT_BU
 from fmu_vehicle.traffic import parse_speed_profile
 from fmu_vehicle.traffic.lead_vehicle import SPEED_PROFILES
 
-try:
-    from cosim_fmus.fixtures import session_fmus
-    from test_tire_fmu_support import scenario_fmus  # noqa: F401
-except ImportError:
-    from .cosim_fmus.fixtures import session_fmus
-    from .test_tire_fmu_support import scenario_fmus  # noqa: F401
+from cosim_fmus.fixtures import session_fmus
 
 REPO = Path(__file__).resolve().parents[1]
 TIME_GAP = 1.8          # s, acc.time_gap of the scenario

@@ -9,8 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fmpy import extract, read_model_description
-from fmpy.fmi2 import FMU2Slave
 from fmpy.validation import validate_fmu
 from lxml import etree
 
@@ -25,16 +23,8 @@ from fmu_vehicle.tire.contact import CONTACT_OUT_N, OUT_FORCE, OUT_MY, OUT_POINT
 from fmu_vehicle.tire.pacejka import effective_rolling_radius
 from fmu_vehicle.tire.tir import P_CZ, P_LCZ, P_LMY, P_QSY1, P_R0, read_tir
 
-try:
-    from fmu_cases import (BAD_INPUT_HARNESS, DISCARD, HIDE_PACKAGE, STATE_HARNESS, assert_refused,
-                           assert_state_bit_identical)
-    from test_fmi_support import run_child
-    from test_tire_fmu_support import scenario_fmus  # noqa: F401
-except ImportError:
-    from .fmu_cases import (BAD_INPUT_HARNESS, DISCARD, HIDE_PACKAGE, STATE_HARNESS, assert_refused,
-                            assert_state_bit_identical)
-    from .test_fmi_support import run_child
-    from .test_tire_fmu_support import scenario_fmus  # noqa: F401
+from fmi_support import run_child
+from fmu_cases import BAD_INPUT_HARNESS, DISCARD, HIDE_PACKAGE, STATE_HARNESS, assert_refused, assert_state_bit_identical
 
 P = read_tir(resource_path("tires", "dai2022_sedan.tir")).to_array()
 H = 1e-3

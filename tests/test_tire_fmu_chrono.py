@@ -22,16 +22,8 @@ from fmu_vehicle.tire.stepper3d import quaternion_spin_axis
 from fmu_vehicle.tire.tir import P_R0, read_tir
 from fmu_vehicle.tire.tire3d import SIDES, Terrain, TireModel3d, WheelState
 
-try:
-    from fmu_cases import (BAD_INPUT_HARNESS, DISCARD, STATE_HARNESS, assert_refused,
-                           assert_state_bit_identical)
-    from test_fmi_support import run_child
-    from test_tire_fmu_support import scenario_fmus  # noqa: F401
-except ImportError:
-    from .fmu_cases import (BAD_INPUT_HARNESS, DISCARD, STATE_HARNESS, assert_refused,
-                            assert_state_bit_identical)
-    from .test_fmi_support import run_child
-    from .test_tire_fmu_support import scenario_fmus  # noqa: F401
+from fmi_support import run_child
+from fmu_cases import BAD_INPUT_HARNESS, DISCARD, STATE_HARNESS, assert_refused, assert_state_bit_identical
 
 P = read_tir(resource_path("tires", "dai2022_sedan.tir")).to_array()
 H = 1e-3
