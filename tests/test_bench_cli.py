@@ -13,7 +13,7 @@ import pytest
 
 from fmu_vehicle.cli import main
 from timeouts import HANG_GUARD_S
-from test_fmi_support import session_fmus
+from fmi_support import session_fmus
 
 
 def test_bench_writes_a_consistent_report(tmp_path):

@@ -16,14 +16,8 @@ import pytest
 
 from fmu_vehicle.cli import main
 from fmu_vehicle.paths import resource_path
+from reference.closed_form import closed_form_acceleration
 from timeouts import HANG_GUARD_S
-
-try:
-    from test_tire_fmu_support import scenario_fmus  # noqa: F401
-    from test_vehicle_closed_form import closed_form_acceleration
-except ImportError:
-    from .test_tire_fmu_support import scenario_fmus  # noqa: F401
-    from .test_vehicle_closed_form import closed_form_acceleration
 
 
 def run(capsys, *args):

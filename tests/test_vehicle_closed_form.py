@@ -24,7 +24,6 @@ from fmu_vehicle.vehicle import Vehicle
 from fmu_vehicle.vehicle.dynamics import vehicle_rhs
 from reference import cartesian
 from reference.closed_form import G, mass_points, steady_acceleration
-from reference.closed_form import closed_form_acceleration  # noqa: F401  (test_cli.py imports it from here)
 
 
 @pytest.mark.parametrize("name", ["halfcar7", "halfcar7_forkarm", "fullcar14"])
