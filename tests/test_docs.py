@@ -36,13 +36,13 @@ DOC_REFERENCE = re.compile(r"docs/([A-Za-z0-9_]+\.md)(?:,? §(\d+))?")
 def slave_classes() -> dict:
     """FMU name -> slave class, for every FMU of the registry (imported, not built)."""
     from fmu_vehicle.fmi.registry import FMUS
-    from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
+    from fmu_vehicle.fmi.slave_base import SlaveBase
 
     classes = {}
     for name, script in FMUS.items():
         module = importlib.import_module(f"fmu_vehicle.fmi.slaves.{Path(script).stem}")
         found = [c for c in vars(module).values()
-                 if isinstance(c, type) and issubclass(c, VehicleSlaveBase) and c.MODEL_NAME == name]
+                 if isinstance(c, type) and issubclass(c, SlaveBase) and c.MODEL_NAME == name]
         assert len(found) == 1, f"{script}: expected one slave class with MODEL_NAME {name!r}, found {len(found)}"
         classes[name] = found[0]
     return classes

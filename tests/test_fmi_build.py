@@ -81,7 +81,7 @@ def test_archive_contents(companion_fmus):
     # the package copy travels as one archive (members <alias>/...), not as files of the FMU
     assert f"resources/{PACKAGE_PREFIX}{digest}.zip" in names
     assert not [n for n in names if n.startswith(("resources/fmu_vehicle/", f"resources/{PACKAGE_PREFIX}{digest}/"))]
-    assert b"class VehicleSlaveBase" in shipped_package_file(companion_fmus["Powertrain"], "fmi/slave_base.py")
+    assert b"class SlaveBase" in shipped_package_file(companion_fmus["Powertrain"], "fmi/slave_base.py")
     info = json.loads(shipped_package_file(companion_fmus["Powertrain"], "fmi/build_info.json"))
     assert info["sources"] == source_digest()
     with zipfile.ZipFile(companion_fmus["Powertrain"]) as z, \
@@ -110,9 +110,9 @@ def test_guid_is_deterministic_and_rebuild_is_atomic(companion_fmus, tmp_path):
 def test_broken_slave_raises_one_line_and_leaves_nothing(tmp_path):
     script = tmp_path / "fmu_vehicle_broken.py"
     script.write_text(
-        "from fmu_vehicle.fmi.slave_base import VehicleSlaveBase\n"
+        "from fmu_vehicle.fmi.slave_base import SlaveBase\n"
         "from fmu_vehicle.fmi.variables import Var\n"
-        "class Broken(VehicleSlaveBase):\n"
+        "class Broken(SlaveBase):\n"
         "    MODEL_NAME = 'Broken'\n"
         "    VARIABLES = (Var('speed', 'output', None, 'furlong/fortnight', 'x', 0.0),)\n"
         "    def _setup(self): pass\n"

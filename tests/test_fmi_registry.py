@@ -54,10 +54,10 @@ def test_an_unknown_name_is_refused_naming_the_registered_ones():
 
 
 SLAVE = '''
-from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
+from fmu_vehicle.fmi.slave_base import SlaveBase
 
 
-class {cls}(VehicleSlaveBase):
+class {cls}(SlaveBase):
     MODEL_NAME = "{name}"    # the FMU's name
 '''
 
@@ -128,11 +128,11 @@ class HeadwayWarning:
 
 HEADWAY_SLAVE = '''"""Headway.fmu: a headway warning (control/headway.py)."""
 from fmu_vehicle.control.headway import HeadwayWarning
-from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
+from fmu_vehicle.fmi.slave_base import SlaveBase
 from fmu_vehicle.fmi.variables import Structure, Var
 
 
-class Headway(VehicleSlaveBase):
+class Headway(SlaveBase):
     MODEL_NAME = "Headway"
     DESCRIPTION = "Headway warning"
     INTERNAL_STEP = "sample_period"

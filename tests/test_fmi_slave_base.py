@@ -1,15 +1,15 @@
-"""VehicleSlaveBase logic in-process (no FMU binary): value store, life cycle, no escaping exceptions."""
+"""SlaveBase logic in-process (no FMU binary): value store, life cycle, no escaping exceptions."""
 import math
 
 import pytest
 from pythonfmu.enums import Fmi2Status
 
-from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
+from fmu_vehicle.fmi.slave_base import SlaveBase
 from fmu_vehicle.fmi.variables import Var
 from fmu_vehicle.fmi.version import fmu_guid, package_version
 
 
-class Integrator(VehicleSlaveBase):
+class Integrator(SlaveBase):
     """y' = k u, exact for held u; blows up on purpose when u == 13."""
 
     MODEL_NAME = "Integrator"
@@ -54,7 +54,7 @@ def test_value_store_getters_setters_and_identity():
     s.set_real([vr["u"]], [1.5])
     s.exit_initialization_mode()
     assert s.do_step(0.0, 0.5) and s.get_real([vr["y"]]) == [1.5]
-    assert Integrator.supports_state() and not VehicleSlaveBase.supports_state()
+    assert Integrator.supports_state() and not SlaveBase.supports_state()
 
 
 def test_exceptions_never_escape_and_state_recovers():
@@ -101,7 +101,7 @@ def test_bad_step_sizes(bad):
     assert s.do_step(0.0, bad) is False and "step size" in errors(s)[-1]
 
 
-class Bounded(VehicleSlaveBase):
+class Bounded(SlaveBase):
     """y = a + b + c, for the per-step input checks and getReal by reference."""
 
     MODEL_NAME = "Bounded"
@@ -159,7 +159,7 @@ def test_get_real_refuses_a_reference_that_is_not_real():
     assert math.isnan(s.get_real([99])[0]) and "value reference 99 is not a variable" in errors(s)[-1]
 
 
-class Row(VehicleSlaveBase):
+class Row(SlaveBase):
     """Two Real outputs published as one list (``_publish_outputs``): p = sum of the inputs over the steps,
     q = the last step's size; an output becomes NaN when input ``a`` is 13. Counts how often it saw new
     inputs (``_inputs_pending``)."""

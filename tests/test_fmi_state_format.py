@@ -8,11 +8,11 @@ import pytest
 from pythonfmu.enums import Fmi2Status
 
 from fmu_vehicle.fmi import state_format as sf
-from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
+from fmu_vehicle.fmi.slave_base import SlaveBase
 from fmu_vehicle.fmi.variables import Var
 
 
-class Mass(VehicleSlaveBase):
+class Mass(SlaveBase):
     """x'' = F/m with a numpy state, y = x; NaN when F == 13 (to test the refusal after a NaN step)."""
 
     MODEL_NAME = "Mass"

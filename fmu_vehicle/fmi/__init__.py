@@ -6,10 +6,10 @@ Modules, by what they hold:
 Variables and slaves
     ``variables``            ``Var`` (one FMI variable: causality, variability, unit, start, range,
                              Enumeration items), ``Structure`` (the ModelStructure), the SI unit table
-    ``slave_base``           ``VehicleSlaveBase``: the pythonfmu slave that owns every FMI rule (statuses,
+    ``slave_base``           ``SlaveBase``: the pythonfmu slave that owns every FMI rule (statuses,
                              bad input, state save/restore, the per-step fast paths)
     ``vehicle_slave``        the vehicle FMUs' common slave over ``Vehicle``/``VehicleSimulator``
-    ``slaves/``              one script per FMU, ``fmu_vehicle_<name>.py``: a ``VehicleSlaveBase`` subclass
+    ``slaves/``              one script per FMU, ``fmu_vehicle_<name>.py``: a ``SlaveBase`` subclass
                              with its variable table
     ``registry``             ``FMUS``: FMU name -> slave script, found in ``slaves/`` (each script's class
                              declares the name in ``MODEL_NAME``)

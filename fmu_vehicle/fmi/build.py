@@ -330,15 +330,15 @@ def _package_archive(package: Path) -> Path:
 
 
 def _load_slave_class(script: Path, package: str):
-    """The single concrete VehicleSlaveBase subclass (of ``package``'s copy) defined in ``script``."""
+    """The single concrete SlaveBase subclass (of ``package``'s copy) defined in ``script``."""
     sys.path.insert(0, str(script.parent))
     module = importlib.import_module(script.stem)
-    base = importlib.import_module(f"{package}.fmi.slave_base").VehicleSlaveBase
+    base = importlib.import_module(f"{package}.fmi.slave_base").SlaveBase
     classes = [obj for _, obj in inspect.getmembers(module, inspect.isclass)
                if issubclass(obj, base) and not inspect.isabstract(obj)]
     leaves = [c for c in classes if not any(o is not c and issubclass(o, c) for o in classes)]
     if len(leaves) != 1:
-        raise BuildError(f"{script}: expected exactly one concrete VehicleSlaveBase subclass, "
+        raise BuildError(f"{script}: expected exactly one concrete SlaveBase subclass, "
                          f"found {[c.__name__ for c in leaves]}")
     return leaves[0]
 

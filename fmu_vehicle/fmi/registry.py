@@ -1,6 +1,6 @@
 """Registry of the FMUs this package builds: FMU name -> slave script in ``fmi/slaves/``, found there.
 
-Every script ``slaves/fmu_vehicle_<name>.py`` is an FMU: its one concrete ``VehicleSlaveBase`` subclass
+Every script ``slaves/fmu_vehicle_<name>.py`` is an FMU: its one concrete ``SlaveBase`` subclass
 declares the FMU's name as a string in ``MODEL_NAME`` (the class line ``MODEL_NAME = "Controller"``). The
 registry reads that line from the script's text, without importing it: listing the FMUs compiles no model. A new FMU is
 its script there (and, for a controller, its model module); it needs no line here.

@@ -1,9 +1,9 @@
-"""``VehicleSlaveBase``: the pythonfmu ``Fmi2Slave`` that owns every FMI rule, so slaves stay thin.
+"""``SlaveBase``: the pythonfmu ``Fmi2Slave`` that owns every FMI rule, so slaves stay thin.
 
 A concrete slave is a class-level variable table plus four hooks (``slaves/fmu_vehicle_lead_vehicle.py`` is a
 complete one, 54 lines with its docstring and imports; adding a controller FMU: docs/extending.md)::
 
-    class LeadVehicle(VehicleSlaveBase):
+    class LeadVehicle(SlaveBase):
         MODEL_NAME = "LeadVehicle"                  # modelName = modelIdentifier = binary name
         DESCRIPTION = "Lead vehicle from a speed profile"
         RESOURCES = ()                              # sub-paths of <repo>/resources shipped in the FMU
@@ -165,7 +165,7 @@ class _SetStringEntry:
         raise AttributeError("set_string is read-only")
 
 
-class VehicleSlaveBase(Fmi2Slave):
+class SlaveBase(Fmi2Slave):
     """Generic FMI 2.0 CS slave over a plain-Python model; subclasses give VARIABLES and the hooks."""
 
     MODEL_NAME: ClassVar[str] = ""
@@ -238,8 +238,8 @@ class VehicleSlaveBase(Fmi2Slave):
         self._get_plan: tuple = (None, None, None)
         self._set_plan: tuple = (None, None)
         # a subclass that reacts to inputs in _set_value and not in _input_hook keeps the value-by-value path
-        self._fast_set = cls._set_value is VehicleSlaveBase._set_value \
-            or cls._input_hook is not VehicleSlaveBase._input_hook
+        self._fast_set = cls._set_value is SlaveBase._set_value \
+            or cls._input_hook is not SlaveBase._input_hook
         self._inputs_pending = True     # inputs set (or restored) since the last step: check and apply them
         # _max_step() while stepping (kept by exit_initialization_mode, a tunable change and a restored state;
         # 0 until then, so that the usual-step test of _step_refusal fails and the full checks run)
@@ -269,7 +269,7 @@ class VehicleSlaveBase(Fmi2Slave):
     @classmethod
     def supports_state(cls) -> bool:
         """True if the slave implements ``_state``/``_restore`` (build with --handle-state)."""
-        return cls._state is not VehicleSlaveBase._state and cls._restore is not VehicleSlaveBase._restore
+        return cls._state is not SlaveBase._state and cls._restore is not SlaveBase._restore
 
     # ------------------------------------------------------------------ helpers for subclasses
     def _publish_outputs(self, row: list) -> None:

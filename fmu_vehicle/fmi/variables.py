@@ -256,7 +256,7 @@ class Structure:
     pythonfmu FMUs and by ``native.fmu.model_description`` for the native ones.
 
     initial   output name -> the input names its value depends on in Initialization Mode. The slaves compute
-              their outputs there from the parameters and the inputs set so far (``VehicleSlaveBase.
+              their outputs there from the parameters and the inputs set so far (``SlaveBase.
               _initial_outputs``), so an output may follow an input before ``exitInitializationMode``. An output
               not listed depends on no input there. ``ModelStructure/InitialUnknowns`` lists these inputs and,
               for every output, every parameter (FMI 2.0 counts the parameters, ``initial="exact"``, among the

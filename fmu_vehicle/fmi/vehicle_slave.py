@@ -44,7 +44,7 @@ from pathlib import Path
 from fmu_vehicle.errors import FmuVehicleError, ModelError
 from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER
 from fmu_vehicle.fmi.roads import SHIPPED_ROADS, road_parameter
-from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
+from fmu_vehicle.fmi.slave_base import SlaveBase
 from fmu_vehicle.fmi.variables import Structure, Var
 from fmu_vehicle.fmi.vehicle_parameters import KINDS, ParameterTable, model_range
 from fmu_vehicle.integrators import STEPPING_INTEGRATORS
@@ -242,7 +242,7 @@ def _warm_up(sim) -> None:
     sim.set_state(state)
 
 
-class VehicleFmu(VehicleSlaveBase):
+class VehicleFmu(SlaveBase):
     """The vehicle slave; a subclass sets MODEL_NAME (a key of ``KINDS``), DESCRIPTION, TABLE (its
     ``parameter_table``), VARIABLES (``vehicle_variables``) and STRUCTURE (``vehicle_structure``)."""
     RESOURCES = ("vehicles", "tires", "roads")

@@ -20,7 +20,7 @@ class BareSlave(Fmi2Slave):
         self.all_outputs = [vr for vr, v in self.vars.items() if v.causality == Fmi2Causality.output]
 
     def get_real(self, vrs):
-        # the least a slave can do: its whole output row as it is (as VehicleSlaveBase serves a published row)
+        # the least a slave can do: its whole output row as it is (as SlaveBase serves a published row)
         return self.row.copy() if vrs == self.all_outputs else super().get_real(vrs)
 
     def do_step(self, current_time, step_size):

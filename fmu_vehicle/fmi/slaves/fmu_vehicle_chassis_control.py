@@ -37,7 +37,7 @@ from fmu_vehicle.errors import ModelError
 from fmu_vehicle.fmi.chassis_parameters import (BRAKE_FIELDS, RADII, TORQUE_GAIN_RANGE, VEHICLE_FIELDS, WHEELS,
                                                 brake_system, controlled_vehicle, start_values,
                                                 tuning_parameters)
-from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
+from fmu_vehicle.fmi.slave_base import SlaveBase
 from fmu_vehicle.fmi.variables import Structure, Var
 
 # Start values from this FMU's resources folder (where this script sits), read once per process.
@@ -70,7 +70,7 @@ def _function_outputs():
                  for name in FUNCTIONS for n, u, d in function_outputs(function_class(name), WHEELS))
 
 
-class ChassisControl(VehicleSlaveBase):
+class ChassisControl(SlaveBase):
     MODEL_NAME = "ChassisControl"
     INTERNAL_STEP = None
     RESOURCES = ("chassis_control", "brakes")

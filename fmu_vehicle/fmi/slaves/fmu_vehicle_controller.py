@@ -4,7 +4,7 @@ Interface and semantics: docs/fmus.md §6.
 """
 from fmu_vehicle.control.acc import MODES, AccController, AccParameters
 from fmu_vehicle.errors import ModelError
-from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
+from fmu_vehicle.fmi.slave_base import SlaveBase
 from fmu_vehicle.fmi.variables import Structure, Var
 
 _D = AccParameters()
@@ -50,7 +50,7 @@ PARAMETERS = {
 }
 
 
-class Controller(VehicleSlaveBase):
+class Controller(SlaveBase):
     MODEL_NAME = "Controller"
     INTERNAL_STEP = "sample_period"
     DESCRIPTION = ("Full-speed-range adaptive cruise control (constant time gap, ISO 15622 deceleration and "

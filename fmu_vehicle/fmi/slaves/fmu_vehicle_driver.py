@@ -45,7 +45,7 @@ from fmu_vehicle.errors import ModelError
 from fmu_vehicle.fmi.driver_parameters import DEFAULT_DRIVER_FILE, FULLCAR14, VEHICLE, tuning_table, vehicle_overrides
 from fmu_vehicle.fmi.messages import short
 from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER, load_file
-from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
+from fmu_vehicle.fmi.slave_base import SlaveBase
 from fmu_vehicle.fmi.start_values import driver_path_start
 from fmu_vehicle.fmi.variables import Structure, Var
 from fmu_vehicle.manoeuvres.lane_change import lane_change_path
@@ -81,7 +81,7 @@ OUTPUTS = {
 }
 
 
-class Driver(VehicleSlaveBase):
+class Driver(SlaveBase):
     MODEL_NAME = "Driver"
     DESCRIPTION = ("Closed-loop preview driver on a path (ISO 3888-1 double lane change or a CSV path): "
                    "pure-pursuit preview steering with curvature feed-forward and yaw-rate feedback, PI speed "

@@ -4,14 +4,14 @@
 
 Interface and semantics: docs/fmus.md §7.
 """
-from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
+from fmu_vehicle.fmi.slave_base import SlaveBase
 from fmu_vehicle.fmi.variables import Structure, Var
 from fmu_vehicle.traffic.lead_vehicle import DEFAULT_X0_M
 from fmu_vehicle.traffic.lead_vehicle import LeadVehicle as LeadVehicleModel
 from fmu_vehicle.traffic.lead_vehicle import SPEED_PROFILES, parse_speed_profile
 
 
-class LeadVehicle(VehicleSlaveBase):
+class LeadVehicle(SlaveBase):
     MODEL_NAME = "LeadVehicle"
     DESCRIPTION = ("Lead vehicle on the x axis following a piecewise-linear speed profile "
                    "'t0:v0,t1:v1,...' [s:m/s] (shipped or a user's); positions integrated exactly")

@@ -5,13 +5,13 @@ Interface and semantics: docs/fmus.md §5.
 from pathlib import Path
 
 from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER, load_file
-from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
+from fmu_vehicle.fmi.slave_base import SlaveBase
 from fmu_vehicle.fmi.variables import Structure, Var
 from fmu_vehicle.powertrain.data import load_powertrain
 from fmu_vehicle.powertrain.model import Powertrain as PowertrainModel
 
 
-class Powertrain(VehicleSlaveBase):
+class Powertrain(SlaveBase):
     MODEL_NAME = "Powertrain"
     DESCRIPTION = ("Automatic-transmission powertrain: engine torque map with idle governor and engine braking, "
                    "torque converter, shift schedule, final drive, open differential to two driven wheels")

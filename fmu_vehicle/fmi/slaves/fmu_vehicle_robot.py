@@ -15,7 +15,7 @@ Described in docs/chassis_control.md and docs/fmus.md.
 from fmu_vehicle.driver.open_loop import OpenLoopDriver
 from fmu_vehicle.driver.profile import SteeringProfile, parse_pairs
 from fmu_vehicle.errors import ModelError
-from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
+from fmu_vehicle.fmi.slave_base import SlaveBase
 from fmu_vehicle.fmi.variables import Structure, Var
 
 TABLES = {"steering_profile": ("angle_deg", "steering-wheel angle table 'time_s:angle_deg,...' (+ left)"),
@@ -30,7 +30,7 @@ def _table(text: str, name: str, label: str):
     return list(zip(times, values))
 
 
-class Robot(VehicleSlaveBase):
+class Robot(SlaveBase):
     MODEL_NAME = "Robot"
     DESCRIPTION = ("Steering and pedal robot: steering-wheel angle, brake pedal force and drive-torque demand "
                    "from piecewise-linear tables of time")

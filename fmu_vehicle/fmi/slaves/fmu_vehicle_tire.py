@@ -34,7 +34,7 @@ from pathlib import Path
 
 from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER, load_file
 from fmu_vehicle.fmi.roads import SHIPPED_ROADS, road_parameter
-from fmu_vehicle.fmi.slave_base import VehicleSlaveBase
+from fmu_vehicle.fmi.slave_base import SlaveBase
 from fmu_vehicle.fmi.start_values import DEFAULT_TIRE_FILE, tire_rolling_start
 from fmu_vehicle.fmi.variables import Structure, Var
 from fmu_vehicle.tire.models import params as tire_params, read_tire
@@ -66,7 +66,7 @@ def _outputs(table) -> tuple:
 START = tire_rolling_start(str(Path(__file__).resolve().parent))
 
 
-class Tire(VehicleSlaveBase):
+class Tire(SlaveBase):
     MODEL_NAME = "Tire"
     DESCRIPTION = ("Magic Formula tire with transient slip (relaxation lengths) and rolling resistance, one wheel: "
                    "planar interface (wheel in the x-z plane, longitudinal tire) or Project Chrono's "
