@@ -91,8 +91,9 @@ def test_keys_follow_the_static_import_graph():
             ("vehicle/dynamics.py", "multibody/dynamics.py", "tire/pacejka.py", "integrators/rk4.py")}
     assert {"vehicle/signals.py", "tire/pacejka.py", "multibody/dynamics.py", "numerics/jit.py"} <= deps["vehicle/dynamics.py"]
     assert "tire/pacejka.py" not in deps["multibody/dynamics.py"]
-    assert deps["tire/pacejka.py"] == {"tire/pacejka.py", "tire/tir.py", "errors.py", "numerics/jit.py",
-                                       "numerics/elementary.py", "numerics/numba_compat.py"}
+    assert deps["tire/pacejka.py"] == {"tire/pacejka.py", "tire/tir.py", "tire/interface.py", "errors.py", "util.py",
+                                       "numerics/jit.py", "numerics/cache.py", "numerics/elementary.py",
+                                       "numerics/numba_compat.py"}
     assert not any(d.startswith("vehicle/") for d in deps["integrators/rk4.py"])
     kernels = [p for p in PKG.rglob("*.py") if "njit" in p.read_text() and p.relative_to(PKG).as_posix() != "numerics/jit.py"]
     assert len(kernels) > 10

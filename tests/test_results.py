@@ -121,7 +121,7 @@ def test_knuckle_and_carrier_centres_of_mass_come_from_the_suspension_files(tmp_
 
 
 def test_scenario_vehicle_constants_come_from_the_vehicle_file():
-    from fmu_vehicle.cosim import scenarios as S
+    from fmu_vehicle.scenarios import half_car as S
     from fmu_vehicle.tire.tir import read_tir
     car = json.loads(resource_path("vehicles", f"{S.VEHICLE}.json").read_text())
     corners = {c["name"]: c for c in car["corners"]}

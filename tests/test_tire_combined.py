@@ -260,7 +260,7 @@ def test_positive_inclination_is_the_top_of_the_wheel_leaning_right():
     tire_contact_3d(p, 1.0, np.array([0.0, 0.0, 0.46]), np.array([10.0, 0.0, 0.0]), 10.0 / 0.46 * axis, axis,
                     0.0, 0.0, 0.0, 1.0, 0.0, 0.0, out)
     assert out[OUT_GAMMA] == pytest.approx(angle, rel=1e-12)
-    section = (REPO_DIR / "docs" / "tire.md").read_text(encoding="utf-8").split("## 11.")[1].split("## 12.")[0]
+    section = (REPO_DIR / "docs" / "tire.md").read_text(encoding="utf-8").split("## 9.")[1].split("## 10.")[0]
     assert "positive when the top of the wheel leans to the right" in " ".join(section.split())
 
 
