@@ -734,7 +734,7 @@ def _stable_text(r: dict) -> str:
 
 
 def markdown_table(report: dict) -> str:
-    """The report as the Markdown table shown in the README."""
+    """The report as a Markdown table (the one of docs/speed.md §4; the README shows its main rows)."""
     lines = ["| model | integrator | coords / eqs / DOF | wall for 20 s | real-time factor | us per evaluation "
              "| vs paper C++ (s) | vs uncompiled (us/eval) | final error vs reference: x, z, pitch / rates "
              "| largest stable step |",
