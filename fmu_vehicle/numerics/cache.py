@@ -24,8 +24,6 @@ def cache_dir() -> str | None:
     return _CACHE_DIR
 
 
-
-
 def _numba_cache_dir() -> str | None:
     """The folder of this copy's compiled kernels: ``$FMU_VEHICLE_CACHE_DIR`` if set (used as is), else a
     per-user folder keyed by this copy's package name and the Python and numba versions.
@@ -40,7 +38,6 @@ def _numba_cache_dir() -> str | None:
     import hashlib
     import platform
     from importlib import metadata
-    from pathlib import Path
 
     pkg = _PKG
     explicit = os.environ.get("FMU_VEHICLE_CACHE_DIR")

@@ -13,17 +13,17 @@ module-level constants of other modules: a stale cache would silently run old co
   submodule ``p.n`` if there is one, else on ``p``). numba code can only reach what its module imports,
   so an edit elsewhere (the command line, co-simulation, a module no kernel imports) recompiles nothing,
   and an edit of ``tire/pacejka.py`` recompiles the tire and vehicle kernels but not the multibody engine.
-  The package's root ``__init__.py`` is left out of every key: it holds nothing a kernel reads. Each key has its own folder, so checkouts or branches whose copies of a module differ
-  keep their compiled code side by side (and a process never reads a data file another process is
-  writing for other sources); folders of other keys of a module unused for a day are deleted, except the
-  two most recently used. Constants a module computes at import from data files (not Python sources) are
-  not part of any key.
+  The package's root ``__init__.py`` is left out of every key: it holds nothing a kernel reads. Each key
+  has its own folder, so checkouts or branches whose copies of a module differ keep their compiled code side
+  by side (and a process never reads a data file another process is writing for other sources); folders of
+  other keys of a module unused for a day are deleted, except the two most recently used. Constants a module
+  computes at import from data files (not Python sources) are not part of any key.
 * A kernel's compiled code also depends on the types it is compiled for: the integrator loops call the
   system's passes through ``integrators.base.system_rhs``, an overload resolved from the model's type
   (``VehicleModel.rhs``, attached in ``vehicle/dynamics.py``), and the integrator modules import no system.
-  The package's function cache (``numba_compat.keyed_cache``) therefore adds to each cache entry's index key :func:`types_key` of its
-  signature: the source keys of the modules that define the classes appearing in the argument types
-  (namedtuples, recursively through tuples and arrays) and of the modules of the compiled functions those
+  The package's function cache (``numba_compat.keyed_cache``) therefore adds to each cache entry's index key
+  :func:`types_key` of its signature: the source keys of the modules that define the classes appearing in the
+  argument types (namedtuples, recursively through tuples and arrays) and of the modules of the compiled functions those
   classes carry as attributes (``VehicleModel.rhs`` -> ``vehicle/dynamics.py``). An edit of
   ``vehicle/dynamics.py`` thus recompiles the RK4 loop for vehicles, not the loop for other systems. At most
   :data:`KEEP_PER_SIGNATURE` entries of one signature with different type keys are kept per index (two

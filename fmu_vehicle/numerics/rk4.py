@@ -25,8 +25,9 @@ bit-identical to such a loop.
 
 Users: the tire steppers (``tire.stepper``: a wheel on a road, ``tire.stepper3d``: a spatial wheel's slip
 states) and the fixed-step integrators' RK4 step. A system whose derivative takes more than one context
-argument passes them as a tuple through an adapter; the vehicle integrator's step rest (``integrators.rk4._rk4_rest(model, data, t, h, y, work)``, work
-rows 0..4 = K1..K4, TMP, derivative ``system_rhs(t, y, model, data, out)`` returning a status) is
+argument passes them as a tuple through an adapter; the vehicle integrator's step rest
+(``integrators.rk4._rk4_rest(model, data, t, h, y, work)``, work rows 0..4 = K1..K4, TMP, derivative
+``system_rhs(t, y, model, data, out)`` returning a status) is
 
     @njit(inline="always")
     def _system_f(t, y, ctx, dy):

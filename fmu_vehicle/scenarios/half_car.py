@@ -361,9 +361,11 @@ def acc_stop_and_go(fmus: dict, *, duration: float = ACC_DURATION_S, lead_profil
     ``step`` except the controller.  Both cars start at rest, the lead's rear bumper 50 m ahead of the ego's
     front axle.  ``tire_params`` adds Tire parameters (e.g. ``{"output_time": "end"}``, for the front tire).
     """
-    comps = [Component("lead", fmu_path(fmus, "LeadVehicle"), {**lead_profile_parameters(lead_profile), "x0": LEAD_START_X_M}),
+    comps = [Component("lead", fmu_path(fmus, "LeadVehicle"),
+                       {**lead_profile_parameters(lead_profile), "x0": LEAD_START_X_M}),
              Component("controller", fmu_path(fmus, "Controller"),
-                       {**dimension("CONTROLLER"), "acc.time_gap": float(time_gap), "mode": "acc_aeb"}, step_size=0.01),
+                       {**dimension("CONTROLLER"), "acc.time_gap": float(time_gap), "mode": "acc_aeb"},
+                       step_size=0.01),
              Component("powertrain", fmu_path(fmus, "Powertrain"), {})]
     tire_comps, tire_cons = _tires("vehicle", fmus, road)
     if tire_params:
@@ -445,8 +447,9 @@ def platoon(fmus: dict, *, n: int = 3, duration: float = 20.0, lead_profile: str
     """
     if not isinstance(n, int) or n < 1:
         raise ModelError(f"platoon: n must be a positive integer, got {n!r}")
-    spacing = dimension("WHEELBASE_M") + REAR_OVERHANG_M + FRONT_OVERHANG_M + 5.0      # standstill_distance default 5 m
-    comps = [Component("lead", fmu_path(fmus, "LeadVehicle"), {**lead_profile_parameters(lead_profile), "x0": LEAD_START_X_M},
+    spacing = dimension("WHEELBASE_M") + REAR_OVERHANG_M + FRONT_OVERHANG_M + 5.0   # standstill_distance 5 m
+    comps = [Component("lead", fmu_path(fmus, "LeadVehicle"),
+                       {**lead_profile_parameters(lead_profile), "x0": LEAD_START_X_M},
                        step_size=step)]
     cons, order, outputs = [], ["lead"], ["lead.x", "lead.vx"]
     for k in range(1, n + 1):
