@@ -7,6 +7,9 @@ from pythonfmu.enums import Fmi2Status
 from fmu_vehicle.fmi.slave_base import SlaveBase
 from fmu_vehicle.fmi.variables import Var
 from fmu_vehicle.fmi.version import fmu_guid, package_version
+from fmu_vehicle.paths import resources_dir
+
+from fmu_ranges import slave_class
 
 
 class Integrator(SlaveBase):
@@ -276,3 +279,23 @@ def test_largest_step_follows_a_tunable_internal_step_and_a_restored_state():
     s._set_fmu_state(state)
     assert s.values["dt"] == 0.1 and s.do_step(15.0, 10.0) and s.time == 25.0
     assert s.get_real([vr["y"]]) == [pytest.approx(2.0 * 25.0)]
+
+
+def test_inputs_set_in_initialization_mode_rebuild_the_state_without_reading_the_vehicle_again():
+    """A host may set inputs one at a time in initialization mode and read outputs in between, each change a
+    rebuild of the initial state (``SlaveBase._initial_outputs``): the vehicle and road files are read once
+    (the same ``Vehicle``), a new simulator follows each input, and a parameter change reads the files again."""
+    s = slave_class("VehicleLV")(instance_name="init", resources=str(resources_dir()))
+    vr = {v.name: v.value_reference for v in s.vars.values()}
+    s.setup_experiment(0.0)
+    s.enter_initialization_mode()
+    vx = s.get_real([vr["chassis.vx"]])[0]
+    car, sim = s.car, s.sim
+    s.set_real([vr["wheel_front.torque_drive"]], [200.0])
+    s.get_real([vr["chassis.vx"]])
+    assert s.car is car and s.sim is not sim
+    s.set_real([vr["v0"]], [vx + 5.0])
+    assert s.get_real([vr["chassis.vx"]])[0] == pytest.approx(vx + 5.0, abs=0.05)
+    assert s.car is not car
+    s.exit_initialization_mode()
+    assert s.do_step(0.0, 1e-3)

@@ -248,11 +248,17 @@ class VehicleFmu(SlaveBase):
     RESOURCES = ("vehicles", "tires", "roads")
     INTERNAL_STEP = "dt"
     TABLE: ParameterTable
+    _loaded: tuple | None = None
+    """(parameter values, ``load_vehicle``'s (Vehicle, road)) of the last build: in initialization mode a host
+    may set inputs one by one, each a rebuild (``SlaveBase._initial_outputs``); the vehicle and road files are
+    read again only when a parameter changed."""
 
     def _setup(self):
         v = self.values
-        res = Path(self.resources)
-        car, road = load_vehicle(self.TABLE, v, res)
+        parameters = tuple(v[var.name] for var in self.VARIABLES if var.causality == "parameter")
+        if self._loaded is None or self._loaded[0] != parameters:    # inputs alone do not reload the files
+            self._loaded = (parameters, load_vehicle(self.TABLE, v, Path(self.resources)))
+        car, road = self._loaded[1]
         self.car = car
         if tuple(car.output_names) != self._real_outputs:       # the row is published as it is
             raise ModelError(f"{self.MODEL_NAME}: the vehicle's outputs {car.output_names[:3]}... are not the "

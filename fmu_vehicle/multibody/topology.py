@@ -151,15 +151,16 @@ def _reduced_pattern(mcol_rows, mcol_nrows, coord_group):
     """Which entries of the reduced matrix R_z^T M R_z can be non-zero, for any partition: column k of R_z
     (k independent) is non-zero only in row k and the rows of the dependent coordinates of k's loop group,
     so entry (k, l) is a sum of entries of M between {k} + group(k) and {l} + group(l) (a coordinate in no
-    group has its own row only; a driven one is never independent). Returns (n, n) bool."""
+    group has its own row only; a driven one is never independent). With S[k, a] = 1 for a in {k} + group(k)
+    and N the pattern of M: entry (k, l) can be non-zero iff (S N S^T)[k, l] > 0. Returns (n, n) bool."""
     n = mcol_nrows.shape[0]
-    nz = np.zeros((n, n), dtype=np.bool_)
+    nz = np.zeros((n, n), dtype=np.int64)
     for j in range(n):
-        nz[mcol_rows[j, :mcol_nrows[j]], j] = True
-    support = [sorted({k} | (set(np.flatnonzero(coord_group == coord_group[k]).tolist()) if coord_group[k] >= 0
-                             else set())) for k in range(n)]
-    return np.array([[bool(nz[np.ix_(support[k], support[l])].any()) for l in range(n)] for k in range(n)],
-                    dtype=np.bool_).reshape(n, n)
+        nz[mcol_rows[j, :mcol_nrows[j]], j] = 1
+    group = np.asarray(coord_group)
+    support = ((group[:, None] == group[None, :]) & (group[:, None] >= 0)) | np.eye(n, dtype=np.bool_)
+    s = support.astype(np.int64)           # s[k, a] = 1: row a of M enters column k of R_z
+    return (s @ nz @ s.T) > 0
 
 
 def _postorder_rank(parent):
