@@ -42,7 +42,6 @@ import numpy as np
 from ..errors import ModelError
 from fmu_vehicle.util import read_json
 from ..paths import resource_path
-from .hydraulics import APPLY
 
 FUNCTIONS = {"tcs": "tcs:TractionControl", "esc": "esc:StabilityControl", "abs": "abs:AntiLock"}
 """The functions in the order they run at a sample instant: name -> ``module:Class``, the module in this package
@@ -93,20 +92,24 @@ class Sensors:
     vx: float                       # longitudinal speed of the centre of mass [m/s]
     master_cylinder_pressure: float  # the driver's brake demand p_mc [Pa]
     drive_torque: float             # the driver's drive-torque demand [N m] (total over the driven wheels)
+    wheel_pressure: np.ndarray | None = None   # the unit's wheel pressures [Pa] (its hydraulic model; None: 0)
 
 
 @dataclass
 class Commands:
-    """The unit's outputs, held between sample instants: valve mode and active pressure per wheel, the
-    factor on the driver's drive torque."""
+    """The unit's outputs, held between sample instants (the arbiter's result, docs/chassis_control.md §1):
+    per wheel the pressure the pump builds and the limit the wheel pressure must stay under (the hydraulic
+    unit's valves realise both at every step: ``hydraulics.advance_pressures``), per wheel the factor ESC
+    puts on ABS's slip set-point, and the factor on the driver's drive torque."""
 
-    modes: np.ndarray               # APPLY, HOLD or RELEASE per wheel (int64)
+    pressure_limit: np.ndarray      # largest wheel pressure [Pa] (+inf: none; the inlet follows the source)
     active_pressure: np.ndarray     # pressure the pump builds at the wheel [Pa]
     drive_torque_factor: float = 1.0
+    slip_target_factor: np.ndarray | None = None   # ESC's factor on ABS's slip set-point per wheel [-]
 
     @classmethod
     def neutral(cls, n_wheels: int) -> "Commands":
-        return cls(np.full(n_wheels, APPLY, dtype=np.int64), np.zeros(n_wheels))
+        return cls(np.full(n_wheels, math.inf), np.zeros(n_wheels), 1.0, np.ones(n_wheels))
 
 
 def load_tuning(name_or_path="default") -> dict:
@@ -200,9 +203,10 @@ class ChassisController:
         return np.concatenate([np.asarray(f.output_values(), dtype=float) for f in self.functions])
 
     def get_state(self) -> np.ndarray:
-        """The unit's state: each function's state, then the held commands (modes, active pressures, factor)."""
+        """The unit's state: each function's state, then the held commands (pressure limits, active pressures,
+        factor)."""
         c = self.commands
-        return np.concatenate([*(f.state for f in self.functions), c.modes.astype(float), c.active_pressure,
+        return np.concatenate([*(f.state for f in self.functions), c.pressure_limit, c.active_pressure,
                                [c.drive_torque_factor]])
 
     def set_state(self, state) -> None:
@@ -214,4 +218,4 @@ class ChassisController:
         for f in self.functions:
             f.state[:] = s[k:k + f.state.size]
             k += f.state.size
-        self.commands = Commands(s[k:k + n].astype(np.int64), s[k + n:k + 2 * n].copy(), float(s[k + 2 * n]))
+        self.commands = Commands(s[k:k + n].copy(), s[k + n:k + 2 * n].copy(), float(s[k + 2 * n]), np.ones(n))
