@@ -9,11 +9,15 @@ spin omega_w and the unit's model of its pressure p_w::
     sigma_w  = (v_x - v_w) / max(v_x, v_ref)                 brake slip [-] (> 0 braking)
     a_w      = (v_w - v_w,prev) / T                          wheel acceleration [m/s^2]
 
-Friction estimate. While wheels are slip-controlled they work near the tire's friction peak, so the vehicle's
-deceleration is what the road gives; low-pass filtered (time constant tau_mu)::
+Friction estimate. While the driver brakes and wheels are slip-controlled they work near the tire's friction
+peak, so the vehicle's horizontal acceleration is what the road gives: the deceleration, low-pass filtered
+(time constant tau_mu), combined with the lateral acceleration a_y of a braking turn::
 
     d    += ((v_x,prev - v_x) / T - d) (1 - exp(-T / tau_mu))
-    mu_e  = clip(d / g, mu_min, mu_max)        (mu_max before any wheel is controlled)
+    mu_e  = clip(sqrt(d^2 + a_y^2) / g, mu_min, mu_max)
+
+and mu_e = mu_max otherwise (no wheel under control yet, or only a function's active pressure brakes: ESC's
+one braked wheel says nothing of the road).
 
 Slip set-point. The tire's slip stiffness does not change with the road's friction while its peak force
 scales with it, so the slip of the force peak is proportional to the friction (about 0.15 mu for the shipped
@@ -142,13 +146,13 @@ class AntiLock:
     def reset(self):
         self.state[:] = 0.0
 
-    def _friction(self, vx: float, period_s: float, controlled: bool) -> float:
+    def _friction(self, vx: float, ay: float, period_s: float, controlled: bool) -> float:
         """Update the filtered deceleration; the friction estimate mu_e (module docstring)."""
         g = self._g
         if g[_VALID] != 0.0:
             g[_DECEL] += ((g[_VX_PREV] - vx) / period_s - g[_DECEL]) * (1.0 - math.exp(-period_s / self.tau_mu))
         g[_VX_PREV] = vx
-        g[_MU] = min(max(g[_DECEL] / G, self.mu_min), self.mu_max) if controlled else self.mu_max
+        g[_MU] = min(max(math.hypot(g[_DECEL], ay) / G, self.mu_min), self.mu_max) if controlled else self.mu_max
         return g[_MU]
 
     def step(self, sensors: Sensors, commands: Commands, period_s: float) -> None:
@@ -162,7 +166,8 @@ class AntiLock:
         p_wheel = np.zeros(n) if sensors.wheel_pressure is None else np.asarray(sensors.wheel_pressure, dtype=float)
         source = np.maximum(sensors.master_cylinder_pressure, commands.active_pressure)
         braked = source > self.p_min
-        mu = self._friction(vx, period_s, bool(np.any(s[_CONTROLLED] != 0.0)))
+        driver = sensors.master_cylinder_pressure > self.p_min
+        mu = self._friction(vx, float(sensors.ay), period_s, driver and bool(np.any(s[_CONTROLLED] != 0.0)))
         g[_VALID] = 1.0
         target = self.k_sigma * self.c_sigma * mu
         g[_TARGET] = target
