@@ -32,7 +32,7 @@ from ..errors import ModelError
 from ..results import Result
 from ..driver.open_loop import OpenLoopDriver
 from .ecu import ChassisController, Commands, ControlledVehicle, Sensors
-from .hydraulics import BrakeSystem, advance_pressures
+from .hydraulics import HOLD, BrakeSystem, advance_pressures
 
 __all__ = ["OpenLoopDriver", "controlled_vehicle", "run", "sensors_from"]
 
@@ -96,7 +96,7 @@ def run(car, road, duration: float, driver, brakes: BrakeSystem, controller: Cha
     driven = np.array([w.driven for w in car.spec.wheels])
     n_driven = max(int(driven.sum()), 1)
     p = np.zeros(nw)
-    valves = np.zeros(nw)
+    valves = np.full(nw, HOLD)
     commands = Commands.neutral(nw)
     extra_names = (["driver.steering_wheel_angle", "driver.pedal_force", "driver.drive_torque",
                     "brakes.master_cylinder_pressure"]
@@ -110,24 +110,25 @@ def run(car, road, duration: float, driver, brakes: BrakeSystem, controller: Cha
     extra_units += [u for _, u, _ in diag]
     swa = 0.0
     times, rows = [], []
+    diag_values = controller.output_values() if controller is not None else np.zeros(0)
+    torque_b = brakes.torques(p)
 
     def record(t, pedal, drive, p_mc):
-        ext = [swa, pedal, drive, p_mc, *p, *brakes.torques(p), *valves, *commands.active_pressure,
+        ext = [swa, pedal, drive, p_mc, *p, *torque_b, *valves, *commands.active_pressure,
                commands.drive_torque_factor]
-        if controller is not None:
-            ext.extend(controller.output_values())
         times.append(t)
-        rows.append(np.concatenate([sim.row, ext]))
+        rows.append(np.concatenate([sim.row, ext, diag_values]))
 
+    out = sim.outputs()
     for k in range(n_steps):
         t = k * dt
-        out = sim.outputs()
         swa_next, pedal, drive = driver.command(t, dt, out)
         if not (math.isfinite(swa_next) and math.isfinite(pedal) and math.isfinite(drive)):
             raise ModelError(f"driver command at t = {t:g} s is not finite: {(swa_next, pedal, drive)}")
         p_mc = brakes.master_cylinder_pressure(pedal)
         if controller is not None and k % every == 0:
             commands = controller.sample(sensors_from(out, cv, t, swa_next, p_mc, drive, p))
+            diag_values = controller.output_values()      # the diagnostics change at sample instants only
         if k == 0:
             record(t, pedal, drive, p_mc)
         advance_pressures(brakes, p, p_mc, commands.pressure_limit, commands.active_pressure, dt, valves)
@@ -141,7 +142,8 @@ def run(car, road, duration: float, driver, brakes: BrakeSystem, controller: Cha
         swa = swa_next
         if (k + 1) % record_every == 0 or k + 1 == n_steps:
             record(sim.t, pedal, drive, p_mc)
-        if stop is not None and stop(sim.outputs()):
+        out = sim.outputs()
+        if stop is not None and stop(out):
             break
     names = list(car.output_names) + extra_names
     units = [u for _, u, _ in car.outputs] + extra_units

@@ -144,11 +144,12 @@ def read_tuning(function, tuning: dict) -> dict:
     return {k: tuning_value(tuning, k, function.name, lo, hi) for k, (_u, _d, lo, hi) in function.TUNING.items()}
 
 
-def function_outputs(cls, wheel_names) -> list[tuple[str, str, str]]:
-    """(name, unit, description) of a function class's diagnostic signals for a vehicle's wheels: an entry whose
-    name holds ``{wheel}`` stands for one signal per wheel, in wheel order."""
+def function_outputs(entries, wheel_names) -> list[tuple[str, str, str]]:
+    """(name, unit, description) of a function's diagnostic signals (``entries``: its class's ``OUTPUTS`` or a
+    part of them) for a vehicle's wheels: an entry whose name holds ``{wheel}`` stands for one signal per wheel,
+    in wheel order."""
     out = []
-    for name, unit, desc in cls.OUTPUTS:
+    for name, unit, desc in entries:
         out += [(name.format(wheel=w), unit, f"{desc} (wheel {w})") for w in wheel_names] if "{wheel}" in name \
             else [(name, unit, desc)]
     return out
@@ -197,7 +198,7 @@ class ChassisController:
     def output_table(self) -> list[tuple[str, str, str]]:
         """(name, unit, description) of every function's diagnostic signals, named ``<function>.<signal>``."""
         return [(f"{f.name}.{n}", u, d) for f in self.functions
-                for n, u, d in function_outputs(f, self.vehicle.wheel_names)]
+                for n, u, d in function_outputs(f.OUTPUTS, self.vehicle.wheel_names)]
 
     def output_values(self) -> np.ndarray:
         return np.concatenate([np.asarray(f.output_values(), dtype=float) for f in self.functions])
