@@ -154,7 +154,7 @@ def test_the_valves_realise_the_pressure_limit_below_the_drivers_pressure(car, d
 
 
 def test_steering_changes_heading_with_abs_not_with_locked_wheels(car, brakes, cv):
-    """60 deg steering-wheel angle to the left during the stop: with ABS the car turns left by about 22 deg;
+    """60 deg steering-wheel angle to the left during the stop: with ABS the car turns left by about 21 deg;
     with locked front wheels the steering has no effect in its direction (the car ends 9 deg to the right)."""
     _, on = braking.straight_braking(car, brakes, abs_unit(cv), steer=STEER)
     _, off = braking.straight_braking(car, brakes, None, steer=STEER)
@@ -165,25 +165,26 @@ def test_steering_changes_heading_with_abs_not_with_locked_wheels(car, brakes, c
 
 def test_split_mu_yaw_rate_below_the_spin_bound_with_abs(car, brakes, cv):
     """ISO 14512, steering wheel held straight: without ABS the car spins (peak yaw rate -1.6 rad/s, heading
-    -86 deg, sideslip 88 deg), its yaw rate far above mu_high g / v; with ABS (rear select-low and yaw-moment
-    build-up limiting) it stays below 0.8 of that bound (0.71) and turns less than 25 deg; with a
-    counter-steering driver the heading stays within 10 deg (bound ratio 0.33)."""
+    -86 deg, sideslip 88 deg), its yaw rate far above mu_high g / v; with ABS (rear select-low, yaw-moment
+    build-up limiting and the high-friction wheels held at the slip set-point of the mean friction) it stays
+    below 0.4 of that bound (0.29) and turns 9 deg; with a counter-steering driver the heading stays within
+    10 deg (9.4 deg, bound ratio 0.33: the driver's 0.2 s late counter-steer adds yaw of its own)."""
     _, on = braking.split_mu_braking(car, brakes, abs_unit(cv))
     _, off = braking.split_mu_braking(car, brakes, None)
     assert off["yaw_rate_bound_ratio"] > 1.5 and abs(off["heading_change_deg"]) > 60.0
     assert off["max_abs_sideslip_deg"] > 45.0
-    assert on["yaw_rate_bound_ratio"] < 0.8
-    assert abs(on["max_yaw_rate_rad_s"]) < 0.35 and abs(on["heading_change_deg"]) < 25.0
-    assert on["max_abs_sideslip_deg"] < 10.0 and on["stopped"] == 1.0
+    assert on["yaw_rate_bound_ratio"] < 0.4
+    assert abs(on["max_yaw_rate_rad_s"]) < 0.16 and abs(on["heading_change_deg"]) < 12.0
+    assert on["max_abs_sideslip_deg"] < 3.0 and on["stopped"] == 1.0
     _, driven = braking.split_mu_braking(car, brakes, abs_unit(cv), driver=braking.CounterSteerDriver())
     assert driven["max_abs_heading_deviation_deg"] < 10.0
-    assert driven["yaw_rate_bound_ratio"] < on["yaw_rate_bound_ratio"]
+    assert driven["yaw_rate_bound_ratio"] < 0.5
 
 
 def test_yaw_moment_limiting_slows_the_split_mu_yaw_build_up(car, brakes, cv):
     """Yaw-moment build-up limiting gives the driver time: in the first 0.5 s after the brake onset the peak yaw
-    rate is 0.07 rad/s with it and 0.17 rad/s without (t_ym = 0), the heading after 1 s 4.6 deg against 8.3 deg;
-    the peak yaw rate of the whole stop is lower too (0.32 against 0.35 rad/s)."""
+    rate is 0.037 rad/s with it and 0.058 rad/s without (t_ym = 0); the heading after 1 s and the peak yaw rate
+    of the whole stop (0.127 against 0.131 rad/s) are lower too."""
     runs = {}
     for t_ym in (1.0, 0.0):
         res, k = braking.split_mu_braking(car, brakes, abs_unit(cv, yaw_moment_limit_time_s=t_ym))
@@ -194,19 +195,20 @@ def test_yaw_moment_limiting_slows_the_split_mu_yaw_build_up(car, brakes, cv):
         runs[t_ym] = (float(np.abs(res["chassis.yaw_rate"][early]).max()),
                       math.degrees(abs(res["chassis.yaw"][k1] - res["chassis.yaw"][k0])), abs(k["max_yaw_rate_rad_s"]))
     on, off = runs[1.0], runs[0.0]
-    assert on[0] < 0.5 * off[0]
-    assert on[1] < 0.65 * off[1]
+    assert on[0] < 0.75 * off[0]
+    assert on[1] < off[1]
     assert on[2] < off[2]
 
 
 def test_broken_slip_controller_fails_the_stopping_criterion(car, brakes, cv):
-    """The slip controller's gains with their signs flipped (more pressure the more the wheel slips): the wheels
-    lock and the stop needs the locked tires' distance, far beyond 1.08 x the ideal."""
+    """The slip controller's gains with their signs flipped (less pressure the less the wheel slips): once under
+    control the wheels are dumped to nothing and the car does not stop within 5 s (11 m/s left), so the
+    stopping-distance criterion fails."""
     unit = abs_unit(cv)
     anti_lock = next(f for f in unit.functions if f.name == "abs")
     anti_lock.k_p, anti_lock.k_i = -anti_lock.k_p, -anti_lock.k_i
-    _, k = braking.straight_braking(car, brakes, unit, mu=1.0)
-    assert k["ratio"] > 1.25
+    with pytest.raises(ModelError, match="does not stop"):
+        braking.straight_braking(car, brakes, unit, mu=1.0, duration=5.0)
 
 
 def test_braking_in_turn_keeps_the_circle_better_with_abs(car, brakes, cv):
