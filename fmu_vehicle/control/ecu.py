@@ -3,14 +3,17 @@ functions in a fixed order, each of which may change the commands the hydraulics
 
 At a sample instant t_k the unit reads :class:`Sensors` (wheel spins, yaw rate, lateral acceleration,
 steering-wheel angle, longitudinal speed, the driver's master-cylinder pressure and drive torque), starts from
-the neutral :class:`Commands` (every valve APPLY, no active pressure, drive-torque factor 1) and hands them to
+the neutral :class:`Commands` (no pressure limit, no active pressure, slip-target factors and drive-torque
+factor 1) and hands them to
 
     tcs   traction control: active pressure on a spinning driven wheel, drive-torque factor < 1
-    esc   yaw control: active pressure on one wheel against over- or understeer; it reads the active pressures
+    esc   yaw control: active pressure on one wheel against over- or understeer, and under braking a factor < 1
+          on ABS's slip set-point of the front wheel on the other side; it reads the active pressures
           TCS has set and expects the yaw rate of their moment, k_tcs (t/2) sum_w s_w K_w p_w / r_w times the
           single-track r / M_z (esc.py, step 1), instead of braking against it
-    abs   anti-lock: HOLD or RELEASE on a wheel whose slip or deceleration says it is locking; it acts last,
-          so it also limits the pressures TCS and ESC build
+    abs   anti-lock: a slip controller's pressure limit on each wheel running beyond its slip set-point (the
+          road-friction estimate's, times ESC's factor); it acts last, so its limits cap the driver's pressure
+          and the pressures TCS and ESC build (the arbiter: docs/chassis_control.md §1)
 
 in that order. The commands are held until the next sample instant. A function switched off is not run
 (its state stays as it was). Each function is a class in its own module (``FUNCTIONS``) with
