@@ -1,7 +1,8 @@
 """ABS on the full car (fullcar14, hydraulic brakes fullcar14, 600 N pedal = the master cylinder's 180 bar run-out,
 well above the about 110 bar that locks every wheel on dry asphalt): stopping distance against the mu-limited
-ideal, the slip band, steerability, split-friction yaw, a deliberately broken release threshold, tuning errors
-and the state saved and restored bit for bit."""
+ideal and its repeatability over 20 pedal onsets, the slip against the tire's own peak slip, the slip band,
+steerability, split-friction yaw, a deliberately broken slip controller, tuning errors and the state saved and
+restored bit for bit."""
 import math
 
 import numpy as np
@@ -14,6 +15,9 @@ from fmu_vehicle.control.hydraulics import load_brake_system
 from fmu_vehicle.driver.profile import SteeringProfile
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.control import braking
+from fmu_vehicle.paths import resource_path
+from fmu_vehicle.tire.pacejka import mf_fx0
+from fmu_vehicle.tire.tir import read_tir
 from fmu_vehicle.vehicle import Vehicle
 
 ONLY_ABS = {"esc": False, "tcs": False}
@@ -46,47 +50,111 @@ def dry_stop(car, brakes, cv):
     return braking.straight_braking(car, brakes, abs_unit(cv), mu=1.0)
 
 
-def test_stopping_distance_on_dry_road_within_110_percent_of_ideal(car, brakes, dry_stop):
-    """From 100 km/h on mu = 1.0: with ABS 42.0 m from the brake onset (ideal v^2/(2 g) = 39.3 m, ratio 1.07);
+def test_stopping_distance_on_dry_road_within_108_percent_of_ideal(car, brakes, dry_stop):
+    """From 100 km/h on mu = 1.0: with ABS 39.9 m from the brake onset (ideal v^2/(2 g) = 39.3 m, ratio 1.015);
     locked wheels slide at the tire's locked friction 0.77 and need 51.6 m (ratio 1.31)."""
     _, k = dry_stop
     assert k["speed_at_onset_m_s"] == pytest.approx(100 / 3.6, abs=0.05)
     assert k["ideal_distance_m"] == pytest.approx(39.27, abs=0.05)
-    assert k["ratio"] <= 1.10
-    assert k["ratio"] > 0.95                          # no more than the tire's peak friction (1.0-1.09)
+    assert k["ratio"] <= 1.08
+    assert k["ratio"] > 0.93                          # no more than the tire's peak friction (1.0-1.09)
     _, locked = braking.straight_braking(car, brakes, None, mu=1.0)
     assert locked["ratio"] == pytest.approx(1.31, abs=0.02)
-    assert locked["stopping_distance_m"] - k["stopping_distance_m"] > 8.0
+    assert locked["stopping_distance_m"] - k["stopping_distance_m"] > 10.0
+
+
+def peak_slip(car, cv, mu: float) -> float:
+    """The brake slip (> 0) of the front tire's force peak at its static load on a road of friction mu, from the
+    tire model itself (Magic Formula Fx0 on a 1e-5 grid)."""
+    fz = 0.5 * cv.mass_kg * braking.G * cv.b_m / (cv.a_m + cv.b_m)
+    p = read_tir(resource_path("tires", car.spec.wheels[0].tire_file)).to_array()
+    kappa = np.linspace(-0.5, 0.0, 50001)
+    return -float(kappa[np.argmin([mf_fx0(p, fz, k, mu) for k in kappa])])
+
+
+ONSETS_S = braking.BRAKE_AT_S + 0.001 * np.arange(20)
+"""20 pedal onsets spread over 20 ms (1 ms apart): the unit samples every 10 ms, so the onset falls at every
+phase of its sampling twice."""
+
+
+@pytest.fixture(scope="module")
+def onset_series(car, brakes, cv):
+    """mu -> (stopping-distance ratios, front slip medians) of full ABS stops from 100 km/h at ``ONSETS_S``
+    (one unit, one process: about 2 s a stop on mu 0.3, under 1 s on 0.8 and 1.0)."""
+    unit = abs_unit(cv)
+    out = {}
+    for mu in (0.3, 0.8, 1.0):
+        ratios, medians = [], []
+        for t_on in ONSETS_S:
+            _, k = braking.straight_braking(car, brakes, unit, mu=mu, brake_at_s=float(t_on))
+            ratios.append(k["ratio"])
+            medians.append([k[f"{w}.slip_median"] for w, front in zip(car.wheel_names, cv.front) if front])
+        out[mu] = np.array(ratios), -np.array(medians)
+    return out
+
+
+@pytest.mark.parametrize("mu, ratio_max", [(0.3, 1.15), (0.8, 1.08), (1.0, 1.08)])
+def test_abs_stops_repeatably_near_the_ideal_and_near_the_tires_peak_slip(car, cv, onset_series, mu, ratio_max):
+    """ISO 21994-style stops from 100 km/h, the pedal onset moved over 20 ms in 1 ms steps: every stop within
+    ratio_max x v^2/(2 mu g) (measured: mu 0.3 0.973-0.974, 0.8 0.999-1.000, 1.0 1.015-1.016) and the 20 distances
+    within 2 % of each other (measured: under 0.2 %); the front wheels' median slip (from their first release,
+    v_x >= 5 m/s) within +-50 % of the slip at which the tire's own force peaks at that friction (4.7 %, 12.6 %,
+    15.8 %; measured 4.2 %, 11.2 %, 13.9 %). The former phase-cycle ABS spread 1.09-1.22 on mu 0.3 with a
+    front-slip median of 15 %."""
+    ratios, medians = onset_series[mu]
+    assert np.all(ratios <= ratio_max), ratios
+    assert np.all(ratios > 0.9), ratios                # not beyond the tire's peak friction
+    assert (ratios.max() - ratios.min()) / ratios.min() < 0.02, ratios
+    peak = peak_slip(car, cv, mu)
+    assert peak == pytest.approx(0.158 * mu, rel=0.05)    # the peak slip grows with the friction
+    assert np.all(np.abs(medians / peak - 1.0) < 0.5), (medians, peak)
 
 
 def test_low_friction_stop_with_abs(car, brakes, cv):
-    """From 100 km/h on mu = 0.3: with ABS 144.3 m (ideal 130.9 m, ratio 1.10), every wheel's slip in the band
-    for at least 93 % of the samples after its first cycle (95.4 % on the worse front wheel: a front wheel
-    locks at about 30 bar here, three 10 ms apply steps); locked wheels need 195.6 m (ratio 1.49)."""
+    """From 100 km/h on mu = 0.3: with ABS 127.4 m (ideal 130.9 m, ratio 0.974: the tire's peak friction is
+    0.31-0.32 there), every wheel's slip in the band after its first release; locked wheels need 195.6 m
+    (ratio 1.49)."""
     _, on = braking.straight_braking(car, brakes, abs_unit(cv), mu=0.3)
     _, off = braking.straight_braking(car, brakes, None, mu=0.3)
-    assert on["ratio"] < 1.13
+    assert on["ratio"] < 1.0
     assert off["ratio"] == pytest.approx(1.49, abs=0.03)
-    assert on["slip_band_fraction"] >= 0.93
+    assert on["slip_band_fraction"] >= 0.98
     assert all(on[f"{w}.abs_cycled"] == 1.0 for w in car.wheel_names)
 
 
 def test_every_wheel_slip_stays_in_band_after_first_cycle(car, dry_stop):
-    """Every wheel cycles, and after its first release (while v_x >= 5 m/s) at least 98 % of the 1 ms samples
-    of its slip (omega r_e - v_x)/v_x lie in the band -0.30 .. +0.05 (98.9 % on the worse front wheel, whose
-    spin-up after a release overshoots to +0.13 for a few ms; 100 % rear), and none below -0.35 (no lock;
-    without ABS every wheel locks, slip -1)."""
+    """Every wheel comes under control, and after its first release (while v_x >= 5 m/s) at least 98 % of the
+    1 ms samples of its slip (omega r_e - v_x)/v_x lie in the band -0.30 .. +0.05, and none below -0.35 (no lock;
+    without ABS every wheel locks, slip -1). The wheels hold, dump and build under control."""
     res, k = dry_stop
     for w in car.wheel_names:
         assert k[f"{w}.abs_cycled"] == 1.0, w
         assert k[f"{w}.slip_band_fraction"] >= 0.98, (w, k[f"{w}.slip_band_fraction"])
         assert k[f"{w}.slip_min"] > -0.35, (w, k[f"{w}.slip_min"])
     phases = np.array([res[f"abs.phase_{w}"] for w in car.wheel_names])
-    assert {0, 1, 2, 3, 4} <= set(np.unique(phases).astype(int))       # every phase of the cycle is used
+    assert {0, 1, 2, 3} <= set(np.unique(phases).astype(int))       # every phase is used
+    modes = np.array([res[f"ecu.mode_{w}"] for w in car.wheel_names])
+    assert {0, 1, 2} <= set(np.unique(modes).astype(int))           # the valves build, hold and dump
+
+
+def test_the_valves_realise_the_pressure_limit_below_the_drivers_pressure(car, dry_stop):
+    """Under control each wheel's pressure follows ABS's limit (the outlet valve dumps at up to 2 bar per 1 ms
+    step towards a limit set at the sample: never more than 10 bar above it, mostly on it), far below the
+    driver's 180 bar, and the friction estimate settles at the road's friction (1.0 dry, the tire's peak
+    1.03-1.07)."""
+    res, _ = dry_stop
+    late = (res.time > 0.8) & (res["chassis.vx"] > 5.0)
+    for w in car.wheel_names:
+        limit, p = res[f"abs.pressure_limit_{w}"][late], res[f"brakes.pressure_{w}"][late]
+        assert np.all(p <= limit + 10e5), w
+        assert np.median(np.abs(p - limit)) < 1e5, w
+        assert np.max(p) < 0.8 * res["brakes.master_cylinder_pressure"][late].min(), w
+    mu = res["abs.friction_estimate"][late]
+    assert 0.9 < np.median(mu) < 1.1
 
 
 def test_steering_changes_heading_with_abs_not_with_locked_wheels(car, brakes, cv):
-    """60 deg steering-wheel angle to the left during the stop: with ABS the car turns left by about 22 deg;
+    """60 deg steering-wheel angle to the left during the stop: with ABS the car turns left by about 21 deg;
     with locked front wheels the steering has no effect in its direction (the car ends 9 deg to the right)."""
     _, on = braking.straight_braking(car, brakes, abs_unit(cv), steer=STEER)
     _, off = braking.straight_braking(car, brakes, None, steer=STEER)
@@ -97,25 +165,26 @@ def test_steering_changes_heading_with_abs_not_with_locked_wheels(car, brakes, c
 
 def test_split_mu_yaw_rate_below_the_spin_bound_with_abs(car, brakes, cv):
     """ISO 14512, steering wheel held straight: without ABS the car spins (peak yaw rate -1.6 rad/s, heading
-    -86 deg, sideslip 88 deg), its yaw rate far above mu_high g / v; with ABS (rear select-low and yaw-moment
-    build-up limiting) it stays below 0.8 of that bound (0.71) and turns less than 25 deg; with a
-    counter-steering driver the heading stays within 10 deg (bound ratio 0.33)."""
+    -86 deg, sideslip 88 deg), its yaw rate far above mu_high g / v; with ABS (rear select-low, yaw-moment
+    build-up limiting and the high-friction wheels held at the slip set-point of the mean friction) it stays
+    below 0.4 of that bound (0.29) and turns 9 deg; with a counter-steering driver the heading stays within
+    10 deg (9.4 deg, bound ratio 0.33: the driver's 0.2 s late counter-steer adds yaw of its own)."""
     _, on = braking.split_mu_braking(car, brakes, abs_unit(cv))
     _, off = braking.split_mu_braking(car, brakes, None)
     assert off["yaw_rate_bound_ratio"] > 1.5 and abs(off["heading_change_deg"]) > 60.0
     assert off["max_abs_sideslip_deg"] > 45.0
-    assert on["yaw_rate_bound_ratio"] < 0.8
-    assert abs(on["max_yaw_rate_rad_s"]) < 0.35 and abs(on["heading_change_deg"]) < 25.0
-    assert on["max_abs_sideslip_deg"] < 10.0 and on["stopped"] == 1.0
+    assert on["yaw_rate_bound_ratio"] < 0.4
+    assert abs(on["max_yaw_rate_rad_s"]) < 0.16 and abs(on["heading_change_deg"]) < 12.0
+    assert on["max_abs_sideslip_deg"] < 3.0 and on["stopped"] == 1.0
     _, driven = braking.split_mu_braking(car, brakes, abs_unit(cv), driver=braking.CounterSteerDriver())
     assert driven["max_abs_heading_deviation_deg"] < 10.0
-    assert driven["yaw_rate_bound_ratio"] < on["yaw_rate_bound_ratio"]
+    assert driven["yaw_rate_bound_ratio"] < 0.5
 
 
 def test_yaw_moment_limiting_slows_the_split_mu_yaw_build_up(car, brakes, cv):
     """Yaw-moment build-up limiting gives the driver time: in the first 0.5 s after the brake onset the peak yaw
-    rate is 0.07 rad/s with it and 0.17 rad/s without (t_ym = 0), the heading after 1 s 4.6 deg against 8.3 deg;
-    the peak yaw rate of the whole stop is lower too (0.32 against 0.35 rad/s)."""
+    rate is 0.037 rad/s with it and 0.058 rad/s without (t_ym = 0); the heading after 1 s and the peak yaw rate
+    of the whole stop (0.127 against 0.131 rad/s) are lower too."""
     runs = {}
     for t_ym in (1.0, 0.0):
         res, k = braking.split_mu_braking(car, brakes, abs_unit(cv, yaw_moment_limit_time_s=t_ym))
@@ -126,17 +195,18 @@ def test_yaw_moment_limiting_slows_the_split_mu_yaw_build_up(car, brakes, cv):
         runs[t_ym] = (float(np.abs(res["chassis.yaw_rate"][early]).max()),
                       math.degrees(abs(res["chassis.yaw"][k1] - res["chassis.yaw"][k0])), abs(k["max_yaw_rate_rad_s"]))
     on, off = runs[1.0], runs[0.0]
-    assert on[0] < 0.5 * off[0]
-    assert on[1] < 0.65 * off[1]
+    assert on[0] < 0.75 * off[0]
+    assert on[1] < off[1]
     assert on[2] < off[2]
 
 
-def test_broken_release_threshold_fails_the_stopping_criterion(car, brakes, cv):
-    """The release threshold's sign flipped (release while slip < +0.15, i.e. always): the wheels never keep
-    their pressure and the car does not stop within the run, so the stopping-distance criterion fails."""
+def test_broken_slip_controller_fails_the_stopping_criterion(car, brakes, cv):
+    """The slip controller's gains with their signs flipped (less pressure the less the wheel slips): once under
+    control the wheels are dumped to nothing and the car does not stop within 5 s (11 m/s left), so the
+    stopping-distance criterion fails."""
     unit = abs_unit(cv)
     anti_lock = next(f for f in unit.functions if f.name == "abs")
-    anti_lock.slip_release = -anti_lock.slip_release
+    anti_lock.k_p, anti_lock.k_i = -anti_lock.k_p, -anti_lock.k_i
     with pytest.raises(ModelError, match="does not stop"):
         braking.straight_braking(car, brakes, unit, mu=1.0, duration=5.0)
 
@@ -155,7 +225,7 @@ def test_braking_in_turn_keeps_the_circle_better_with_abs(car, brakes, cv):
 
 def test_tuning_errors_name_the_key(cv):
     tuning = load_tuning()["abs"]
-    for key, bad in (("slip_release", -0.1), ("wheel_decel_hold_m_s2", "x"), ("reapply_apply_samples", 0)):
+    for key, bad in (("peak_slip_per_friction", -0.1), ("wheel_decel_hold_m_s2", "x"), ("friction_max", 0.0)):
         with pytest.raises(ModelError, match=f"abs.{key}"):
             AntiLock(cv, {**tuning, key: bad})
     missing = dict(tuning)
@@ -174,13 +244,14 @@ def test_state_round_trip_continues_bit_identically(car, brakes, cv):
     for k in range(0, len(res), every):
         out = {n: res[n][k] for n in names if n.startswith(("wheel_", "chassis."))}
         samples.append(sensors_from(out, cv, float(res.time[k]), float(res["driver.steering_wheel_angle"][k]),
-                                    float(res["brakes.master_cylinder_pressure"][k]), 0.0))
+                                    float(res["brakes.master_cylinder_pressure"][k]), 0.0,
+                                    [res[f"brakes.pressure_{w}"][k] for w in car.wheel_names]))
 
     def play(unit, seq):
         rows = []
         for s in seq:
             c = unit.sample(s)
-            rows.append(np.concatenate([c.modes, c.active_pressure, [c.drive_torque_factor],
+            rows.append(np.concatenate([c.pressure_limit, c.active_pressure, [c.drive_torque_factor],
                                         unit.output_values()]))
         return np.array(rows)
 

@@ -94,8 +94,11 @@ def _python(car, brakes, steer, pedal, duration, v0, stop=None):
 
 
 def test_the_fmu_system_gives_the_python_closed_loop(car, brakes, fmu_runs):
-    """The sine with dwell at 6.5 A (ESC brakes) and the dry stop from 100 km/h (ABS cycles) through the FMUs
-    equal the Python closed loop to 1e-9 (yaw rate [rad/s], y and x [m], pressures [Pa] relative to 180 bar)."""
+    """The sine with dwell at 6.5 A (ESC brakes) and the dry stop from 100 km/h (ABS controls the slip) through the
+    FMUs equal the Python closed loop to 1e-9 (yaw rate [rad/s], y and x [m], pressures [Pa] relative to 180 bar);
+    the front wheel's spin to 1e-6 rad/s: ABS's pressure limit is a continuous function of the wheel speeds, so
+    the last-digit differences of the FMU's kernels (compiled for the generic CPU) reach the spin of the last
+    metres, where the wheels lock (7e-8 rad/s at 0.3 rad/s)."""
     f = fmu_runs
     steer = SteeringProfile.parse(f["swd.steering_profile"])      # the robot's table (degrees, 12 digits)
     exact = swd.sine_with_dwell_profile(6.5 * math.radians(30.1), direction=1)
@@ -113,11 +116,12 @@ def test_the_fmu_system_gives_the_python_closed_loop(car, brakes, fmu_runs):
     pedal = [(0.0, 0.0), (0.2, 0.0), (0.25, 600.0)]
     py = _python(car, brakes, SteeringProfile([0.0], [0.0]), pedal, round(float(t[-1]), 3), 100.0 / 3.6)
     assert np.max(f["stop.chassis_control.abs.active"]) == 1.0
-    for name, p, scale in (("vehicle.chassis.x", "chassis.x", 1.0), ("vehicle.wheel_FL.omega", "wheel_FL.omega", 1.0),
-                           ("chassis_control.brakes.pressure_FL", "brakes.pressure_FL", 1.8e7),
-                           ("chassis_control.abs.phase_RL", "abs.phase_RL", 1.0)):
-        np.testing.assert_allclose(f[f"stop.{name}"] / scale, np.interp(t, py.time, py[p]) / scale, atol=1e-9,
-                                   err_msg=name)
+    for name, p, scale, tol in (("vehicle.chassis.x", "chassis.x", 1.0, 1e-9),
+                                ("vehicle.wheel_FL.omega", "wheel_FL.omega", 1.0, 1e-6),
+                                ("chassis_control.brakes.pressure_FL", "brakes.pressure_FL", 1.8e7, 1e-9),
+                                ("chassis_control.abs.phase_RL", "abs.phase_RL", 1.0, 1e-9)):
+        np.testing.assert_allclose(f[f"stop.{name}"] / scale, np.interp(t, py.time, py[p]) / scale, atol=tol,
+                                   rtol=0.0, err_msg=name)
 
 
 def _variants(tmp_path, name, keep) -> object:

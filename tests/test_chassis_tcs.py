@@ -131,7 +131,7 @@ def test_state_round_trip_continues_bit_identically(split_launch, cv):
         rows = []
         for s in seq:
             c = unit.sample(s)
-            rows.append(np.concatenate([c.modes, c.active_pressure, [c.drive_torque_factor],
+            rows.append(np.concatenate([c.pressure_limit, c.active_pressure, [c.drive_torque_factor],
                                         unit.output_values()]))
         return np.array(rows)
 

@@ -3,7 +3,7 @@
 * ``acc``         adaptive cruise control with an emergency-braking stage (Controller.fmu);
 * ``hydraulics``  the per-wheel hydraulic brake (master cylinder, modulator valves, pressure lag and rate
                   limits, brake torque = gain x pressure), stepped with the vehicle;
-* ``ecu``         the chassis controller unit at its own sample period (10 ms): sensors in, valve modes, active
+* ``ecu``         the chassis controller unit at its own sample period (10 ms): sensors in, pressure limits, active
                   pressures and a drive-torque factor out; it runs the functions below in a fixed order
                   (ChassisControl.fmu);
 * ``abs``, ``tcs``, ``esc``   the chassis functions, each switchable and with its own tuning and state;

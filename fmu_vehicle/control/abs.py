@@ -1,55 +1,76 @@
-"""Anti-lock braking (ABS): a per-wheel slip and wheel-deceleration state machine with hold, release and
-apply phases, rear-axle select-low and yaw-moment build-up limiting on split friction. Described in
-docs/chassis_control.md §2.
+"""Anti-lock braking (ABS): a wheel-slip controller whose set-point follows a road-friction estimate, realised
+as a pressure limit per wheel through the hydraulic unit's inlet and outlet valves; rear-axle select-low and
+yaw-moment build-up limiting on split friction. Described in docs/chassis_control.md §2.
 
-At each sample instant, for every wheel w (effective rolling radius r_w, spin omega_w, vehicle speed v_x)::
+At each sample instant (period T), with v_x the vehicle speed and, for every wheel w, its rolling radius r_w,
+spin omega_w and the unit's model of its pressure p_w::
 
     v_w      = omega_w r_w                                   wheel speed [m/s]
-    lambda_w = (v_w - v_x) / max(v_x, v_ref)                 slip [-] (< 0 braking)
-    a_w      = (v_w - v_w,prev) / T                          wheel acceleration [m/s^2], T the sample period
+    sigma_w  = (v_x - v_w) / max(v_x, v_ref)                 brake slip [-] (> 0 braking)
+    a_w      = (v_w - v_w,prev) / T                          wheel acceleration [m/s^2]
 
-and the wheel's phase moves through the cycle (Bosch style; Breuer and Bill (eds.) 2008, *Brake Technology
-Handbook*, SAE; Reif (ed.) 2014, *Brakes, Brake Control and Driver Assistance Systems*, Springer)::
+Friction estimate. While the driver brakes and wheels are slip-controlled they work near the tire's friction
+peak, so the vehicle's horizontal acceleration is what the road gives: the deceleration, low-pass filtered
+(time constant tau_mu), combined with the lateral acceleration a_y of a braking turn::
 
-    NORMAL       valve APPLY (the driver's pressure)    -> RELEASE    if lambda_w < -lambda_rel
-                                                         -> HOLD_DECEL if a_w < -a_hold and lambda_w < -lambda_hold
-    HOLD_DECEL   valve HOLD                              -> RELEASE    if lambda_w < -lambda_rel
-                                                         -> REAPPLY    if a_w >= -a_hold
-    RELEASE      valve RELEASE                           -> HOLD_REACC if a_w > a_rel_end and lambda_w > -lambda_deep
-    HOLD_REACC   valve HOLD (the wheel spins up)         -> RELEASE    if lambda_w < -lambda_deep
-                                                                       or (a_w < -a_hold and lambda_w < -lambda_rel)
-                                                         -> REAPPLY    if lambda_w > -lambda_reapply
-    REAPPLY      APPLY for t_fast, then pulses of        (as NORMAL)
-                 n_apply samples APPLY, n_hold HOLD
+    d    += ((v_x,prev - v_x) / T - d) (1 - exp(-T / tau_mu))
+    mu_e  = clip(sqrt(d^2 + a_y^2) / g, mu_min, mu_max)
 
-The controller is active on a wheel only while v_x >= v_min and the wheel is braked (the driver's
-master-cylinder pressure above p_min, or a function before ABS asked for active pressure there); otherwise the
-wheel returns to NORMAL.
+and mu_e = mu_max otherwise (no wheel under control yet, or only a function's active pressure brakes: ESC's
+one braked wheel says nothing of the road).
 
-Split friction: (1) rear select-low: both rear wheels get the most releasing of their two valve modes
-(RELEASE > HOLD > APPLY), so the rear axle brakes at the low-friction wheel's level and keeps its side force;
-(2) yaw-moment build-up limiting on the front axle: when a front wheel enters its first RELEASE while the other
-front wheel has not yet cycled, that other (high-friction) wheel follows the first release (RELEASE while the
-low-friction wheel's first release lasts) and its pressure rise is then slowed for t_ym (counted from that first
-release): it is held and given one APPLY sample every n_ym samples. The yaw moment of the brake-force
-difference then builds up over about t_ym instead of within a few tenths of a second, slowly enough for the
-driver to counter-steer (the "yaw moment build-up delay" of Reif 2014). ABS only ever adds holds and
-releases to the valve modes it is handed (the unit runs it last).
+Slip set-point. The tire's slip stiffness does not change with the road's friction while its peak force
+scales with it, so the slip of the force peak is proportional to the friction (about 0.15 mu for the shipped
+tire, docs/chassis_control.md §2)::
+
+    sigma* = k_sigma c_sigma mu_e               c_sigma: peak slip per unit friction, k_sigma < 1 a margin
+    sigma*_w = f_w sigma*                       f_w <= 1: ESC's factor on a wheel (commands.slip_target_factor)
+
+With the set-point proportional to the estimate the loop climbs to the peak: below it the deceleration, and
+with it the next set-point, rises (the tire force grows less than proportionally with the slip below its
+peak), beyond it the force falls.
+
+Control. A wheel comes under control when its slip passes sigma*_w, or when it decelerates faster than a_on
+with a slip beyond sigma_on (the first sign of a wheel running into lock, before the slip shows it). It then
+has a pressure limit p_lim,w, a PI controller in velocity form on the slip error e_w = sigma_w - sigma*_w::
+
+    p_lim,w <- p_lim,w - k_p (e_w - e_w,prev) - k_i T e_w
+    p_lim,w  = clip(p_lim,w, 0, min(p_source, p_w + p_margin))          (no wind-up above the wheel's pressure)
+
+started at the wheel's pressure. The valves (hydraulics) dump the wheel to the limit or let it build to it
+from the master cylinder. The control ends when the driver releases the brake (p_mc and active pressure
+below p_min) or v_x < v_min.
+
+Split friction: (1) rear select-low: both rear wheels get the lower of their two limits, so the rear axle brakes
+at the low-friction wheel's level and keeps its side force; (2) yaw-moment build-up limiting on the front
+axle: when a front wheel comes under control while the other has not, the other wheel's pressure is limited
+to the controlled wheel's limit plus r_ym (t - t_1) for t_ym from then on: the yaw moment of the brake-force
+difference builds up slowly enough for a driver to counter-steer (the "yaw moment build-up delay" of Reif
+(ed.) 2014, *Brakes, Brake Control and Driver Assistance Systems*, Springer).
+
+Commands: ABS runs last, and its limits cap whatever pressure the driver or a function before it asks for
+(``commands.pressure_limit`` becomes the minimum of its value and ABS's limit); it reads ESC's slip-target
+factors from ``commands.slip_target_factor``.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from ..manoeuvres.steady_state import G
 from .ecu import Commands, ControlledVehicle, Sensors, read_tuning
-from .hydraulics import APPLY, HOLD, RELEASE
 
-NORMAL, HOLD_DECEL, RELEASE_PHASE, HOLD_REACC, REAPPLY = 0, 1, 2, 3, 4
-"""Phases of a wheel (module docstring), as written to ``abs.phase_<wheel>``."""
-PHASES = ("normal", "hold_decel", "release", "hold_reacc", "reapply")
+NORMAL, HOLD_PHASE, RELEASE_PHASE, BUILD_PHASE = 0, 1, 2, 3
+"""Phases of a wheel, as written to ``abs.phase_<wheel>``: not controlled, and under control holding, dumping
+or building its pressure (the limit against the wheel's pressure at the sample, within ``PHASE_TOLERANCE_PA``)."""
+PHASES = ("normal", "hold", "release", "build")
+PHASE_TOLERANCE_PA = 2.0e4
 
 # per-wheel slots of the state
-_PHASE, _TIMER, _V_PREV, _SLIP, _ACC, _CYCLES, _YM = range(7)
-_N_SLOTS = 7
+_PHASE, _V_PREV, _SLIP, _ACC, _CONTROLLED, _LIMIT, _E_PREV, _YM_LEFT, _OUT_LIMIT, _N_SLOTS = range(10)
+# global slots after the per-wheel ones
+_VALID, _VX_PREV, _DECEL, _MU, _TARGET, _N_GLOBAL = range(6)
 
 
 class AntiLock:
@@ -60,43 +81,64 @@ class AntiLock:
         "speed_min_m_s": ("m/s", "ABS inactive below this speed", 0.1, 50.0),
         "slip_speed_min_m_s": ("m/s", "v_ref: the slip's denominator is max(v_x, v_ref)", 0.1, 50.0),
         "pressure_min_Pa": ("Pa", "a wheel counts as braked above this master-cylinder or active pressure", 0.0, 1e7),
-        "wheel_decel_hold_m_s2": ("m/s2", "wheel deceleration that holds the pressure (with slip beyond slip_hold)",
-                                  -1e3, 1e3),
-        "slip_hold": ("1", "slip magnitude above which the deceleration threshold holds", 0.0, 1.0),
-        "slip_release": ("1", "slip magnitude that starts a release", 0.0, 1.0),
-        "wheel_acc_release_end_m_s2": ("m/s2", "a release ends once the wheel's acceleration is above this",
+        "wheel_decel_hold_m_s2": ("m/s2", "a_on: wheel deceleration that starts the slip control (with the slip "
+                                  "beyond slip_hold)", 0.0, 1e3),
+        "slip_hold": ("1", "sigma_on: slip magnitude beyond which the deceleration a_on starts the slip control",
+                      0.0, 1.0),
+        "slip_release": ("1", "retired (no effect): the release threshold of the former phase cycle", 0.0, 1.0),
+        "wheel_acc_release_end_m_s2": ("m/s2", "retired (no effect): end of a release in the former phase cycle",
                                        -1e3, 1e3),
-        "slip_deep": ("1", "slip magnitude beyond which the wheel is always released", 0.0, 1.0),
-        "slip_reapply": ("1", "a held wheel whose slip magnitude is back below this is re-applied", 0.0, 1.0),
-        "reapply_fast_time_s": ("s", "APPLY time at the start of a re-apply", 0.0, 10.0),
-        "reapply_apply_samples": ("1", "APPLY samples per pulse of the stepped re-apply (a whole number)", 1, 100),
-        "reapply_hold_samples": ("1", "HOLD samples per pulse of the stepped re-apply (a whole number)", 0, 100),
+        "slip_deep": ("1", "retired (no effect): deep-slip threshold of the former phase cycle", 0.0, 1.0),
+        "slip_reapply": ("1", "retired (no effect): re-apply threshold of the former phase cycle", 0.0, 1.0),
+        "reapply_fast_time_s": ("s", "retired (no effect): fast re-apply time of the former phase cycle",
+                                0.0, 10.0),
+        "reapply_apply_samples": ("1", "retired (no effect): apply samples of the former stepped re-apply", 1, 100),
+        "reapply_hold_samples": ("1", "retired (no effect): hold samples of the former stepped re-apply", 0, 100),
         "rear_select_low": ("1", "1: rear axle select-low, 0: each rear wheel on its own", 0, 1),
-        "yaw_moment_limit_time_s": ("s", "duration of the front yaw-moment build-up limiting (0: off)", 0.0, 10.0),
-        "yaw_moment_limit_apply_every_samples": ("1", "one APPLY sample in this many while limiting (a whole "
-                                                 "number)", 1, 100),
+        "yaw_moment_limit_time_s": ("s", "t_ym: duration of the front yaw-moment build-up limiting (0: off)",
+                                    0.0, 10.0),
+        "yaw_moment_limit_apply_every_samples": ("1", "retired (no effect): the former pulsed build-up limiting",
+                                                 1, 100),
+        "peak_slip_per_friction": ("1", "c_sigma: slip of the tire's force peak per unit road friction", 0.01, 1.0),
+        "slip_target_fraction": ("1", "k_sigma: the slip set-point as a fraction of the estimated peak slip",
+                                 0.1, 2.0),
+        "friction_min": ("1", "mu_min: lowest friction estimate", 0.01, 2.0),
+        "friction_max": ("1", "mu_max: highest friction estimate, and the estimate before any wheel is "
+                         "controlled", 0.01, 2.0),
+        "friction_filter_time_s": ("s", "tau_mu: low-pass time constant of the deceleration behind the friction "
+                                   "estimate", 0.001, 10.0),
+        "slip_gain_Pa": ("Pa", "k_p: proportional gain of the slip controller, per unit slip", 0.0, 1e10),
+        "slip_integral_gain_Pa_per_s": ("Pa/s", "k_i: integral gain of the slip controller, per unit slip",
+                                        0.0, 1e12),
+        "pressure_margin_Pa": ("Pa", "p_margin: how far a wheel's limit may lie above its pressure (anti-wind-up)",
+                               0.0, 1e7),
+        "yaw_moment_limit_rate_Pa_per_s": ("Pa/s", "r_ym: rise rate of the front pressure difference while "
+                                           "limiting the yaw-moment build-up", 0.0, 1e10),
     }
-    """key -> (unit, description, min, max) of the tuning values (section ``abs`` of the tuning file)."""
-    OUTPUTS = (("active", "1", "1 while any wheel is in an ABS phase other than normal"),
-               ("phase_{wheel}", "1", "ABS phase: 0 normal, 1 hold (deceleration), 2 release, 3 hold "
-                "(re-acceleration), 4 stepped re-apply"),
+    """key -> (unit, description, min, max) of the tuning values (section ``abs`` of the tuning file); a
+    retired key is still read (the ChassisControl FMU keeps its parameter) but has no effect."""
+    OUTPUTS = (("active", "1", "1 while the pressure limit of any wheel is below its source pressure"),
+               ("phase_{wheel}", "1", "ABS phase: 0 not controlled; controlled: 1 hold, 2 release (dump), 3 build"),
                ("slip_{wheel}", "1", "longitudinal slip (omega r - v_x) / max(v_x, v_ref)"),
-               ("wheel_acc_{wheel}", "m/s2", "wheel circumferential acceleration from successive samples"))
+               ("wheel_acc_{wheel}", "m/s2", "wheel circumferential acceleration from successive samples"),
+               ("friction_estimate", "1", "road friction estimate mu_e behind the slip set-point"),
+               ("slip_target", "1", "slip set-point sigma* = k_sigma c_sigma mu_e (brake slip, > 0)"),
+               ("pressure_limit_{wheel}", "Pa", "ABS's pressure limit on the wheel (0 while not controlled)"))
 
     def __init__(self, vehicle: ControlledVehicle, tuning: dict):
         self.vehicle = vehicle
         v = read_tuning(self, tuning)
         self.v_min, self.v_ref, self.p_min = v["speed_min_m_s"], v["slip_speed_min_m_s"], v["pressure_min_Pa"]
-        self.slip_release, self.slip_deep = v["slip_release"], v["slip_deep"]
-        self.slip_reapply, self.slip_hold = v["slip_reapply"], v["slip_hold"]
-        self.decel_hold, self.acc_release_end = v["wheel_decel_hold_m_s2"], v["wheel_acc_release_end_m_s2"]
-        self.t_fast = v["reapply_fast_time_s"]
-        self.n_apply, self.n_hold = int(v["reapply_apply_samples"]), int(v["reapply_hold_samples"])
+        self.decel_on, self.slip_on = v["wheel_decel_hold_m_s2"], v["slip_hold"]
         self.select_low = v["rear_select_low"] >= 0.5
-        self.t_ym, self.n_ym = v["yaw_moment_limit_time_s"], int(v["yaw_moment_limit_apply_every_samples"])
+        self.t_ym, self.r_ym = v["yaw_moment_limit_time_s"], v["yaw_moment_limit_rate_Pa_per_s"]
+        self.c_sigma, self.k_sigma = v["peak_slip_per_friction"], v["slip_target_fraction"]
+        self.mu_min, self.mu_max, self.tau_mu = v["friction_min"], v["friction_max"], v["friction_filter_time_s"]
+        self.k_p, self.k_i, self.margin = v["slip_gain_Pa"], v["slip_integral_gain_Pa_per_s"], v["pressure_margin_Pa"]
         n = vehicle.n_wheels
-        self.state = np.zeros(_N_SLOTS * n + 1)
+        self.state = np.zeros(_N_SLOTS * n + _N_GLOBAL)
         self._w = self.state[:_N_SLOTS * n].reshape(_N_SLOTS, n)      # views: set_state writes in place
+        self._g = self.state[_N_SLOTS * n:]
         self._front = np.flatnonzero(vehicle.front)
         self._rear = np.flatnonzero(~np.asarray(vehicle.front, dtype=bool))
         self.reset()
@@ -104,95 +146,75 @@ class AntiLock:
     def reset(self):
         self.state[:] = 0.0
 
-    def _transition(self, w: int, slip: float, acc: float, period_s: float) -> None:
-        """One wheel's phase update (module docstring table)."""
-        s = self._w
-        ph = int(s[_PHASE, w])
-        new = ph
-        if ph == NORMAL or ph == REAPPLY:
-            if slip < -self.slip_release:
-                new = RELEASE_PHASE
-            elif acc < -self.decel_hold and slip < -self.slip_hold:
-                new = HOLD_DECEL
-        elif ph == HOLD_DECEL:
-            if slip < -self.slip_release:
-                new = RELEASE_PHASE
-            elif acc >= -self.decel_hold:
-                new = REAPPLY
-        elif ph == RELEASE_PHASE:
-            if acc > self.acc_release_end and slip > -self.slip_deep:
-                new = HOLD_REACC
-        elif ph == HOLD_REACC:
-            if slip < -self.slip_deep or (acc < -self.decel_hold and slip < -self.slip_release):
-                new = RELEASE_PHASE
-            elif slip > -self.slip_reapply:
-                new = REAPPLY
-        if new != ph:
-            s[_PHASE, w] = new
-            s[_TIMER, w] = 0.0
-            if new == RELEASE_PHASE:
-                s[_CYCLES, w] += 1.0
-        else:
-            s[_TIMER, w] += period_s
-
-    def _mode(self, w: int, period_s: float) -> int:
-        """The valve mode a wheel's phase asks for."""
-        s = self._w
-        ph = int(s[_PHASE, w])
-        if ph in (HOLD_DECEL, HOLD_REACC):
-            return HOLD
-        if ph == RELEASE_PHASE:
-            return RELEASE
-        if ph == REAPPLY:
-            t = s[_TIMER, w]
-            if t < self.t_fast - 1e-9:
-                return APPLY
-            k = int(round((t - self.t_fast) / period_s)) % (self.n_apply + self.n_hold)
-            return APPLY if k < self.n_apply else HOLD
-        return APPLY
+    def _friction(self, vx: float, ay: float, period_s: float, controlled: bool) -> float:
+        """Update the filtered deceleration; the friction estimate mu_e (module docstring)."""
+        g = self._g
+        if g[_VALID] != 0.0:
+            g[_DECEL] += ((g[_VX_PREV] - vx) / period_s - g[_DECEL]) * (1.0 - math.exp(-period_s / self.tau_mu))
+        g[_VX_PREV] = vx
+        g[_MU] = min(max(math.hypot(g[_DECEL], ay) / G, self.mu_min), self.mu_max) if controlled else self.mu_max
+        return g[_MU]
 
     def step(self, sensors: Sensors, commands: Commands, period_s: float) -> None:
-        s, vx = self._w, float(sensors.vx)
+        s, g, vx = self._w, self._g, float(sensors.vx)
+        n = self.vehicle.n_wheels
         v_wheel = np.asarray(sensors.omega, dtype=float) * self.vehicle.radius_m
-        slip = (v_wheel - vx) / max(vx, self.v_ref)
-        first = self.state[-1] == 0.0
-        acc = np.zeros_like(v_wheel) if first else (v_wheel - s[_V_PREV]) / period_s
-        s[_V_PREV] = v_wheel
-        s[_SLIP] = slip
-        s[_ACC] = acc
-        self.state[-1] = 1.0
-        braked = (sensors.master_cylinder_pressure > self.p_min) | (commands.active_pressure > self.p_min)
-        front_cycled_before = s[_CYCLES, self._front].copy()
-        modes = np.full(v_wheel.size, APPLY, dtype=np.int64)
-        for w in range(v_wheel.size):
+        slip = (vx - v_wheel) / max(vx, self.v_ref)
+        first = g[_VALID] == 0.0
+        acc = np.zeros(n) if first else (v_wheel - s[_V_PREV]) / period_s
+        s[_V_PREV], s[_SLIP], s[_ACC] = v_wheel, -slip, acc
+        p_wheel = np.zeros(n) if sensors.wheel_pressure is None else np.asarray(sensors.wheel_pressure, dtype=float)
+        source = np.maximum(sensors.master_cylinder_pressure, commands.active_pressure)
+        braked = source > self.p_min
+        driver = sensors.master_cylinder_pressure > self.p_min
+        mu = self._friction(vx, float(sensors.ay), period_s, driver and bool(np.any(s[_CONTROLLED] != 0.0)))
+        g[_VALID] = 1.0
+        target = self.k_sigma * self.c_sigma * mu
+        g[_TARGET] = target
+        factor = np.ones(n) if commands.slip_target_factor is None else commands.slip_target_factor
+        controlled_before = s[_CONTROLLED].copy()
+        limit = np.full(n, math.inf)
+        for w in range(n):
             if vx < self.v_min or not braked[w]:
-                s[_PHASE, w] = NORMAL
-                s[_TIMER, w] = 0.0
-                s[_CYCLES, w] = 0.0
-                s[_YM, w] = 0.0
+                s[_CONTROLLED, w], s[_PHASE, w], s[_LIMIT, w], s[_E_PREV, w] = 0.0, NORMAL, 0.0, 0.0
+                s[_YM_LEFT, w] = 0.0
                 continue
-            self._transition(w, float(slip[w]), float(acc[w]), period_s)
-            modes[w] = self._mode(w, period_s)
-        # yaw-moment build-up limiting: a front wheel's first release starts the other front wheel's slow rise
+            sigma_t = factor[w] * target
+            e = slip[w] - sigma_t
+            if s[_CONTROLLED, w] == 0.0:
+                if slip[w] <= sigma_t and not (acc[w] < -self.decel_on and slip[w] > self.slip_on):
+                    continue
+                s[_CONTROLLED, w], s[_LIMIT, w], s[_E_PREV, w] = 1.0, p_wheel[w], 0.0
+            p = s[_LIMIT, w] - self.k_p * (e - s[_E_PREV, w]) - self.k_i * period_s * e
+            s[_LIMIT, w] = min(max(p, 0.0), source[w], p_wheel[w] + self.margin)
+            s[_E_PREV, w] = e
+            limit[w] = s[_LIMIT, w]
+        # yaw-moment build-up limiting: a front wheel's first control starts the other front wheel's slow rise
         if self.t_ym > 0.0 and self._front.size == 2:
             for i, w in enumerate(self._front):
                 other = self._front[1 - i]
-                if (front_cycled_before[i] == 0.0 and s[_CYCLES, w] > 0.0 and s[_CYCLES, other] == 0.0
-                        and s[_YM, other] == 0.0):
-                    s[_YM, other] = self.t_ym
+                if controlled_before[w] == 0.0 and s[_CONTROLLED, w] != 0.0 and s[_CONTROLLED, other] == 0.0 \
+                        and braked[other]:
+                    s[_YM_LEFT, other] = self.t_ym
             for i, w in enumerate(self._front):
-                if s[_YM, w] > 0.0:
+                if s[_YM_LEFT, w] > 0.0:
                     other = self._front[1 - i]
-                    k = int(round((self.t_ym - s[_YM, w]) / period_s))
-                    if s[_PHASE, other] == RELEASE_PHASE and s[_CYCLES, other] <= 1.0:
-                        modes[w] = RELEASE          # the low-friction wheel's first release, mirrored
-                    elif modes[w] == APPLY and k % self.n_ym != self.n_ym - 1:
-                        modes[w] = HOLD
-                    s[_YM, w] = max(s[_YM, w] - period_s, 0.0)
+                    base = limit[other] if math.isfinite(limit[other]) else p_wheel[other]
+                    limit[w] = min(limit[w], base + self.r_ym * (self.t_ym - s[_YM_LEFT, w]))
+                    s[_YM_LEFT, w] = max(s[_YM_LEFT, w] - period_s, 0.0)
         if self.select_low and self._rear.size == 2:
-            modes[self._rear] = modes[self._rear].max()
-        commands.modes[:] = np.maximum(commands.modes, modes)
+            limit[self._rear] = limit[self._rear].min()
+        for w in range(n):
+            if math.isfinite(limit[w]) and limit[w] < source[w]:
+                d = limit[w] - p_wheel[w]
+                s[_PHASE, w] = BUILD_PHASE if d > PHASE_TOLERANCE_PA else (
+                    RELEASE_PHASE if d < -PHASE_TOLERANCE_PA else HOLD_PHASE)
+            else:
+                s[_PHASE, w] = NORMAL
+            s[_OUT_LIMIT, w] = limit[w] if s[_PHASE, w] != NORMAL else 0.0
+        commands.pressure_limit[:] = np.minimum(commands.pressure_limit, limit)
 
     def output_values(self) -> np.ndarray:
-        s = self._w
-        return np.concatenate([[float(np.any(s[_PHASE] != NORMAL))], s[_PHASE], s[_SLIP], s[_ACC]])
+        s, g = self._w, self._g
+        return np.concatenate([[float(np.any(s[_PHASE] != NORMAL))], s[_PHASE], s[_SLIP], s[_ACC],
+                               [g[_MU], g[_TARGET]], s[_OUT_LIMIT]])

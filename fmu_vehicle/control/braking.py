@@ -119,13 +119,15 @@ def first_cycle_end_index(phase) -> int | None:
 
 
 def slip_band_kpis(slip, use, band) -> dict:
-    """Share of the samples ``use`` (boolean mask) with slip in ``band`` = (lo, hi) [-], and the extremes."""
+    """Share of the samples ``use`` (boolean mask) with slip in ``band`` = (lo, hi) [-], the extremes and the
+    median."""
     s = np.asarray(slip, dtype=float)[np.asarray(use, dtype=bool)]
     if s.size == 0:
-        return {"slip_band_fraction": float("nan"), "slip_min": float("nan"), "slip_max": float("nan")}
+        return {"slip_band_fraction": float("nan"), "slip_min": float("nan"), "slip_max": float("nan"),
+                "slip_median": float("nan")}
     lo, hi = band
     return {"slip_band_fraction": float(np.mean((s >= lo) & (s <= hi))), "slip_min": float(s.min()),
-            "slip_max": float(s.max())}
+            "slip_max": float(s.max()), "slip_median": float(np.median(s))}
 
 
 def circle_deviation_m(x, y, yaw, r0: float, v0: float, k0: int) -> np.ndarray:
@@ -257,16 +259,18 @@ def abs_slip_kpis(res, wheel_names, radius, band=ABS_SLIP_BAND, v_min: float = A
 
 
 def straight_braking(car, brakes, controller=None, *, mu: float = 1.0, v0: float = 100.0 * KMH, steer=None,
-                     duration: float | None = None):
-    """Full braking from ``v0`` [m/s] on a flat road of friction ``mu``; ``steer`` a SteeringProfile applied
-    during the stop (or None); ``duration`` [s] default 1.5 v0 / (mu g) + 1 (the run ends at the stop). KPIs:
+                     duration: float | None = None, brake_at_s: float = BRAKE_AT_S):
+    """Full braking from ``v0`` [m/s] on a flat road of friction ``mu``, the pedal step at ``brake_at_s`` [s];
+    ``steer`` a SteeringProfile applied during the stop (or None); ``duration`` [s] default 1.5 v0 / (mu g) + 1
+    (the run ends at the stop). KPIs:
     :func:`stopping_kpis` and :func:`heading_kpis` from the brake onset, and with a controller the ABS slip
     band (:func:`abs_slip_kpis`)."""
     from .closed_loop import run
     road = {"type": "flat", "mu": float(mu)}
     if duration is None:
         duration = float(round(1.5 * v0 / (mu * G) + 1.0))
-    res = run(car, road, duration, BrakingDriver(steer=steer), brakes, controller, v0=v0, stop=_stop)
+    res = run(car, road, duration, BrakingDriver(brake_at_s=brake_at_s, steer=steer), brakes, controller, v0=v0,
+              stop=_stop)
     k = stopping_kpis(res.time, res["chassis.x"], res["chassis.y"], res["chassis.vx"], _pressures(res, car), mu)
     k.update(heading_kpis(res.time, res["chassis.yaw"], res["chassis.yaw_rate"], k["brake_onset_s"]))
     if controller is not None:

@@ -5,9 +5,11 @@ ChassisControl and Vehicle FMUs (so the FMU system gives the same numbers):
 
     1. the driver's commands for the step, their values at t + h: steering-wheel angle, pedal force [N] ->
        master-cylinder pressure p_mc (``hydraulics``), drive-torque demand [N m];
-    2. at a sample instant of the unit (t a multiple of its period): sensors = the vehicle's outputs at t and
-       the driver's commands of 1. -> the commands held until the next instant (``ecu.ChassisController``);
-    3. the wheel pressures advance to t + h under the held valve modes and active pressures;
+    2. at a sample instant of the unit (t a multiple of its period): sensors = the vehicle's outputs at t, the
+       driver's commands of 1. and the wheel pressures at t -> the commands held until the next instant
+       (``ecu.ChassisController``);
+    3. the wheel pressures advance to t + h, the hydraulic unit's valves following the held pressure limits and
+       active pressures (``hydraulics.advance_pressures``);
     4. the vehicle's inputs over [t, t + h]: brake torque capacity K_w p_w(t + h) per wheel, drive torque
        = factor x demand split evenly over the driven wheels, the steering wheel ramping to its angle at
        t + h; the vehicle advances to t + h.
@@ -17,7 +19,7 @@ drive_torque [N m])``, the values for t + h from the vehicle's outputs at t; :cl
 back profiles.
 
 The result holds the vehicle's outputs and, per row, ``driver.*``, ``brakes.*`` (master-cylinder and wheel
-pressures [Pa], brake torques [N m]), ``ecu.*`` (valve modes, active pressures, drive-torque factor) and the
+pressures [Pa], brake torques [N m]), ``ecu.*`` (the valve state of each wheel's last step, active pressures, drive-torque factor) and the
 functions' diagnostic signals.
 """
 from __future__ import annotations
@@ -30,7 +32,7 @@ from ..errors import ModelError
 from ..results import Result
 from ..driver.open_loop import OpenLoopDriver
 from .ecu import ChassisController, Commands, ControlledVehicle, Sensors
-from .hydraulics import BrakeSystem, advance_pressures
+from .hydraulics import HOLD, BrakeSystem, advance_pressures
 
 __all__ = ["OpenLoopDriver", "controlled_vehicle", "run", "sensors_from"]
 
@@ -57,18 +59,21 @@ def controlled_vehicle(car, brakes: BrakeSystem | None = None) -> ControlledVehi
 
 
 def sensors_from(outputs: dict, vehicle: ControlledVehicle, t: float, steering_wheel_angle: float,
-                 master_cylinder_pressure: float, drive_torque: float) -> Sensors:
-    """The unit's sensors read from a vehicle's outputs (full-vehicle signal names)."""
+                 master_cylinder_pressure: float, drive_torque: float, wheel_pressure=None) -> Sensors:
+    """The unit's sensors read from a vehicle's outputs (full-vehicle signal names) and its hydraulic model's
+    wheel pressures [Pa] (None: zero)."""
+    n = len(vehicle.wheel_names)
     return Sensors(t, np.array([outputs[f"wheel_{w}.omega"] for w in vehicle.wheel_names]),
                    float(outputs["chassis.yaw_rate"]), float(outputs["chassis.ay"]), float(steering_wheel_angle),
-                   float(outputs["chassis.vx"]), float(master_cylinder_pressure), float(drive_torque))
+                   float(outputs["chassis.vx"]), float(master_cylinder_pressure), float(drive_torque),
+                   np.zeros(n) if wheel_pressure is None else np.array(wheel_pressure, dtype=float))
 
 
 def run(car, road, duration: float, driver, brakes: BrakeSystem, controller: ChassisController | None = None, *,
         v0: float = 0.0, x0: float | None = None, dt: float = 1e-3, record_every: int = 1, stop=None) -> Result:
     """Drive ``car`` on ``road`` for ``duration`` [s] from speed ``v0`` [m/s] (module docstring). ``x0``
     (default: the centre of mass starts at x = 0) as in ``Vehicle.simulator``; ``controller`` None runs the
-    brakes alone (every valve APPLY). ``stop(outputs)`` True ends the run after that step."""
+    brakes alone (every inlet valve open). ``stop(outputs)`` True ends the run after that step."""
     if tuple(brakes.wheel_names) != tuple(car.wheel_names):
         raise ModelError(f"brake system '{brakes.name}' is for wheels {brakes.wheel_names}, the vehicle has "
                          f"{car.wheel_names}")
@@ -91,6 +96,7 @@ def run(car, road, duration: float, driver, brakes: BrakeSystem, controller: Cha
     driven = np.array([w.driven for w in car.spec.wheels])
     n_driven = max(int(driven.sum()), 1)
     p = np.zeros(nw)
+    valves = np.full(nw, HOLD)
     commands = Commands.neutral(nw)
     extra_names = (["driver.steering_wheel_angle", "driver.pedal_force", "driver.drive_torque",
                     "brakes.master_cylinder_pressure"]
@@ -104,27 +110,28 @@ def run(car, road, duration: float, driver, brakes: BrakeSystem, controller: Cha
     extra_units += [u for _, u, _ in diag]
     swa = 0.0
     times, rows = [], []
+    diag_values = controller.output_values() if controller is not None else np.zeros(0)
+    torque_b = brakes.torques(p)
 
     def record(t, pedal, drive, p_mc):
-        ext = [swa, pedal, drive, p_mc, *p, *brakes.torques(p), *commands.modes, *commands.active_pressure,
+        ext = [swa, pedal, drive, p_mc, *p, *torque_b, *valves, *commands.active_pressure,
                commands.drive_torque_factor]
-        if controller is not None:
-            ext.extend(controller.output_values())
         times.append(t)
-        rows.append(np.concatenate([sim.row, ext]))
+        rows.append(np.concatenate([sim.row, ext, diag_values]))
 
+    out = sim.outputs()
     for k in range(n_steps):
         t = k * dt
-        out = sim.outputs()
         swa_next, pedal, drive = driver.command(t, dt, out)
         if not (math.isfinite(swa_next) and math.isfinite(pedal) and math.isfinite(drive)):
             raise ModelError(f"driver command at t = {t:g} s is not finite: {(swa_next, pedal, drive)}")
         p_mc = brakes.master_cylinder_pressure(pedal)
         if controller is not None and k % every == 0:
-            commands = controller.sample(sensors_from(out, cv, t, swa_next, p_mc, drive))
+            commands = controller.sample(sensors_from(out, cv, t, swa_next, p_mc, drive, p))
+            diag_values = controller.output_values()      # the diagnostics change at sample instants only
         if k == 0:
             record(t, pedal, drive, p_mc)
-        advance_pressures(brakes, p, p_mc, commands.modes, commands.active_pressure, dt)
+        advance_pressures(brakes, p, p_mc, commands.pressure_limit, commands.active_pressure, dt, valves)
         torque_b = brakes.torques(p)
         per_wheel_drive = drive * commands.drive_torque_factor / n_driven
         for w, name in enumerate(car.wheel_names):
@@ -135,7 +142,8 @@ def run(car, road, duration: float, driver, brakes: BrakeSystem, controller: Cha
         swa = swa_next
         if (k + 1) % record_every == 0 or k + 1 == n_steps:
             record(sim.t, pedal, drive, p_mc)
-        if stop is not None and stop(sim.outputs()):
+        out = sim.outputs()
+        if stop is not None and stop(out):
             break
     names = list(car.output_names) + extra_names
     units = [u for _, u, _ in car.outputs] + extra_units

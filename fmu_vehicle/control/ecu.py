@@ -3,14 +3,17 @@ functions in a fixed order, each of which may change the commands the hydraulics
 
 At a sample instant t_k the unit reads :class:`Sensors` (wheel spins, yaw rate, lateral acceleration,
 steering-wheel angle, longitudinal speed, the driver's master-cylinder pressure and drive torque), starts from
-the neutral :class:`Commands` (every valve APPLY, no active pressure, drive-torque factor 1) and hands them to
+the neutral :class:`Commands` (no pressure limit, no active pressure, slip-target factors and drive-torque
+factor 1) and hands them to
 
     tcs   traction control: active pressure on a spinning driven wheel, drive-torque factor < 1
-    esc   yaw control: active pressure on one wheel against over- or understeer; it reads the active pressures
+    esc   yaw control: active pressure on one wheel against over- or understeer, and under braking a factor < 1
+          on ABS's slip set-point of the front wheel on the other side; it reads the active pressures
           TCS has set and expects the yaw rate of their moment, k_tcs (t/2) sum_w s_w K_w p_w / r_w times the
           single-track r / M_z (esc.py, step 1), instead of braking against it
-    abs   anti-lock: HOLD or RELEASE on a wheel whose slip or deceleration says it is locking; it acts last,
-          so it also limits the pressures TCS and ESC build
+    abs   anti-lock: a slip controller's pressure limit on each wheel running beyond its slip set-point (the
+          road-friction estimate's, times ESC's factor); it acts last, so its limits cap the driver's pressure
+          and the pressures TCS and ESC build (the arbiter: docs/chassis_control.md §1)
 
 in that order. The commands are held until the next sample instant. A function switched off is not run
 (its state stays as it was). Each function is a class in its own module (``FUNCTIONS``) with
@@ -42,7 +45,6 @@ import numpy as np
 from ..errors import ModelError
 from fmu_vehicle.util import read_json
 from ..paths import resource_path
-from .hydraulics import APPLY
 
 FUNCTIONS = {"tcs": "tcs:TractionControl", "esc": "esc:StabilityControl", "abs": "abs:AntiLock"}
 """The functions in the order they run at a sample instant: name -> ``module:Class``, the module in this package
@@ -93,20 +95,24 @@ class Sensors:
     vx: float                       # longitudinal speed of the centre of mass [m/s]
     master_cylinder_pressure: float  # the driver's brake demand p_mc [Pa]
     drive_torque: float             # the driver's drive-torque demand [N m] (total over the driven wheels)
+    wheel_pressure: np.ndarray | None = None   # the unit's wheel pressures [Pa] (its hydraulic model; None: 0)
 
 
 @dataclass
 class Commands:
-    """The unit's outputs, held between sample instants: valve mode and active pressure per wheel, the
-    factor on the driver's drive torque."""
+    """The unit's outputs, held between sample instants (the arbiter's result, docs/chassis_control.md §1):
+    per wheel the pressure the pump builds and the limit the wheel pressure must stay under (the hydraulic
+    unit's valves realise both at every step: ``hydraulics.advance_pressures``), per wheel the factor ESC
+    puts on ABS's slip set-point, and the factor on the driver's drive torque."""
 
-    modes: np.ndarray               # APPLY, HOLD or RELEASE per wheel (int64)
+    pressure_limit: np.ndarray      # largest wheel pressure [Pa] (+inf: none; the inlet follows the source)
     active_pressure: np.ndarray     # pressure the pump builds at the wheel [Pa]
     drive_torque_factor: float = 1.0
+    slip_target_factor: np.ndarray | None = None   # ESC's factor on ABS's slip set-point per wheel [-]
 
     @classmethod
     def neutral(cls, n_wheels: int) -> "Commands":
-        return cls(np.full(n_wheels, APPLY, dtype=np.int64), np.zeros(n_wheels))
+        return cls(np.full(n_wheels, math.inf), np.zeros(n_wheels), 1.0, np.ones(n_wheels))
 
 
 def load_tuning(name_or_path="default") -> dict:
@@ -141,11 +147,12 @@ def read_tuning(function, tuning: dict) -> dict:
     return {k: tuning_value(tuning, k, function.name, lo, hi) for k, (_u, _d, lo, hi) in function.TUNING.items()}
 
 
-def function_outputs(cls, wheel_names) -> list[tuple[str, str, str]]:
-    """(name, unit, description) of a function class's diagnostic signals for a vehicle's wheels: an entry whose
-    name holds ``{wheel}`` stands for one signal per wheel, in wheel order."""
+def function_outputs(entries, wheel_names) -> list[tuple[str, str, str]]:
+    """(name, unit, description) of a function's diagnostic signals (``entries``: its class's ``OUTPUTS`` or a
+    part of them) for a vehicle's wheels: an entry whose name holds ``{wheel}`` stands for one signal per wheel,
+    in wheel order."""
     out = []
-    for name, unit, desc in cls.OUTPUTS:
+    for name, unit, desc in entries:
         out += [(name.format(wheel=w), unit, f"{desc} (wheel {w})") for w in wheel_names] if "{wheel}" in name \
             else [(name, unit, desc)]
     return out
@@ -194,15 +201,16 @@ class ChassisController:
     def output_table(self) -> list[tuple[str, str, str]]:
         """(name, unit, description) of every function's diagnostic signals, named ``<function>.<signal>``."""
         return [(f"{f.name}.{n}", u, d) for f in self.functions
-                for n, u, d in function_outputs(f, self.vehicle.wheel_names)]
+                for n, u, d in function_outputs(f.OUTPUTS, self.vehicle.wheel_names)]
 
     def output_values(self) -> np.ndarray:
         return np.concatenate([np.asarray(f.output_values(), dtype=float) for f in self.functions])
 
     def get_state(self) -> np.ndarray:
-        """The unit's state: each function's state, then the held commands (modes, active pressures, factor)."""
+        """The unit's state: each function's state, then the held commands (pressure limits, active pressures,
+        factor)."""
         c = self.commands
-        return np.concatenate([*(f.state for f in self.functions), c.modes.astype(float), c.active_pressure,
+        return np.concatenate([*(f.state for f in self.functions), c.pressure_limit, c.active_pressure,
                                [c.drive_torque_factor]])
 
     def set_state(self, state) -> None:
@@ -214,4 +222,4 @@ class ChassisController:
         for f in self.functions:
             f.state[:] = s[k:k + f.state.size]
             k += f.state.size
-        self.commands = Commands(s[k:k + n].astype(np.int64), s[k + n:k + 2 * n].copy(), float(s[k + 2 * n]))
+        self.commands = Commands(s[k:k + n].copy(), s[k + n:k + 2 * n].copy(), float(s[k + 2 * n]), np.ones(n))

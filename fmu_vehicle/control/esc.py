@@ -55,6 +55,16 @@ At each sample (period T, sensors of ``ecu.Sensors``):
    ``commands.active_pressure`` of that wheel becomes max(its value, p) (the pump builds it where it is above
    the driver's pressure; ABS acts after ESC and limits it), and while active the drive-torque factor is at
    most ``drive_torque_factor_active`` (an engine torque reduction).
+5. Under braking. A wheel the driver brakes to ABS's limit cannot take more pressure; the moment then comes
+   from taking pressure off the other side: the FRONT wheel on the side sign(c), whose brake force makes the
+   unwanted moment, gets a factor on ABS's slip set-point (``commands.slip_target_factor``)::
+
+       f = 1 - k_red min((|c| - d) / c_full, 1)          k_red: ``braking_slip_reduction``
+
+   and ABS's slip controller, which runs after ESC, dumps that wheel through its outlet valve to the lower slip,
+   below the driver's pressure (the yaw controller setting slip set-points for the wheel-slip controllers, as
+   in van Zanten 2000, "Bosch ESP Systems: 5 Years of Experience", SAE 2000-01-1633). It acts only on a wheel
+   that is braked; with ABS switched off ESC can only build.
 
 The state (``state``: r_ref, beta, the last e, and the diagnostics of the last sample) is everything carried
 from one sample to the next.
@@ -69,7 +79,7 @@ from ..manoeuvres.single_track import G, SingleTrack
 from .ecu import ControlledVehicle, Commands, Sensors, read_tuning
 
 # state layout
-_R_REF, _BETA, _E_PREV, _R_CAP, _ERROR, _SIGNAL, _ACTIVE, _WHEEL, _PRESSURE, _VALID = range(10)
+_R_REF, _BETA, _E_PREV, _R_CAP, _ERROR, _SIGNAL, _ACTIVE, _WHEEL, _PRESSURE, _VALID, _RELIEVED, _FACTOR = range(12)
 
 
 class StabilityControl:
@@ -93,6 +103,8 @@ class StabilityControl:
         "drive_torque_factor_active": ("1", "largest drive-torque factor while ESC brakes a wheel", 0.0, 1.0),
         "tcs_yaw_moment_share": ("1", "share k_tcs of the steady-state yaw rate of TCS's brake moment that the "
                                  "reference expects (0: none)", 0.0, 1.0),
+        "braking_slip_reduction": ("1", "k_red: share of ABS's slip set-point taken off the front wheel on the other "
+                                   "side at full control signal (0: ESC only builds)", 0.0, 1.0),
     }
     """key -> (unit, description, min, max) of the tuning values (section ``esc`` of the tuning file)."""
     OUTPUTS = (("yaw_rate_ref", "rad/s", "yaw-rate reference r_ref (capped single-track steady state, lagged)"),
@@ -101,7 +113,10 @@ class StabilityControl:
                ("sideslip_estimate", "rad", "estimated sideslip angle beta (leaky integral of a_y / v_x - r)"),
                ("active", "1", "1 while ESC brakes a wheel, else 0"),
                ("wheel", "1", "the braked wheel: its place in the vehicle's wheel order counted from 1; 0 for none"),
-               ("pressure_request", "Pa", "active pressure requested on that wheel"))
+               ("pressure_request", "Pa", "active pressure requested on that wheel"),
+               ("relieved_wheel", "1", "the front wheel whose slip set-point ESC lowers: its place in the wheel "
+                "order counted from 1; 0 for none"),
+               ("slip_target_factor", "1", "factor f on ABS's slip set-point of that wheel (1: none)"))
 
     def __init__(self, vehicle: ControlledVehicle, tuning: dict):
         v = read_tuning(self, tuning)
@@ -116,17 +131,19 @@ class StabilityControl:
         self.k_p = self.p_front / v["full_pressure_error_rad_s"]
         self.torque_factor = v["drive_torque_factor_active"]
         self.k_tcs = v["tcs_yaw_moment_share"]
+        self.k_red, self.c_full = v["braking_slip_reduction"], v["full_pressure_error_rad_s"]
         gain = np.asarray(vehicle.brake_gain_Nm_per_Pa, dtype=float)
         # yaw moment per unit of active pressure on each wheel [N m/Pa]: (t / 2) s_w K_w / r_w (zero without gains)
         self.moment_per_Pa = (0.5 * vehicle.track_m * np.asarray(vehicle.side, dtype=float) * gain
                               / np.asarray(vehicle.radius_m, dtype=float)) if gain.size else np.zeros(vehicle.n_wheels)
         self.front = np.asarray(vehicle.front, dtype=bool)
         self.side = np.asarray(vehicle.side, dtype=float)
-        self.state = np.zeros(10)
+        self.state = np.zeros(12)
         self.reset()
 
     def reset(self):
         self.state[:] = 0.0
+        self.state[_FACTOR] = 1.0
 
     def tcs_yaw_moment(self, active_pressure) -> float:
         """M_tcs [N m] (module docstring, step 1) of the active pressures [Pa] TCS asks for."""
@@ -163,7 +180,7 @@ class StabilityControl:
         oversteer = c * r > 0.0
         dead = self.db_over if oversteer else self.db_under
         s[_R_CAP], s[_ERROR], s[_SIGNAL], s[_E_PREV], s[_VALID] = r_cap, e, c, e, 1.0
-        s[_ACTIVE], s[_WHEEL], s[_PRESSURE] = 0.0, 0.0, 0.0
+        s[_ACTIVE], s[_WHEEL], s[_PRESSURE], s[_RELIEVED], s[_FACTOR] = 0.0, 0.0, 0.0, 0.0, 1.0
         if abs(c) <= dead:
             return
         w = self._wheel(left=c < 0.0, front=oversteer)
@@ -173,7 +190,13 @@ class StabilityControl:
         commands.active_pressure[w] = max(commands.active_pressure[w], p)
         commands.drive_torque_factor = min(commands.drive_torque_factor, self.torque_factor)
         s[_ACTIVE], s[_WHEEL], s[_PRESSURE] = 1.0, float(w + 1), p
+        relieved = self._wheel(left=c > 0.0, front=True)
+        if relieved >= 0 and commands.slip_target_factor is not None and self.k_red > 0.0:
+            f = 1.0 - self.k_red * min((abs(c) - dead) / self.c_full, 1.0)
+            commands.slip_target_factor[relieved] = min(commands.slip_target_factor[relieved], f)
+            s[_RELIEVED], s[_FACTOR] = float(relieved + 1), f
 
     def output_values(self) -> np.ndarray:
         s = self.state
-        return np.array([s[_R_REF], s[_ERROR], s[_SIGNAL], s[_BETA], s[_ACTIVE], s[_WHEEL], s[_PRESSURE]])
+        return np.array([s[_R_REF], s[_ERROR], s[_SIGNAL], s[_BETA], s[_ACTIVE], s[_WHEEL], s[_PRESSURE],
+                         s[_RELIEVED], s[_FACTOR]])

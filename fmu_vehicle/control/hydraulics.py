@@ -6,18 +6,27 @@ Master cylinder (a vacuum booster of gain G_b, pedal ratio i_p, bore area A_mc; 
 
     p_mc = min(i_p G_b F_pedal / A_mc, p_max)          F_pedal >= 0 the driver's pedal force [N]
 
-Each wheel's pressure p [Pa] follows its target with a first-order lag of time constant tau (lines, caliper
-compliance), its rate limited to r_build upward and r_release downward::
+Each wheel sits behind a valve pair of the hydraulic unit: an inlet valve from the master cylinder (or the
+pump) and an outlet valve to the low-pressure accumulator. The control unit asks for a pressure window per
+wheel: ``p_active`` (the pump builds up to it where it is above p_mc: ESC, TCS) and ``p_limit`` (the wheel
+pressure must not exceed it: ABS; +inf for none). At every step the unit's valve driver sets the valves from
+the target ``p_target = min(max(p_mc, p_active), p_limit)`` and the wheel pressure p [Pa]::
 
-    valve mode  APPLY    inlet open, outlet shut:   p_target = max(p_mc, p_active)
-                HOLD     both shut:                 p_target = p       (dp/dt = 0)
-                RELEASE  inlet shut, outlet open:   p_target = 0
-    dp/dt = clip((p_target - p) / tau, -r_release, r_up)
-    r_up  = r_build, or r_active where p_active > p_mc (the pump builds the pressure, not the driver)
+    BUILD (APPLY)  inlet open, outlet shut    p_target > p:  p rises towards the source max(p_mc, p_active)
+    HOLD           both shut                  p_target = p:  dp/dt = 0
+    DUMP (RELEASE) inlet shut, outlet open    p_limit < p:   p falls towards 0 (the accumulator)
 
-``p_active`` is the pressure a controller has the pump build at that wheel without the driver (ESC, TCS).
-Over a step h the lag is integrated exactly and the rate limit applied to the step's change:
-``p += clip((p_target - p)(1 - exp(-h / tau)), -r_release h, r_up h)``.
+(with no limit and p_mc below p, the driver releasing the pedal, the inlet stays open and p falls back to
+p_mc). An open valve moves p with a first-order lag of time constant tau (lines, caliper compliance) towards
+the pressure on its other side, the rate limited to r_build upward (r_active where the pump builds) and
+r_release downward; the valve shuts when p reaches p_target within the step. Over a step h the lag is
+integrated exactly and the rate limit applied to the step's change::
+
+    BUILD  p <- min(p + min((p_source - p)(1 - exp(-h / tau)), r_up h), p_target)
+    DUMP   p <- max(p - min(p (1 - exp(-h / tau)), r_release h), p_limit)
+
+The rates are data (``hydraulics`` of the brake file). The valve state of each step is an output
+(``advance_pressures``' ``valves``).
 
 Brake torque capacity on the wheel (floating caliper, one piston of area A_w, two pad faces of friction
 mu_pad at the effective radius r_eff; Breuer and Bill (eds.) 2008, *Brake Technology Handbook*, SAE, ch. 7)::
@@ -40,7 +49,8 @@ from fmu_vehicle.util import read_json
 from ..paths import resource_path
 
 APPLY, HOLD, RELEASE = 0, 1, 2
-"""Valve modes of one wheel (module docstring)."""
+"""Valve states of one wheel (module docstring): APPLY builds (inlet open), HOLD keeps (both shut), RELEASE
+dumps (outlet open)."""
 VALVE_MODES = ("apply", "hold", "release")
 
 PA_PER_BAR = 1.0e5
@@ -82,24 +92,32 @@ class BrakeSystem:
         return self.torque_gain_Nm_per_Pa * np.maximum(pressures_Pa, 0.0)
 
 
-def advance_pressures(brakes: BrakeSystem, p: np.ndarray, p_mc: float, modes: np.ndarray, p_active: np.ndarray,
-                      h: float) -> None:
+def advance_pressures(brakes: BrakeSystem, p: np.ndarray, p_mc: float, p_limit: np.ndarray, p_active: np.ndarray,
+                      h: float, valves: np.ndarray | None = None) -> None:
     """Advance the wheel pressures ``p`` [Pa] (in place) over ``h`` [s] (module docstring): master-cylinder
-    pressure ``p_mc`` [Pa], valve ``modes`` (APPLY, HOLD, RELEASE per wheel), active pressures ``p_active``
-    [Pa] per wheel."""
+    pressure ``p_mc`` [Pa], pressure limits ``p_limit`` and active pressures ``p_active`` [Pa] per wheel. The
+    valve state of each wheel over the step (APPLY = build, HOLD, RELEASE = dump) goes to ``valves`` if given."""
     decay = 1.0 - math.exp(-h / brakes.time_constant_s)
     down = brakes.release_rate_Pa_per_s * h
     for w in range(p.size):
-        m = modes[w]
-        if m == HOLD:
-            continue
-        if m == RELEASE:
-            target, up = 0.0, 0.0
-        else:
-            active = min(p_active[w], brakes.max_pressure_Pa)
-            target = max(p_mc, active)
+        active = min(p_active[w], brakes.max_pressure_Pa)
+        source = max(p_mc, active)
+        limit = p_limit[w]
+        target = min(source, limit)
+        if limit < p[w]:                                  # outlet open: dump towards the accumulator
+            p[w] = max(p[w] - min(p[w] * decay, down), limit)
+            mode = RELEASE
+        elif target > p[w]:                               # inlet open: build from the master cylinder or pump
             up = (brakes.active_build_rate_Pa_per_s if active > p_mc else brakes.build_rate_Pa_per_s) * h
-        p[w] += min(max((target - p[w]) * decay, -down), up)
+            p[w] = min(p[w] + min((source - p[w]) * decay, up), target)
+            mode = APPLY
+        elif source < p[w]:                               # inlet open, the driver releases: back to p_mc
+            p[w] += max((source - p[w]) * decay, -down)
+            mode = APPLY
+        else:
+            mode = HOLD
+        if valves is not None:
+            valves[w] = mode
 
 
 def _positive(doc: dict, key: str, src: str) -> float:

@@ -76,6 +76,12 @@ BRAKE_FIELDS = {
                                  "builds without the driver", 1e5, 1e10),
 }
 
+FIRST_TABLE = {"tcs": (10, 4), "esc": (14, 7), "abs": (15, 4)}
+"""Per function: how many of its ``TUNING`` keys and ``OUTPUTS`` entries the FMU's first variable table had. The
+FMU registers those in their first places and every key or output added since at the end of its table
+(``appended``), so the value references of the existing variables stay: the table is append-only, and a
+function's ``TUNING`` and ``OUTPUTS`` only grow at their ends."""
+
 TORQUE_GAIN_RANGE = (0.0, 1e-2)
 """Bounds of ``brakes.torque_gain_<wheel>`` [N m/Pa]."""
 
@@ -106,6 +112,12 @@ def tuning_parameters(tuning: dict) -> dict:
         for key, (unit, desc, lo, hi) in function_class(name).TUNING.items():
             out[f"{name}.{key}"] = (unit, desc, lo, hi, float(tuning[name][key]))
     return out
+
+
+def appended(name: str, index: int, what: int) -> bool:
+    """Whether entry ``index`` of function ``name``'s ``TUNING`` (``what`` 0) or ``OUTPUTS`` (``what`` 1) table came
+    after the FMU's first variable table (``FIRST_TABLE``)."""
+    return index >= FIRST_TABLE[name][what]
 
 
 def fmu_parameters(vehicle: ControlledVehicle, brakes: BrakeSystem) -> dict:

@@ -7,13 +7,13 @@ A thin variable table over the script API (``fmu_vehicle.chassis_control``; the 
     controller = ChassisController(ControlledVehicle(<vehicle.*>), <tuning: default file + <function>.*>,
                                    enabled=<function>.enabled, sample_period_s=sample_period)
     doStep(t, h):  at a sample instant: commands = controller.sample(sensors = the inputs at t)
-                   advance_pressures(brakes, p, p_mc(driver.pedal_force), commands, h)
+                   advance_pressures(brakes, p, p_mc(driver.pedal_force), commands, h, valves)
                    wheel_<w>.torque_brake = K_w p_w,  wheel_<w>.torque_drive = factor x driver.drive_torque / n_driven
 
 Semantics (SI units, ISO 8855 axes):
 
 * Sample and hold: the unit samples at exitInitializationMode (the initial inputs at the start time t0) and at
-  the start t of the first doStep(t, h) with t >= t0 + k sample_period, k >= 1; its commands (valve modes,
+  the start t of the first doStep(t, h) with t >= t0 + k sample_period, k >= 1; its commands (pressure limits,
   active pressures, drive-torque factor) are held in between. With sample_period a multiple of the
   communication step the unit samples exactly every sample_period.
 * The pressures move in doStep only: the outputs after doStep(t, h) are those at t + h. Connected in the
@@ -32,10 +32,10 @@ from pathlib import Path
 import numpy as np
 
 from fmu_vehicle.control.ecu import FUNCTIONS, ChassisController, Sensors, function_class, function_outputs
-from fmu_vehicle.control.hydraulics import advance_pressures
+from fmu_vehicle.control.hydraulics import HOLD, advance_pressures
 from fmu_vehicle.errors import ModelError
 from fmu_vehicle.fmi.chassis_parameters import (BRAKE_FIELDS, RADII, TORQUE_GAIN_RANGE, VEHICLE_FIELDS, WHEELS,
-                                                brake_system, controlled_vehicle, start_values,
+                                                appended, brake_system, controlled_vehicle, start_values,
                                                 tuning_parameters)
 from fmu_vehicle.fmi.slave_base import SlaveBase
 from fmu_vehicle.fmi.variables import Structure, Var
@@ -64,10 +64,23 @@ SENSORS = (
 )
 
 
-def _function_outputs():
-    """The functions' diagnostic signals as discrete Real outputs ``<function>.<signal>``."""
-    return tuple(Var(f"{name}.{n}", "output", "discrete", u, d, 0.0)
-                 for name in FUNCTIONS for n, u, d in function_outputs(function_class(name), WHEELS))
+def _function_outputs(later: bool):
+    """The functions' diagnostic signals as discrete Real outputs ``<function>.<signal>``: those of the first
+    variable table (``later`` False) or those added since (True; ``chassis_parameters.FIRST_TABLE``)."""
+    return tuple(Var(f"{name}.{n}", "output", "discrete", u, d, 0.0) for name in FUNCTIONS
+                 for n, u, d in function_outputs([e for i, e in enumerate(function_class(name).OUTPUTS)
+                                                  if appended(name, i, 1) == later], WHEELS))
+
+
+def _tuning(later: bool):
+    """The tuning parameters ``<function>.<key>`` of the first variable table (``later`` False) or added since."""
+    out = []
+    for name in FUNCTIONS:
+        for i, key in enumerate(function_class(name).TUNING):
+            if appended(name, i, 0) == later:
+                unit, desc, lo, hi, start = TUNING[f"{name}.{key}"]
+                out.append(Var(f"{name}.{key}", "parameter", "fixed", unit, desc, start, min=lo, max=hi))
+    return tuple(out)
 
 
 class ChassisControl(SlaveBase):
@@ -91,8 +104,7 @@ class ChassisControl(SlaveBase):
         *(Var(n, "parameter", "fixed", "m", desc, START[n], min=lo, max=hi) for n, (_k, _a, desc, lo, hi) in RADII.items()),
         *(Var(f"vehicle.driven_{w}", "parameter", "fixed", None, f"wheel {w} gets drive torque", START[
             f"vehicle.driven_{w}"], type="Boolean") for w in WHEELS),
-        *(Var(n, "parameter", "fixed", unit, desc, start, min=lo, max=hi)
-          for n, (unit, desc, lo, hi, start) in TUNING.items()),
+        *_tuning(False),
         *SENSORS,
         *(Var(f"wheel_{w}.torque_brake", "output", "continuous", "N.m", f"brake torque capacity at wheel {w}: "
               "the vehicle's input", 0.0) for w in WHEELS),
@@ -102,12 +114,14 @@ class ChassisControl(SlaveBase):
             "force", 0.0, display_unit="bar"),
         *(Var(f"brakes.pressure_{w}", "output", "continuous", "Pa", f"brake pressure at wheel {w}", 0.0,
               display_unit="bar") for w in WHEELS),
-        *(Var(f"ecu.mode_{w}", "output", "discrete", None, f"valve mode of wheel {w}: 0 apply, 1 hold, 2 release",
-              0, type="Integer") for w in WHEELS),
+        *(Var(f"ecu.mode_{w}", "output", "discrete", None, f"valve state of wheel {w} over the last step: 0 build "
+              "(inlet open), 1 hold (both shut), 2 dump (outlet open)", 0, type="Integer") for w in WHEELS),
         *(Var(f"ecu.active_pressure_{w}", "output", "discrete", "Pa", f"pressure the pump builds at wheel {w}",
               0.0, display_unit="bar") for w in WHEELS),
         Var("ecu.drive_torque_factor", "output", "discrete", "1", "factor on the driver's drive torque", 1.0),
-        *_function_outputs(),
+        *_function_outputs(False),
+        *_tuning(True),
+        *_function_outputs(True),
     )
     #: Initialization: the first sample runs at the start time on the initial inputs, so the commands and the
     #: functions' diagnostics follow every sensor input (but ABS's wheel accelerations, differences of two
@@ -118,7 +132,8 @@ class ChassisControl(SlaveBase):
         "brakes.master_cylinder_pressure": ("driver.pedal_force",),
         **{f"ecu.{k}_{w}": tuple(v.name for v in SENSORS) for k in ("mode", "active_pressure") for w in WHEELS},
         "ecu.drive_torque_factor": tuple(v.name for v in SENSORS),
-        **{v.name: tuple(s.name for s in SENSORS) for v in _function_outputs() if ".wheel_acc_" not in v.name},
+        **{v.name: tuple(s.name for s in SENSORS) for v in _function_outputs(False) + _function_outputs(True)
+           if ".wheel_acc_" not in v.name},
     })
 
     def _setup(self):
@@ -130,6 +145,7 @@ class ChassisControl(SlaveBase):
                                             sample_period_s=v["sample_period"])
         self.driven = np.array([v[f"vehicle.driven_{w}"] for w in WHEELS])
         self.p = np.zeros(len(WHEELS))
+        self.valves = np.full(len(WHEELS), HOLD)
         self._sample(self.start_time)
         self._write_outputs()
 
@@ -137,7 +153,8 @@ class ChassisControl(SlaveBase):
         v = self.values
         return Sensors(t, np.array([v[f"wheel_{w}.omega"] for w in WHEELS]), v["chassis.yaw_rate"], v["chassis.ay"],
                        v["steering_wheel_angle"], v["chassis.vx"],
-                       self.brakes.master_cylinder_pressure(v["driver.pedal_force"]), v["driver.drive_torque"])
+                       self.brakes.master_cylinder_pressure(v["driver.pedal_force"]), v["driver.drive_torque"],
+                       self.p.copy())
 
     def _sample(self, t: float) -> None:
         self.controller.sample(self._sensors(t))
@@ -149,7 +166,7 @@ class ChassisControl(SlaveBase):
             self._sample(t)
         c = self.controller.commands
         p_mc = self.brakes.master_cylinder_pressure(self.values["driver.pedal_force"])
-        advance_pressures(self.brakes, self.p, p_mc, c.modes, c.active_pressure, h)
+        advance_pressures(self.brakes, self.p, p_mc, c.pressure_limit, c.active_pressure, h, self.valves)
         self._write_outputs()
 
     def _write_outputs(self):
@@ -162,14 +179,15 @@ class ChassisControl(SlaveBase):
             out[f"wheel_{w}.torque_brake"] = float(torque[i])
             out[f"wheel_{w}.torque_drive"] = drive if self.driven[i] else 0.0
             out[f"brakes.pressure_{w}"] = float(self.p[i])
-            out[f"ecu.mode_{w}"] = int(c.modes[i])
+            out[f"ecu.mode_{w}"] = int(self.valves[i])
             out[f"ecu.active_pressure_{w}"] = float(c.active_pressure[i])
         for (name, _u, _d), value in zip(self.controller.output_table(), self.controller.output_values()):
             out[name] = float(value)
         v.update(out)
 
     def _state(self):
-        return {"pressures": self.p.copy(), "controller": self.controller.get_state(), "next_sample": self._k}
+        return {"pressures": self.p.copy(), "valves": self.valves.copy(), "controller": self.controller.get_state(),
+                "next_sample": self._k}
 
     def _restore(self, state):
         k = state["next_sample"]
@@ -180,5 +198,6 @@ class ChassisControl(SlaveBase):
             raise ModelError(f"the state's pressures must be {len(WHEELS)} finite numbers, got {state['pressures']!r}")
         self.controller.set_state(state["controller"])
         self.p = p.copy()
+        self.valves = np.array(state["valves"], dtype=np.int64)
         self._k = k
         self._write_outputs()
