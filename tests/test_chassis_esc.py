@@ -181,7 +181,7 @@ def test_the_mid_size_car_fails_at_6_5_A_without_esc_and_passes_with_it():
     mid = Vehicle.load("midsize14")
     mid_brakes = load_brake_system("midsize14", mid.wheel_names)
     a = swd.find_A(closed_loop(mid, mid_brakes))["A_rad"]
-    assert a == math.radians(26.5)
+    assert a == pytest.approx(math.radians(25.3), abs=1e-12)        # 26.5 deg before its anti-roll bars
     off = swd.run_sine_with_dwell(closed_loop(mid, mid_brakes), 6.5 * a, A_rad=a)[1]
     on = swd.run_sine_with_dwell(closed_loop(mid, mid_brakes, _esc(mid, mid_brakes)), 6.5 * a, A_rad=a)[1]
     assert off["failed"] == "yaw_rate_1s" and 40.0 < off["yaw_rate_ratio_1s_pct"] < 55.0

@@ -7,6 +7,8 @@ car with a caravan (``sedan_caravan``) and on variants of it written as JSON (``
   is about a third less damped than the linear one, and about half of that gap is the tires' relaxation length
   (the linear model's tires have none): with it made tiny the two agree within 20 %;
 * a heavier, tail-loaded caravan snakes: the critical speed from the runs against the linear model's;
+* the shipped snaking combination (``midsize_caravan``): its critical speed, from the free decay after the pulse
+  (``FORCED_EXTREMA``), in 90-130 km/h and within 10 % of the linear model's, and its trends;
 * single sine steer (ISO 14791): rearward amplification against the linear model;
 * braking in a turn: weak caravan brakes fold the combination further than intact ones;
 * ``fmu-vehicle manoeuvre`` writes the plots and refuses bad options naming them.
@@ -156,8 +158,8 @@ def test_multibody_critical_speed_trends(tmp_path):
     speed falls when the caravan's yaw inertia grows (+30 %: Izz 6840 -> 8900 kg m^2) and when the hitch
     overhang grows (the whole caravan 0.3 m further back), and rises with more nose load (its centre of mass
     0.15 m further forward: nose load 490 -> about 1180 N), the trends Darling, Tilley and Gao (2009) measured
-    and the linear model gives (tests/test_articulated_reference.py). Measured (m/s): base 34.84, yaw inertia
-    28.12, overhang 33.41, nose load 47.49."""
+    and the linear model gives (tests/test_articulated_reference.py). Measured (m/s): base 38.06, yaw inertia
+    29.08, overhang 35.66; with the nose load the damping stays positive up to 55 m/s."""
     speeds = np.arange(20.0, 55.1, 5.0)
     heavy = HEAVY_CARAVAN["units"]["caravan"]["chassis"]
     variants = {
@@ -171,10 +173,10 @@ def test_multibody_critical_speed_trends(tmp_path):
     v = {name: cm.impulse_sweep(_variant(tmp_path, name, data), speeds)["critical_speed_m_s"]
          for name, data in variants.items()}
     print({k: round(x, 2) if x else x for k, x in v.items()})
-    assert all(x is not None for x in v.values()), v
+    assert all(v[k] is not None for k in ("base", "yaw_inertia", "overhang")), v
     assert v["yaw_inertia"] < v["base"] - 3.0
     assert v["overhang"] < v["base"] - 0.7
-    assert v["nose_load"] > v["base"] + 6.0
+    assert v["nose_load"] is None or v["nose_load"] > v["base"] + 6.0       # None: no crossing up to 55 m/s
 
 
 def test_single_sine_rearward_amplification_against_the_linear_model(combination):
