@@ -1,7 +1,8 @@
 """The second car, ``midsize14`` (resources/vehicles/README.md, "The mid-size car"): a 1.55 t passenger car of
 the same model kind as ``fullcar14``. It passes the generic checks of the shipped vehicles (lever-rule axle
 loads, the reference's accelerations with every stop engaged, the drawing's dimensions), understeers by the
-ISO 4138 constant-radius run within the 1.5-3 deg/g of a typical passenger car, and its brake file locks the
+ISO 4138 constant-radius run within the 1.5-3 deg/g of a typical passenger car and rolls by 4-6 deg/g (its
+anti-roll bars; the closed-form roll model agrees), and its brake file locks the
 front and rear wheels at about the same pressure at 1 g.
 
 The checks reuse the helpers of the generic tests (test_vehicle_closed_form, test_vehicle_reference,
@@ -15,7 +16,9 @@ import pytest
 from fmu_vehicle.control.closed_loop import OpenLoopDriver, run
 from fmu_vehicle.control.hydraulics import PA_PER_BAR, load_brake_system
 from fmu_vehicle.manoeuvres.runs import constant_radius
-from fmu_vehicle.manoeuvres.vehicle_model import single_track_of
+from fmu_vehicle.manoeuvres.single_track import G as G_STANDARD
+from fmu_vehicle.manoeuvres.steady_state import LINEAR_AY_MAX_M_S2, LINEAR_AY_MIN_M_S2, ConstantRadiusRun
+from fmu_vehicle.manoeuvres.vehicle_model import roll_model_of, single_track_of
 from fmu_vehicle.paths import resource_path
 from fmu_vehicle.tire.contact import OUT_FZ
 from fmu_vehicle.tire.tir import P_CZ, P_R0
@@ -106,14 +109,16 @@ def test_midsize14_accelerations_match_the_reference(car):
         assert bump and rebound and free, spring
 
 
-def test_midsize14_understeers_like_a_passenger_car_by_iso4138(car):
+def test_midsize14_understeers_and_rolls_like_a_passenger_car_by_iso4138(car):
     """ISO 4138 constant-radius run (100 m circle, 5 m/s rising at 0.1 m/s^2, the path follower;
-    ``manoeuvres.runs.constant_radius``): the understeer gradient is 2.20 deg/g, inside the 1.5-3 deg/g of a
-    typical passenger car (fullcar14: 0.8 deg/g). Its linear single-track model (static axle loads, the tire's
-    cornering stiffness at those loads) gives 0.82 deg/g; the rest is the multibody car's roll steer (the rear
-    toeing in as it moves into bump), lateral load transfer onto the concave K_y(F_z) and the tires' aligning
-    moments. Single-track constants: a = 1.007 m, b = 1.695 m, C_f = 101.9 kN/rad, C_r = 71.5 kN/rad,
-    I_z = 2859 kg m^2, i_s = 15.48."""
+    ``manoeuvres.runs.constant_radius``): the understeer gradient is 1.97 deg/g (2.20 before the anti-roll
+    bars), inside the 1.5-3 deg/g of a typical passenger car (fullcar14: 0.8 deg/g). Its linear single-track
+    model (static axle loads, the tire's cornering stiffness at those loads) gives 0.82 deg/g; the rest is the
+    multibody car's roll steer (the rear toeing in as it moves into bump: the bars, taking roll, take some of
+    it), lateral load transfer onto the concave K_y(F_z) and the tires' aligning moments. Single-track
+    constants: a = 1.007 m, b = 1.695 m, C_f = 101.9 kN/rad, C_r = 71.5 kN/rad, I_z = 2859 kg m^2, i_s = 15.48.
+    The body's roll gradient over the same range, 5.62 deg/g (7.94 without the bars), is within the 4-6 deg/g
+    of a passenger car and 5 % of the closed-form roll model (``roll_model_of``: 5.48 deg/g)."""
     st = single_track_of(car)
     assert st.wheelbase_m == pytest.approx(2.702, abs=1e-3)
     assert (st.a_m, st.b_m) == pytest.approx((1.007, 1.695), abs=1e-3)
@@ -123,7 +128,15 @@ def test_midsize14_understeers_like_a_passenger_car_by_iso4138(car):
     assert st.understeer_gradient_deg_per_g == pytest.approx(0.82, abs=0.01)
     res, ug = constant_radius(car)
     assert 1.5 <= ug["understeer_gradient_deg_per_g"] <= 3.0
-    assert ug["understeer_gradient_deg_per_g"] == pytest.approx(2.20, abs=0.05)
+    assert ug["understeer_gradient_deg_per_g"] == pytest.approx(1.97, abs=0.05)
+    k = res.t > ConstantRadiusRun().settle_s
+    ay, roll = np.abs(res["chassis.ay"][k]), res["chassis.roll"][k]
+    fit = (ay >= LINEAR_AY_MIN_M_S2) & (ay <= LINEAR_AY_MAX_M_S2)
+    model = roll_model_of(car)
+    gradient = np.degrees(np.polyfit(ay[fit], roll[fit], 1)[0]) * G_STANDARD          # [deg/g]
+    print(f"understeer {ug['understeer_gradient_deg_per_g']:.3f} deg/g, roll {gradient:.3f} deg/g "
+          f"(closed form {model.roll_gradient_deg_per_g:.3f})")
+    assert 4.0 <= gradient <= 6.0 and gradient == pytest.approx(model.roll_gradient_deg_per_g, rel=0.05)
     assert ug["n_points"] > 10_000 and ug["ay_range_m_s2"][1] > 3.9
     assert ug["rms_residual_rad"] < 5e-4 and abs(ug["intercept_rad"]) < 2e-3
     assert res["constraint_residual"].max() < 1e-9

@@ -140,10 +140,12 @@ def _extrema(t: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def yaw_damping(t, signal, *, t_from: float | None = None, offset: float = 0.0, max_peaks: int = 6,
-                min_fraction: float = 0.02) -> dict:
+                min_fraction: float = 0.02, skip: int = 0) -> dict:
     """Damping ratio of a decaying oscillation (module docstring) of ``signal`` sampled at ``t``, using the
-    extrema after ``t_from`` [s] (e.g. the end of the steering input), at most ``max_peaks`` of them and
-    only those above ``min_fraction`` of the first. Returns damping_ratio, log_decrement (per period),
+    extrema after ``t_from`` [s] (e.g. the end of the steering input) but the first ``skip`` of them, at most
+    ``max_peaks`` and only those above ``min_fraction`` of the first used. ``skip`` = 1 after a pulse: the
+    first extremum after the input still carries the response to the input (the towing unit's own fast
+    modes), not only the free decay of the mode measured. Returns damping_ratio, log_decrement (per period),
     frequency_hz (damped), n_extrema, t_extrema, extrema."""
     t = _time(t, min_size=5)
     x = _series("signal", signal, t.size) - _finite("offset", offset)
@@ -165,7 +167,9 @@ def yaw_damping(t, signal, *, t_from: float | None = None, offset: float = 0.0, 
                 sel[-1] = i
             continue
         sel.append(i)
-    te, xe = te[sel], xe[sel]
+    if not (isinstance(skip, int) and skip >= 0):
+        raise ModelError(f"articulated: skip must be a whole number >= 0, got {skip!r}")
+    te, xe = te[sel][skip:], xe[sel][skip:]
     if te.size:
         big = np.abs(xe) >= min_fraction * abs(xe[0])
         stop = int(np.argmin(big)) if not big.all() else big.size

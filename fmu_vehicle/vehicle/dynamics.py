@@ -9,7 +9,8 @@ Per evaluation (``vehicle_rhs``): the steering rack's prescribed travel (``steer
 positions and velocities -> per wheel: the road under the wheel centre (internal road or inputs), the
 tire's combined-slip contact force and moments (internal tire, ``tire.models.contact``) or the
 external tire's force and moment about the wheel centre, the drive torque and the brake torque on the
-wheel's spin joint (the reaction acts on the hub) -> engine forward dynamics.
+wheel's spin joint (the reaction acts on the hub) -> the anti-roll bars' forces (``bar_loads``) -> engine
+forward dynamics.
 Inputs are the columns of the largest signal table's per-wheel inputs (``signals.FULL_VEHICLE``), SI units.
 Outputs: ``vehicle_record`` computes the quantity catalogue ``QUANTITIES`` and copies each output row's
 quantity (``VehicleModel.out_map``). See docs/vehicle.md.
@@ -168,6 +169,43 @@ def wheel_loads(model, data, y, ydot, ni):
 
 
 @njit(inline="always")
+def _add_force_along(Q, r, f, e):
+    """Q += {f e; r x f e}: the force f [N] along the unit vector e at the global point r (6-vector Q)."""
+    fx, fy, fz = f * e[0], f * e[1], f * e[2]
+    Q[0] += fx
+    Q[1] += fy
+    Q[2] += fz
+    Q[3] += r[1] * fz - r[2] * fy
+    Q[4] += r[2] * fx - r[0] * fz
+    Q[5] += r[0] * fy - r[1] * fx
+
+
+@njit(inline="always")
+def bar_loads(model, data):
+    """The anti-roll bars' loads (``templates.AntiRollBar``), after ``wheel_loads`` (it reads the wheel centres
+    c of ``data.work``). Per bar between wheels L and R on the chassis body with axes A (z axis e = A[:, 2]):
+    the travel difference s_L - s_R = e . (c_L - c_R) - (z0_L - z0_R) (z0 the design centres' heights), the
+    force f = k_w (s_L - s_R); the left wheel gets -f e at c_L and the chassis +f e there, the right wheel +f e
+    at c_R and the chassis -f e there: the generalized forces of V = k_w (s_L - s_R)^2 / 2 (the travel is the
+    wheel centre's height in the chassis frame, so a force pair along e at c, wheel and chassis, does its
+    virtual work exactly). No bar, no evaluation."""
+    d = data.mech
+    for b in range(model.bar_wheels.shape[0]):
+        wl, wr = model.bar_wheels[b, 0], model.bar_wheels[b, 1]
+        ch = model.w_chassis[wl]
+        A = d.A[ch]
+        e = A[:, 2]
+        cl, cr = data.work[wl, W_CENTER:W_CENTER + 3], data.work[wr, W_CENTER:W_CENTER + 3]
+        ds = e[0] * (cl[0] - cr[0]) + e[1] * (cl[1] - cr[1]) + e[2] * (cl[2] - cr[2]) \
+            - (model.w_center0[wl, 2] - model.w_center0[wr, 2])
+        f = model.bar_rate[b] * ds
+        _add_force_along(d.Qext[model.w_body[wl]], cl, -f, e)
+        _add_force_along(d.Qext[ch], cl, f, e)
+        _add_force_along(d.Qext[model.w_body[wr]], cr, f, e)
+        _add_force_along(d.Qext[ch], cr, -f, e)
+
+
+@njit(inline="always")
 def wheel_quaternion(A, a0, e):
     """Unit quaternion e = (e0, e1, e2, e3), scalar first, of the wheel frame R = A [x0 y0 z0]: A the wheel
     body's orientation, y0 = a0 its spin axis in body axes (pointing to the vehicle's left), x0 = y0 × z_b /
@@ -230,6 +268,7 @@ def vehicle_rhs_ref(t, y, model_ref, data_ref, ydot):
     ni = mech.ni
     clear_loads(d)
     wheel_loads(model, data, y, ydot, ni)
+    bar_loads(model, data)
     if not forward_dynamics(mech, d):
         return STATUS_MASS_NOT_PD
     for k in range(ni):

@@ -98,7 +98,7 @@ def _with_tire_p(model, tire_p):
                         model.w_spin, model.w_spring, model.w_center0, model.w_axis0, model.w_inertia, model.w_side,
                         tire_p, model.road, model.chassis, model.chassis_coords, model.chassis_com0, model.steer_drv,
                         model.out_map, model.point_column, model.w_center_row, model.w_chassis, model.held,
-                        model.u_body, model.a_wheels)
+                        model.u_body, model.a_wheels, model.bar_wheels, model.bar_rate)
 
 
 @njit(inline="always")

@@ -31,7 +31,7 @@ from ..paths import resource_path
 from ..tire.models import read_tire, tires_side_by_side
 from ..util import read_json
 from .templates import (AXLE_TEMPLATES, CHASSIS_TEMPLATES, COUPLING_TEMPLATES, STEERING_TEMPLATES, SUSPENSION_TEMPLATES,
-                        WheelInfo)
+                        WheelInfo, anti_roll_bars)
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,7 @@ class VehicleSpec:
     steering: SteeringSpec | None = None
     units: tuple = ()      # UnitSpec per towed unit (trailers), in file order; () for a single-unit vehicle
     axles: tuple = ()      # AxleSpec per axle (``vehicle_axles``), in the order of their first corner
+    anti_roll_bars: tuple = ()   # templates.AntiRollBar per axle with a bar (field ``anti_roll_bars``)
 
     def refuse_combination(self, what: str) -> None:
         """ModelError if this vehicle has towed units (docs/articulated.md §6): "``what`` a combination is not
@@ -520,5 +521,7 @@ def load_vehicle_spec(name_or_path: str | os.PathLike, *, base=None, overrides: 
             "bodies": frag.bodies, "joints": frag.joints, "rods": frag.rods, "fork_arms": frag.fork_arms,
             "force_elements": frag.force_elements, "coordinates": coordinates}
     spec = parse_mechanism(mech, f"{src} (assembled mechanism)")
+    axles = vehicle_axles(wheels, src)
     return VehicleSpec(name, data.get("description", ""), src, data.get("paper_model"), tmpl, "chassis", spec,
-                       tuple(wheels), tuple(tires), data, steering_spec, units, vehicle_axles(wheels, src))
+                       tuple(wheels), tuple(tires), data, steering_spec, units, axles,
+                       anti_roll_bars(data.get("anti_roll_bars"), axles, wheels, src))

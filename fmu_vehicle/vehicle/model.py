@@ -43,6 +43,8 @@ VehicleModel = namedtuple("VehicleModel", [
                        # articulation undetermined); empty for a single-unit vehicle
     "u_body",          # (nu,) int64 chassis body of each towed unit (its coupling yaw: held[u]); nu = nh
     "a_wheels",        # (na, 2) int64 left and right wheel of each axle (loader.vehicle_axles)
+    "bar_wheels",      # (nb, 2) int64 left and right wheel of each anti-roll bar (templates.AntiRollBar)
+    "bar_rate",        # (nb,) each bar's rate at the wheel k_w = K_phi / t^2 [N/m]
 ])
 
 VehicleData = namedtuple("VehicleData", [
@@ -99,6 +101,10 @@ def check_data(model: VehicleModel, data: VehicleData, n_inputs: int) -> None:
     if model.a_wheels.shape[1:] != (2,) or model.a_wheels.size and (model.a_wheels.min() < 0
                                                                      or model.a_wheels.max() >= nw):
         raise ModelError(f"vehicle model: a_wheels must be (axles, 2) indexes of the {nw} wheels")
+    if model.bar_wheels.shape[1:] != (2,) or model.bar_rate.shape != model.bar_wheels.shape[:1] or \
+            model.bar_wheels.size and (model.bar_wheels.min() < 0 or model.bar_wheels.max() >= nw):
+        raise ModelError(f"vehicle model: bar_wheels must be (bars, 2) indexes of the {nw} wheels, bar_rate one "
+                         f"rate per bar")
     if model.u_body.shape != model.held.shape:
         raise ModelError("vehicle model: u_body and held need one entry per towed unit")
     if data.mech.z.shape[0] != model.mech.n:

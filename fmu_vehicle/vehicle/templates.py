@@ -362,6 +362,59 @@ def fifth_wheel_coupling(unit: str, towing: str, point, chassis: dict, data: dic
     return f, coords
 
 
+@dataclass(frozen=True)
+class AntiRollBar:
+    """An anti-roll (torsion) bar between the left and the right corner of an axle: a force element of the
+    vehicle layer (``vehicle.dynamics.anti_roll_bars``), not of the engine.
+
+    Its stiffness is given per radian of the axle's roll relative to the chassis, K_phi [N m/rad], the roll
+    being phi = (s_L - s_R) / t with s the wheel travels (wheel-centre height in the chassis frame minus its
+    design value, bump +) and t the design track (the wheel centres' y distance). Its potential is
+    V = K_phi phi^2 / 2 = k_w (s_L - s_R)^2 / 2 with the rate at the wheel k_w = K_phi / t^2 [N/m]: each wheel
+    gets the force -+k_w (s_L - s_R) along the chassis z axis at its centre (left -, right +) and the chassis
+    the opposite force at the same point. Being a pure roll element it adds K_phi to the axle's roll
+    stiffness and nothing to its heave stiffness."""
+    axle: str
+    left: str                         # the axle's left corner
+    right: str                        # the axle's right corner
+    roll_stiffness_N_m_per_rad: float
+    track_m: float
+
+    @property
+    def wheel_rate_N_per_m(self) -> float:
+        """k_w = K_phi / t^2 [N/m] (class docstring)."""
+        return self.roll_stiffness_N_m_per_rad / self.track_m ** 2
+
+
+def anti_roll_bars(data, axles, wheels, where: str) -> tuple:
+    """The anti-roll bars of a vehicle file's field ``anti_roll_bars``, an object {axle name: {"roll_stiffness_
+    N_m_per_rad": K_phi}} (``axles``: the vehicle's AxleSpecs, ``wheels``: its WheelInfos), as
+    :class:`AntiRollBar` in the order of the axles. A stiffness of 0 gives no bar (no element is evaluated);
+    None (field absent) gives none."""
+    if data is None:
+        return ()
+    if not isinstance(data, dict):
+        raise ModelError(f"{where}: field 'anti_roll_bars' must be an object {{axle name: {{roll_stiffness_"
+                         f"N_m_per_rad}}}}")
+    by_name = {a.name: a for a in axles}
+    centers = {w.name: w.center_m for w in wheels}
+    for name, bar in data.items():
+        w = f"{where}: anti_roll_bars.{name}"
+        if name not in by_name:
+            raise ModelError(f"{w}: no axle '{name}'; valid: {', '.join(by_name) or 'none'}")
+        if not isinstance(bar, dict) or set(bar) - {"roll_stiffness_N_m_per_rad", "description"}:
+            raise ModelError(f"{w}: must be an object with the field 'roll_stiffness_N_m_per_rad' [N m/rad]")
+        k = _num(bar, "roll_stiffness_N_m_per_rad", w)
+        if not 0.0 <= k < float("inf"):
+            raise ModelError(f"{w}: field 'roll_stiffness_N_m_per_rad' must be a finite number >= 0, got {k!r}")
+    out = []
+    for a in axles:
+        k = float(data[a.name]["roll_stiffness_N_m_per_rad"]) if a.name in data else 0.0
+        if k > 0.0:
+            out.append(AntiRollBar(a.name, a.left, a.right, k, abs(centers[a.left][1] - centers[a.right][1])))
+    return tuple(out)
+
+
 STEERING_TEMPLATES = {"rack": rack_steering}
 COUPLING_TEMPLATES = {"ball": ball_coupling, "fifth_wheel": fifth_wheel_coupling}
 SUSPENSION_TEMPLATES = {"macpherson_strut": macpherson_strut, "five_link": five_link}

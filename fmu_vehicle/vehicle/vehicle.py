@@ -86,6 +86,10 @@ class Vehicle:
         # axles: the left and right wheel of each
         self.a_wheels = np.array([[self.wheel_names.index(a.left), self.wheel_names.index(a.right)]
                                   for a in spec.axles], dtype=np.int64).reshape(-1, 2)
+        # anti-roll bars: the left and right wheel of each, its rate at the wheel [N/m]
+        self.bar_wheels = np.array([[self.wheel_names.index(b.left), self.wheel_names.index(b.right)]
+                                    for b in spec.anti_roll_bars], dtype=np.int64).reshape(-1, 2)
+        self.bar_rate = np.array([b.wheel_rate_N_per_m for b in spec.anti_roll_bars], dtype=float)
         self.w_hub = np.array([m.body(w.hub_body) for w in spec.wheels], dtype=np.int64)
         self.w_spin = np.array([m.coordinate(w.spin_coordinate) for w in spec.wheels], dtype=np.int64)
         self.w_spring = np.array([m.info.spring_names.index(w.spring) for w in spec.wheels], dtype=np.int64)
@@ -139,7 +143,7 @@ class Vehicle:
                             self.w_spring, self.w_center0, self.w_axis0, self.w_inertia, self.w_side,
                             self.tire_p.copy(), r.to_arrays(), int(self.chassis), self.chassis_coords,
                             self.chassis_com0, self.steer_drv, out_map, *self._load_point_rows(), self.w_chassis,
-                            self.held, self.u_body, self.a_wheels)
+                            self.held, self.u_body, self.a_wheels, self.bar_wheels, self.bar_rate.copy())
 
     def _load_point_rows(self) -> tuple[int, np.ndarray]:
         """(input column of an external load's point.x, (nw, 3) output rows of the wheel centres): what
