@@ -213,14 +213,16 @@ def run_kpis(protocol: str, scenario, result, settings: dict, scoring: dict) -> 
 
 def _impulse_kpis(result, settings: dict) -> dict:
     """KPIs of the steering impulse (system ``combination``): the damping of the towed unit's articulation angle
-    after the pulse (``manoeuvres.articulated.yaw_damping``, logarithmic decrement; NaN with fewer than two
-    extrema), its largest magnitude [deg] and the mean forward speed of the car [km/h]."""
+    after the pulse (``manoeuvres.articulated.yaw_damping``, logarithmic decrement of the free decay: the first
+    ``manoeuvres.combination.FORCED_EXTREMA`` extrema left out, as the Python manoeuvre does; NaN with fewer than
+    two more extrema), its largest magnitude [deg] and the mean forward speed of the car [km/h]."""
     from fmu_vehicle.adas.protocols import ARTICULATION_OUTPUTS, impulse_duration_s
     from fmu_vehicle.manoeuvres.articulated import yaw_damping
-    from fmu_vehicle.manoeuvres.combination import PULSE_START_S
+    from fmu_vehicle.manoeuvres.combination import FORCED_EXTREMA, PULSE_START_S
     t, theta = result.t, result[ARTICULATION_OUTPUTS[0]]
     try:
-        out = yaw_damping(t, theta, t_from=PULSE_START_S + impulse_duration_s(settings.get("pulse_s")))
+        out = yaw_damping(t, theta, t_from=PULSE_START_S + impulse_duration_s(settings.get("pulse_s")),
+                          skip=FORCED_EXTREMA)
     except ModelError:
         out = {"damping_ratio": math.nan, "frequency_hz": math.nan, "log_decrement": math.nan, "n_extrema": 0}
     return {**{k: out[k] for k in ("damping_ratio", "frequency_hz", "log_decrement", "n_extrema")},
