@@ -14,6 +14,9 @@ Test-only. The loads are applied here from the reference's own body states, not 
     opposite torque) on the hub (knuckle or carrier). The brake is a bristle element written here from its
     equations: w_rel = (w_wheel - w_hub) . a, k = wb^2 I, c = 2 zeta wb I (I = a . I_wheel a), phi_s = Tb / k,
     phi' = w_rel - min(|w_rel|, r phi_s) phi / phi_s, Tbr = -clip(k phi + c phi', -Tb, Tb) (0 when Tb = 0).
+An anti-roll bar between the centres c_L, c_R of an axle's wheels, with rate k_w at the wheel, acts along the
+chassis body's z axis e: f = k_w (e . (c_L - c_R) - (z_L - z_R)), z the design centres' heights; -f e on the left
+wheel and +f e on the chassis at c_L, +f e on the right wheel and -f e on the chassis at c_R.
 """
 from __future__ import annotations
 
@@ -56,6 +59,7 @@ def loads(car, road, states, inputs: dict, external_tires: dict | None = None, x
     slip, phi, lateral = states[:nw], states[nw:2 * nw], states[2 * nw:]
     road_arrays, rout = road.to_arrays(), np.zeros(3)
     bodies_spec = {b.name: b for b in car.spec.mechanism.bodies}
+    wheels = {w.name: w for w in car.spec.wheels}
 
     def external(bodies):
         out = []
@@ -82,6 +86,13 @@ def loads(car, road, states, inputs: dict, external_tires: dict | None = None, x
             inertia = float(a0 @ np.asarray(bodies_spec[w.body].inertia_kg_m2) @ a0)
             torque = u.get("drive", 0.0) + brake(u.get("brake", 0.0), float(phi[k]), float(w_rel), inertia)
             out += [(w.body, None, None, torque * a), (w.hub_body, None, None, -torque * a)]
+        for bar in car.spec.anti_roll_bars:
+            left, right = wheels[bar.left], wheels[bar.right]
+            e = bodies[left.chassis_body].A[:, 2]
+            cl, cr = wheel_state(bodies, left)[0], wheel_state(bodies, right)[0]
+            f = bar.wheel_rate_N_per_m * (e @ (cl - cr) - (left.center_m[2] - right.center_m[2]))
+            out += [(left.body, cl, -f * e, None), (left.chassis_body, cl, f * e, None),
+                    (right.body, cr, f * e, None), (right.chassis_body, cr, -f * e, None)]
         return out
     return external
 
