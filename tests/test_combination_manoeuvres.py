@@ -152,31 +152,19 @@ def _shifted_back(dx: float) -> dict:
             "couplings": {"caravan": {"point_m": [coupling["point_m"][0] - dx, *coupling["point_m"][1:]]}}}
 
 
-def test_multibody_critical_speed_trends(tmp_path):
-    """The heavy tail-loaded caravan (``HEAVY_CARAVAN``, critical speed about 35 m/s) and three variant files of
-    it, each its critical speed from impulse runs at 20 to 55 m/s (the damping's zero crossing): the critical
-    speed falls when the caravan's yaw inertia grows (+30 %: Izz 6840 -> 8900 kg m^2) and when the hitch
-    overhang grows (the whole caravan 0.3 m further back), and rises with more nose load (its centre of mass
-    0.15 m further forward: nose load 490 -> about 1180 N), the trends Darling, Tilley and Gao (2009) measured
-    and the linear model gives (tests/test_articulated_reference.py). Measured (m/s): base 38.06, yaw inertia
-    29.08, overhang 35.66; with the nose load the damping stays positive up to 55 m/s."""
+def test_multibody_critical_speed_falls_with_the_hitch_overhang(tmp_path):
+    """The heavy tail-loaded caravan (``HEAVY_CARAVAN``, critical speed about 38 m/s) and a variant of it with the
+    whole caravan 0.3 m further back (a longer hitch overhang), each its critical speed from impulse runs at 20 to
+    55 m/s (the damping's zero crossing): the critical speed falls with the overhang, the trend Darling, Tilley
+    and Gao (2009) measured and the linear model gives (tests/test_articulated_reference.py). Measured (m/s): base
+    38.06, overhang 35.66. The nose-load, mass and yaw-inertia trends are tested on the shipped ``midsize_caravan``
+    (``test_the_midsize_caravan_snakes_later_with_more_nose_load_and_sooner_heavier_or_with_more_yaw_inertia``)."""
     speeds = np.arange(20.0, 55.1, 5.0)
-    heavy = HEAVY_CARAVAN["units"]["caravan"]["chassis"]
-    variants = {
-        "base": HEAVY_CARAVAN,
-        "yaw_inertia": {"units": {"caravan": {"chassis": {**heavy, "inertia_kg_m2": {"xx": 1600.0, "yy": 8600.0,
-                                                                                     "zz": 8900.0}}}}},
-        "overhang": _shifted_back(0.3),
-        "nose_load": {"units": {"caravan": {"chassis": {**heavy, "com_m": [heavy["com_m"][0] + 0.15,
-                                                                           *heavy["com_m"][1:]]}}}},
-    }
     v = {name: cm.impulse_sweep(_variant(tmp_path, name, data), speeds)["critical_speed_m_s"]
-         for name, data in variants.items()}
+         for name, data in {"base": HEAVY_CARAVAN, "overhang": _shifted_back(0.3)}.items()}
     print({k: round(x, 2) if x else x for k, x in v.items()})
-    assert all(v[k] is not None for k in ("base", "yaw_inertia", "overhang")), v
-    assert v["yaw_inertia"] < v["base"] - 3.0
+    assert all(x is not None for x in v.values()), v
     assert v["overhang"] < v["base"] - 0.7
-    assert v["nose_load"] is None or v["nose_load"] > v["base"] + 6.0       # None: no crossing up to 55 m/s
 
 
 def test_single_sine_rearward_amplification_against_the_linear_model(combination):
