@@ -7,8 +7,10 @@ the FMU logged. A crash of the library is the child's death: the lines so far an
 negative) come back, never a dead pytest. No FMPy here: a fuzzer needs calls FMPy does not make (raw state
 bytes, NaN times) and the statuses it would turn into exceptions.
 
-Calls (lists): ``["init", k, start_time, {name: value}]`` (instantiate, set the Reals, setup, enter and exit
-initialization), ``["set", k, {name: value}]``, ``["get", k, [names]]``, ``["step", k, t, h]``,
+Calls (lists): ``["init", k, start_time, {name: value}]`` (a new instance, the previous one freed: instantiate,
+set the Reals, setup, enter and exit initialization; the status is the first one not OK), the single steps of
+that ``["instantiate", k]``, ``["setup", k, start_time]``, ``["enter", k]``, ``["exit", k]``, and
+``["terminate", k]``, ``["reset", k]``, ``["set", k, {name: value}]``, ``["get", k, [names]]``, ``["step", k, t, h]``,
 ``["steps", k, t0, h, n]`` (n steps, stops at the first non-OK), ``["save", k, slot]`` (getFMUstate and
 serialize into a slot), ``["load", k, bytes_hex_or_slot]`` (deserialize and set; a slot name or hex bytes),
 ``["state_bytes", k, slot]`` (print the slot's hex), ``["free", k]``.
@@ -41,6 +43,23 @@ def extract(fmu: Path, dest: Path) -> dict:
         variables[sv.get("name")] = (int(sv.get("valueReference")), kind)
     return {"dir": str(dest), "id": model_id, "guid": root.get("guid"),
             "lib": str(dest / "binaries" / "linux64" / f"{model_id}.so"), "vars": variables}
+
+
+def state_check(body: bytes) -> int:
+    """The check word of a native FMU state's bytes before it (``c/fmi2_native.c`` ``state_check``): the sum
+    of the little-endian 64-bit words w_i (the last zero padded) times 2 i + 1, modulo 2^64."""
+    import numpy as np
+    padded = body + bytes(-len(body) % 8)
+    words = np.frombuffer(padded, "<u8")
+    with np.errstate(over="ignore"):
+        return int(np.sum(words * (2 * np.arange(words.size, dtype=np.uint64) + 1), dtype=np.uint64))
+
+
+def with_check(state: bytes) -> bytes:
+    """``state`` (a serialized native FMU state, possibly altered) with its check word made right again, so
+    that what it holds is checked, not only its bytes."""
+    body = state[:-8]
+    return body + state_check(body).to_bytes(8, "little")
 
 
 def run_child(fmus: list[dict], calls: list, *, rtld_global: bool = False, env: dict | None = None) -> tuple:
@@ -159,7 +178,16 @@ def child(spec: dict) -> None:
         f = fmus[k]
         messages.clear()
         out: dict = {"call": call}
-        if op == "init":
+        if op in ("init", "instantiate") and f.comp:
+            f.lib.fmi2FreeInstance(f.comp)
+        if op == "instantiate":
+            st = f.instantiate()
+        elif op == "setup":
+            st = f.lib.fmi2SetupExperiment(f.comp, 0, 0.0, args[0], 0, 0.0)
+        elif op in ("enter", "exit", "terminate", "reset"):
+            st = getattr(f.lib, {"enter": "fmi2EnterInitializationMode", "exit": "fmi2ExitInitializationMode",
+                                 "terminate": "fmi2Terminate", "reset": "fmi2Reset"}[op])(f.comp)
+        elif op == "init":
             start, values = args
             st = f.instantiate()
             if st == 0 and values:

@@ -256,12 +256,13 @@ def model_description(model_id: str, guid: str, description: str, table, structu
 
 
 def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux64", "win64"),
-           log=lambda message: None) -> Path:
+           log=lambda message: None, c_flags=()) -> Path:
     """Build the native ``<fmu>.fmu`` (``fmu`` in ``NATIVE_FMUS``) into ``dest_dir`` with the parameter
     ``settings`` (module docstring); platforms in ``targets`` whose tools are missing are left out (logged),
     and if none is left NativeBuildError names the missing tools. Compiles the entry points in a child process
     (minutes the first time; seconds for sources and sizes exported before: ``emit.fresh_irs``). Returns the
-    FMU's path; nothing is written on failure."""
+    FMU's path; nothing is written on failure. ``c_flags`` are added to the C compiler's and linker's flags
+    of the FMI layer and the runtime (a test's sanitizer build: ``-fsanitize=address,undefined``)."""
     if fmu not in NATIVE_FMUS:
         raise ModelError(f"no native build of {fmu!r}; native FMUs: {', '.join(NATIVE_FMUS)}")
     params = parameter_table(fmu, None)
@@ -303,9 +304,9 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
             fmi_obj = out_dir / f"fmi2-{name}.o"
             defines = [f"-D{k}={int(v)}" for k, v in zip(RUNTIME_DEFINES, p.shape)]
             _run([target.cc, "-c", "-O2", "-fPIC", "-fvisibility=hidden", "-std=c11", "-Wall", "-Wextra", "-Werror",
-                  *defines, f"-I{tmp}", "-o", str(fmi_obj), str(FMI_C)])
+                  *defines, *c_flags, f"-I{tmp}", "-o", str(fmi_obj), str(FMI_C)])
             binaries[name] = build_library(irs, names, p.shape, target, out_dir, stem=fmu, extra_objects=[fmi_obj],
-                                           exports=FMI_EXPORTS)
+                                           exports=FMI_EXPORTS, c_flags=c_flags)
             log(f"{fmu}: {name} binary {binaries[name].stat().st_size // 1024} kB")
         dest_dir.mkdir(parents=True, exist_ok=True)
         path = dest_dir / f"{fmu}.fmu"

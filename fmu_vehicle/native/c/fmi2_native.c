@@ -607,7 +607,8 @@ FMI_API fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp, const fmi2Va
  * bit-identically:
  *   char magic[8] = "FVSTATE3"; char guid[64] (this FMU's, zero padded); int64 sizes[5] (fv_shape) and
  *   blob bytes; int64 instance state; double t, dt, steering angle, rack travel, v0, x0, model time;
- *   double y[], row[], work[], saved[]; uint8 blob[] (the instance's arrays: fv_instance_blob).
+ *   double y[], row[], work[], saved[]; uint8 blob[] (the instance's arrays: fv_instance_blob); uint64 check
+ *   (state_check of everything before it: any one flipped bit changes it).
  * A state to restore is checked whole before any byte of it is copied (check_state): magic, GUID, every
  * size, the life-cycle state, every scalar (finite, the parameters and inputs within their ranges), the
  * state vectors finite, and in the blob the model's arrays (which never change after export: the
@@ -621,7 +622,19 @@ FMI_API fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp, const fmi2Va
 static size_t state_size(Comp *c) {
     unsigned char *blob;
     int64_t nb = fv_instance_blob(c->instance, &blob);
-    return FV_STATE_HEAD + sizeof c->y + sizeof c->row + sizeof c->work + sizeof c->saved + (size_t)nb;
+    return FV_STATE_HEAD + sizeof c->y + sizeof c->row + sizeof c->work + sizeof c->saved + (size_t)nb + 8;
+}
+
+/* The check word of p[0..n): sum over its little-endian 64-bit words w_i (the last one zero padded) of
+ * w_i (2 i + 1), modulo 2^64. One flipped bit b of word i changes it by 2^b (2 i + 1), never 0 modulo 2^64. */
+static uint64_t state_check(const unsigned char *p, size_t n) {
+    uint64_t sum = 0;
+    for (size_t i = 0; 8 * i < n; i++) {
+        uint64_t w = 0;
+        for (size_t k = 0; k < 8 && 8 * i + k < n; k++) w |= (uint64_t)p[8 * i + k] << (8 * k);
+        sum += w * (2 * (uint64_t)i + 1);
+    }
+    return sum;
 }
 
 static void put(unsigned char **p, const void *src, size_t n) { memcpy(*p, src, n); *p += n; }
@@ -647,6 +660,10 @@ static void serialize(Comp *c, unsigned char *out) {
     put(&p, c->work, sizeof c->work);
     put(&p, c->saved, sizeof c->saved);
     put(&p, blob, (size_t)nb);
+    uint64_t check = state_check(out, (size_t)(p - out));
+    unsigned char word[8];
+    for (int k = 0; k < 8; k++) word[k] = (unsigned char)(check >> (8 * k));
+    put(&p, word, 8);
 }
 
 static double read_double(const unsigned char *p) { double x; memcpy(&x, p, sizeof x); return x; }
@@ -690,6 +707,8 @@ static fmi2Status check_state(Comp *c, const unsigned char *in, size_t n, const 
         return fail(c, fmi2Error, "%s: the state belongs to another FMU or build (GUID %s, this FMU %s)", fn, guid, FV_GUID);
     if (n != state_size(c))
         return fail(c, fmi2Error, "%s: the state has %zu bytes, this FMU's have %zu (truncated or corrupt)", fn, n, state_size(c));
+    if ((uint64_t)read_int64(in + n - 8) != state_check(in, n - 8))
+        return fail(c, fmi2Error, "%s: the state's check word does not match its bytes (corrupt state)", fn);
     unsigned char *blob;
     int64_t nb = fv_instance_blob(c->instance, &blob);
     const unsigned char *p = in + 8 + 64;
