@@ -412,7 +412,8 @@ FMI_API fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference vr[]
                         "with --set %s=<value>", v->name, v->start, v->name);
         if ((v->kind == K_DT || v->kind == K_V0 || v->kind == K_X0) && c->state != S_INSTANTIATED && c->state != S_INIT)
             return fail(c, fmi2Error, "parameter '%s' can only be set before initialization ends", v->name);
-        if (!(x >= v->min && x <= v->max))     /* also refuses NaN */
+        if (!isfinite(x)) return fail(c, fmi2Error, "%s = %g is not finite", v->name, x);
+        if (!(x >= v->min && x <= v->max))
             return fail(c, fmi2Error, "%s = %g is outside its range [%g, %g]", v->name, x, v->min, v->max);
     }
     for (size_t i = 0; i < nvr; i++) {
@@ -675,9 +676,13 @@ static const fv_var *var_of_kind(int kind) {
     return NULL;
 }
 
-/* fmi2OK if x is finite and within v's range (v NULL: finite), else fmi2Error naming the state's field */
-static fmi2Status check_scalar(Comp *c, const char *fn, const char *field, double x, const fv_var *v) {
+/* fmi2OK if x is finite and within v's range, else fmi2Error naming the state's field. v NULL: finite, and 0 if
+ * unused (a steering input this FMU does not have stays 0). */
+static fmi2Status check_scalar(Comp *c, const char *fn, const char *field, double x, const fv_var *v, int unused) {
     if (!isfinite(x)) return fail(c, fmi2Error, "%s: the state's %s is %g, not finite (corrupt state)", fn, field, x);
+    if (unused && x != 0.0)
+        return fail(c, fmi2Error, "%s: the state's %s is %g, not 0: this FMU has no such input (corrupt state)", fn,
+                    field, x);
     if (v && !(x >= v->min && x <= v->max))
         return fail(c, fmi2Error, "%s: the state's %s = %g is outside the range [%g, %g] of '%s' (corrupt state)", fn,
                     field, x, v->min, v->max, v->name);
@@ -732,7 +737,9 @@ static fmi2Status check_state(Comp *c, const unsigned char *in, size_t n, const 
     const fv_var *scalar_vars[FV_N_SCALARS] = {NULL, var_of_kind(K_DT), var_of_kind(K_STEERING_ANGLE),
                                                var_of_kind(K_RACK_TRAVEL), var_of_kind(K_V0), var_of_kind(K_X0), NULL};
     for (int i = 0; i < FV_N_SCALARS; i++)
-        if (check_scalar(c, fn, scalar_names[i], read_double(p + 8 * i), scalar_vars[i]) != fmi2OK) return fmi2Error;
+        if (check_scalar(c, fn, scalar_names[i], read_double(p + 8 * i), scalar_vars[i],
+                         !scalar_vars[i] && (i == 2 || i == 3)) != fmi2OK)
+            return fmi2Error;
     if (!(read_double(p + 8) > 0.0))
         return fail(c, fmi2Error, "%s: the state's dt %g is not > 0 (corrupt state)", fn, read_double(p + 8));
     p += 8 * FV_N_SCALARS;
