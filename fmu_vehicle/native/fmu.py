@@ -164,9 +164,10 @@ def exported_variables(variables, values: dict, car) -> list[Var]:
 
 def blob_ranges(image) -> tuple[list, list]:
     """What a restored state's blob is checked against (``c/fmi2_native.c`` ``check_state``): ([(offset, bytes,
-    path)] of the model's arrays, merged where they touch: they never change in a run, so a state must hold this
-    instance's bytes there; [(offset, bytes, path)] of the data's int64 arrays (the coordinate partition, the
-    wheel modes), whose every value must lie in [0, the mechanism's number of coordinates])."""
+    path)] of the model's arrays, merged where they touch ("first .. last" path): they never change in a run, so a
+    state must hold this instance's bytes there; [(offset, bytes, path)] of the data's int64 arrays (the
+    coordinate partition, the wheel modes), whose every value must lie in [0, the mechanism's number of
+    coordinates])."""
     fixed, index = [], []
     for f in sorted(image.fields, key=lambda f: f.offset):
         n = int(f.array.nbytes)
@@ -175,7 +176,7 @@ def blob_ranges(image) -> tuple[list, list]:
         if f.path.startswith("model."):
             if fixed and f.offset <= fixed[-1][0] + fixed[-1][1]:
                 start, size, path = fixed[-1]
-                fixed[-1] = (start, max(size, f.offset + n - start), path)
+                fixed[-1] = (start, max(size, f.offset + n - start), f"{path.split(' .. ')[0]} .. {f.path}")
             else:
                 fixed.append((f.offset, n, f.path))
         elif f.array.dtype.kind in "iu" and f.array.dtype.itemsize == 8:
