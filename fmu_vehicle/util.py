@@ -34,19 +34,68 @@ def fixed(value: float, digits: int) -> str:
     return text[1:] if text.startswith("-") and float(text) == 0.0 else text
 
 
+MAX_JSON_DEPTH = 100
+"""The deepest nesting of arrays and objects :func:`read_json` takes (the shipped data files nest at most 6
+deep): a deeper document is refused before any reader recurses over it."""
+
+
+def json_depth(value) -> int:
+    """How deep arrays and objects nest in a parsed JSON ``value`` (0 for a number or string, 1 for ``[]``),
+    found without recursion."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        item, depth = todo.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, depth)
+            todo.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def _text_depth(text: str) -> int:
+    """How deep brackets and braces nest in JSON ``text``, outside its strings (for a document json cannot
+    parse because it nests too deeply)."""
+    deepest = depth = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
 def read_json(path, what: str):
     """The JSON document in ``path``, a ``what`` file (e.g. "road", "tuning"): the one reader of the package's
-    data files. A file that cannot be read or is not valid JSON raises ModelError naming the file (and the
-    line and column of the error)."""
+    data files. A file that cannot be read, is not valid JSON or nests arrays and objects deeper than
+    :data:`MAX_JSON_DEPTH` raises ModelError naming the file (and the line and column of the error, or how deep
+    it nests): a document nested 100,000 deep used to escape as a bare RecursionError of the json module."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise ModelError(f"{path}: cannot read {what} file ({e.strerror or e})") from None
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as e:
         raise ModelError(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except RecursionError:
+        value, depth = None, _text_depth(text)
+    else:
+        depth = json_depth(value)
+    if depth > MAX_JSON_DEPTH:
+        raise ModelError(f"{path}: {what} file nested {depth} deep (at most {MAX_JSON_DEPTH} levels of arrays and "
+                         f"objects)")
+    return value
 
 
 def atomic_write(path, write: Callable, mode: str | None = "w") -> Path:

@@ -297,13 +297,16 @@ RUNTIME_DEFINES = ("FV_MODEL_WORDS", "FV_DATA_WORDS", "FV_N_STATES", "FV_N_OUTPU
 """The ``-D`` constants of ``c/runtime.c``, in ``step.StepShape`` order."""
 
 
-def runtime_object(target: Target, shape, out_dir) -> Path:
+def runtime_object(target: Target, shape, out_dir, exported: bool = True, c_flags=()) -> Path:
     """``c/runtime.c`` compiled for ``target`` and the sizes ``shape`` (``step.StepShape``) into ``out_dir``;
-    only its ``FV_API`` functions are visible outside the library."""
+    only its ``FV_API`` functions are visible outside the library, and with ``exported`` False (a native FMU,
+    whose FMI layer calls them inside the library) none of them. ``c_flags`` are added to the compiler's
+    (e.g. ``-fsanitize=address,undefined`` for a test build)."""
     obj = Path(out_dir) / f"runtime-{target.name}.o"
     defines = [f"-D{k}={int(v)}" for k, v in zip(RUNTIME_DEFINES, shape)]
+    private = [] if exported else ["-DFV_STEP_PRIVATE"]
     _run([target.cc, "-c", "-O2", "-fPIC", "-fvisibility=hidden", "-std=c11", "-Wall", "-Wextra", "-Werror",
-          *defines, "-o", str(obj), str(RUNTIME_C)])
+          *defines, *private, *c_flags, "-o", str(obj), str(RUNTIME_C)])
     return obj
 
 
@@ -339,18 +342,34 @@ without the SVID error wrapper). On linux64 the link wraps them (``--wrap``), an
 glibc 2.2.5 version, which computes the same values: the library then loads on glibc 2.17 and later."""
 
 
-def link(objects, target: Target, out) -> Path:
-    """The shared library ``out`` of the ``objects`` (the step's, the runtime's, ...), linked with libm only."""
+FMI_EXPORTS = "fmi2*"
+"""The only symbols a native FMU's library exports (:func:`link` with ``exports``)."""
+
+
+def link(objects, target: Target, out, exports: str | None = None, c_flags=()) -> Path:
+    """The shared library ``out`` of the ``objects`` (the step's, the runtime's, ...), linked with libm only.
+    ``exports`` (a glob such as :data:`FMI_EXPORTS`): on linux64 a version script makes every other symbol
+    local and ``-Bsymbolic`` binds the library's calls to its own functions, so that a host loading two
+    native FMUs with ``RTLD_GLOBAL`` (or one under ``LD_PRELOAD`` of another) never makes one call the
+    other's code; on win64 a DLL exports only its ``dllexport`` functions anyway. ``c_flags``: as for
+    :func:`runtime_object` (a sanitizer's runtime is linked with them)."""
     extra = ["-static-libgcc"] if target.name == "win64" else [f"-Wl,--wrap={f}" for f in OLD_GLIBC_VERSIONS]
-    _run([target.cc, "-shared", "-fPIC", "-o", str(out), *map(str, objects), *extra, "-lm"])
+    if exports is not None and target.name == "linux64":
+        script = Path(out).with_suffix(".map")
+        script.write_text(f"{{\n  global: {exports};\n  local: *;\n}};\n")
+        extra += [f"-Wl,--version-script={script}", "-Wl,-Bsymbolic"]
+    _run([target.cc, "-shared", "-fPIC", *c_flags, "-o", str(out), *map(str, objects), *extra, "-lm"])
     return Path(out)
 
 
 def build_library(irs: dict, names: dict, shape, target: Target, out_dir, stem: str = "fv_step",
-                  extra_objects=()) -> Path:
+                  extra_objects=(), exports: str | None = None, c_flags=()) -> Path:
     """Steps 2-4 (module docstring) for ``target`` and the entry points' sizes ``shape`` (``step.StepShape``):
     ``out_dir/<stem><suffix>``, with the object files beside it; ``extra_objects`` are linked in too (the FMI
-    layer of a native FMU). Raises :class:`NativeBuildError` if a tool is missing or a symbol is not provided."""
+    layer of a native FMU). ``exports`` None: the runtime's ``fv_*`` functions are exported (a step library);
+    else only the symbols it matches (a native FMU: :data:`FMI_EXPORTS`, :func:`link`). Raises
+    :class:`NativeBuildError` if a tool is missing or a symbol is not provided. ``c_flags``: the C compiler's
+    and linker's extra flags (:func:`runtime_object`)."""
     check_versions()
     missing = missing_tools(target)
     if missing:
@@ -359,10 +378,10 @@ def build_library(irs: dict, names: dict, shape, target: Target, out_dir, stem: 
     out_dir.mkdir(parents=True, exist_ok=True)
     obj = out_dir / f"{stem}-{target.name}.o"
     obj.write_bytes(object_code(irs, names, target))
-    rt = runtime_object(target, shape, out_dir)
+    rt = runtime_object(target, shape, out_dir, exported=exports is None, c_flags=c_flags)
     allowed = LIBC_SYMBOLS | runtime_symbols(rt, target) | (WINDOWS_SYMBOLS if target.name == "win64" else set())
     check_symbols(undefined_symbols(obj, target), allowed, f"the step object for {target.name}")
-    return link([obj, rt, *extra_objects], target, out_dir / f"{stem}{target.suffix}")
+    return link([obj, rt, *extra_objects], target, out_dir / f"{stem}{target.suffix}", exports, c_flags)
 
 
 if __name__ == "__main__":

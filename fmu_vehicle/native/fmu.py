@@ -39,13 +39,15 @@ from lxml import etree
 
 from ..errors import ModelError
 from ..fmi.post_process import patch_model_description
+from ..fmi.slave_base import SlaveBase
 from ..fmi.variables import Var
 from ..fmi.vehicle_parameters import parameter_table
 from ..fmi.vehicle_slave import load_vehicle, steering_input_limits, vehicle_structure, vehicle_variables
 from ..fmi.version import package_version
 from ..paths import resource_path
 from ..util import atomic_write
-from .emit import C_DIR, RUNTIME_DEFINES, TARGETS, NativeBuildError, _run, build_library, fresh_ir, missing_tools
+from .emit import (C_DIR, FMI_EXPORTS, RUNTIME_DEFINES, TARGETS, NativeBuildError, _run, build_library, fresh_ir,
+                   missing_tools)
 from .layout import ARRAY_DATA, make_image
 from .step import pack_system
 
@@ -160,10 +162,39 @@ def exported_variables(variables, values: dict, car) -> list[Var]:
             for v in variables]
 
 
-def config_header(model_id: str, guid: str, fixed, values: dict, car, sim, key_word: int, shape) -> str:
+def blob_ranges(image) -> tuple[list, list]:
+    """What a restored state's blob is checked against (``c/fmi2_native.c`` ``check_state``): ([(offset, bytes,
+    path)] of the model's arrays, merged where they touch ("first .. last" path): they never change in a run, so a
+    state must hold this instance's bytes there; [(offset, bytes, path)] of the data's int64 arrays (the
+    coordinate partition, the wheel modes), whose every value must lie in [0, the mechanism's number of
+    coordinates])."""
+    fixed, index = [], []
+    for f in sorted(image.fields, key=lambda f: f.offset):
+        n = int(f.array.nbytes)
+        if n == 0:
+            continue
+        if f.path.startswith("model."):
+            if fixed and f.offset <= fixed[-1][0] + fixed[-1][1]:
+                start, size, path = fixed[-1]
+                fixed[-1] = (start, max(size, f.offset + n - start), f"{path.split(' .. ')[0]} .. {f.path}")
+            else:
+                fixed.append((f.offset, n, f.path))
+        elif f.array.dtype.kind in "iu" and f.array.dtype.itemsize == 8:
+            index.append((f.offset, n, f.path))
+    return fixed, index
+
+
+def _c_ranges(name: str, ranges) -> list[str]:
+    rows = [f"    {{{o}, {n}, {_c_string(path)}}}," for o, n, path in ranges] or ['    {0, 0, ""},']
+    return [f"#define FV_N_{name} {len(ranges)}", f"static const fv_range FV_{name}[] = {{", *rows, "};"]
+
+
+def config_header(model_id: str, guid: str, fixed, values: dict, car, sim, key_word: int, shape, image) -> str:
     """``fv_fmu_config.h`` for ``c/fmi2_native.c``: the variable table ``fixed`` (:func:`exported_variables`),
     the vehicle's mass and the sizes of the equilibrium's scratch (``shape``: ``step.StepShape``), the start
-    table's first tire state, the steering input and the position of ``data.inputs`` in the image."""
+    table's first tire state, the steering input, the position of ``data.inputs`` in the image, the step
+    budget (the Python FMU's ``MAX_SUBSTEPS``) and the parts of the ``image``'s blob a restored state is
+    checked against (:func:`blob_ranges`)."""
     n_cols = sim.inputs.shape[1]
     lines = [f"#define FV_MODEL_IDENTIFIER {_c_string(model_id)}", f"#define FV_GUID {_c_string(guid)}",
              f"#define FV_IMAGE_FILE {_c_string(IMAGE_FILE)}", f"#define FV_KEY_WORD {key_word}",
@@ -182,7 +213,12 @@ def config_header(model_id: str, guid: str, fixed, values: dict, car, sim, key_w
     lines.append("};")
     n_doubles, n_ints = shape.work_sizes()
     lines += [f"#define FV_TIRE_FROM {int(sim.start_table.tire_from)}", f"#define FV_MASS {_c_number(car.total_mass_kg)}",
-              f"#define FV_EQ_DOUBLES {n_doubles}", f"#define FV_EQ_INTS {n_ints}"]
+              f"#define FV_EQ_DOUBLES {n_doubles}", f"#define FV_EQ_INTS {n_ints}",
+              f"#define FV_MAX_SUBSTEPS {int(SlaveBase.MAX_SUBSTEPS)}"]
+    model_arrays, index_arrays = blob_ranges(image)
+    lines += [*_c_ranges("BLOB_FIXED", model_arrays), *_c_ranges("BLOB_INDEX", index_arrays),
+              f"#define FV_INDEX_MAX {int(sim.system.model.mech.n)}",
+              f"#define FV_INPUTS_OFFSET {image.field('data.inputs').offset}"]
     return "\n".join(lines) + "\n"
 
 
@@ -221,12 +257,13 @@ def model_description(model_id: str, guid: str, description: str, table, structu
 
 
 def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux64", "win64"),
-           log=lambda message: None) -> Path:
+           log=lambda message: None, c_flags=()) -> Path:
     """Build the native ``<fmu>.fmu`` (``fmu`` in ``NATIVE_FMUS``) into ``dest_dir`` with the parameter
     ``settings`` (module docstring); platforms in ``targets`` whose tools are missing are left out (logged),
     and if none is left NativeBuildError names the missing tools. Compiles the entry points in a child process
     (minutes the first time; seconds for sources and sizes exported before: ``emit.fresh_irs``). Returns the
-    FMU's path; nothing is written on failure."""
+    FMU's path; nothing is written on failure. ``c_flags`` are added to the C compiler's and linker's flags
+    of the FMI layer and the runtime (a test's sanitizer build: ``-fsanitize=address,undefined``)."""
     if fmu not in NATIVE_FMUS:
         raise ModelError(f"no native build of {fmu!r}; native FMUs: {', '.join(NATIVE_FMUS)}")
     params = parameter_table(fmu, None)
@@ -258,7 +295,8 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
     dest_dir = Path(dest_dir)
     with tempfile.TemporaryDirectory(prefix="fv_native_fmu_") as tmp:
         tmp = Path(tmp)
-        (tmp / "fv_fmu_config.h").write_text(config_header(fmu, guid, table, values, car, sim, key_word, p.shape))
+        (tmp / "fv_fmu_config.h").write_text(config_header(fmu, guid, table, values, car, sim, key_word, p.shape,
+                                                                   image))
         binaries = {}
         for name in usable:
             target = TARGETS[name]
@@ -267,8 +305,9 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
             fmi_obj = out_dir / f"fmi2-{name}.o"
             defines = [f"-D{k}={int(v)}" for k, v in zip(RUNTIME_DEFINES, p.shape)]
             _run([target.cc, "-c", "-O2", "-fPIC", "-fvisibility=hidden", "-std=c11", "-Wall", "-Wextra", "-Werror",
-                  *defines, f"-I{tmp}", "-o", str(fmi_obj), str(FMI_C)])
-            binaries[name] = build_library(irs, names, p.shape, target, out_dir, stem=fmu, extra_objects=[fmi_obj])
+                  *defines, *c_flags, f"-I{tmp}", "-o", str(fmi_obj), str(FMI_C)])
+            binaries[name] = build_library(irs, names, p.shape, target, out_dir, stem=fmu, extra_objects=[fmi_obj],
+                                           exports=FMI_EXPORTS, c_flags=c_flags)
             log(f"{fmu}: {name} binary {binaries[name].stat().st_size // 1024} kB")
         dest_dir.mkdir(parents=True, exist_ok=True)
         path = dest_dir / f"{fmu}.fmu"

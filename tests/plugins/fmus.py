@@ -44,3 +44,15 @@ def scenario_fmus(registered_fmus) -> dict[str, Path]:
     test_fmu_vehicle_lv.py and test_fmi_*.py."""
     from fmu_vehicle.scenarios.half_car import FMU_NAMES
     return registered_fmus.subset(FMU_NAMES)
+
+
+@pytest.fixture(scope="session")
+def native_fmus(tmp_path_factory) -> dict[str, Path]:
+    """name -> path of the native VehicleLV and Vehicle FMUs (``fmu_vehicle.native.fmu``, linux64; win64 too
+    where mingw is installed), exported once per test process with their default parameters (seconds when the
+    entry points' IR is in the kernel cache, minutes the first time)."""
+    import shutil
+    from fmu_vehicle.native import fmu as native
+    out = tmp_path_factory.mktemp("native_fmus")
+    targets = ("linux64", "win64") if shutil.which("x86_64-w64-mingw32-gcc") else ("linux64",)
+    return {name: native.export(name, out, targets=targets) for name in ("VehicleLV", "Vehicle")}

@@ -92,11 +92,18 @@ typedef struct {
     const char *name;
 } fv_var;
 
+typedef struct {
+    int64_t offset, bytes;    /* a part of the instance's blob [bytes] */
+    const char *path;         /* the array(s) it holds, e.g. data.mech.indep */
+} fv_range;
+
 #include "fv_fmu_config.h"
 /* defines FV_MODEL_IDENTIFIER, FV_GUID, FV_N_VARS, FV_VARS[], FV_N_INPUT_COLS, FV_KEY_WORD, FV_STEERING
  * (0 none, 1 steering-wheel angle, 2 rack travel), FV_RACK_GAIN [m/rad], FV_IMAGE_FILE, FV_TIRE_FROM (the
  * start table's first tire state, vehicle.start), FV_MASS [kg] and the equilibrium's scratch sizes
- * FV_EQ_DOUBLES, FV_EQ_INTS (native.step.StepShape.work_sizes) */
+ * FV_EQ_DOUBLES, FV_EQ_INTS (native.step.StepShape.work_sizes); the step budget FV_MAX_SUBSTEPS; for the check of
+ * a state's blob FV_BLOB_FIXED[FV_N_BLOB_FIXED] (the model's arrays), FV_BLOB_INDEX[FV_N_BLOB_INDEX] (the data's
+ * integer arrays), FV_INDEX_MAX and FV_INPUTS_OFFSET (data.inputs in the blob) */
 
 enum { S_INSTANTIATED, S_INIT, S_STEPPING, S_FAILED, S_TERMINATED };
 
@@ -111,6 +118,8 @@ typedef struct {
     double *inputs;                  /* the kernel's input matrix (data.inputs) inside the instance */
     double y[FV_N_STATES], row[FV_N_OUTPUTS], work[5 * FV_N_STATES], saved[1 + FV_N_KEY];
     double t, dt, steering_angle, rack_travel, v0, x0;
+    double t_model;                  /* the model's time [s]: 0 at the start, whatever the FMU's start time (the
+                                      * Python FMU's simulator counts from 0 too) */
     /* the start table at x0 (vehicle.start) and the equilibrium's scratch */
     double y_rest[FV_N_STATES], speed_gain[FV_N_STATES], spin_radius[FV_N_STATES];
     double eq_work[FV_EQ_DOUBLES];
@@ -217,6 +226,7 @@ static void start_values(Comp *c) {
     memset(c->work, 0, sizeof c->work);
     memset(c->saved, 0, sizeof c->saved);
     c->t = 0.0;
+    c->t_model = 0.0;
     for (int i = 0; i < FV_N_VARS; i++) {
         const fv_var *v = &FV_VARS[i];
         if (v->kind == K_WHEEL_INPUT) c->inputs[v->index] = v->start;
@@ -295,8 +305,8 @@ FMI_API fmi2Status fmi2SetupExperiment(fmi2Component comp, fmi2Boolean tolDefine
     Comp *c = (Comp *)comp;
     if (!c) return fmi2Error;
     if (c->state != S_INSTANTIATED) return fail(c, fmi2Error, "fmi2SetupExperiment: only before initialization");
-    if (start != 0.0) return fail(c, fmi2Error, "fmi2SetupExperiment: startTime %g: the native FMU starts at 0 s", start);
-    c->t = start;
+    if (!isfinite(start)) return fail(c, fmi2Error, "fmi2SetupExperiment: startTime %g is not finite", start);
+    c->t = start;                   /* the FMU's time; the model's own starts at 0 (t_model) */
     return fmi2OK;
 }
 
@@ -311,9 +321,9 @@ static int64_t initial_outputs(Comp *c) {
     if (st < 0) return st;
     fv_start(c->y_rest, c->speed_gain, c->spin_radius, FV_TIRE_FROM, c->v0, c->y);
     memset(c->row, 0, sizeof c->row);
-    st = fv_final(c->model, c->data, c->t, c->y, c->row, c->work);
+    st = fv_final(c->model, c->data, c->t_model, c->y, c->row, c->work);
     if (st < 0) return st;
-    return fv_final(c->model, c->data, c->t, c->y, c->row, c->work);
+    return fv_final(c->model, c->data, c->t_model, c->y, c->row, c->work);
 }
 
 FMI_API fmi2Status fmi2EnterInitializationMode(fmi2Component comp) {
@@ -402,7 +412,8 @@ FMI_API fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference vr[]
                         "with --set %s=<value>", v->name, v->start, v->name);
         if ((v->kind == K_DT || v->kind == K_V0 || v->kind == K_X0) && c->state != S_INSTANTIATED && c->state != S_INIT)
             return fail(c, fmi2Error, "parameter '%s' can only be set before initialization ends", v->name);
-        if (!(x >= v->min && x <= v->max))     /* also refuses NaN */
+        if (!isfinite(x)) return fail(c, fmi2Error, "%s = %g is not finite", v->name, x);
+        if (!(x >= v->min && x <= v->max))
             return fail(c, fmi2Error, "%s = %g is outside its range [%g, %g]", v->name, x, v->min, v->max);
     }
     for (size_t i = 0; i < nvr; i++) {
@@ -502,22 +513,31 @@ FMI_API fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real currentCommunicationP
     if (c->state != S_STEPPING)
         return fail(c, fmi2Error, "fmi2DoStep: the instance is %s", c->state == S_FAILED ? "failed (a step failed)"
                     : c->state == S_TERMINATED ? "terminated" : "not initialized");
-    if (!(h > 0.0) || !isfinite(h)) return fail(c, fmi2Error, "fmi2DoStep: communicationStepSize %g must be > 0", h);
-    if (fabs(currentCommunicationPoint - c->t) > 1e-9 * fmax(1.0, fabs(c->t)))
+    if (!(h > 0.0) || !isfinite(h))
+        return fail(c, fmi2Error, "fmi2DoStep: communicationStepSize %g must be finite and > 0", h);
+    /* written so that a NaN communication point fails the comparison */
+    if (!(fabs(currentCommunicationPoint - c->t) <= 1e-9 * fmax(1.0, fabs(c->t))))
         return fail(c, fmi2Error, "fmi2DoStep: currentCommunicationPoint %.17g is not the FMU's time %.17g",
                     currentCommunicationPoint, c->t);
+    /* the step budget (the Python FMU's SlaveBase.MAX_SUBSTEPS): refused before anything runs, the instance
+     * unchanged, so that a smaller step can follow */
+    if (!(h <= (double)FV_MAX_SUBSTEPS * c->dt))
+        return fail(c, fmi2Error, "fmi2DoStep: communicationStepSize %g s needs %.3g internal steps of dt = %g s, more "
+                    "than the limit of %d per doStep; use communication steps <= %g s", h, h / c->dt, c->dt,
+                    FV_MAX_SUBSTEPS, (double)FV_MAX_SUBSTEPS * c->dt);
     double ratio = nearbyint(h / c->dt);                   /* round half to even, as Python's round */
     int64_t n = ratio < 1.0 ? 1 : (int64_t)ratio;
     double step = h / (double)n;
-    if (fv_prepare(c->model, c->data, c->t, h, rack_target(c), c->y, c->row)) c->saved[0] = 0.0;
+    if (fv_prepare(c->model, c->data, c->t_model, h, rack_target(c), c->y, c->row)) c->saved[0] = 0.0;
     int64_t done = 0;
-    int64_t st = fv_advance(c->model, c->data, c->t, step, n, c->y, c->row, c->work, c->inputs, c->saved, &done);
+    int64_t st = fv_advance(c->model, c->data, c->t_model, step, n, c->y, c->row, c->work, c->inputs, c->saved,
+                            &done);
     while (st == 1 && done < n) {          /* a new coordinate partition, then the steps left */
         st = fv_repartition(c->model, c->data, c->y);
         if (st != 0) break;
         c->saved[0] = 0.0;
         int64_t more = 0;
-        st = fv_advance(c->model, c->data, c->t + (double)done * step, step, n - done, c->y, c->row, c->work,
+        st = fv_advance(c->model, c->data, c->t_model + (double)done * step, step, n - done, c->y, c->row, c->work,
                         c->inputs, c->saved, &more);
         done += more;
     }
@@ -527,6 +547,7 @@ FMI_API fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real currentCommunicationP
                     (long long)st, fv_last_error());
     }
     c->t = c->t + h;
+    c->t_model = c->t_model + h;
     return fmi2OK;
 }
 
@@ -585,17 +606,36 @@ FMI_API fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp, const fmi2Va
 /* ---- FMU state ------------------------------------------------------------------------------------------
  * A state is its serialized form (one malloc'd block): everything a run writes, so that a restore continues
  * bit-identically:
- *   char magic[8] = "FVSTATE1"; char guid[64] (this FMU's, zero padded); int64 sizes[5] (fv_shape) and
- *   blob bytes; int64 instance state; double t, dt, steering angle, rack travel, v0, x0; double y[], row[], work[],
- *   saved[]; uint8 blob[] (the instance's arrays: fv_instance_blob).
- * Restoring one made by another FMU, another build or cut short is refused with a message. */
-#define FV_STATE_MAGIC "FVSTATE2"
-#define FV_STATE_HEAD (8 + 64 + 8 * 7 + 8 * 6)
+ *   char magic[8] = "FVSTATE3"; char guid[64] (this FMU's, zero padded); int64 sizes[5] (fv_shape) and
+ *   blob bytes; int64 instance state; double t, dt, steering angle, rack travel, v0, x0, model time;
+ *   double y[], row[], work[], saved[]; uint8 blob[] (the instance's arrays: fv_instance_blob); uint64 check
+ *   (state_check of everything before it: any one flipped bit changes it).
+ * A state to restore is checked whole before any byte of it is copied (check_state): magic, GUID, every
+ * size, the life-cycle state, every scalar (finite, the parameters and inputs within their ranges), the
+ * state vectors finite, and in the blob the model's arrays (which never change after export: the
+ * integer tables the kernels index with among them) equal to this instance's and every integer of the data
+ * (the coordinate partition, the wheel modes) within [0, FV_INDEX_MAX]; the inputs in the blob within their
+ * ranges. Anything else is refused with a message naming the field. */
+#define FV_STATE_MAGIC "FVSTATE3"
+#define FV_N_SCALARS 7
+#define FV_STATE_HEAD (8 + 64 + 8 * 7 + 8 * FV_N_SCALARS)
 
 static size_t state_size(Comp *c) {
     unsigned char *blob;
     int64_t nb = fv_instance_blob(c->instance, &blob);
-    return FV_STATE_HEAD + sizeof c->y + sizeof c->row + sizeof c->work + sizeof c->saved + (size_t)nb;
+    return FV_STATE_HEAD + sizeof c->y + sizeof c->row + sizeof c->work + sizeof c->saved + (size_t)nb + 8;
+}
+
+/* The check word of p[0..n): sum over its little-endian 64-bit words w_i (the last one zero padded) of
+ * w_i (2 i + 1), modulo 2^64. One flipped bit b of word i changes it by 2^b (2 i + 1), never 0 modulo 2^64. */
+static uint64_t state_check(const unsigned char *p, size_t n) {
+    uint64_t sum = 0;
+    for (size_t i = 0; 8 * i < n; i++) {
+        uint64_t w = 0;
+        for (size_t k = 0; k < 8 && 8 * i + k < n; k++) w |= (uint64_t)p[8 * i + k] << (8 * k);
+        sum += w * (2 * (uint64_t)i + 1);
+    }
+    return sum;
 }
 
 static void put(unsigned char **p, const void *src, size_t n) { memcpy(*p, src, n); *p += n; }
@@ -610,7 +650,7 @@ static void serialize(Comp *c, unsigned char *out) {
     head[6] = c->state;
     char guid[64] = {0};
     strncpy(guid, FV_GUID, sizeof guid - 1);
-    double scalars[6] = {c->t, c->dt, c->steering_angle, c->rack_travel, c->v0, c->x0};
+    double scalars[FV_N_SCALARS] = {c->t, c->dt, c->steering_angle, c->rack_travel, c->v0, c->x0, c->t_model};
     unsigned char *p = out;
     put(&p, FV_STATE_MAGIC, 8);
     put(&p, guid, sizeof guid);
@@ -621,32 +661,136 @@ static void serialize(Comp *c, unsigned char *out) {
     put(&p, c->work, sizeof c->work);
     put(&p, c->saved, sizeof c->saved);
     put(&p, blob, (size_t)nb);
+    uint64_t check = state_check(out, (size_t)(p - out));
+    unsigned char word[8];
+    for (int k = 0; k < 8; k++) word[k] = (unsigned char)(check >> (8 * k));
+    put(&p, word, 8);
 }
 
-/* fmi2OK if in[0..n) is a serialized state of this FMU (magic, GUID, size), else fmi2Error and why */
+static double read_double(const unsigned char *p) { double x; memcpy(&x, p, sizeof x); return x; }
+static int64_t read_int64(const unsigned char *p) { int64_t x; memcpy(&x, p, sizeof x); return x; }
+
+/* the first variable of this kind (NULL if the FMU has none) */
+static const fv_var *var_of_kind(int kind) {
+    for (int i = 0; i < FV_N_VARS; i++) if (FV_VARS[i].kind == kind) return &FV_VARS[i];
+    return NULL;
+}
+
+/* fmi2OK if x is finite and within v's range, else fmi2Error naming the state's field. v NULL: finite, and 0 if
+ * unused (a steering input this FMU does not have stays 0). */
+static fmi2Status check_scalar(Comp *c, const char *fn, const char *field, double x, const fv_var *v, int unused) {
+    if (!isfinite(x)) return fail(c, fmi2Error, "%s: the state's %s is %g, not finite (corrupt state)", fn, field, x);
+    if (unused && x != 0.0)
+        return fail(c, fmi2Error, "%s: the state's %s is %g, not 0: this FMU has no such input (corrupt state)", fn,
+                    field, x);
+    if (v && !(x >= v->min && x <= v->max))
+        return fail(c, fmi2Error, "%s: the state's %s = %g is outside the range [%g, %g] of '%s' (corrupt state)", fn,
+                    field, x, v->min, v->max, v->name);
+    return fmi2OK;
+}
+
+/* fmi2OK if the n doubles at p are finite, else fmi2Error naming the array and the index */
+static fmi2Status check_finite(Comp *c, const char *fn, const char *what, const unsigned char *p, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        double x = read_double(p + 8 * i);
+        if (!isfinite(x)) return fail(c, fmi2Error, "%s: the state's %s[%zu] is %g, not finite (corrupt state)", fn, what, i, x);
+    }
+    return fmi2OK;
+}
+
+/* fmi2OK if in[0..n) is a serialized state this instance can take whole (the comment above), else fmi2Error
+ * and why. Reads only in[0..n). */
 static fmi2Status check_state(Comp *c, const unsigned char *in, size_t n, const char *fn) {
     if (!in || n < FV_STATE_HEAD || memcmp(in, FV_STATE_MAGIC, 8) != 0)
-        return fail(c, fmi2Error, "%s: not a state of a native fmu_vehicle FMU (%zu bytes)", fn, n);
+        return fail(c, fmi2Error, "%s: not a state of a native fmu_vehicle FMU of this format (%zu bytes, magic %s)",
+                    fn, n, FV_STATE_MAGIC);
     char guid[65] = {0};
     memcpy(guid, in + 8, 64);
+    for (int i = 0; i < 64 && guid[i]; i++)
+        if (guid[i] < 0x20 || guid[i] > 0x7e) { guid[i] = '?'; }
     if (strcmp(guid, FV_GUID) != 0)
         return fail(c, fmi2Error, "%s: the state belongs to another FMU or build (GUID %s, this FMU %s)", fn, guid, FV_GUID);
     if (n != state_size(c))
         return fail(c, fmi2Error, "%s: the state has %zu bytes, this FMU's have %zu (truncated or corrupt)", fn, n, state_size(c));
+    if ((uint64_t)read_int64(in + n - 8) != state_check(in, n - 8))
+        return fail(c, fmi2Error, "%s: the state's check word does not match its bytes (corrupt state)", fn);
+    unsigned char *blob;
+    int64_t nb = fv_instance_blob(c->instance, &blob);
+    const unsigned char *p = in + 8 + 64;
+    int64_t shape[5];
+    fv_shape(shape);
+    static const char *const size_names[5] = {"model words", "data words", "states", "outputs", "inputs"};
+    for (int i = 0; i < 5; i++)
+        if (read_int64(p + 8 * i) != shape[i])
+            return fail(c, fmi2Error, "%s: the state's number of %s is %lld, this FMU's %lld (corrupt state)", fn,
+                        size_names[i], (long long)read_int64(p + 8 * i), (long long)shape[i]);
+    if (read_int64(p + 40) != nb)
+        return fail(c, fmi2Error, "%s: the state's blob has %lld bytes, this FMU's %lld (corrupt state)", fn,
+                    (long long)read_int64(p + 40), (long long)nb);
+    int64_t life = read_int64(p + 48);
+    if (life < S_INSTANTIATED || life > S_TERMINATED)
+        return fail(c, fmi2Error, "%s: the state's life-cycle state %lld is not one of 0..%d (corrupt state)", fn,
+                    (long long)life, S_TERMINATED);
+    p += 56;
+    static const char *const scalar_names[FV_N_SCALARS] = {"time", "dt", "steering angle", "rack travel", "v0", "x0",
+                                                           "model time"};
+    const fv_var *scalar_vars[FV_N_SCALARS] = {NULL, var_of_kind(K_DT), var_of_kind(K_STEERING_ANGLE),
+                                               var_of_kind(K_RACK_TRAVEL), var_of_kind(K_V0), var_of_kind(K_X0), NULL};
+    for (int i = 0; i < FV_N_SCALARS; i++)
+        if (check_scalar(c, fn, scalar_names[i], read_double(p + 8 * i), scalar_vars[i],
+                         !scalar_vars[i] && (i == 2 || i == 3)) != fmi2OK)
+            return fmi2Error;
+    if (!(read_double(p + 8) > 0.0))
+        return fail(c, fmi2Error, "%s: the state's dt %g is not > 0 (corrupt state)", fn, read_double(p + 8));
+    p += 8 * FV_N_SCALARS;
+    static const char *const vector_names[4] = {"state vector y", "output row", "RK4 scratch", "first-stage record"};
+    const size_t vector_sizes[4] = {FV_N_STATES, FV_N_OUTPUTS, 5 * FV_N_STATES, 1 + FV_N_KEY};
+    for (int i = 0; i < 4; i++) {
+        if (check_finite(c, fn, vector_names[i], p, vector_sizes[i]) != fmi2OK) return fmi2Error;
+        p += 8 * vector_sizes[i];
+    }
+    /* p is the state's blob now: nb bytes, the last of in[0..n) */
+    for (int i = 0; i < FV_N_BLOB_FIXED; i++) {
+        const fv_range *r = &FV_BLOB_FIXED[i];
+        if (r->offset < 0 || r->bytes < 0 || r->offset + r->bytes > nb)
+            return fail(c, fmi2Error, "%s: the FMU's table of model arrays does not fit its blob (a build error)", fn);
+        if (memcmp(p + r->offset, blob + r->offset, (size_t)r->bytes) != 0)
+            return fail(c, fmi2Error, "%s: the state's model arrays (%s) differ from this FMU's: they never change in a "
+                        "run (corrupt state, or one of another build)", fn, r->path);
+    }
+    for (int i = 0; i < FV_N_BLOB_INDEX; i++) {
+        const fv_range *r = &FV_BLOB_INDEX[i];
+        if (r->offset < 0 || r->bytes < 0 || r->offset + r->bytes > nb)
+            return fail(c, fmi2Error, "%s: the FMU's table of integer arrays does not fit its blob (a build error)", fn);
+        for (int64_t k = 0; k < r->bytes / 8; k++) {
+            int64_t v = read_int64(p + r->offset + 8 * k);
+            if (v < 0 || v > FV_INDEX_MAX)
+                return fail(c, fmi2Error, "%s: the state's %s[%lld] = %lld is outside [0, %d] (corrupt state)", fn,
+                            r->path, (long long)k, (long long)v, FV_INDEX_MAX);
+        }
+    }
+    for (int i = 0; i < FV_N_VARS; i++) {
+        const fv_var *v = &FV_VARS[i];
+        if (v->kind != K_WHEEL_INPUT) continue;
+        int64_t at = FV_INPUTS_OFFSET + 8 * (int64_t)v->index;
+        if (at < 0 || at + 8 > nb) return fail(c, fmi2Error, "%s: input '%s' is outside the blob (a build error)", fn, v->name);
+        double x = read_double(p + at);
+        if (!(x >= v->min && x <= v->max))
+            return fail(c, fmi2Error, "%s: the state's input '%s' = %g is outside its range [%g, %g] (corrupt state)", fn,
+                        v->name, x, v->min, v->max);
+    }
     return fmi2OK;
 }
 
+/* Restore in[0..n) after check_state accepted all of it: nothing is written before that. */
 static fmi2Status deserialize(Comp *c, const unsigned char *in, size_t n, const char *fn) {
     unsigned char *blob;
     int64_t nb = fv_instance_blob(c->instance, &blob);
     if (check_state(c, in, n, fn) != fmi2OK) return fmi2Error;
     const unsigned char *p = in + 8 + 64;
-    int64_t head[7], shape[5];
-    double scalars[6];
+    int64_t head[7];
+    double scalars[FV_N_SCALARS];
     get(&p, head, sizeof head);
-    fv_shape(shape);
-    if (memcmp(head, shape, sizeof shape) != 0 || head[5] != nb || head[6] < S_INSTANTIATED || head[6] > S_TERMINATED)
-        return fail(c, fmi2Error, "%s: the state's sizes are not this FMU's (corrupt)", fn);
     get(&p, scalars, sizeof scalars);
     c->state = (int)head[6];
     c->t = scalars[0];
@@ -655,6 +799,7 @@ static fmi2Status deserialize(Comp *c, const unsigned char *in, size_t n, const 
     c->rack_travel = scalars[3];
     c->v0 = scalars[4];
     c->x0 = scalars[5];
+    c->t_model = scalars[6];
     get(&p, c->y, sizeof c->y);
     get(&p, c->row, sizeof c->row);
     get(&p, c->work, sizeof c->work);

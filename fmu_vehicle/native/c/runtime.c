@@ -14,14 +14,20 @@
  * Compile-time constants (-D...): FV_MODEL_WORDS, FV_DATA_WORDS, FV_N_STATES, FV_N_OUTPUTS, FV_N_KEY, the
  * sizes the step was compiled for (fmu_vehicle.native.step.StepShape); an image of other sizes is refused.
  * Built with -fvisibility=hidden: only FV_API symbols are exported, so in a process that also holds
- * libpython the stand-ins never bind to (or are bound from) the real Python C API.
+ * libpython the stand-ins never bind to (or are bound from) the real Python C API; with -DFV_STEP_PRIVATE
+ * (a native FMU's build) nothing of this file is exported.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _WIN32
+/* FV_API: exported from a step library (a host such as step_host.c calls it); in a native FMU
+ * (-DFV_STEP_PRIVATE) hidden like everything else, so that the library exports its fmi2* functions only and
+ * two native FMUs in one process never call each other's fv_* functions (docs/native.md §4). */
+#if defined(FV_STEP_PRIVATE)
+#define FV_API
+#elif defined(_WIN32)
 #define FV_API __declspec(dllexport)
 #else
 #define FV_API __attribute__((visibility("default")))
