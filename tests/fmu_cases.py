@@ -197,6 +197,14 @@ UNITS: dict[str, dict[str, str | None]] = {
                                                                                ("wheel_acc", "m/s2"))},
         "tcs.active": "1", **{f"tcs.{k}_{w}": u for w in _CORNERS for k, u in (("slip", "1"), ("pressure", "Pa"))},
         "tcs.torque_factor": "1",
+        # the slip controller's tuning and outputs (appended after the first table)
+        "abs.peak_slip_per_friction": "1", "abs.slip_target_fraction": "1", "abs.friction_min": "1",
+        "abs.friction_max": "1", "abs.friction_filter_time_s": "s",
+        "abs.slip_gain_Pa": "Pa",                         # pressure per unit slip error
+        "abs.slip_integral_gain_Pa_per_s": "Pa/s",        # pressure rate per unit slip error
+        "abs.pressure_margin_Pa": "Pa", "abs.yaw_moment_limit_rate_Pa_per_s": "Pa/s",
+        "esc.braking_slip_reduction": "1", "esc.slip_target_factor": "1", "esc.relieved_wheel": "1",
+        "abs.friction_estimate": "1", "abs.slip_target": "1", **{f"abs.pressure_limit_{w}": "Pa" for w in _CORNERS},
     },
     "Robot": {"steering_profile": None, "pedal_force_profile": None, "drive_torque_profile": None,
               "steering_wheel_angle": "rad", "pedal_force": _N, "drive_torque": _NM},

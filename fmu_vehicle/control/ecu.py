@@ -98,6 +98,11 @@ class Sensors:
     wheel_pressure: np.ndarray | None = None   # the unit's wheel pressures [Pa] (its hydraulic model; None: 0)
 
 
+NO_LIMIT_IN_STATE = -1.0
+"""A wheel's pressure limit "none" (+inf in ``Commands.pressure_limit``) as stored in ``ChassisController.
+get_state`` (an FMU state holds finite numbers only)."""
+
+
 @dataclass
 class Commands:
     """The unit's outputs, held between sample instants (the arbiter's result, docs/chassis_control.md §1):
@@ -208,9 +213,11 @@ class ChassisController:
 
     def get_state(self) -> np.ndarray:
         """The unit's state: each function's state, then the held commands (pressure limits, active pressures,
-        factor)."""
+        factor). A state holds finite numbers only: a wheel without a pressure limit (+inf) is stored as
+        :data:`NO_LIMIT_IN_STATE` (limits are >= 0 Pa)."""
         c = self.commands
-        return np.concatenate([*(f.state for f in self.functions), c.pressure_limit, c.active_pressure,
+        limits = np.where(np.isinf(c.pressure_limit), NO_LIMIT_IN_STATE, c.pressure_limit)
+        return np.concatenate([*(f.state for f in self.functions), limits, c.active_pressure,
                                [c.drive_torque_factor]])
 
     def set_state(self, state) -> None:
@@ -222,4 +229,5 @@ class ChassisController:
         for f in self.functions:
             f.state[:] = s[k:k + f.state.size]
             k += f.state.size
-        self.commands = Commands(s[k:k + n].copy(), s[k + n:k + 2 * n].copy(), float(s[k + 2 * n]), np.ones(n))
+        limits = np.where(s[k:k + n] < 0.0, math.inf, s[k:k + n])
+        self.commands = Commands(limits, s[k + n:k + 2 * n].copy(), float(s[k + 2 * n]), np.ones(n))

@@ -126,11 +126,12 @@ class ChassisControl(SlaveBase):
     #: Initialization: the first sample runs at the start time on the initial inputs, so the commands and the
     #: functions' diagnostics follow every sensor input (but ABS's wheel accelerations, differences of two
     #: samples: 0 at the first); the drive torques follow the drive-torque demand and the master-cylinder
-    #: pressure the pedal force. Pressures and brake torques start at 0. Stepping: every output moves in doStep.
+    #: pressure the pedal force. Pressures and brake torques start at 0, the valve states (the last step's) at
+    #: hold. Stepping: every output moves in doStep.
     STRUCTURE = Structure(initial={
         **{f"wheel_{w}.torque_drive": tuple(v.name for v in SENSORS) for w in WHEELS},
         "brakes.master_cylinder_pressure": ("driver.pedal_force",),
-        **{f"ecu.{k}_{w}": tuple(v.name for v in SENSORS) for k in ("mode", "active_pressure") for w in WHEELS},
+        **{f"ecu.active_pressure_{w}": tuple(v.name for v in SENSORS) for w in WHEELS},
         "ecu.drive_torque_factor": tuple(v.name for v in SENSORS),
         **{v.name: tuple(s.name for s in SENSORS) for v in _function_outputs(False) + _function_outputs(True)
            if ".wheel_acc_" not in v.name},
