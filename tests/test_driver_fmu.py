@@ -176,7 +176,8 @@ def path_runs(fmu, tmp_path_factory):
     folder = tmp_path_factory.mktemp("driver_paths")
     own = folder / "own_path.csv"
     truck = _shipped("truck_lane_change")
-    own.write_text("x_m,y_m\n" + "".join(f"{float(x)!r},{float(y) - 1.0!r}\n" for x, y in zip(truck.x[::50], truck.y[::50])))
+    own.write_text("x_m,y_m\n" + "".join(f"{float(x)!r},{float(y) - 1.0!r}\n"
+                                          for x, y in zip(truck.x[::50], truck.y[::50])))
     inputs = input_sequence(N_EQUAL, 3e-3, x0=PATH_X0)
     cases = {name: {"start": {"path": name}, "h": 3e-3, "inputs": inputs} for name in SHIPPED_PATHS}
     cases["own_file"] = {"start": {"path": "lane_shift", "path_file": str(own), "allow_external_files": True},

@@ -197,6 +197,20 @@ def test_the_components_that_omsimulator_s_importer_refuses_are_those_with_their
                       "platoon3": ["lead", "controller_1", "controller_2", "controller_3"]}
 
 
+def test_the_systems_whose_transformations_omsimulator_s_importer_skips():
+    """OMSimulator's C importer (3.0) reads no ssc:LinearTransformation of a connection (its Python SSP API does):
+    the systems that have one are those docs/cosimulation.md §10 names, the driver's torque split over the driven
+    wheels (caravan: 1/2, tractor_semitrailer: 1/4) and platoon3's offsets by a vehicle length."""
+    factors = {}
+    for stem in SYSTEMS:
+        root = etree.parse(str(system_file(stem))).getroot()
+        for con in root.iter("{*}Connection"):
+            for transformation in con.iter("{*}LinearTransformation"):
+                factors.setdefault(stem, set()).add(float(transformation.get("factor")))
+    assert factors.keys() == {"caravan", "platoon3", "tractor_semitrailer"}
+    assert factors["caravan"] == {0.5} and factors["tractor_semitrailer"] == {0.25}
+
+
 # ------------------------------------------------------------------------------------------- archives
 
 def test_the_ssp_command_writes_each_shipped_system_with_its_fmus(archives, fmu_dir):

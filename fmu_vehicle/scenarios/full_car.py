@@ -182,7 +182,8 @@ def path_lane_change(fmus: dict, *, path: str, speed: float, vehicle_fmu: str, m
     end_x = float(shipped_path(path).x[-1])
     duration = round((end_x - PATH_END_MARGIN_M) / speed / step) * step
     comps = [Component("driver", fmu_path(fmus, "Driver"), {**(driver or {}), **driver_path_parameters(path),
-                                                        "target_speed": float(speed), "sample_period": DRIVER_SAMPLE_S}),
+                                                            "target_speed": float(speed),
+                                                            "sample_period": DRIVER_SAMPLE_S}),
              _vehicle_component(fmus, vehicle_fmu, model, speed)]
     units = [u["name"] for u in vehicle_file_data(model).get("units", ())]
     v = "vehicle."
