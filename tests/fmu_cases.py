@@ -117,7 +117,7 @@ UNITS: dict[str, dict[str, str | None]] = {
         "road.slope_y_used": "1", "road.mu_used": "1",
     },
     "Driver": {
-        "driver_file": None, "path": None, "allow_external_files": None,
+        "driver_file": None, "path": None, "allow_external_files": None, "path_file": None,
         "preview_time": "s", "preview_distance_min": "m", "feedforward_preview_time": "s",
         "yaw_rate_gain": "s",           # road-wheel angle [rad] per yaw-rate error [rad/s]
         "steering_wheel_angle_max": "rad", "steering_wheel_rate_max": "rad/s",

@@ -235,3 +235,33 @@ def test_master_checks_system_against_the_fmus(fmus):
     with pytest.raises(ModelError, match=r"component 'ghost': FMU file .*ghost.fmu not found"):
         run_system(System("s", [Component("ghost", fmus["plant"].parent / "ghost.fmu")]), Experiment(),
                    progress=False)
+
+
+def test_the_writer_ends_the_system_with_omsimulator_s_annotation(fmus, tmp_path):
+    """write_ssd and write_ssp end ssd:System with OMSimulator's vendor annotation: the fixed-step master oms-ma at
+    the system's step (no stepSize for a system without one) and OMSimulator's default tolerances. It is written
+    only: reading the document back gives the system's own steps, the OSP ones."""
+    from lxml import etree
+
+    from cosim_fmus.fixtures import plant_ctrl_system
+    from fmu_vehicle.cosim.ssp import OMS_NS, SSD_FILE_NAME, write_ssd, write_ssp
+    oms = f"{{{OMS_NS}}}"
+    for step, stem in ((2e-3, "stepped"), (None, "no_step")):
+        system = plant_ctrl_system(fmus, ctrl_step=4e-3)
+        system.step_size = step
+        ssd = write_ssd(system, tmp_path / f"{stem}.ssd")
+        with zipfile.ZipFile(write_ssp(system, tmp_path / f"{stem}.ssp")) as archive:
+            in_archive = archive.read(SSD_FILE_NAME)
+        for document in (ssd.read_bytes(), in_archive):
+            system_el = etree.fromstring(document).find("{*}System")
+            annotations = system_el[-1]
+            assert etree.QName(annotations).localname == "Annotations" and len(annotations) == 1
+            annotation = annotations[0]
+            assert annotation.get("type") == "org.openmodelica"
+            master = annotation.find(f"{oms}Annotations/{oms}SimulationInformation/{oms}FixedStepMaster")
+            assert master.prefix == "oms"
+            assert dict(master.attrib) == {"description": "oms-ma", "absoluteTolerance": "0.0001",
+                                           "relativeTolerance": "0.0001",
+                                           **({} if step is None else {"stepSize": "0.002"})}
+        back = read_ssp(tmp_path / f"{stem}.ssp")
+        assert back.step_size == step and [c.step_size for c in back.components] == [None, 4e-3]

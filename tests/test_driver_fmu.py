@@ -111,13 +111,15 @@ for label, case in INPUTS['cases'].items():
 EQUAL_CASES = {
     "lane_change": ({"path.x_offset": LANE_CHANGE_X0},
                     lambda: shifted(lane_change_path(FULLCAR14["width_m"]), LANE_CHANGE_X0, 0.0), {}, 3, 10),
-    "csv_tuned": ({"path": "lane_shift.csv", "path.y_offset": -0.2, "sample_period": 0.005, "preview_time": 0.6,
+    "csv_tuned": ({"path": "lane_shift", "path.y_offset": -0.2, "sample_period": 0.005, "preview_time": 0.6,
                    "steering_wheel_angle_max": 3.0, "speed_kp": 3.0},
                   lambda: shifted(DriverPath.from_csv(resource_path("paths", "lane_shift.csv")), 0.0, -0.2),
                   {"preview_time_s": 0.6, "steering_wheel_angle_max_deg": math.degrees(3.0), "speed_kp_1_per_s": 3.0},
                   2, 5),
 }
 N_EQUAL = 300
+#: (step [ms], sample period [ms]) -> the first four steps that sample (reference_rows)
+FIRST_SAMPLES = {(3, 10): [4, 7, 10, 14], (2, 5): [3, 5, 8, 10]}
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +139,7 @@ def test_fmu_equals_the_python_follower_with_sample_and_hold(equal_runs, label):
     cases, got = equal_runs
     _start, make_path, tuning, step_ms, period_ms = EQUAL_CASES[label]
     expected, sampled = reference_rows(follower(make_path(), **tuning), cases[label]["inputs"], step_ms, period_ms)
-    assert sampled[:4] == ([4, 7, 10, 14] if label == "lane_change" else [3, 5, 8, 10])
+    assert sampled[:4] == FIRST_SAMPLES[step_ms, period_ms]
     assert len(sampled) == (N_EQUAL - 1) * step_ms // period_ms          # multiples of T in (0, t_last]
     got_rows = np.array(got[label])
     exp_rows = np.array(expected)
@@ -148,6 +150,62 @@ def test_fmu_equals_the_python_follower_with_sample_and_hold(equal_runs, label):
     col = {name: got_rows[:, i] for i, name in enumerate(OUTPUT_NAMES)}
     assert col["throttle"].max() > 0.05 and col["brake"].max() > 0.05                # both signs of torque
     assert np.ptp(col["steering_wheel_angle"]) > 0.5 and np.ptp(col["lateral_error"]) > 0.3
+
+
+# ------------------------------------------------------------------------------------------ the path choice
+
+PATH_X0 = 60.0
+"""x [m] where the car starts in the path-choice runs: 0.9 s later it is at 74 m, where the shipped paths differ
+(lane_shift has shifted by 3.5 m at 70 m, truck_lane_change starts its shift at 60 m, the built-in ISO 3888-1 path
+is in its second lane change)."""
+
+
+def _shipped(name: str) -> DriverPath:
+    """The Python path of Driver.fmu's path option ``name``."""
+    from fmu_vehicle.fmi.driver_parameters import LANE_CHANGE
+    if name == LANE_CHANGE:
+        return lane_change_path(FULLCAR14["width_m"])
+    return DriverPath.from_csv(resource_path("paths", f"{name}.csv"))
+
+
+@pytest.fixture(scope="module")
+def path_runs(fmu, tmp_path_factory):
+    """The FMU run with each option of its path enumeration, and with a user's path_file next to the option
+    lane_shift (the file wins): 300 steps of 3 ms, the driver at 10 ms, the car weaving from x = PATH_X0."""
+    from fmu_vehicle.fmi.driver_parameters import SHIPPED_PATHS
+    folder = tmp_path_factory.mktemp("driver_paths")
+    own = folder / "own_path.csv"
+    truck = _shipped("truck_lane_change")
+    own.write_text("x_m,y_m\n" + "".join(f"{float(x)!r},{float(y) - 1.0!r}\n"
+                                          for x, y in zip(truck.x[::50], truck.y[::50])))
+    inputs = input_sequence(N_EQUAL, 3e-3, x0=PATH_X0)
+    cases = {name: {"start": {"path": name}, "h": 3e-3, "inputs": inputs} for name in SHIPPED_PATHS}
+    cases["own_file"] = {"start": {"path": "lane_shift", "path_file": str(own), "allow_external_files": True},
+                         "h": 3e-3, "inputs": inputs}
+    got = run_child(EQUAL_CHILD, folder, fmu=str(fmu), outputs=OUTPUT_NAMES, cases=cases)
+    expected = {name: DriverPath.from_csv(own) if name == "own_file" else _shipped(name) for name in cases}
+    return inputs, got, expected
+
+
+def test_each_path_option_drives_its_shipped_path(path_runs):
+    """Each item of the path enumeration (set by fmi2SetInteger) gives the outputs of the Python follower on that
+    shipped path, to 1e-12; the paths differ where the car is, and so do the lateral errors (by metres); a user's
+    path_file replaces the option."""
+    inputs, got, expected = path_runs
+    assert list(got) == ["iso3888_1_double_lane_change", "lane_shift", "truck_lane_change", "own_file"]
+    error = {}
+    for name, rows in got.items():
+        reference, _sampled = reference_rows(follower(expected[name]), inputs, 3, 10)
+        np.testing.assert_allclose(np.array(rows), np.array(reference), rtol=0.0, atol=1e-12, err_msg=name)
+        error[name] = np.array(rows)[:, OUTPUT_NAMES.index("lateral_error")]
+    names = list(got)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            assert np.max(np.abs(error[a] - error[b])) > 0.5, (a, b)
+    # the car weaves about y = 0.2 m: on lane_shift (3.5 m to the left by then) it is about 3.3 m right of the path
+    assert np.mean(error["lane_shift"]) < -3.0 < np.mean(error["truck_lane_change"])
+    # the user's file is the truck path 1 m to the right: the error is about 1 m more to the left
+    assert np.mean(error["own_file"] - error["truck_lane_change"]) == pytest.approx(1.0, abs=0.05)
 
 
 # ------------------------------------------------------------------------------------------ closed loop
@@ -252,9 +310,9 @@ one, bad_driver = INPUTS['one_point'], INPUTS['bad_driver']
 case(drv, 'nan_input', actions=[('step', 0.0, 1e-3), ('set', 'Real', 'chassis.x', math.nan), ('step', 1e-3, 1e-3),
                                 ('set', 'Real', 'chassis.x', 0.0), ('step', 1e-3, 1e-3)])
 case(drv, 'speed_range', actions=[('set', 'Real', 'target_speed', -1.0), ('step', 0.0, 1e-3)])
-case(drv, 'missing_path', start={'path': 'paths/none.csv'}, actions=[('step', 0.0, 1e-3)])
-case(drv, 'one_point_path', start={'path': one, 'allow_external_files': True}, actions=[('step', 0.0, 1e-3)])
-case(drv, 'external_path', start={'path': one}, actions=[('step', 0.0, 1e-3)])
+case(drv, 'missing_path', start={'path_file': 'paths/none.csv'}, actions=[('step', 0.0, 1e-3)])
+case(drv, 'one_point_path', start={'path_file': one, 'allow_external_files': True}, actions=[('step', 0.0, 1e-3)])
+case(drv, 'external_path', start={'path_file': one}, actions=[('step', 0.0, 1e-3)])
 case(drv, 'zero_sample_period', start={'sample_period': 0.0}, actions=[('step', 0.0, 1e-3)])
 case(drv, 'nan_parameter', start={'preview_time': math.nan}, actions=[('step', 0.0, 1e-3)])
 case(drv, 'missing_driver', start={'driver_file': 'drivers/none.json'}, actions=[('step', 0.0, 1e-3)])
@@ -262,7 +320,7 @@ case(drv, 'driver_not_json', start={'driver_file': 'paths/lane_shift.csv'}, acti
 case(drv, 'bad_driver', start={'driver_file': bad_driver, 'allow_external_files': True},
      actions=[('step', 0.0, 1e-3)])
 case(drv, 'width_range', start={'vehicle.width': 3.5}, actions=[('step', 0.0, 1e-3)])
-case(drv, 'csv_path_ok', start={'path': 'lane_shift.csv'}, actions=[('step', 0.0, 1e-3)])
+case(drv, 'csv_path_ok', start={'path_file': 'lane_shift.csv'}, actions=[('step', 0.0, 1e-3)])
 RESULT = BAD
 """
 
@@ -281,9 +339,9 @@ def bad(fmu, tmp_path_factory):
 @pytest.mark.parametrize("case, statuses, words", [
     ("nan_input", [0, DISCARD, 0], ["input 'chassis.x'", "nan"]),
     ("speed_range", [DISCARD], ["input 'target_speed'", "below min"]),
-    ("missing_path", [DISCARD], ["parameter 'path'", "none.csv", "no such file"]),
-    ("one_point_path", [DISCARD], ["parameter 'path'", "one_point.csv", "at least 2 points"]),
-    ("external_path", [DISCARD], ["parameter 'path'", "outside the FMU resources"]),
+    ("missing_path", [DISCARD], ["parameter 'path_file'", "none.csv", "no such file"]),
+    ("one_point_path", [DISCARD], ["parameter 'path_file'", "one_point.csv", "at least 2 points"]),
+    ("external_path", [DISCARD], ["parameter 'path_file'", "outside the FMU resources"]),
     ("zero_sample_period", [DISCARD], ["parameter 'sample_period'", "below min"]),
     ("nan_parameter", [DISCARD], ["parameter 'preview_time'", "not finite"]),
     ("missing_driver", [DISCARD], ["parameter 'driver_file'", "none.json"]),

@@ -33,7 +33,7 @@ from fmu_lists import HARNESS_FMUS, REGISTERED
 #: The String parameters left: a user's file name (with a shipped default) or free text (a user's breakpoints).
 STRINGS = {"Powertrain": {"powertrain_file"}, "Controller": set(), "LeadVehicle": {"speed_profile_points"},
            "VehicleLV": {"road_file"}, "Vehicle": {"road_file"}, "Tire": {"tire_file", "road_file"},
-           "Driver": {"driver_file", "path"}, "ChassisControl": set(),
+           "Driver": {"driver_file", "path_file"}, "ChassisControl": set(),
            "Robot": {"steering_profile", "pedal_force_profile", "drive_torque_profile"},
            "VehicleCombination": {"road_file"}, "TractorSemitrailer": {"road_file"}}
 
@@ -66,7 +66,7 @@ def test_every_choice_is_an_enumeration_with_its_type(all_fmus, name):
     assert strings == STRINGS[name]
     # the options of the issue's list are enumerations where the FMU has them
     wanted = {"model", "road", "road_source", "tire_source", "steering_input", "integrator", "mode",
-              "wheel_interface", "side", "speed_profile"}
+              "wheel_interface", "side", "speed_profile", "path"}
     assert {n for n in wanted if n in by_name} == {n for n in wanted if n in by_name and by_name[n].type == "Enumeration"}
 
 
@@ -87,6 +87,7 @@ ITEMS = {
     "Tire": {"road_source": ("internal", "inputs"), "road": _ROADS, "output_time": ("midpoint", "end"),
              "input_extrapolation": ("linear", "none"), "wheel_interface": ("planar", "chrono"),
              "side": ("left", "right")},
+    "Driver": {"path": ("iso3888_1_double_lane_change", "lane_shift", "truck_lane_change")},
 }
 """The items of every Enumeration of the FMUs, as recorded: FMU -> parameter -> its items in item-value order.
 Their sources are dicts and tuples whose order gives the values (``integrators.INTEGRATORS``,
@@ -143,6 +144,21 @@ def test_shipped_roads_are_the_road_enumeration():
     assert sorted(SHIPPED_ROADS) == shipped_roads()
     assert SHIPPED_ROADS[:9] == ("bumpy", "csv_example", "flat", "iso8608_c", "iso8608_c_two_track",
                                  "one_sided_bumps", "slope16_5", "split_mu", "two_track_example")
+
+
+def test_shipped_paths_are_the_path_enumeration():
+    """The Driver's path items: the built-in ISO 3888-1 path first, then every CSV file of resources/paths by its
+    stem, once; a shipped path named by its option or its file name binds the enumeration, any other file
+    ``path_file``."""
+    from fmu_vehicle.fmi.driver_parameters import LANE_CHANGE, SHIPPED_PATHS, driver_path_parameters
+    from fmu_vehicle.paths import resource_path
+    assert SHIPPED_PATHS[0] == LANE_CHANGE
+    assert sorted(SHIPPED_PATHS[1:]) == sorted(p.stem for p in resource_path("paths").glob("*.csv"))
+    assert SHIPPED_PATHS[:3] == ("iso3888_1_double_lane_change", "lane_shift", "truck_lane_change")
+    assert [driver_path_parameters(p) for p in ("truck_lane_change.csv", "lane_shift", LANE_CHANGE, "my.csv",
+                                                "/tmp/truck_lane_change.csv", f"{LANE_CHANGE}.csv")] == [
+        {"path": "truck_lane_change"}, {"path": "lane_shift"}, {"path": LANE_CHANGE}, {"path_file": "my.csv"},
+        {"path_file": "/tmp/truck_lane_change.csv"}, {"path_file": f"{LANE_CHANGE}.csv"}]
 
 
 SELECT_CHILD = r"""

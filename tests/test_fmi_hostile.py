@@ -76,7 +76,7 @@ INVALID_STARTS = [
     ("Tire", {"road_file": "/etc/passwd"}, ["parameter 'road_file'", "outside the FMU resources"]),
     ("Powertrain", {"powertrain_file": "../../../../etc/passwd"},
      ["parameter 'powertrain_file'", "outside the FMU resources"]),
-    ("Driver", {"path": "/etc/passwd"}, ["parameter 'path'", "outside the FMU resources"]),
+    ("Driver", {"path_file": "/etc/passwd"}, ["parameter 'path_file'", "outside the FMU resources"]),
     ("Driver", {"driver_file": "../../../../etc/passwd.json"},
      ["parameter 'driver_file'", "outside the FMU resources"]),
 ]

@@ -118,6 +118,99 @@ def test_the_check_finds_what_the_ssp_standard_forbids():
     check_ssd(as_string.encode())
 
 
+# ------------------------------------------------------------------------------------------- other hosts
+
+SSV_STRING = "{http://ssp-standard.org/SSP1/SystemStructureParameterValues}String"
+SSC_STRING = "{http://ssp-standard.org/SSP1/SystemStructureCommon}String"
+
+
+def _shipped_documents(archives) -> dict[str, bytes]:
+    """'<stem>.ssd' -> the shipped file, '<stem>.ssp' -> its archive's SystemStructure.ssd."""
+    paths, _ = archives
+    out = {f"{stem}.ssd": system_file(stem).read_bytes() for stem in SYSTEMS}
+    for stem, path in paths.items():
+        with zipfile.ZipFile(path) as archive:
+            out[f"{stem}.ssp"] = archive.read(SSD_FILE_NAME)
+    return out
+
+
+def test_no_shipped_system_binds_a_string(archives):
+    """No ssv:String value and no String connector in any shipped .ssd or archive: OMSimulator drops String
+    bindings, so every bound choice is an Enumeration bound as ssv:Integer; the tractor-semitrailer's path is the
+    Driver's item 3, truck_lane_change."""
+    from fmu_vehicle.fmi.driver_parameters import SHIPPED_PATHS
+    documents = _shipped_documents(archives)
+    assert len(documents) == 2 * len(SYSTEMS)
+    for name, data in documents.items():
+        root = etree.fromstring(data)
+        assert [el.getparent().get("name") for el in root.iter(SSV_STRING)] == [], name
+        assert [el.getparent().get("name") for el in root.iter(SSC_STRING)] == [], name
+        path = root.find(".//{*}Component[@name='driver']//{*}Parameter[@name='path']/*")
+        if name.startswith("tractor_semitrailer."):
+            assert (etree.QName(path).localname, path.get("value")) == \
+                ("Integer", str(SHIPPED_PATHS.index("truck_lane_change") + 1)) == ("Integer", "3")
+
+
+def test_every_shipped_system_carries_omsimulator_s_annotation(archives):
+    """The system's last child is ``ssd:Annotations`` whose first (only) ``ssc:Annotation`` is OMSimulator's
+    (type org.openmodelica): ``oms:Annotations/oms:SimulationInformation/oms:FixedStepMaster`` with the master
+    ``oms-ma`` at the system's step and OMSimulator's default tolerances. OMSimulator's importer is not
+    namespace-aware: it matches the prefixed names, so the prefixes themselves are checked (and ``oms`` is bound
+    to the namespace OMSimulator declares)."""
+    from fmu_vehicle.cosim.ssp import OMS_NS
+    for name, data in _shipped_documents(archives).items():
+        root = etree.fromstring(data)
+        assert root.get("version") == "1.0" and root.nsmap["oms"] == OMS_NS, name
+        system = root.find("{*}System")
+        last = system[-1]
+        assert (last.prefix, etree.QName(last).localname) == ("ssd", "Annotations"), name
+        assert [c.tag for c in system].count(last.tag) == 1
+        annotation = last[0]
+        assert (annotation.prefix, etree.QName(annotation).localname, annotation.get("type")) == \
+            ("ssc", "Annotation", "org.openmodelica"), name
+        assert len(last) == 1
+        chain = [annotation[0], annotation[0][0], annotation[0][0][0]]
+        assert [f"{el.prefix}:{etree.QName(el).localname}" for el in chain] == \
+            ["oms:Annotations", "oms:SimulationInformation", "oms:FixedStepMaster"], name
+        master = chain[-1]
+        step = float(root.find("{*}DefaultExperiment//{*}FixedStepAlgorithm").get("baseStepSize"))
+        assert master.attrib == {"description": "oms-ma", "stepSize": repr(step), "absoluteTolerance": "0.0001",
+                                 "relativeTolerance": "0.0001"}, name
+        # the system's other children are those OMSimulator's importer knows
+        assert {etree.QName(c).localname for c in system} <= {"Elements", "Connections", "Annotations"}
+
+
+def test_the_components_that_omsimulator_s_importer_refuses_are_those_with_their_own_step():
+    """OMSimulator's C importer (3.0) takes only ssd:Connectors, ssd:ElementGeometry and ssd:ParameterBindings
+    inside an ssd:Component: the OSP step-size hint of a component with its own step (the Controllers at 10 ms,
+    the platoon's lead, whose own step is given although it is the master step) is an ssd:Annotations there,
+    which it refuses (docs/cosimulation.md §10). These are the only components with anything else."""
+    others = {}
+    for stem in SYSTEMS:
+        root = etree.parse(str(system_file(stem))).getroot()
+        for comp in root.iter("{*}Component"):
+            extra = {etree.QName(c).localname for c in comp} - {"Connectors", "ElementGeometry", "ParameterBindings"}
+            if extra:
+                assert extra == {"Annotations"}
+                others.setdefault(stem, []).append(comp.get("name"))
+    assert others == {"ccr": ["controller"], "acc": ["controller"],
+                      "platoon3": ["lead", "controller_1", "controller_2", "controller_3"]}
+
+
+def test_the_systems_whose_transformations_omsimulator_s_importer_skips():
+    """OMSimulator's C importer (3.0) reads no ssc:LinearTransformation of a connection (its Python SSP API does):
+    the systems that have one are those docs/cosimulation.md §10 names, the driver's torque split over the driven
+    wheels (caravan: 1/2, tractor_semitrailer: 1/4) and platoon3's offsets by a vehicle length."""
+    factors = {}
+    for stem in SYSTEMS:
+        root = etree.parse(str(system_file(stem))).getroot()
+        for con in root.iter("{*}Connection"):
+            for transformation in con.iter("{*}LinearTransformation"):
+                factors.setdefault(stem, set()).add(float(transformation.get("factor")))
+    assert factors.keys() == {"caravan", "platoon3", "tractor_semitrailer"}
+    assert factors["caravan"] == {0.5} and factors["tractor_semitrailer"] == {0.25}
+
+
 # ------------------------------------------------------------------------------------------- archives
 
 def test_the_ssp_command_writes_each_shipped_system_with_its_fmus(archives, fmu_dir):

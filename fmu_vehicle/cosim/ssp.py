@@ -18,6 +18,16 @@ Supported subset (flat systems of FMU components, as OSP libcosim and FMPy use t
       </ssc:Annotation></ssd:Annotations>
 
   with ``xmlns:osp="http://opensimulationplatform.com/SSP/OSPAnnotations"``.
+* The system's type and master, which OpenModelica's OMSimulator reads from its own vendor annotation at the end
+  of ``ssd:System`` (its importer refuses a system without it; written, not read)::
+
+      <ssd:Annotations><ssc:Annotation type="org.openmodelica"><oms:Annotations><oms:SimulationInformation>
+          <oms:FixedStepMaster description="oms-ma" stepSize="0.001" absoluteTolerance="0.0001"
+                               relativeTolerance="0.0001"/>
+      </oms:SimulationInformation></oms:Annotations></ssc:Annotation></ssd:Annotations>
+
+  with ``xmlns:oms`` the namespace OMSimulator writes (``OMS_NS``): a weakly coupled system (co-simulation)
+  stepped by its fixed-step master at the master step.
 
 Not supported (clear ModelError): nested systems, connections to system-level connectors (those connectors are
 ignored otherwise), signal dictionaries, parameter mappings, map/boolean/integer transformations.
@@ -49,9 +59,18 @@ SSC_NS = "http://ssp-standard.org/SSP1/SystemStructureCommon"
 SSV_NS = "http://ssp-standard.org/SSP1/SystemStructureParameterValues"
 OSP_NS = "http://opensimulationplatform.com/SSP/OSPAnnotations"
 OSP_ANNOTATION_TYPE = "com.opensimulationplatform"
+OMS_NS = "https://raw.githubusercontent.com/OpenModelica/OMSimulator/master/schema/oms.xsd"
+"""The namespace of OMSimulator's annotations, the one it declares in the SSD files it writes. Its importer matches
+element names with their prefix (``oms:SimulationInformation``), so the prefix must be ``oms``."""
+OMS_ANNOTATION_TYPE = "org.openmodelica"
+OMS_FIXED_STEP_MASTER = "oms-ma"
+"""OMSimulator's fixed-step master of a weakly coupled (co-simulation) system."""
+OMS_TOLERANCE = 1e-4
+"""The absolute and relative tolerance written for OMSimulator's master (its own defaults; a fixed-step master of
+FMUs without algebraic loops does not use them, but its importer reads absent values as 0)."""
 FMU_MIME_TYPE = "application/x-fmu-sharedlibrary"
-_PREFIX = {SSD_NS: "ssd", SSC_NS: "ssc", SSV_NS: "ssv", OSP_NS: "osp"}
-_NSMAP = {"ssd": SSD_NS, "ssc": SSC_NS, "ssv": SSV_NS, "osp": OSP_NS}
+_PREFIX = {SSD_NS: "ssd", SSC_NS: "ssc", SSV_NS: "ssv", OSP_NS: "osp", OMS_NS: "oms"}
+_NSMAP = {"ssd": SSD_NS, "ssc": SSC_NS, "ssv": SSV_NS, "osp": OSP_NS, "oms": OMS_NS}
 _START_KINDS = ("output", "calculatedParameter", "inout")
 _END_KINDS = ("input", "parameter", "inout")
 _extracted_dirs: list[str] = []
@@ -533,6 +552,7 @@ def _ssd_document(system: System, sources: dict[str, str], *, connected_only: bo
             if con.factor != 1.0 or con.offset != 0.0:
                 etree.SubElement(cel, _q(SSC_NS, "LinearTransformation"), factor=repr(float(con.factor)),
                                  offset=repr(float(con.offset)))
+    _oms_annotation(system_el, system.step_size)
     if units_used:
         _units_element(root, units_used)
     experiment_el = etree.SubElement(root, _q(SSD_NS, "DefaultExperiment"),
@@ -611,6 +631,22 @@ def _format_value(ptype: str, value: ParameterValue) -> str:
 def _osp_annotation(el):
     annotations = etree.SubElement(el, _q(SSD_NS, "Annotations"))
     return etree.SubElement(annotations, _q(SSC_NS, "Annotation"), type=OSP_ANNOTATION_TYPE)
+
+
+def _oms_annotation(system_el, step_size: float | None) -> None:
+    """OMSimulator's vendor annotation as the last child of ``system_el``: the system is weakly coupled, stepped by
+    the fixed-step master ``oms-ma`` at ``step_size`` [s] (no stepSize when the system has none). OMSimulator takes
+    the system's type from the first ``ssc:Annotation`` of the system's ``ssd:Annotations``, so it is the only one
+    there."""
+    annotations = etree.SubElement(system_el, _q(SSD_NS, "Annotations"))
+    annotation = etree.SubElement(annotations, _q(SSC_NS, "Annotation"), type=OMS_ANNOTATION_TYPE)
+    information = etree.SubElement(etree.SubElement(annotation, _q(OMS_NS, "Annotations")),
+                                   _q(OMS_NS, "SimulationInformation"))
+    master = etree.SubElement(information, _q(OMS_NS, "FixedStepMaster"), description=OMS_FIXED_STEP_MASTER)
+    if step_size is not None:
+        master.set("stepSize", repr(float(step_size)))
+    master.set("absoluteTolerance", repr(OMS_TOLERANCE))
+    master.set("relativeTolerance", repr(OMS_TOLERANCE))
 
 
 def _zip_directory(directory: Path) -> bytes:

@@ -24,6 +24,27 @@ from fmu_vehicle.paths import resource_path
 DEFAULT_DRIVER_FILE = "drivers/preview_driver.json"
 """The driver file of the FMU (relative to its resources) whose values are the tuning start values."""
 
+LANE_CHANGE = "iso3888_1_double_lane_change"
+"""The built-in path: the ISO 3888-1 centre line for the FMU's ``vehicle.width`` (``lane_change_path``)."""
+
+SHIPPED_PATHS = (LANE_CHANGE, "lane_shift", "truck_lane_change")
+"""The options of Driver.fmu's ``path`` enumeration, in this order (item values 1, 2, ...): the built-in ISO
+3888-1 path, then the CSV files shipped in ``resources/paths`` by file stem (``<name>.csv``), in name order;
+a path added later is appended, so that a system file's item values stay valid. A user's own CSV file is the
+String parameter ``path_file``."""
+
+
+def driver_path_parameters(path: str) -> dict[str, str]:
+    """The Driver.fmu parameters that give it ``path``: ``{"path": name}`` for a shipped path, named by its option
+    or by its file name in resources/paths (``truck_lane_change`` or ``truck_lane_change.csv``; the enumeration,
+    which every host sets), else ``{"path_file": path}`` (a user's CSV file)."""
+    text = str(path)
+    if text in SHIPPED_PATHS:
+        return {"path": text}
+    if text.endswith(".csv") and text[:-len(".csv")] in SHIPPED_PATHS[1:]:
+        return {"path": text[:-len(".csv")]}
+    return {"path_file": text}
+
 FULLCAR14 = {"wheelbase_m": 4.161420113767935, "steering_ratio": 15.954717164203268, "mass_kg": 2486.0,
              "wheel_radius_m": 0.4672, "width_m": 2.7084}
 """fullcar14: wheelbase [m], steering ratio [1], total mass [kg], mean free tire radius [m] and overall

@@ -170,17 +170,20 @@ def shipped_path(name: str):
 def path_lane_change(fmus: dict, *, path: str, speed: float, vehicle_fmu: str, model: str,
                      driver: dict | None = None, step: float = 1e-3) -> Scenario:
     """Driver.fmu steering vehicle file ``model`` in vehicle FMU ``vehicle_fmu`` (internal tires, flat road)
-    along the shipped path ``path`` (a CSV file of resources/paths, e.g. a single lane change) at ``speed``
-    [m/s]: the towing unit's centre of mass starts on the path's first point (x = 0) and the run ends
-    ``PATH_END_MARGIN_M`` before its last. ``driver``: Driver.fmu parameters besides the path, the target speed
+    along the shipped path ``path`` (a CSV file of resources/paths, e.g. a single lane change, bound as Driver.fmu's
+    ``path`` enumeration: ``fmi.driver_parameters.driver_path_parameters``) at ``speed`` [m/s]: the towing unit's
+    centre of mass starts on the path's first point (x = 0) and the run ends ``PATH_END_MARGIN_M`` before its
+    last. ``driver``: Driver.fmu parameters besides the path, the target speed
     and the sample period (the vehicle fields ``vehicle.wheelbase``, ``vehicle.steering_ratio``, ... of the
     vehicle driven). Wiring: ``driver_connections``. Records the towing unit's and every towed unit's path,
     articulation and lateral acceleration (``path_lane_change_metrics``)."""
+    from fmu_vehicle.fmi.driver_parameters import driver_path_parameters
     from fmu_vehicle.vehicle.loader import vehicle_file_data
     end_x = float(shipped_path(path).x[-1])
     duration = round((end_x - PATH_END_MARGIN_M) / speed / step) * step
-    comps = [Component("driver", fmu_path(fmus, "Driver"), {**(driver or {}), "path": path, "target_speed": float(speed),
-                                                        "sample_period": DRIVER_SAMPLE_S}),
+    comps = [Component("driver", fmu_path(fmus, "Driver"), {**(driver or {}), **driver_path_parameters(path),
+                                                            "target_speed": float(speed),
+                                                            "sample_period": DRIVER_SAMPLE_S}),
              _vehicle_component(fmus, vehicle_fmu, model, speed)]
     units = [u["name"] for u in vehicle_file_data(model).get("units", ())]
     v = "vehicle."

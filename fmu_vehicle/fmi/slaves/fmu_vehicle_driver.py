@@ -4,7 +4,9 @@ FMI 2.0 CS slave sampled at its own period.
 A thin variable table over the script API (the control law is PathFollower's, nothing is restated here)::
 
     params   = load_driver_params(<driver_file>, <vehicle.*>, <tuning parameters changed from their start>)
-    path     = lane_change_path(vehicle.width) or Path.from_csv(<path>), shifted by (path.x_offset, path.y_offset)
+    path     = Path.from_csv(<path_file>) if path_file is set, else the shipped path chosen by the enumeration
+               path (lane_change_path(vehicle.width) or Path.from_csv(paths/<path>.csv)),
+               shifted by (path.x_offset, path.y_offset)
     follower = PathFollower(path, params)
     at each sample instant t:  follower.speed = target_speed
                                steering_wheel_angle, wheel_torque = follower.command(t, chassis.x, chassis.y,
@@ -26,11 +28,13 @@ Semantics (SI units, ISO 8855 axes: x forward, y left, yaw from +x towards +y, +
 * Parameters: ``driver_file`` (a driver JSON relative to the FMU resources or in its ``drivers/``), the
   tuning parameters (``fmi.driver_parameters.TUNING_FIELDS``, start values read from the default driver file:
   one set to a value other than its start value overrides the driver file, one left at it keeps the file's
-  value), the vehicle fields (start values: the shipped full car fullcar14), ``path``
-  (``iso3888_1_double_lane_change``: the ISO 3888-1 centre line for a vehicle of width ``vehicle.width``,
-  ``lane_change_path``; or a CSV file of columns x_m, y_m relative to the FMU resources or in its ``paths/``)
-  and ``path.x_offset``/``path.y_offset`` added to the path's coordinates (heading and curvature unchanged;
-  the built-in path starts at x = -60 m: ``path.x_offset`` = 60 m puts its first point at the origin).
+  value), the vehicle fields (start values: the shipped full car fullcar14), ``path`` (an Enumeration of the
+  shipped paths, ``fmi.driver_parameters.SHIPPED_PATHS``: ``iso3888_1_double_lane_change``, the ISO 3888-1
+  centre line for a vehicle of width ``vehicle.width``, ``lane_change_path``, or a CSV file of
+  ``resources/paths`` by its stem), ``path_file`` (a user's CSV file of columns x_m, y_m relative to the FMU
+  resources or in its ``paths/``; when not empty it replaces ``path``) and ``path.x_offset``/``path.y_offset``
+  added to the path's coordinates (heading and curvature unchanged; the built-in path starts at x = -60 m:
+  ``path.x_offset`` = 60 m puts its first point at the origin).
 * FMU state = ``PathFollower.get_state()`` and the index of the next sample instant: rollback continues
   bit-identically.
 
@@ -42,7 +46,8 @@ from pathlib import Path
 from fmu_vehicle.driver.path import Path as DriverPath
 from fmu_vehicle.driver.path_follower import PathFollower, load_driver_params
 from fmu_vehicle.errors import ModelError
-from fmu_vehicle.fmi.driver_parameters import DEFAULT_DRIVER_FILE, FULLCAR14, VEHICLE, tuning_table, vehicle_overrides
+from fmu_vehicle.fmi.driver_parameters import (DEFAULT_DRIVER_FILE, FULLCAR14, LANE_CHANGE, SHIPPED_PATHS, VEHICLE,
+                                               tuning_table, vehicle_overrides)
 from fmu_vehicle.fmi.messages import short
 from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER, load_file
 from fmu_vehicle.fmi.slave_base import SlaveBase
@@ -54,9 +59,6 @@ from fmu_vehicle.manoeuvres.lane_change import lane_change_path
 # process: pythonfmu re-executes this module-level code at every instantiation, with the globals of its first
 # import, whose folder may be gone by then (docs/fmu_hosts.md).
 TUNING = tuning_table(str(Path(__file__).resolve().parent))
-
-LANE_CHANGE = "iso3888_1_double_lane_change"
-"""Value of the ``path`` parameter that selects the built-in ISO 3888-1 centre line."""
 
 SAMPLE_TOLERANCE = 1e-6
 """A step start within this fraction of sample_period before a sample instant samples it."""
@@ -99,9 +101,9 @@ class Driver(SlaveBase):
           for name, row in TUNING.items()),
         *(Var(name, "parameter", "fixed", unit, f"{desc} (start: fullcar14)", FULLCAR14[key], min=lo, max=hi)
           for name, (key, unit, desc, lo, hi) in VEHICLE.items()),
-        Var("path", "parameter", "fixed", None, f"{LANE_CHANGE} (the ISO 3888-1 centre line for vehicle.width, "
-            "60 m straight run-in from x = -60 m and run-out) or a CSV file of columns x_m, y_m, relative to "
-            "the FMU resources or its paths/ folder", LANE_CHANGE, type="String"),
+        Var("path", "parameter", "fixed", None, f"a shipped path: {LANE_CHANGE} (the ISO 3888-1 centre line for "
+            "vehicle.width, 60 m straight run-in from x = -60 m and run-out) or a CSV file of resources/paths "
+            "(path_file, when set, replaces it)", LANE_CHANGE, type="Enumeration", choices=SHIPPED_PATHS),
         Var("path.x_offset", "parameter", "fixed", "m", "added to the path's x coordinates", 0.0,
             min=-1e7, max=1e7),
         Var("path.y_offset", "parameter", "fixed", "m", "added to the path's y coordinates", 0.0,
@@ -124,8 +126,12 @@ class Driver(SlaveBase):
             display_unit="km/h"),
         *(Var(name, "output", "discrete", unit, desc, 0.0, display_unit=_DISPLAY.get(unit) if name != "path_s"
               else None) for name, (unit, desc) in OUTPUTS.items()),
-        Var(ALLOW_PARAMETER, "parameter", "fixed", None, "allow driver_file and path outside the FMU resources "
-            "(absolute paths, ..)", False, type="Boolean"),
+        Var(ALLOW_PARAMETER, "parameter", "fixed", None, "allow driver_file and path_file outside the FMU "
+            "resources (absolute paths, ..)", False, type="Boolean"),
+        # last: the value references of the variables above are those of the FMUs without it
+        Var("path_file", "parameter", "fixed", None, "a user's path: a CSV file of columns x_m, y_m relative to the "
+            "FMU resources or its paths/ folder, or an absolute path (allow_external_files); empty: the shipped "
+            "path", "", type="String"),
     )
     #: Initialization: the first sample at the start time (``PathFollower.command``): the foot point on the path
     #: from the position, the steering from the foot point, the heading and the speed (preview distance), the
@@ -160,11 +166,13 @@ class Driver(SlaveBase):
 
     def _path(self, res: Path) -> DriverPath:
         v = self.values
-        if v["path"] == LANE_CHANGE:
+        if v["path_file"].strip():
+            path = load_file(v["path_file"], "path_file", res, DriverPath.from_csv, search=("paths",),
+                             allow_external=v[ALLOW_PARAMETER])
+        elif v["path"] == LANE_CHANGE:
             path = lane_change_path(v["vehicle.width"])
         else:
-            path = load_file(v["path"], "path", res, DriverPath.from_csv, search=("paths",),
-                             allow_external=v[ALLOW_PARAMETER])
+            path = load_file(f"{v['path']}.csv", "path", res, DriverPath.from_csv, search=("paths",))
         dx, dy = v["path.x_offset"], v["path.y_offset"]
         if dx == 0.0 and dy == 0.0:
             return path
