@@ -127,14 +127,17 @@ class ChassisControl(SlaveBase):
     #: functions' diagnostics follow every sensor input (but ABS's wheel accelerations, differences of two
     #: samples: 0 at the first); the drive torques follow the drive-torque demand and the master-cylinder
     #: pressure the pedal force. Pressures and brake torques start at 0, the valve states (the last step's) at
-    #: hold. Stepping: every output moves in doStep.
+    #: hold. ABS's friction estimate and slip set-point move only once a wheel is under control, and a wheel's
+    #: pressure limit starts at its pressure (0), so the three start at their initial values. Stepping: every
+    #: output moves in doStep.
     STRUCTURE = Structure(initial={
         **{f"wheel_{w}.torque_drive": tuple(v.name for v in SENSORS) for w in WHEELS},
         "brakes.master_cylinder_pressure": ("driver.pedal_force",),
         **{f"ecu.active_pressure_{w}": tuple(v.name for v in SENSORS) for w in WHEELS},
         "ecu.drive_torque_factor": tuple(v.name for v in SENSORS),
         **{v.name: tuple(s.name for s in SENSORS) for v in _function_outputs(False) + _function_outputs(True)
-           if ".wheel_acc_" not in v.name},
+           if not any(k in v.name for k in (".wheel_acc_", "abs.friction_estimate", "abs.slip_target",
+                                            "abs.pressure_limit_"))},
     })
 
     def _setup(self):
