@@ -314,13 +314,20 @@ def test_the_free_decay_estimate_does_not_depend_on_where_it_starts(tmp_path):
         yaw_damping(res.t, theta, skip=-1)
 
 
-def test_the_shipped_midsize_caravan_snakes_between_90_and_130_kmh_as_the_linear_model(tmp_path):
+@pytest.fixture(scope="module")
+def midsize_caravan_sweep(tmp_path_factory):
+    """``cm.impulse_sweep`` of the shipped ``midsize_caravan`` at ``SNAKING_SPEEDS_KMH`` (one sweep for the tests
+    of the shipped combination and of its variants)."""
+    car = _midsize_caravan(tmp_path_factory.mktemp("midsize_caravan"), "shipped")
+    return cm.impulse_sweep(car, SNAKING_SPEEDS_KMH / 3.6)
+
+
+def test_the_shipped_midsize_caravan_snakes_between_90_and_130_kmh_as_the_linear_model(midsize_caravan_sweep):
     """``midsize_caravan``: a 1400 kg caravan (class 1.2-1.5 t) with 4.5 % of its weight on the hitch (class 4-7 %)
     and the yaw inertia of its 5.6 x 2.25 m body, m (L^2 + W^2) / 12, behind midsize14. Impulse runs at 70 to 150
     km/h: the damping falls through zero at 100.9 km/h, within 10 % of the linear car-caravan model built from the
     same data (106.8 km/h: -5.5 %)."""
-    car = _midsize_caravan(tmp_path, "shipped")
-    sweep = cm.impulse_sweep(car, SNAKING_SPEEDS_KMH / 3.6)
+    sweep = midsize_caravan_sweep
     lin = sweep["linear"]
     m2, nose = lin["model"].m2_kg, lin["model"].nose_load_N / (lin["model"].m2_kg * 9.81)
     length, width = CARAVAN_BODY_M
@@ -335,7 +342,8 @@ def test_the_shipped_midsize_caravan_snakes_between_90_and_130_kmh_as_the_linear
     assert lin["critical_speed_m_s"] == pytest.approx(v_lin, rel=0.01)   # the snaking mode is the instability
 
 
-def test_the_midsize_caravan_snakes_later_with_more_nose_load_and_sooner_heavier_or_with_more_yaw_inertia(tmp_path):
+def test_the_midsize_caravan_snakes_later_with_more_nose_load_and_sooner_heavier_or_with_more_yaw_inertia(
+        tmp_path, midsize_caravan_sweep):
     """Variants of ``midsize_caravan``'s caravan, each its critical speed from impulse runs at 70 to 150 km/h: its
     centre of mass 0.04 m further forward (nose load 4.5 -> about 5.5 %) raises it; 150 kg more at the same centre
     of mass (the yaw inertia of the same body grown with the mass) and 30 % more yaw inertia lower it, as in the
@@ -344,13 +352,13 @@ def test_the_midsize_caravan_snakes_later_with_more_nose_load_and_sooner_heavier
     inertia = base["inertia_kg_m2"]
     heavier = 1.0 + 150.0 / 1400.0
     variants = {
-        "base": None,
         "nose_load": {**base, "com_m": [base["com_m"][0] + 0.04, *base["com_m"][1:]]},
         "mass": {**base, "mass_kg": base["mass_kg"] + 150.0,
                  "inertia_kg_m2": {k: x * heavier for k, x in inertia.items()}},
         "yaw_inertia": {**base, "inertia_kg_m2": {**inertia, "zz": 1.3 * inertia["zz"]}},
     }
-    v, v_lin = {}, {}
+    v = {"base": midsize_caravan_sweep["critical_speed_m_s"]}
+    v_lin = {"base": midsize_caravan_sweep["linear"]["snaking_speed_m_s"]}
     for name, chassis in variants.items():
         sweep = cm.impulse_sweep(_midsize_caravan(tmp_path, name, chassis), SNAKING_SPEEDS_KMH / 3.6)
         v[name], v_lin[name] = sweep["critical_speed_m_s"], sweep["linear"]["snaking_speed_m_s"]
