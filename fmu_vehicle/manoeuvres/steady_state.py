@@ -22,7 +22,7 @@ import numpy as np
 
 from fmu_vehicle.errors import ModelError
 
-G = 9.80665
+from .single_track import G  # standard gravity [m/s^2], one value for the manoeuvres
 LINEAR_AY_MAX_M_S2 = 4.0
 """Upper end of the linear range used for the fit [m/s^2]."""
 LINEAR_AY_MIN_M_S2 = 0.5
