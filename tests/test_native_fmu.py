@@ -46,8 +46,9 @@ def test_settings_are_checked_by_name():
         native.parameter_values(variables, {"v0": "500"})
     with pytest.raises(ModelError, match=r"--set road_source='x': 'x' is not one of \['internal', 'inputs'\]"):
         native.parameter_values(variables, {"road_source": "x"})
-    with pytest.raises(ModelError, match=r"'integrator' = 'bdf2': the native FMU runs rk4 only"):
-        native.export("VehicleLV", "/nonexistent", settings={"integrator": "bdf2"})
+    assert native.parameter_values(variables, {"integrator": "bdf2"})["integrator"] == "bdf2"
+    with pytest.raises(ModelError, match=r"--set integrator='euler': 'euler' is not one of \['rk4', 'abm4'"):
+        native.parameter_values(variables, {"integrator": "euler"})
 
 
 @pytest.mark.slow

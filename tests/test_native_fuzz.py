@@ -21,8 +21,11 @@ from native_probe import extract, run_child, with_check
 
 NAN, INF = float("nan"), float("inf")
 SEED = 20261207
-HEAD = 8 + 64 + 8 * 7 + 8 * 7
-"""A serialized state's header [bytes]: magic, GUID, seven int64 (sizes, life-cycle), seven doubles."""
+HEAD = 8 + 64 + 8 * 9 + 8 * 7
+"""A serialized state's header [bytes]: magic, GUID, nine int64 (sizes, life-cycle, integrator, restart flag),
+seven doubles."""
+SCALARS = HEAD - 8 * 7
+"""Where the seven doubles (time, dt, steering angle, rack travel, v0, x0, model time) start."""
 
 
 def _inputs(info: dict) -> list[str]:
@@ -127,7 +130,13 @@ def crafted_states(state: bytes, other: bytes, rng: random.Random) -> list[tuple
     n = len(state)
     y_at = HEAD
     n_states, n_outputs, n_key, nb = (int.from_bytes(state[72 + 8 * i:80 + 8 * i], "little") for i in (2, 3, 4, 5))
-    assert n == HEAD + 8 * (6 * n_states + n_outputs + 1 + n_key) + nb + 8
+    # doubles: y, row, work (10 n), saved, ABM4 history (4 n), BDF2 J (n^2), LU (2 n^2), h, RK4E g (4 x the
+    # switching functions), counters (4); int64: ABM4 control (3), BDF2 pivots (2 n), BDF2 control (5)
+    ints = 3 + 2 * n_states + 5
+    known = HEAD + 8 * (n_states + n_outputs + 10 * n_states + 1 + n_key + 4 * n_states + 3 * n_states ** 2 + 1 + 4
+                        + ints) + nb + 8
+    assert n > known and (n - known) % 32 == 0          # the g rows: 4 x (4 per wheel)
+    ints_at = n - 8 - nb - 8 * ints
     out = [(f"truncated to {k} bytes", state[:k], True) for k in (0, 7, 8, 71, HEAD, n // 2, n - 8, n - 1)]
     out += [("enlarged by 1 byte", state + b"\0", True), ("enlarged by 8 bytes", state + bytes(8), True),
             ("enlarged by 8 bytes, check word right", with_check(state[:-8] + bytes(8) + state[-8:]), True),
@@ -137,16 +146,19 @@ def crafted_states(state: bytes, other: bytes, rng: random.Random) -> list[tuple
     out += [(f"bit {b} of byte {k} flipped", _flip(state, k, b), True)
             for k, b in ((rng.randrange(n), rng.randrange(8)) for _ in range(48))]
     # flips with the check word made right: what the state holds is checked
-    named = [(72 + 8 * i, f"size {i}") for i in range(6)] + [(120, "life-cycle state")]
-    named += [(128 + 8 * i, f"scalar {i}") for i in range(7)]
+    named = [(72 + 8 * i, f"size {i}") for i in range(6)] + [(120, "life-cycle state"), (128, "integrator"),
+                                                              (136, "restart flag")]
+    named += [(SCALARS + 8 * i, f"scalar {i}") for i in range(7)]
+    named += [(ints_at + 8 * i, f"ABM4 control {i}") for i in (0, 1)] + [(ints_at + 24, "BDF2 pivot 0")]
+    named += [(ints_at + 8 * (3 + 2 * n_states + i), f"BDF2 control {i}") for i in (0, 1)]
     named += [(y_at + 8 * i, f"y[{i}]") for i in (0, n_states - 1)]
     may_take = ("scalar", "y[")        # a flip may leave a number finite and within its range: then it is taken
     for at, what in named:
         out.append((f"{what}: high bits flipped, check word right", with_check(_flip(_flip(state, at + 7, 6), at + 6, 7)),
                     None if what.startswith(may_take) else True))
-    for at, what, value in [(128 + 8, "dt", 0.0), (128 + 8, "dt", NAN), (128 + 8, "dt", 1.0), (128 + 32, "v0", -1.0),
-                            (128 + 48, "model time", INF), (y_at, "y[0]", INF),
-                            (y_at, "y[0]", NAN), (128, "time", NAN)]:
+    for at, what, value in [(SCALARS + 8, "dt", 0.0), (SCALARS + 8, "dt", NAN), (SCALARS + 8, "dt", 1.0),
+                            (SCALARS + 32, "v0", -1.0), (SCALARS + 48, "model time", INF), (y_at, "y[0]", INF),
+                            (y_at, "y[0]", NAN), (SCALARS, "time", NAN), (ints_at - 8 * 4, "RK4E counter 0", NAN)]:
         import struct
         out.append((f"{what} = {value}, check word right",
                     with_check(state[:at] + struct.pack("<d", value) + state[at + 8:]), True))

@@ -30,6 +30,15 @@ from .rk4 import _rk4_rest, rk4_final_packed
 
 # ctl (int64): [derivatives in the history (0..4), ring index of f_n, derivative evaluations so far]
 _COUNT, _HEAD, _NFEV = 0, 1, 2
+CTL_RANGES = ((0, 4), (0, 3), (0, 2 ** 63 - 1))
+"""The values each ctl entry can hold, [lo, hi]: what a restored state is checked against (a native FMU's C
+layer; the ring index selects a row of the history)."""
+
+
+@njit
+def abm_reset(ctl):
+    """Restart the history (``ABM4Stepper.reset``): the next step starts with RK4 steps again."""
+    ctl[_COUNT] = 0
 
 
 @njit(inline="always")
@@ -148,7 +157,7 @@ class ABM4:
     def run(self, system, y0, t0, t_end, h, *, record_every=1, progress=False):
         nsteps = fixed_steps(t0, t_end, h)
         model, data = system.model, system.data
-        hist, ctl, work = _abm_arrays(len(y0))
+        hist, ctl, work = abm_arrays(len(y0))
 
         def step_chunk(y, step, todo, out, nrec):
             return abm_chunk(model, data, t0, h, y, todo, record_every, step, out, nrec, hist, ctl, work)
@@ -185,14 +194,14 @@ class ABM4Stepper:
     def __init__(self, system, y):
         self.system = system
         self.y = y
-        self._hist, self._ctl, self._work = _abm_arrays(y.size)
+        self._hist, self._ctl, self._work = abm_arrays(y.size)
         self._key = inputs_key(system)
         self._saved = self._key.copy()
         self._advance = PackedCall(abm_advance_packed)
         self._evaluate = PackedCall(rk4_final_packed)
 
     def reset(self):
-        self._ctl[_COUNT] = 0
+        abm_reset(self._ctl)
 
     def evaluate(self, t, row):
         """Evaluate and record the state y at t into ``row``; returns the status (restarts the history)."""
@@ -214,6 +223,6 @@ class ABM4Stepper:
         self._saved[:] = saved
 
 
-def _abm_arrays(n):
+def abm_arrays(n):
     """(history ring (4, n), control integers, RK4/PECE work (5, n)) for a state of n numbers."""
     return np.zeros((4, n)), np.zeros(3, dtype=np.int64), np.zeros((5, n))

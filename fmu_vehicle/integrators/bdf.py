@@ -66,9 +66,20 @@ STATUS_NEWTON_FAILED = -1000
 
 # ctl (int64): [y_n-1 held (0/1), matrices valid (0/1), derivative evaluations, factorizations, split steps]
 _PREV, _VALID, _NFEV, _NFAC, _NSPLIT = 0, 1, 2, 3, 4
+CTL_RANGES = ((0, 1), (0, 1), (0, 2 ** 63 - 1), (0, 2 ** 63 - 1), (0, 2 ** 63 - 1))
+"""The values each ctl entry can hold, [lo, hi]: what a restored state is checked against (a native FMU's C
+layer; the pivots, rows of the state, it checks within [0, n))."""
 # work rows: y(k), f, d, psi, f at the Jacobian's point, perturbed f, y_n-1, best iterate, perturbed y,
 # y_n kept while a step is split
 _YK, _F, _D, _PSI, _F0, _FT, _YPREV, _YBEST, _YT, _YSAVE = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
+
+
+@njit
+def bdf_reset(ctl):
+    """Forget y_n-1 and the factored matrices (``BDF2Stepper.reset``): the next step is a BDF1 step with the
+    matrices refreshed."""
+    ctl[_PREV] = 0
+    ctl[_VALID] = 0
 
 
 @njit(inline="always")
@@ -305,7 +316,7 @@ class BDF2:
     def run(self, system, y0, t0, t_end, h, *, record_every=1, progress=False):
         nsteps = fixed_steps(t0, t_end, h)
         model, data = system.model, system.data
-        jac, lu, piv, hmat, ctl, work = _bdf_arrays(len(y0))
+        jac, lu, piv, hmat, ctl, work = bdf_arrays(len(y0))
 
         def step_chunk(y, step, todo, out, nrec):
             return bdf_chunk(model, data, t0, h, y, todo, record_every, step, out, nrec, jac, lu, piv, hmat, ctl,
@@ -348,15 +359,14 @@ class BDF2Stepper:
         self.system = system
         self.y = y
         self.rtol, self.atol = float(rtol), float(atol)
-        self._jac, self._lu, self._piv, self._hmat, self._ctl, self._work = _bdf_arrays(y.size)
+        self._jac, self._lu, self._piv, self._hmat, self._ctl, self._work = bdf_arrays(y.size)
         self._key = inputs_key(system)
         self._saved = self._key.copy()
         self._advance = PackedCall(bdf_advance_packed)
         self._final = PackedCall(rk4_final_packed)
 
     def reset(self):
-        self._ctl[_PREV] = 0
-        self._ctl[_VALID] = 0
+        bdf_reset(self._ctl)
 
     def restart_history(self):
         """Forget y_n-1 only (what an input change does): the next step is a BDF1 step."""
@@ -387,7 +397,7 @@ class BDF2Stepper:
         self._saved[:] = saved
 
 
-def _bdf_arrays(n):
+def bdf_arrays(n):
     """(J (n, n), LU factors (2, n, n), pivots (2, n), h of the factors, control integers, work (10, n))."""
     return (np.zeros((n, n)), np.zeros((2, n, n)), np.zeros((2, n), dtype=np.int64), np.zeros(1),
             np.zeros(5, dtype=np.int64), np.zeros((10, n)))

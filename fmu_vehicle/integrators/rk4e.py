@@ -43,6 +43,7 @@ G0, GB, GT, GA = 0, 1, 2, 3
 N_G = 4
 # counters of a run (``RK4E.stats``)
 S_EVENTS, S_EVALS, S_ITERS, S_CAPPED = 0, 1, 2, 3
+N_STATS = 4
 
 
 @njit(inline="always")
@@ -249,7 +250,7 @@ class RK4E:
         work = np.zeros((N_WORK, len(y0)))
         gw = np.zeros((N_G, switch_count(model)))
         sw = switch_params(system)
-        stats = np.zeros(4)
+        stats = np.zeros(N_STATS)
         fresh = [True]          # evaluate f and g at the start of the next call (y changed since)
 
         def step_chunk(y, step, todo, out, nrec):
@@ -299,7 +300,7 @@ class RK4EStepper(RK4Stepper):
         self._work = np.zeros((N_WORK, y.size))
         self._gw = np.zeros((N_G, switch_count(system.model)))
         self._sw = switch_params(system)
-        self._stats = np.zeros(4)
+        self._stats = np.zeros(N_STATS)
         self._key = inputs_key(system)
         self._saved = np.zeros(1 + self._key.size)      # [work[K1], gw[G0] valid, inputs of that evaluation]
         self._advance = PackedCall(rk4e_advance_packed)

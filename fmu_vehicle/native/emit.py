@@ -52,8 +52,10 @@ RUNTIME_C = C_DIR / "runtime.c"
 
 ENTRY_SYMBOLS = {"advance": "fv_advance_raw", "final": "fv_final_raw", "prepare": "fv_prepare_raw",
                  "start": "fv_start_raw", "equilibrium": "fv_equilibrium_raw",
-                 "repartition": "fv_repartition_raw"}
-"""Symbol of each ``step`` entry point in the object; ``c/runtime.c`` wraps them as fv_advance/fv_final."""
+                 "repartition": "fv_repartition_raw", "advance_abm4": "fv_advance_abm4_raw",
+                 "advance_bdf2": "fv_advance_bdf2_raw", "advance_rk4e": "fv_advance_rk4e_raw"}
+"""Symbol of each ``step`` entry point in the object (``step.step_cfuncs``, then ``step.integrator_cfuncs``);
+``c/runtime.c`` wraps them as fv_advance, fv_final, ..., fv_advance_abm4, ..."""
 
 LIBC_SYMBOLS = frozenset("""
     sqrt fabs floor ceil trunc round rint nearbyint fmod remainder copysign fmin fmax ldexp frexp modf
@@ -109,12 +111,14 @@ def missing_tools(target: Target) -> list[str]:
 
 
 # ---- 1. LLVM IR ------------------------------------------------------------------------------------------
-def entry_ir(model_type, data_type, shape) -> tuple[dict, dict]:
-    """({entry: IR text}, {entry: wrapper symbol}) of the ``step`` entry points, compiled in this process
-    (which must compile for the portable CPU: :func:`fresh_ir`)."""
+def entry_ir(model_type, data_type, shape, methods=()) -> tuple[dict, dict]:
+    """({entry: IR text}, {entry: wrapper symbol}) of the ``step`` entry points (``step_cfuncs``, and the
+    advance of each integrator in ``methods``: ``step.integrator_cfuncs``, entry ``advance_<method>``),
+    compiled in this process (which must compile for the portable CPU: :func:`fresh_ir`)."""
     from ..numerics.shared import shared_modules
-    from .step import step_cfuncs
+    from .step import integrator_cfuncs, step_cfuncs
     funcs = dict(zip(ENTRY_SYMBOLS, step_cfuncs(model_type, data_type, shape)))
+    funcs.update({f"advance_{m}": f for m, f in integrator_cfuncs(model_type, data_type, shape, methods).items()})
     irs = {k: cfunc_llvm_ir(f) for k, f in funcs.items()}
     names = {k: f.native_name for k, f in funcs.items()}
     for text in list(irs.values()):         # the kernels they reach through their one compiled copy, once each
@@ -123,24 +127,24 @@ def entry_ir(model_type, data_type, shape) -> tuple[dict, dict]:
     return irs, names
 
 
-def fresh_ir(model_type, data_type, shape, modules=()) -> tuple[dict, dict]:
+def fresh_ir(model_type, data_type, shape, modules=(), methods=()) -> tuple[dict, dict]:
     """:func:`entry_ir` computed in a child process for the portable CPU target, with the package's kernel
     cache (:func:`kernel_cache_dir`); ``modules`` are imported there first (those that attach a model type's
-    compiled passes, e.g. ``fmu_vehicle.vehicle.dynamics``). The first time, takes as long as compiling the
-    system's kernels (minutes)."""
-    return fresh_irs([(model_type, data_type, shape)], modules)[0]
+    compiled passes, e.g. ``fmu_vehicle.vehicle.dynamics``); ``methods``: the integrators besides RK4 whose
+    entry points it holds too. The first time, takes as long as compiling the system's kernels (minutes)."""
+    return fresh_irs([(model_type, data_type, shape)], modules, methods)[0]
 
 
-def ir_key(model_type, data_type, shape) -> str:
+def ir_key(model_type, data_type, shape, methods=()) -> str:
     """What the IR of the entry points for these types and sizes depends on, hashed: the sources behind the
     types (``jit.types_key``: the vehicle's passes and everything they import), the sources of ``step.py`` and
-    what it imports (the integrator, the stepping kernels, packing), the types' text, the sizes, the numba
-    and llvmlite versions and the CPU target."""
+    what it imports (the integrators, the stepping kernels, packing), the types' text, the sizes, the
+    integrators carried besides RK4 (``methods``), the numba and llvmlite versions and the CPU target."""
     import hashlib
     from ..numerics import jit
     parts = (jit.types_key((model_type, data_type)), jit.source_key(Path(__file__).with_name("step.py")),
              str(model_type), str(data_type), repr(tuple(int(v) for v in shape)),
-             *(metadata.version(d) for d in PINNED), jit.PORTABLE_CPU)
+             *(metadata.version(d) for d in PINNED), jit.PORTABLE_CPU, *_methods(methods))
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
 
 
@@ -156,14 +160,22 @@ def kernel_cache_dir() -> Path | None:
     return None if cache_dir() is None else Path(cache_dir())
 
 
-def fresh_irs(entries, modules=()) -> list[tuple[dict, dict]]:
+def _methods(methods) -> tuple[str, ...]:
+    """The integrators of ``methods`` that have entry points of their own (RK4's is always there), in
+    ``step.INTEGRATOR_ENTRIES`` order."""
+    from .step import INTEGRATOR_ENTRIES
+    return tuple(m for m in INTEGRATOR_ENTRIES if m in methods)
+
+
+def fresh_irs(entries, modules=(), methods=()) -> list[tuple[dict, dict]]:
     """:func:`fresh_ir` of several (model type, data type, shape) in one child process: systems of the same
     types (a half car and a full car) compile their kernels once. The IR is kept in the kernel cache folder
     under :func:`ir_key` (an export of the same sources and sizes compiles nothing); only the entries not
-    found there are compiled."""
+    found there are compiled. ``methods``: the integrators besides RK4 carried (:func:`entry_ir`)."""
     entries = list(entries)
+    methods = _methods(methods)
     cache = _ir_cache_dir()
-    keys = [ir_key(m, d, s) for m, d, s in entries]
+    keys = [ir_key(m, d, s, methods) for m, d, s in entries]
     found = {}
     for i, key in enumerate(keys):
         folder = cache / key if cache is not None else None
@@ -173,7 +185,7 @@ def fresh_irs(entries, modules=()) -> list[tuple[dict, dict]]:
             _touch(folder)
     todo = [i for i in range(len(entries)) if i not in found]
     if todo:
-        for i, result in zip(todo, _compile_irs([entries[i] for i in todo], modules)):
+        for i, result in zip(todo, _compile_irs([entries[i] for i in todo], modules, methods)):
             found[i] = result
             if cache is not None:
                 _store_ir(cache / keys[i], *result)
@@ -208,13 +220,13 @@ def _store_ir(folder: Path, irs: dict, names: dict) -> None:
         pass                    # a read-only cache: the next export compiles again
 
 
-def _compile_irs(entries, modules) -> list[tuple[dict, dict]]:
+def _compile_irs(entries, modules, methods) -> list[tuple[dict, dict]]:
     """The entry points' IR of ``entries`` compiled in one child process (:func:`fresh_irs`)."""
     from ..numerics.jit import PORTABLE_CPU
     from ..util import compiling_child_env
     with tempfile.TemporaryDirectory(prefix="fv_native_ir_") as tmp:
         request = Path(tmp) / "request.pkl"
-        request.write_bytes(pickle.dumps((list(modules), [(m, d, tuple(s)) for m, d, s in entries])))
+        request.write_bytes(pickle.dumps((list(modules), [(m, d, tuple(s)) for m, d, s in entries], methods)))
         kernels = kernel_cache_dir() or Path(tmp) / "cache"
         env = compiling_child_env(kernels, NUMBA_CPU_NAME=PORTABLE_CPU, NUMBA_CPU_FEATURES="")
         proc = subprocess.run([sys.executable, "-m", "fmu_vehicle.native.emit", str(request), tmp], env=env,
@@ -232,14 +244,14 @@ def _compile_irs(entries, modules) -> list[tuple[dict, dict]]:
 def _child(request: str, out: str) -> None:
     """The child process of :func:`fresh_irs`."""
     import importlib
-    modules, entries = pickle.loads(Path(request).read_bytes())
+    modules, entries, methods = pickle.loads(Path(request).read_bytes())
     for m in modules:
         importlib.import_module(m)
     from numba.core import config
     if config.CPU_NAME != os.environ.get("NUMBA_CPU_NAME"):
         raise NativeBuildError(f"numba compiles for {config.CPU_NAME!r}, not the portable CPU")
     for i, (model_type, data_type, shape) in enumerate(entries):
-        irs, names = entry_ir(model_type, data_type, shape)
+        irs, names = entry_ir(model_type, data_type, shape, methods)
         for k, text in irs.items():
             (Path(out) / f"{k}-{i}.ll").write_text(text)
         (Path(out) / f"names-{i}.json").write_text(json.dumps(names))
@@ -297,13 +309,25 @@ RUNTIME_DEFINES = ("FV_MODEL_WORDS", "FV_DATA_WORDS", "FV_N_STATES", "FV_N_OUTPU
 """The ``-D`` constants of ``c/runtime.c``, in ``step.StepShape`` order."""
 
 
-def runtime_object(target: Target, shape, out_dir, exported: bool = True, c_flags=()) -> Path:
-    """``c/runtime.c`` compiled for ``target`` and the sizes ``shape`` (``step.StepShape``) into ``out_dir``;
-    only its ``FV_API`` functions are visible outside the library, and with ``exported`` False (a native FMU,
-    whose FMI layer calls them inside the library) none of them. ``c_flags`` are added to the compiler's
-    (e.g. ``-fsanitize=address,undefined`` for a test build)."""
+def method_defines(methods) -> list[str]:
+    """``-DFV_HAS_<METHOD>`` for each integrator of ``methods`` with an entry point of its own: what
+    ``c/runtime.c`` and ``c/fmi2_native.c`` wrap and call."""
+    return [f"-DFV_HAS_{m.upper()}" for m in _methods(methods)]
+
+
+def carried_methods(irs: dict) -> tuple[str, ...]:
+    """The integrators besides RK4 whose entry points the IR modules ``irs`` (:func:`entry_ir`) hold."""
+    return _methods([k[len("advance_"):] for k in irs if k.startswith("advance_")])
+
+
+def runtime_object(target: Target, shape, out_dir, exported: bool = True, c_flags=(), methods=()) -> Path:
+    """``c/runtime.c`` compiled for ``target`` and the sizes ``shape`` (``step.StepShape``) into ``out_dir``,
+    with the wrappers of the entry points of ``methods`` (:func:`method_defines`); only its ``FV_API``
+    functions are visible outside the library, and with ``exported`` False (a native FMU, whose FMI layer
+    calls them inside the library) none of them. ``c_flags`` are added to the compiler's (e.g.
+    ``-fsanitize=address,undefined`` for a test build)."""
     obj = Path(out_dir) / f"runtime-{target.name}.o"
-    defines = [f"-D{k}={int(v)}" for k, v in zip(RUNTIME_DEFINES, shape)]
+    defines = [f"-D{k}={int(v)}" for k, v in zip(RUNTIME_DEFINES, shape)] + method_defines(methods)
     private = [] if exported else ["-DFV_STEP_PRIVATE"]
     _run([target.cc, "-c", "-O2", "-fPIC", "-fvisibility=hidden", "-std=c11", "-Wall", "-Wextra", "-Werror",
           *defines, *private, *c_flags, "-o", str(obj), str(RUNTIME_C)])
@@ -378,7 +402,8 @@ def build_library(irs: dict, names: dict, shape, target: Target, out_dir, stem: 
     out_dir.mkdir(parents=True, exist_ok=True)
     obj = out_dir / f"{stem}-{target.name}.o"
     obj.write_bytes(object_code(irs, names, target))
-    rt = runtime_object(target, shape, out_dir, exported=exports is None, c_flags=c_flags)
+    rt = runtime_object(target, shape, out_dir, exported=exports is None, c_flags=c_flags,
+                        methods=carried_methods(irs))
     allowed = LIBC_SYMBOLS | runtime_symbols(rt, target) | (WINDOWS_SYMBOLS if target.name == "win64" else set())
     check_symbols(undefined_symbols(obj, target), allowed, f"the step object for {target.name}")
     return link([obj, rt, *extra_objects], target, out_dir / f"{stem}{target.suffix}", exports, c_flags)

@@ -47,7 +47,7 @@ from ..fmi.version import package_version
 from ..paths import resource_path
 from ..util import atomic_write
 from .emit import (C_DIR, FMI_EXPORTS, RUNTIME_DEFINES, TARGETS, NativeBuildError, _run, build_library, fresh_ir,
-                   missing_tools)
+                   method_defines, missing_tools)
 from .layout import ARRAY_DATA, make_image
 from .step import pack_system
 
@@ -60,7 +60,7 @@ tractor-semitrailer's twelve) and its towed units' outputs need nothing of their
 couplings' yaw through ``model.held``, in the image)."""
 
 # kinds of variable in the C table (c/fmi2_native.c)
-K_OUTPUT, K_WHEEL_INPUT, K_STEERING_ANGLE, K_RACK_TRAVEL, K_DT, K_V0, K_X0, K_FIXED = range(8)
+K_OUTPUT, K_WHEEL_INPUT, K_STEERING_ANGLE, K_RACK_TRAVEL, K_DT, K_V0, K_X0, K_FIXED, K_INTEGRATOR = range(9)
 _TYPES = {"Real": 0, "Integer": 1, "Boolean": 2, "String": 3}
 
 
@@ -93,11 +93,6 @@ def _parse(raw, type_: str):
             raise ValueError(raw)
         return raw.lower() in ("true", "1")
     return raw
-
-
-def _refuse_unsupported(values: dict) -> None:
-    if values.get("integrator", "rk4") != "rk4":
-        raise ModelError(f"parameter 'integrator' = {values['integrator']!r}: the native FMU runs rk4 only")
 
 
 def simulator(fmu: str, values: dict):
@@ -147,6 +142,8 @@ def variable_rows(variables, car) -> list[tuple]:
             rows.append((v.type, K_V0, 0, v.start, lo, hi, ""))
         elif v.name == "x0":
             rows.append((v.type, K_X0, 0, v.start, lo, hi, ""))
+        elif v.name == "integrator":
+            rows.append((v.type, K_INTEGRATOR, 0, v.start, lo, hi, ""))
         else:
             rows.append((v.type, K_FIXED, 0, v.start, lo, hi, v.start))
     return rows
@@ -189,12 +186,14 @@ def _c_ranges(name: str, ranges) -> list[str]:
     return [f"#define FV_N_{name} {len(ranges)}", f"static const fv_range FV_{name}[] = {{", *rows, "};"]
 
 
-def config_header(model_id: str, guid: str, fixed, values: dict, car, sim, key_word: int, shape, image) -> str:
+def config_header(model_id: str, guid: str, fixed, values: dict, car, sim, key_word: int, shape, image,
+                  methods=()) -> str:
     """``fv_fmu_config.h`` for ``c/fmi2_native.c``: the variable table ``fixed`` (:func:`exported_variables`),
     the vehicle's mass and the sizes of the equilibrium's scratch (``shape``: ``step.StepShape``), the start
     table's first tire state, the steering input, the position of ``data.inputs`` in the image, the step
     budget (the Python FMU's ``MAX_SUBSTEPS``) and the parts of the ``image``'s blob a restored state is
-    checked against (:func:`blob_ranges`)."""
+    checked against (:func:`blob_ranges`); the integrators' part (:func:`integrator_config`, ``methods`` the
+    ones carried besides RK4)."""
     n_cols = sim.inputs.shape[1]
     lines = [f"#define FV_MODEL_IDENTIFIER {_c_string(model_id)}", f"#define FV_GUID {_c_string(guid)}",
              f"#define FV_IMAGE_FILE {_c_string(IMAGE_FILE)}", f"#define FV_KEY_WORD {key_word}",
@@ -219,7 +218,43 @@ def config_header(model_id: str, guid: str, fixed, values: dict, car, sim, key_w
     lines += [*_c_ranges("BLOB_FIXED", model_arrays), *_c_ranges("BLOB_INDEX", index_arrays),
               f"#define FV_INDEX_MAX {int(sim.system.model.mech.n)}",
               f"#define FV_INPUTS_OFFSET {image.field('data.inputs').offset}"]
-    return "\n".join(lines) + "\n"
+    integrator = next(v for v in fixed if v.name == "integrator")
+    return "\n".join(lines + integrator_config(integrator, shape, sim.system, methods)) + "\n"
+
+
+def integrator_config(integrator: Var, shape, system, methods=()) -> list[str]:
+    """The integrators' part of ``fv_fmu_config.h``: the item value of each method of the ``integrator``
+    Enumeration (``FV_ITEM_RK4``, ...), the sizes of the stepper arrays (``abm.abm_arrays``, ``bdf.bdf_arrays``,
+    ``rk4e``'s; each at least 1 for C), the ranges of their control integers a restored state is checked
+    against (``CTL_RANGES``), the methods' options (the defaults of ``BDF2`` and ``RK4E``, as the Python FMU's
+    ``make_stepper`` uses them), the system's ``switch_params`` (RK4E's switching pass) and ``FV_CARRIED``, the
+    text naming RK4 and the ``methods`` the library carries with their item values."""
+    import numpy as np
+    from ..integrators import abm, bdf, rk4e
+    missing = {"rk4", abm.ABM4.name, bdf.BDF2.name, rk4e.RK4E.name} - set(integrator.choices)
+    if missing:
+        raise ModelError(f"native FMU: the integrator parameter has no {', '.join(sorted(missing))}")
+    n = shape.n_states
+    hist, actl, awork = abm.abm_arrays(n)
+    jac, lu, piv, hmat, bctl, bwork = bdf.bdf_arrays(n)
+    bdf2, rk = bdf.BDF2(), rk4e.RK4E()
+    sizes = {"WORK": max(5 * n, awork.size, bwork.size, rk4e.N_WORK * n), "ABM_HIST": hist.size,
+             "ABM_CTL": actl.size, "BDF_JAC": jac.size, "BDF_LU": lu.size, "BDF_PIV": piv.size, "BDF_HMAT": hmat.size,
+             "BDF_CTL": bctl.size, "RK4E_G": rk4e.N_G * shape.n_switch, "RK4E_STATS": rk4e.N_STATS}
+    sw = np.ascontiguousarray(getattr(system, "switch_params", np.zeros(0)), dtype=np.float64).reshape(-1)
+    lines = [f"#define FV_ITEM_{name.upper()} {integrator.item_value(name)}"
+             for name in ("rk4", abm.ABM4.name, bdf.BDF2.name, rk4e.RK4E.name)]
+    lines += [f"#define FV_{k} {max(1, int(v))}" for k, v in sizes.items()]
+    for name, ranges in (("ABM", abm.CTL_RANGES), ("BDF", bdf.CTL_RANGES)):
+        lines += [f"static const int64_t FV_{name}_CTL_LO[] = {{{', '.join(f'{lo}' for lo, _ in ranges)}}};",
+                  f"static const int64_t FV_{name}_CTL_HI[] = {{{', '.join(f'{hi}LL' for _, hi in ranges)}}};"]
+    lines += [f"#define FV_BDF_RTOL {_c_number(bdf2.rtol)}", f"#define FV_BDF_ATOL {_c_number(bdf2.atol)}",
+              f"#define FV_RK4E_TOL {_c_number(rk.tol)}", f"#define FV_RK4E_MAX_ITER {rk.max_iter}",
+              f"#define FV_RK4E_MAX_SUB {rk.max_sub}", f"#define FV_N_SWITCH_PARAMS {sw.size}",
+              "static const double FV_SWITCH_PARAMS[] = {" + ", ".join(_c_number(x) for x in sw.tolist() or [0.0]) + "};"]
+    carried = [m for m in integrator.choices if m == "rk4" or m in methods]
+    lines.append(f"#define FV_CARRIED {_c_string(', '.join(f'{integrator.item_value(m)} = {m}' for m in carried))}")
+    return lines
 
 
 def model_description(model_id: str, guid: str, description: str, table, structure) -> bytes:
@@ -256,20 +291,38 @@ def model_description(model_id: str, guid: str, description: str, table, structu
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
 
 
+def carried_integrators(values: dict, integrators=None) -> tuple[str, ...]:
+    """The integrators a native FMU carries besides RK4 (whose entry point every build has): the ``integrator``
+    of the parameter ``values`` and those named in ``integrators`` (ModelError for a name that is not a stepping
+    method), in ``step.INTEGRATOR_ENTRIES`` order. Each costs compile time and library size (docs/native.md §7),
+    so an export carries only what it is asked for."""
+    from ..integrators import STEPPING_INTEGRATORS
+    from .step import INTEGRATOR_ENTRIES
+    wanted = {values.get("integrator", "rk4"), *(integrators or ())}
+    unknown = sorted(wanted - set(STEPPING_INTEGRATORS))
+    if unknown:
+        raise ModelError(f"integrators: {', '.join(map(repr, unknown))} is not a stepping integrator; valid: "
+                         f"{', '.join(STEPPING_INTEGRATORS)}")
+    return tuple(m for m in INTEGRATOR_ENTRIES if m in wanted)
+
+
 def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux64", "win64"),
-           log=lambda message: None, c_flags=()) -> Path:
+           log=lambda message: None, c_flags=(), integrators=None) -> Path:
     """Build the native ``<fmu>.fmu`` (``fmu`` in ``NATIVE_FMUS``) into ``dest_dir`` with the parameter
     ``settings`` (module docstring); platforms in ``targets`` whose tools are missing are left out (logged),
     and if none is left NativeBuildError names the missing tools. Compiles the entry points in a child process
     (minutes the first time; seconds for sources and sizes exported before: ``emit.fresh_irs``). Returns the
     FMU's path; nothing is written on failure. ``c_flags`` are added to the C compiler's and linker's flags
-    of the FMI layer and the runtime (a test's sanitizer build: ``-fsanitize=address,undefined``)."""
+    of the FMI layer and the runtime (a test's sanitizer build: ``-fsanitize=address,undefined``).
+    ``integrators``: names of stepping integrators the FMU carries besides RK4 and the ``integrator`` set
+    (:func:`carried_integrators`); its ``integrator`` parameter can be set to any of them until initialization
+    ends."""
     if fmu not in NATIVE_FMUS:
         raise ModelError(f"no native build of {fmu!r}; native FMUs: {', '.join(NATIVE_FMUS)}")
     params = parameter_table(fmu, None)
     variables = vehicle_variables(fmu, params)
     values = parameter_values(variables, settings)
-    _refuse_unsupported(values)
+    methods = carried_integrators(values, integrators)
     usable = []
     for name in targets:
         missing = missing_tools(TARGETS[name])
@@ -286,24 +339,25 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
     key_word = next(f.word for f in image.fields if f.path == "data.inputs") + ARRAY_DATA
     image_bytes = image.to_bytes()
     guid = str(uuid.uuid5(uuid.NAMESPACE_URL, "fmu_vehicle-native:" + hashlib.sha256(
-        image_bytes + repr((fmu, sorted(values.items(), key=str))).encode()).hexdigest()))
+        image_bytes + repr((fmu, sorted(values.items(), key=str), methods)).encode()).hexdigest()))
     description = f"{fmu} (native build: compiled model, no Python on the host; parameters fixed at export)"
     table = exported_variables(variables, values, car)
     xml = model_description(fmu, guid, description, table, vehicle_structure(fmu, params))
     log(f"{fmu}: compiling the model's kernels for a generic x86-64 CPU (minutes the first time, then cached)")
-    irs, names = fresh_ir(p.model_type, p.data_type, p.shape, [type(sim.system).__module__, "fmu_vehicle.vehicle.dynamics"])
+    irs, names = fresh_ir(p.model_type, p.data_type, p.shape, [type(sim.system).__module__, "fmu_vehicle.vehicle.dynamics"],
+                          methods)
     dest_dir = Path(dest_dir)
     with tempfile.TemporaryDirectory(prefix="fv_native_fmu_") as tmp:
         tmp = Path(tmp)
         (tmp / "fv_fmu_config.h").write_text(config_header(fmu, guid, table, values, car, sim, key_word, p.shape,
-                                                                   image))
+                                                                   image, methods))
         binaries = {}
         for name in usable:
             target = TARGETS[name]
             out_dir = tmp / name
             out_dir.mkdir()
             fmi_obj = out_dir / f"fmi2-{name}.o"
-            defines = [f"-D{k}={int(v)}" for k, v in zip(RUNTIME_DEFINES, p.shape)]
+            defines = [f"-D{k}={int(v)}" for k, v in zip(RUNTIME_DEFINES, p.shape)] + method_defines(methods)
             _run([target.cc, "-c", "-O2", "-fPIC", "-fvisibility=hidden", "-std=c11", "-Wall", "-Wextra", "-Werror",
                   *defines, *c_flags, f"-I{tmp}", "-o", str(fmi_obj), str(FMI_C)])
             binaries[name] = build_library(irs, names, p.shape, target, out_dir, stem=fmu, extra_objects=[fmi_obj],

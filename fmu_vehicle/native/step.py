@@ -48,8 +48,11 @@ import numpy as np
 from numba import carray, cfunc, types
 from numba.extending import intrinsic
 
-from ..integrators.base import inputs_key
+from ..integrators.abm import abm_advance, abm_arrays, abm_reset
+from ..integrators.base import inputs_key, switch_count
+from ..integrators.bdf import bdf_advance, bdf_arrays, bdf_reset
 from ..integrators.rk4 import rk4_advance, rk4_final
+from ..integrators.rk4e import N_G, N_STATS, N_WORK, rk4e_advance
 from ..numerics.packing import packed, packed_value
 from ..vehicle.equilibrium import EquilibriumWork, static_equilibrium, work_shapes
 from ..vehicle.start import start_state
@@ -78,6 +81,19 @@ EQUILIBRIUM_SIGNATURE = types.int64(_I64P, _I64P, types.float64, types.float64, 
 REPARTITION_SIGNATURE = types.int64(_I64P, _I64P, _F64P)
 """C signature of the repartition entry point (module docstring)."""
 
+ABM4_SIGNATURE = types.int64(_I64P, _I64P, types.float64, types.float64, types.int64, _F64P, _F64P, _F64P, _I64P,
+                             _F64P, _F64P, _F64P, types.int64, _I64P)
+"""C signature of the ABM4 advance entry point (:func:`integrator_cfuncs`)."""
+
+BDF2_SIGNATURE = types.int64(_I64P, _I64P, types.float64, types.float64, types.int64, _F64P, _F64P, _F64P, _F64P,
+                             _I64P, _F64P, _I64P, _F64P, types.float64, types.float64, _F64P, _F64P, types.int64,
+                             _I64P)
+"""C signature of the BDF2 advance entry point (:func:`integrator_cfuncs`)."""
+
+RK4E_SIGNATURE = types.int64(_I64P, _I64P, types.float64, types.float64, types.int64, _F64P, _F64P, _F64P, _F64P,
+                             _F64P, types.int64, types.float64, types.int64, types.int64, _F64P, _F64P, _F64P, _I64P)
+"""C signature of the RK4E advance entry point (:func:`integrator_cfuncs`)."""
+
 
 @intrinsic
 def _f64_at(typingctx, address):
@@ -97,6 +113,7 @@ class StepShape(NamedTuple):
     n_dof: int
     n_coordinates: int
     n_wheels: int
+    n_switch: int = 0           # switching functions of the system (``base.switch_count``: RK4E's g rows)
 
     def work_shapes(self):
         """The shapes of the equilibrium's scratch (``vehicle.equilibrium.work_shapes``)."""
@@ -126,7 +143,7 @@ def pack_system(system, n_states: int) -> Packed:
     dbuf, dty = packed(system.data)
     shape = StepShape(int(mbuf.size), int(dbuf.size), int(n_states), len(system.output_names),
                       int(inputs_key(system).size), int(system.model.mech.ni), int(system.model.mech.n),
-                      int(system.model.w_body.shape[0]))
+                      int(system.model.w_body.shape[0]), int(switch_count(system.model)))
     return Packed(mbuf, mty, dbuf, dty, shape)
 
 
@@ -183,3 +200,75 @@ def step_cfuncs(model_type, data_type, shape: StepShape):
     return (cfunc(ADVANCE_SIGNATURE)(advance), cfunc(FINAL_SIGNATURE)(final),
             cfunc(PREPARE_SIGNATURE)(prepare), cfunc(START_SIGNATURE)(start),
             cfunc(EQUILIBRIUM_SIGNATURE)(equilibrium), cfunc(REPARTITION_SIGNATURE)(repartition))
+
+
+INTEGRATOR_ENTRIES = ("abm4", "bdf2", "rk4e")
+"""The stepping methods besides RK4 with an entry point of their own (:func:`integrator_cfuncs`)."""
+
+
+def integrator_cfuncs(model_type, data_type, shape: StepShape, methods=INTEGRATOR_ENTRIES) -> dict:
+    """{method: entry point} for the ``methods`` (names of :data:`INTEGRATOR_ENTRIES`; ValueError for another):
+    the advance entry points of the other stepping methods, each the method's
+    ``*_advance`` kernel on the buffers as ``advance`` of :func:`step_cfuncs` (same sizes, ``done`` and status;
+    the arrays are the method's stepper arrays, C order, of the shapes of ``abm.abm_arrays`` and
+    ``bdf.bdf_arrays``; n = n_states, nk = n_key)::
+
+        int64 abm4(model_buf, data_buf, t0, h, nsteps, y, row, hist (4, n), ctl (3,) int64, work (5, n),
+                   key, saved (nk,), fresh, done)
+        int64 bdf2(model_buf, data_buf, t0, h, nsteps, y, row, jac (n, n), lu (2, n, n), piv (2, n) int64,
+                   hmat (1,), ctl (5,) int64, work (10, n), rtol, atol, key, saved (nk,), fresh, done)
+        int64 rk4e(model_buf, data_buf, t0, h, nsteps, y, row, work (10, n), gw (4, n_switch), sw, n_sw,
+                   tol, max_iter, max_sub, stats (4,), key, saved (1 + nk,), done)
+
+    ``fresh`` != 0 restarts the method's history first (``abm.abm_reset``, ``bdf.bdf_reset``: what the
+    stepper's ``reset()`` does); RK4E restarts as RK4 does, by the caller zeroing saved[0]. ``sw`` holds the
+    system's ``switch_params`` (``n_sw`` of them). Each is a ``numba.cfunc``, compiled only when asked for (a
+    method costs its kernels' compile time and library size: docs/native.md §7)."""
+    unknown = [m for m in methods if m not in INTEGRATOR_ENTRIES]
+    if unknown:
+        raise ValueError(f"no native entry point for the integrator(s) {', '.join(map(repr, unknown))}; "
+                         f"entry points: {', '.join(INTEGRATOR_ENTRIES)}")
+    shape = StepShape(*(int(v) for v in shape))
+    nm, nd, n, nout, nkey = shape[:5]
+    ng = shape.n_switch
+    s_hist, s_actl, s_awork = (a.shape for a in abm_arrays(n))
+    s_jac, s_lu, s_piv, s_hmat, s_bctl, s_bwork = (a.shape for a in bdf_arrays(n))
+    mty, dty = model_type, data_type
+
+    def abm4(model_buf, data_buf, t0, h, nsteps, y, row, hist, ctl, work, key, saved, fresh, done):
+        model = packed_value(carray(model_buf, nm), mty)
+        data = packed_value(carray(data_buf, nd), dty)
+        c = carray(ctl, s_actl)
+        if fresh != 0:
+            abm_reset(c)
+        steps, status = abm_advance(model, data, t0, h, carray(y, n), nsteps, carray(row, nout), carray(hist, s_hist),
+                                    c, carray(work, s_awork), carray(key, nkey), carray(saved, nkey))
+        done[0] = steps
+        return status
+
+    def bdf2(model_buf, data_buf, t0, h, nsteps, y, row, jac, lu, piv, hmat, ctl, work, rtol, atol, key, saved, fresh,
+             done):
+        model = packed_value(carray(model_buf, nm), mty)
+        data = packed_value(carray(data_buf, nd), dty)
+        c = carray(ctl, s_bctl)
+        if fresh != 0:
+            bdf_reset(c)
+        steps, status = bdf_advance(model, data, t0, h, carray(y, n), nsteps, carray(row, nout), carray(jac, s_jac),
+                                    carray(lu, s_lu), carray(piv, s_piv), carray(hmat, s_hmat), c,
+                                    carray(work, s_bwork), rtol, atol, carray(key, nkey), carray(saved, nkey))
+        done[0] = steps
+        return status
+
+    def rk4e(model_buf, data_buf, t0, h, nsteps, y, row, work, gw, sw, n_sw, tol, max_iter, max_sub, stats, key, saved,
+             done):
+        model = packed_value(carray(model_buf, nm), mty)
+        data = packed_value(carray(data_buf, nd), dty)
+        steps, status = rk4e_advance(model, data, t0, h, carray(y, n), nsteps, carray(row, nout),
+                                     carray(work, (N_WORK, n)), carray(gw, (N_G, ng)), carray(sw, n_sw), tol,
+                                     max_iter, max_sub, carray(stats, N_STATS), carray(key, nkey), carray(saved, 1 + nkey))
+        done[0] = steps
+        return status
+
+    compile_ = {"abm4": lambda: cfunc(ABM4_SIGNATURE)(abm4), "bdf2": lambda: cfunc(BDF2_SIGNATURE)(bdf2),
+                "rk4e": lambda: cfunc(RK4E_SIGNATURE)(rk4e)}
+    return {m: compile_[m]() for m in INTEGRATOR_ENTRIES if m in methods}

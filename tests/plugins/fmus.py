@@ -56,3 +56,13 @@ def native_fmus(tmp_path_factory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("native_fmus")
     targets = ("linux64", "win64") if shutil.which("x86_64-w64-mingw32-gcc") else ("linux64",)
     return {name: native.export(name, out, targets=targets) for name in ("VehicleLV", "Vehicle")}
+
+
+@pytest.fixture(scope="session")
+def native_integrators_fmu(tmp_path_factory) -> Path:
+    """The native VehicleLV carrying every stepping integrator (``native.fmu.export(integrators=...)``; the
+    default export carries RK4 and the ``integrator`` set only), linux64, exported once per test process."""
+    from fmu_vehicle.integrators import STEPPING_INTEGRATORS
+    from fmu_vehicle.native import fmu as native
+    out = tmp_path_factory.mktemp("native_integrators")
+    return native.export("VehicleLV", out, targets=("linux64",), integrators=STEPPING_INTEGRATORS)

@@ -4,19 +4,21 @@
  *
  *   n = max(1, round(h / dt)) internal steps of h / n           (vehicle.stepping.substeps)
  *   fv_prepare: steering ramp to the target, external load levers, origin rebase (vehicle.stepping.prepare_step)
- *   fv_advance: n RK4 steps and the output row                  (integrators.rk4.rk4_advance)
+ *   fv_advance: n steps of the integrator and the output row    (integrators.rk4.rk4_advance, or
+ *               fv_advance_abm4 / _bdf2 / _rk4e: abm.abm_advance, bdf.bdf_advance, rk4e.rk4e_advance)
  *   while it returns 1 with steps left: fv_repartition (new independent coordinates at the state reached,
- *   vehicle.stepping.repartition_state), then fv_advance of the steps left with a fresh first stage
+ *   vehicle.stepping.repartition_state), then the steps left with the method restarted
  *
  * exactly as VehicleSimulator.advance calls the same kernels from Python. The variable table, the initial
  * state and the sizes come from the generated header fv_fmu_config.h (fmu_vehicle/native/fmu.py), made from the
  * same Var table as the Python FMU's modelDescription. Parameters that the Python loader needs were fixed at
- * export: setting one returns fmi2Error naming it. The internal step dt, the start speed v0 and the start
- * position x0 stay settable before initialization ends: the static equilibrium at x0 is solved at
+ * export: setting one returns fmi2Error naming it. The integrator, the internal step dt, the start speed v0 and
+ * the start position x0 stay settable before initialization ends: the static equilibrium at x0 is solved at
  * initialization by the compiled kernel the Python FMU runs (vehicle.equilibrium.static_equilibrium).
  */
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +74,15 @@ int64_t fv_equilibrium(int64_t *model_buf, int64_t *data_buf, double x0, double 
                        double *y_rest, double *speed_gain, double *spin_radius);
 int64_t fv_repartition(int64_t *model_buf, int64_t *data_buf, double *y);
 int64_t fv_instance_blob(void *instance, unsigned char **blob);
+int64_t fv_advance_abm4(int64_t *model_buf, int64_t *data_buf, double t0, double h, int64_t nsteps, double *y,
+                        double *row, double *hist, int64_t *ctl, double *work, double *key, double *saved,
+                        int64_t fresh, int64_t *done);
+int64_t fv_advance_bdf2(int64_t *model_buf, int64_t *data_buf, double t0, double h, int64_t nsteps, double *y,
+                        double *row, double *jac, double *lu, int64_t *piv, double *hmat, int64_t *ctl, double *work,
+                        double rtol, double atol, double *key, double *saved, int64_t fresh, int64_t *done);
+int64_t fv_advance_rk4e(int64_t *model_buf, int64_t *data_buf, double t0, double h, int64_t nsteps, double *y,
+                        double *row, double *work, double *gw, const double *sw, int64_t n_sw, double tol,
+                        int64_t max_iter, int64_t max_sub, double *stats, double *key, double *saved, int64_t *done);
 
 /* ---- the generated variable table ------------------------------------------------------------------------ */
 enum { T_REAL, T_INTEGER, T_BOOLEAN, T_STRING };
@@ -83,7 +94,9 @@ enum {
     K_DT,              /* Real parameter: the internal step [s], settable before initialization */
     K_V0,              /* Real parameter: the start speed [m/s], settable before initialization */
     K_X0,              /* Real parameter: the start position on the road [m], settable before initialization */
-    K_FIXED            /* a parameter fixed at export (any type) */
+    K_FIXED,           /* a parameter fixed at export (any type) */
+    K_INTEGRATOR       /* Integer (an Enumeration's item value) parameter: the method, settable before initialization
+                        * among those the library carries */
 };
 typedef struct {
     int type, kind, index;
@@ -103,7 +116,15 @@ typedef struct {
  * start table's first tire state, vehicle.start), FV_MASS [kg] and the equilibrium's scratch sizes
  * FV_EQ_DOUBLES, FV_EQ_INTS (native.step.StepShape.work_sizes); the step budget FV_MAX_SUBSTEPS; for the check of
  * a state's blob FV_BLOB_FIXED[FV_N_BLOB_FIXED] (the model's arrays), FV_BLOB_INDEX[FV_N_BLOB_INDEX] (the data's
- * integer arrays), FV_INDEX_MAX and FV_INPUTS_OFFSET (data.inputs in the blob) */
+ * integer arrays), FV_INDEX_MAX and FV_INPUTS_OFFSET (data.inputs in the blob); the integrators: the item values
+ * FV_ITEM_RK4, FV_ITEM_ABM4, FV_ITEM_BDF2, FV_ITEM_RK4E of the integrator parameter, the sizes of their arrays
+ * (FV_WORK, FV_ABM_HIST, FV_ABM_CTL, FV_BDF_JAC, FV_BDF_LU, FV_BDF_PIV, FV_BDF_HMAT, FV_BDF_CTL, FV_RK4E_G,
+ * FV_RK4E_STATS, each >= 1), the ranges a restored state's control integers must lie in (FV_ABM_CTL_LO/HI[],
+ * FV_BDF_CTL_LO/HI[]), the methods' options (FV_BDF_RTOL, FV_BDF_ATOL, FV_RK4E_TOL, FV_RK4E_MAX_ITER,
+ * FV_RK4E_MAX_SUB: the defaults of integrators.bdf.BDF2 and rk4e.RK4E, as the Python FMU's), the system's
+ * switch_params FV_SWITCH_PARAMS[FV_N_SWITCH_PARAMS] (at least one element) and FV_CARRIED, the text naming
+ * the integrators the library carries with their item values (for messages). Which it carries besides RK4:
+ * -DFV_HAS_ABM4, -DFV_HAS_BDF2, -DFV_HAS_RK4E (native.emit.method_defines). */
 
 enum { S_INSTANTIATED, S_INIT, S_STEPPING, S_FAILED, S_TERMINATED };
 
@@ -116,7 +137,14 @@ typedef struct {
     void *instance;
     int64_t *model, *data;
     double *inputs;                  /* the kernel's input matrix (data.inputs) inside the instance */
-    double y[FV_N_STATES], row[FV_N_OUTPUTS], work[5 * FV_N_STATES], saved[1 + FV_N_KEY];
+    double y[FV_N_STATES], row[FV_N_OUTPUTS], work[FV_WORK], saved[1 + FV_N_KEY];
+    /* the integrators' stepper arrays (integrators.abm.abm_arrays, bdf.bdf_arrays, rk4e.RK4EStepper): only the
+     * method's own are used; saved is [first-stage valid, inputs] for RK4 and RK4E, the inputs of the history
+     * for ABM4 and BDF2 */
+    double hist[FV_ABM_HIST], jac[FV_BDF_JAC], lu[FV_BDF_LU], hmat[FV_BDF_HMAT], gw[FV_RK4E_G], stats[FV_RK4E_STATS];
+    int64_t abm_ctl[FV_ABM_CTL], piv[FV_BDF_PIV], bdf_ctl[FV_BDF_CTL];
+    int integrator;                  /* the integrator parameter's item value (FV_ITEM_*) */
+    int fresh;                       /* 1: the next step restarts the method (the Python stepper's reset()) */
     double t, dt, steering_angle, rack_travel, v0, x0;
     double t_model;                  /* the model's time [s]: 0 at the start, whatever the FMU's start time (the
                                       * Python FMU's simulator counts from 0 too) */
@@ -225,6 +253,16 @@ static void start_values(Comp *c) {
     memset(c->row, 0, sizeof c->row);
     memset(c->work, 0, sizeof c->work);
     memset(c->saved, 0, sizeof c->saved);
+    memset(c->hist, 0, sizeof c->hist);
+    memset(c->jac, 0, sizeof c->jac);
+    memset(c->lu, 0, sizeof c->lu);
+    memset(c->hmat, 0, sizeof c->hmat);
+    memset(c->gw, 0, sizeof c->gw);
+    memset(c->stats, 0, sizeof c->stats);
+    memset(c->abm_ctl, 0, sizeof c->abm_ctl);
+    memset(c->piv, 0, sizeof c->piv);
+    memset(c->bdf_ctl, 0, sizeof c->bdf_ctl);
+    c->fresh = 1;
     c->t = 0.0;
     c->t_model = 0.0;
     for (int i = 0; i < FV_N_VARS; i++) {
@@ -235,6 +273,52 @@ static void start_values(Comp *c) {
         else if (v->kind == K_DT) c->dt = v->start;
         else if (v->kind == K_V0) c->v0 = v->start;
         else if (v->kind == K_X0) c->x0 = v->start;
+        else if (v->kind == K_INTEGRATOR) c->integrator = (int)v->start;
+    }
+}
+
+/* 1 if x is the item value of an integrator this library carries: RK4 always, the others where the export
+ * compiled their entry points (-DFV_HAS_ABM4, ...: native.emit.method_defines) */
+static int integrator_item(double x) {
+    return x == FV_ITEM_RK4
+#ifdef FV_HAS_ABM4
+        || x == FV_ITEM_ABM4
+#endif
+#ifdef FV_HAS_BDF2
+        || x == FV_ITEM_BDF2
+#endif
+#ifdef FV_HAS_RK4E
+        || x == FV_ITEM_RK4E
+#endif
+        ;
+}
+
+/* n steps of h [s] from the model time t0 [s] with the instance's integrator (the Python stepper's advance);
+ * a pending restart (c->fresh, the stepper's reset()) is taken first. */
+static int64_t advance(Comp *c, double t0, double h, int64_t n, int64_t *done) {
+    int64_t fresh = c->fresh;
+    c->fresh = 0;
+    switch (c->integrator) {
+#ifdef FV_HAS_ABM4
+    case FV_ITEM_ABM4:
+        return fv_advance_abm4(c->model, c->data, t0, h, n, c->y, c->row, c->hist, c->abm_ctl, c->work, c->inputs,
+                               c->saved, fresh, done);
+#endif
+#ifdef FV_HAS_BDF2
+    case FV_ITEM_BDF2:
+        return fv_advance_bdf2(c->model, c->data, t0, h, n, c->y, c->row, c->jac, c->lu, c->piv, c->hmat, c->bdf_ctl,
+                               c->work, FV_BDF_RTOL, FV_BDF_ATOL, c->inputs, c->saved, fresh, done);
+#endif
+#ifdef FV_HAS_RK4E
+    case FV_ITEM_RK4E:
+        if (fresh) c->saved[0] = 0.0;
+        return fv_advance_rk4e(c->model, c->data, t0, h, n, c->y, c->row, c->work, c->gw, FV_SWITCH_PARAMS,
+                               FV_N_SWITCH_PARAMS, FV_RK4E_TOL, FV_RK4E_MAX_ITER, FV_RK4E_MAX_SUB, c->stats, c->inputs,
+                               c->saved, done);
+#endif
+    default:
+        if (fresh) c->saved[0] = 0.0;
+        return fv_advance(c->model, c->data, t0, h, n, c->y, c->row, c->work, c->inputs, c->saved, done);
     }
 }
 
@@ -339,7 +423,7 @@ FMI_API fmi2Status fmi2ExitInitializationMode(fmi2Component comp) {
     if (!c) return fmi2Error;
     if (c->state != S_INIT) return fail(c, fmi2Error, "fmi2ExitInitializationMode: not in initialization mode");
     int64_t st = initial_outputs(c);
-    c->saved[0] = 0.0;
+    c->fresh = 1;                   /* the Python stepper's evaluate(): a reset */
     if (st < 0) {
         c->state = S_FAILED;
         return fail(c, fmi2Error, "initial state at x0 = %g m, v0 = %g m/s: the model failed with status %lld%s %s",
@@ -437,7 +521,7 @@ FMI_API fmi2Status fmi2GetInteger(fmi2Component comp, const fmi2ValueReference v
     for (size_t i = 0; i < nvr; i++) {
         const fv_var *v = lookup(c, vr[i], T_INTEGER, "fmi2GetInteger");
         if (!v) return fmi2Error;
-        value[i] = (fmi2Integer)v->start;
+        value[i] = v->kind == K_INTEGRATOR ? c->integrator : (fmi2Integer)v->start;
     }
     return fmi2OK;
 }
@@ -464,19 +548,31 @@ FMI_API fmi2Status fmi2GetString(fmi2Component comp, const fmi2ValueReference vr
     return fmi2OK;
 }
 
-/* Integer, Boolean and String variables are all parameters fixed at export: setting one to its own value is
- * accepted (hosts set every parameter before initialization), to another value refused by name. */
+/* Integer, Boolean and String variables are parameters fixed at export, but for the integrator: setting one to
+ * its own value is accepted (hosts set every parameter before initialization), to another value refused by
+ * name. The integrator (an Integer holding its Enumeration item value) is settable to any method's item value
+ * before initialization ends. Every value is checked before any is written. */
 static fmi2Status set_fixed(Comp *c, const fmi2ValueReference vr[], size_t nvr, int type, const char *fn,
                             const double *numbers, const fmi2String *strings) {
     if (!c) return fmi2Error;
     for (size_t i = 0; i < nvr; i++) {
         const fv_var *v = lookup(c, vr[i], type, fn);
         if (!v) return fmi2Error;
+        if (v->kind == K_INTEGRATOR) {
+            if (!integrator_item(numbers[i]))
+                return fail(c, fmi2Error, "%s: %g is not the item value of an integrator this native FMU carries (%s): "
+                            "export it again with --set %s=<name>", fn, numbers[i], FV_CARRIED, v->name);
+            if (numbers[i] != c->integrator && c->state != S_INSTANTIATED && c->state != S_INIT)
+                return fail(c, fmi2Error, "parameter '%s' can only be set before initialization ends", v->name);
+            continue;
+        }
         int same = strings ? (strings[i] && strcmp(strings[i], v->string) == 0) : numbers[i] == v->start;
         if (!same)
             return fail(c, fmi2Error, "parameter '%s' is fixed at export in this native FMU: export it again with "
                         "--set %s=<value>", v->name, v->name);
     }
+    for (size_t i = 0; i < nvr; i++)
+        if (FV_VARS[vr[i]].kind == K_INTEGRATOR) c->integrator = (int)numbers[i];
     return fmi2OK;
 }
 
@@ -528,23 +624,25 @@ FMI_API fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real currentCommunicationP
     double ratio = nearbyint(h / c->dt);                   /* round half to even, as Python's round */
     int64_t n = ratio < 1.0 ? 1 : (int64_t)ratio;
     double step = h / (double)n;
-    if (fv_prepare(c->model, c->data, c->t_model, h, rack_target(c), c->y, c->row)) c->saved[0] = 0.0;
+    if (fv_prepare(c->model, c->data, c->t_model, h, rack_target(c), c->y, c->row)) c->fresh = 1;
     int64_t done = 0;
-    int64_t st = fv_advance(c->model, c->data, c->t_model, step, n, c->y, c->row, c->work, c->inputs, c->saved,
-                            &done);
+    int64_t st = advance(c, c->t_model, step, n, &done);
     while (st == 1 && done < n) {          /* a new coordinate partition, then the steps left */
         st = fv_repartition(c->model, c->data, c->y);
         if (st != 0) break;
-        c->saved[0] = 0.0;
+        c->fresh = 1;
         int64_t more = 0;
-        st = fv_advance(c->model, c->data, c->t_model + (double)done * step, step, n - done, c->y, c->row, c->work,
-                        c->inputs, c->saved, &more);
+        st = advance(c, c->t_model + (double)done * step, step, n - done, &more);
         done += more;
     }
     if (st < 0) {
         c->state = S_FAILED;
+        /* BDF2's own failure (integrators.bdf.STATUS_NEWTON_FAILED) has the status of a raised exception, and no
+         * message */
+        const char *why = c->integrator == FV_ITEM_BDF2 && !fv_last_error()[0]
+                              ? "(the BDF2 Newton iteration did not converge, not even in sub-steps)" : fv_last_error();
         return fail(c, fmi2Discard, "t = %g s: the vehicle model failed (status %lld) %s", c->t + (double)done * step,
-                    (long long)st, fv_last_error());
+                    (long long)st, why);
     }
     c->t = c->t + h;
     c->t_model = c->t_model + h;
@@ -606,24 +704,49 @@ FMI_API fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp, const fmi2Va
 /* ---- FMU state ------------------------------------------------------------------------------------------
  * A state is its serialized form (one malloc'd block): everything a run writes, so that a restore continues
  * bit-identically:
- *   char magic[8] = "FVSTATE3"; char guid[64] (this FMU's, zero padded); int64 sizes[5] (fv_shape) and
- *   blob bytes; int64 instance state; double t, dt, steering angle, rack travel, v0, x0, model time;
- *   double y[], row[], work[], saved[]; uint8 blob[] (the instance's arrays: fv_instance_blob); uint64 check
- *   (state_check of everything before it: any one flipped bit changes it).
+ *   char magic[8] = "FVSTATE4"; char guid[64] (this FMU's, zero padded); int64 sizes[5] (fv_shape) and
+ *   blob bytes; int64 instance state, integrator (its item value), restart pending (0/1); double t, dt,
+ *   steering angle, rack travel, v0, x0, model time; double y[], row[], work[], saved[] and the integrators'
+ *   hist[], jac[], lu[], hmat[], gw[], stats[] (STATE_REALS); int64 abm_ctl[], piv[], bdf_ctl[] (STATE_INTS);
+ *   uint8 blob[] (the instance's arrays: fv_instance_blob); uint64 check (state_check of everything before
+ *   it: any one flipped bit changes it). Every integrator's arrays are saved, whichever runs.
  * A state to restore is checked whole before any byte of it is copied (check_state): magic, GUID, every
- * size, the life-cycle state, every scalar (finite, the parameters and inputs within their ranges), the
- * state vectors finite, and in the blob the model's arrays (which never change after export: the
- * integer tables the kernels index with among them) equal to this instance's and every integer of the data
+ * size, the life-cycle state, the integrator (one this library carries), the restart flag, every scalar
+ * (finite, the parameters and inputs within their ranges), every double array finite, the control integers
+ * within their ranges (FV_ABM_CTL_LO/HI, FV_BDF_CTL_LO/HI: the ring index and counts of ABM4, BDF2's flags),
+ * BDF2's pivots within [0, FV_N_STATES), and in the blob the model's arrays (which never change after export:
+ * the integer tables the kernels index with among them) equal to this instance's and every integer of the data
  * (the coordinate partition, the wheel modes) within [0, FV_INDEX_MAX]; the inputs in the blob within their
- * ranges. Anything else is refused with a message naming the field. */
-#define FV_STATE_MAGIC "FVSTATE3"
+ * ranges. Anything else is refused with a message naming the field. (FVSTATE3, before the other integrators,
+ * had no integrator fields: such a state is refused by its magic.) */
+#define FV_STATE_MAGIC "FVSTATE4"
 #define FV_N_SCALARS 7
-#define FV_STATE_HEAD (8 + 64 + 8 * 7 + 8 * FV_N_SCALARS)
+#define FV_N_HEAD 9
+#define FV_STATE_HEAD (8 + 64 + 8 * FV_N_HEAD + 8 * FV_N_SCALARS)
+
+typedef struct {
+    const char *name;
+    size_t offset, count;     /* where in Comp, how many numbers */
+} fv_field;
+
+#define FIELD(name, member) {name, offsetof(Comp, member), sizeof ((Comp *)0)->member / 8}
+static const fv_field STATE_REALS[] = {
+    FIELD("state vector y", y), FIELD("output row", row), FIELD("integrator scratch", work),
+    FIELD("first-stage record", saved), FIELD("ABM4 history", hist), FIELD("BDF2 Jacobian", jac),
+    FIELD("BDF2 LU factors", lu), FIELD("BDF2 step of the factors", hmat), FIELD("RK4E switching values", gw),
+    FIELD("RK4E counters", stats)};
+static const fv_field STATE_INTS[] = {FIELD("ABM4 control", abm_ctl), FIELD("BDF2 pivots", piv),
+                                      FIELD("BDF2 control", bdf_ctl)};
+#undef FIELD
+#define N_FIELDS(table) (sizeof table / sizeof table[0])
 
 static size_t state_size(Comp *c) {
     unsigned char *blob;
     int64_t nb = fv_instance_blob(c->instance, &blob);
-    return FV_STATE_HEAD + sizeof c->y + sizeof c->row + sizeof c->work + sizeof c->saved + (size_t)nb + 8;
+    size_t n = FV_STATE_HEAD + (size_t)nb + 8;
+    for (size_t i = 0; i < N_FIELDS(STATE_REALS); i++) n += 8 * STATE_REALS[i].count;
+    for (size_t i = 0; i < N_FIELDS(STATE_INTS); i++) n += 8 * STATE_INTS[i].count;
+    return n;
 }
 
 /* The check word of p[0..n): sum over its little-endian 64-bit words w_i (the last one zero padded) of
@@ -644,10 +767,12 @@ static void get(const unsigned char **p, void *dst, size_t n) { memcpy(dst, *p, 
 static void serialize(Comp *c, unsigned char *out) {
     unsigned char *blob;
     int64_t nb = fv_instance_blob(c->instance, &blob);
-    int64_t head[7];
+    int64_t head[FV_N_HEAD];
     fv_shape(head);
     head[5] = nb;
     head[6] = c->state;
+    head[7] = c->integrator;
+    head[8] = c->fresh;
     char guid[64] = {0};
     strncpy(guid, FV_GUID, sizeof guid - 1);
     double scalars[FV_N_SCALARS] = {c->t, c->dt, c->steering_angle, c->rack_travel, c->v0, c->x0, c->t_model};
@@ -656,10 +781,10 @@ static void serialize(Comp *c, unsigned char *out) {
     put(&p, guid, sizeof guid);
     put(&p, head, sizeof head);
     put(&p, scalars, sizeof scalars);
-    put(&p, c->y, sizeof c->y);
-    put(&p, c->row, sizeof c->row);
-    put(&p, c->work, sizeof c->work);
-    put(&p, c->saved, sizeof c->saved);
+    for (size_t i = 0; i < N_FIELDS(STATE_REALS); i++)
+        put(&p, (char *)c + STATE_REALS[i].offset, 8 * STATE_REALS[i].count);
+    for (size_t i = 0; i < N_FIELDS(STATE_INTS); i++)
+        put(&p, (char *)c + STATE_INTS[i].offset, 8 * STATE_INTS[i].count);
     put(&p, blob, (size_t)nb);
     uint64_t check = state_check(out, (size_t)(p - out));
     unsigned char word[8];
@@ -731,7 +856,14 @@ static fmi2Status check_state(Comp *c, const unsigned char *in, size_t n, const 
     if (life < S_INSTANTIATED || life > S_TERMINATED)
         return fail(c, fmi2Error, "%s: the state's life-cycle state %lld is not one of 0..%d (corrupt state)", fn,
                     (long long)life, S_TERMINATED);
-    p += 56;
+    int64_t method = read_int64(p + 56);
+    if (!integrator_item((double)method))
+        return fail(c, fmi2Error, "%s: the state's integrator %lld is not one this FMU carries (%s) (corrupt state)", fn,
+                    (long long)method, FV_CARRIED);
+    int64_t fresh = read_int64(p + 64);
+    if (fresh != 0 && fresh != 1)
+        return fail(c, fmi2Error, "%s: the state's restart flag %lld is not 0 or 1 (corrupt state)", fn, (long long)fresh);
+    p += 8 * FV_N_HEAD;
     static const char *const scalar_names[FV_N_SCALARS] = {"time", "dt", "steering angle", "rack travel", "v0", "x0",
                                                            "model time"};
     const fv_var *scalar_vars[FV_N_SCALARS] = {NULL, var_of_kind(K_DT), var_of_kind(K_STEERING_ANGLE),
@@ -743,11 +875,22 @@ static fmi2Status check_state(Comp *c, const unsigned char *in, size_t n, const 
     if (!(read_double(p + 8) > 0.0))
         return fail(c, fmi2Error, "%s: the state's dt %g is not > 0 (corrupt state)", fn, read_double(p + 8));
     p += 8 * FV_N_SCALARS;
-    static const char *const vector_names[4] = {"state vector y", "output row", "RK4 scratch", "first-stage record"};
-    const size_t vector_sizes[4] = {FV_N_STATES, FV_N_OUTPUTS, 5 * FV_N_STATES, 1 + FV_N_KEY};
-    for (int i = 0; i < 4; i++) {
-        if (check_finite(c, fn, vector_names[i], p, vector_sizes[i]) != fmi2OK) return fmi2Error;
-        p += 8 * vector_sizes[i];
+    for (size_t i = 0; i < N_FIELDS(STATE_REALS); i++) {
+        if (check_finite(c, fn, STATE_REALS[i].name, p, STATE_REALS[i].count) != fmi2OK) return fmi2Error;
+        p += 8 * STATE_REALS[i].count;
+    }
+    /* the integers the kernels index with (ABM4's ring index, BDF2's pivots) or branch on */
+    for (size_t i = 0; i < N_FIELDS(STATE_INTS); i++) {
+        const fv_field *f = &STATE_INTS[i];
+        for (size_t k = 0; k < f->count; k++) {
+            int64_t v = read_int64(p + 8 * k), lo = 0, hi = FV_N_STATES - 1;
+            if (f->offset == offsetof(Comp, abm_ctl)) { lo = FV_ABM_CTL_LO[k]; hi = FV_ABM_CTL_HI[k]; }
+            else if (f->offset == offsetof(Comp, bdf_ctl)) { lo = FV_BDF_CTL_LO[k]; hi = FV_BDF_CTL_HI[k]; }
+            if (v < lo || v > hi)
+                return fail(c, fmi2Error, "%s: the state's %s[%zu] = %lld is outside [%lld, %lld] (corrupt state)", fn,
+                            f->name, k, (long long)v, (long long)lo, (long long)hi);
+        }
+        p += 8 * f->count;
     }
     /* p is the state's blob now: nb bytes, the last of in[0..n) */
     for (int i = 0; i < FV_N_BLOB_FIXED; i++) {
@@ -788,11 +931,13 @@ static fmi2Status deserialize(Comp *c, const unsigned char *in, size_t n, const 
     int64_t nb = fv_instance_blob(c->instance, &blob);
     if (check_state(c, in, n, fn) != fmi2OK) return fmi2Error;
     const unsigned char *p = in + 8 + 64;
-    int64_t head[7];
+    int64_t head[FV_N_HEAD];
     double scalars[FV_N_SCALARS];
     get(&p, head, sizeof head);
     get(&p, scalars, sizeof scalars);
     c->state = (int)head[6];
+    c->integrator = (int)head[7];
+    c->fresh = (int)head[8];
     c->t = scalars[0];
     c->dt = scalars[1];
     c->steering_angle = scalars[2];
@@ -800,10 +945,10 @@ static fmi2Status deserialize(Comp *c, const unsigned char *in, size_t n, const 
     c->v0 = scalars[4];
     c->x0 = scalars[5];
     c->t_model = scalars[6];
-    get(&p, c->y, sizeof c->y);
-    get(&p, c->row, sizeof c->row);
-    get(&p, c->work, sizeof c->work);
-    get(&p, c->saved, sizeof c->saved);
+    for (size_t i = 0; i < N_FIELDS(STATE_REALS); i++)
+        get(&p, (char *)c + STATE_REALS[i].offset, 8 * STATE_REALS[i].count);
+    for (size_t i = 0; i < N_FIELDS(STATE_INTS); i++)
+        get(&p, (char *)c + STATE_INTS[i].offset, 8 * STATE_INTS[i].count);
     get(&p, blob, (size_t)nb);
     return fmi2OK;
 }

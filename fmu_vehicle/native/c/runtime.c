@@ -239,6 +239,23 @@ int64_t fv_start_raw(const double *y_rest, const double *speed_gain, const doubl
 int64_t fv_equilibrium_raw(int64_t *model_buf, int64_t *data_buf, double x0, double mass, int64_t work,
                            int64_t *ints, double *y_rest, double *speed_gain, double *spin_radius);
 int64_t fv_repartition_raw(int64_t *model_buf, int64_t *data_buf, double *y);
+#ifdef FV_HAS_ABM4
+int64_t fv_advance_abm4_raw(int64_t *model_buf, int64_t *data_buf, double t0, double h, int64_t nsteps, double *y,
+                            double *row, double *hist, int64_t *ctl, double *work, double *key, double *saved,
+                            int64_t fresh, int64_t *done);
+#endif
+#ifdef FV_HAS_BDF2
+int64_t fv_advance_bdf2_raw(int64_t *model_buf, int64_t *data_buf, double t0, double h, int64_t nsteps, double *y,
+                            double *row, double *jac, double *lu, int64_t *piv, double *hmat, int64_t *ctl,
+                            double *work, double rtol, double atol, double *key, double *saved, int64_t fresh,
+                            int64_t *done);
+#endif
+#ifdef FV_HAS_RK4E
+int64_t fv_advance_rk4e_raw(int64_t *model_buf, int64_t *data_buf, double t0, double h, int64_t nsteps, double *y,
+                            double *row, double *work, double *gw, const double *sw, int64_t n_sw, double tol,
+                            int64_t max_iter, int64_t max_sub, double *stats, double *key, double *saved,
+                            int64_t *done);
+#endif
 
 /* nsteps RK4 steps of h [s] from t0 [s], then the output row of the final state (integrators.rk4.rk4_advance):
  * y (FV_N_STATES) in place, row (FV_N_OUTPUTS), work (5 x FV_N_STATES, C order; work[0] the next k1), key
@@ -326,3 +343,63 @@ FV_API int64_t fv_repartition(int64_t *model_buf, int64_t *data_buf, double *y) 
     int64_t status = fv_repartition_raw(model_buf, data_buf, y);
     return fv_err.raised ? FV_STATUS_RAISED : status;
 }
+
+/* The other stepping methods' fv_advance (native.step.integrator_cfuncs): nsteps steps of h [s] from t0 [s] of
+ * ABM4 (integrators.abm.abm_advance), BDF2 (integrators.bdf.bdf_advance) or RK4 with event location
+ * (integrators.rk4e.rk4e_advance), then the output row of the final state; the status and *done as fv_advance.
+ * The arrays are the method's stepper arrays (abm.abm_arrays, bdf.bdf_arrays, rk4e: work (10 x FV_N_STATES),
+ * gw (4 x the system's switching functions), stats (4)); saved is FV_N_KEY long for ABM4 and BDF2 (the inputs
+ * of the history), 1 + FV_N_KEY for RK4E (as fv_advance's); fresh != 0 restarts the history first (the
+ * stepper's reset(); RK4E's restart is saved[0] = 0, as RK4's). sw: the system's switch_params (n_sw). Each is
+ * there when the library carries the method (-DFV_HAS_ABM4, ...: native.emit.method_defines). */
+#ifdef FV_HAS_ABM4
+FV_API int64_t fv_advance_abm4(int64_t *model_buf, int64_t *data_buf, double t0, double h, int64_t nsteps, double *y,
+                               double *row, double *hist, int64_t *ctl, double *work, double *key, double *saved,
+                               int64_t fresh, int64_t *done) {
+    fv_clear_error();
+    *done = 0;
+    if (!model_buf || !data_buf || !y || !row || !hist || !ctl || !work || !key || !saved || nsteps < 0) {
+        fv_raise("fv_advance_abm4: a null pointer or a negative step count");
+        return FV_STATUS_BAD_ARGUMENT;
+    }
+    int64_t status = fv_advance_abm4_raw(model_buf, data_buf, t0, h, nsteps, y, row, hist, ctl, work, key, saved,
+                                         fresh, done);
+    return fv_err.raised ? FV_STATUS_RAISED : status;
+}
+#endif
+
+#ifdef FV_HAS_BDF2
+FV_API int64_t fv_advance_bdf2(int64_t *model_buf, int64_t *data_buf, double t0, double h, int64_t nsteps, double *y,
+                               double *row, double *jac, double *lu, int64_t *piv, double *hmat, int64_t *ctl,
+                               double *work, double rtol, double atol, double *key, double *saved, int64_t fresh,
+                               int64_t *done) {
+    fv_clear_error();
+    *done = 0;
+    if (!model_buf || !data_buf || !y || !row || !jac || !lu || !piv || !hmat || !ctl || !work || !key || !saved
+        || nsteps < 0) {
+        fv_raise("fv_advance_bdf2: a null pointer or a negative step count");
+        return FV_STATUS_BAD_ARGUMENT;
+    }
+    int64_t status = fv_advance_bdf2_raw(model_buf, data_buf, t0, h, nsteps, y, row, jac, lu, piv, hmat, ctl, work,
+                                         rtol, atol, key, saved, fresh, done);
+    return fv_err.raised ? FV_STATUS_RAISED : status;
+}
+#endif
+
+#ifdef FV_HAS_RK4E
+FV_API int64_t fv_advance_rk4e(int64_t *model_buf, int64_t *data_buf, double t0, double h, int64_t nsteps, double *y,
+                               double *row, double *work, double *gw, const double *sw, int64_t n_sw, double tol,
+                               int64_t max_iter, int64_t max_sub, double *stats, double *key, double *saved,
+                               int64_t *done) {
+    fv_clear_error();
+    *done = 0;
+    if (!model_buf || !data_buf || !y || !row || !work || !gw || !sw || n_sw < 0 || !stats || !key || !saved
+        || nsteps < 0) {
+        fv_raise("fv_advance_rk4e: a null pointer or a negative count");
+        return FV_STATUS_BAD_ARGUMENT;
+    }
+    int64_t status = fv_advance_rk4e_raw(model_buf, data_buf, t0, h, nsteps, y, row, work, gw, sw, n_sw, tol, max_iter,
+                                         max_sub, stats, key, saved, done);
+    return fv_err.raised ? FV_STATUS_RAISED : status;
+}
+#endif
