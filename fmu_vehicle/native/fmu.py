@@ -17,13 +17,16 @@
    ``fmi.post_process.patch_model_description``). While stepping, outputs change only in ``fmi2DoStep``:
    ``ModelStructure/Outputs`` lists them with no dependencies on inputs.
 
-What stays settable in the native FMU: every input, and the internal step ``dt``, the start speed ``v0`` and
-the start position ``x0`` before initialization ends.
+What stays settable in the native FMU: every input, and the internal step ``dt``, the start speed ``v0``, the
+start position ``x0`` and the ``integrator`` before initialization ends. The library carries RK4 and the
+``integrator`` set at export, plus the stepping integrators named in ``export(integrators=...)``: each one's
+entry point (``step.integrator_cfuncs``: ABM4, BDF2, RK4E) costs compile time and library size, so an export
+carries only what it is asked for (docs/native.md §7); ``integrator`` can be set to any carried method.
 Every other parameter is fixed at export (its value is the start value in the modelDescription, and setting
 it returns fmi2Error naming it; an Enumeration, e.g. ``model``, is an Integer in the C layer holding its item
-value: setting that value is accepted, another refused by name). The FMU state can be saved, restored and serialized. A new
-coordinate partition during a run is made in the compiled step (``fv_repartition``). Not yet native:
-integrators other than RK4 (refused at export). See docs/native.md §5.
+value: setting that value is accepted, another refused by name). The FMU state can be saved, restored and
+serialized, with the integrator and its arrays (ABM4's history, BDF2's matrices, ...). A new coordinate
+partition during a run is made in the compiled step (``fv_repartition``). See docs/native.md §6 and §7.
 """
 from __future__ import annotations
 
