@@ -254,7 +254,8 @@ def integrator_config(integrator: Var, shape, system, methods=()) -> list[str]:
     lines += [f"#define FV_BDF_RTOL {_c_number(bdf2.rtol)}", f"#define FV_BDF_ATOL {_c_number(bdf2.atol)}",
               f"#define FV_RK4E_TOL {_c_number(rk.tol)}", f"#define FV_RK4E_MAX_ITER {rk.max_iter}",
               f"#define FV_RK4E_MAX_SUB {rk.max_sub}", f"#define FV_N_SWITCH_PARAMS {sw.size}",
-              "static const double FV_SWITCH_PARAMS[] = {" + ", ".join(_c_number(x) for x in sw.tolist() or [0.0]) + "};"]
+              "static const double FV_SWITCH_PARAMS[] = {"
+              + ", ".join(_c_number(x) for x in sw.tolist() or [0.0]) + "};"]
     carried = [m for m in integrator.choices if m == "rk4" or m in methods]
     lines.append(f"#define FV_CARRIED {_c_string(', '.join(f'{integrator.item_value(m)} = {m}' for m in carried))}")
     return lines

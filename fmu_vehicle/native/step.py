@@ -265,7 +265,8 @@ def integrator_cfuncs(model_type, data_type, shape: StepShape, methods=INTEGRATO
         data = packed_value(carray(data_buf, nd), dty)
         steps, status = rk4e_advance(model, data, t0, h, carray(y, n), nsteps, carray(row, nout),
                                      carray(work, (N_WORK, n)), carray(gw, (N_G, ng)), carray(sw, n_sw), tol,
-                                     max_iter, max_sub, carray(stats, N_STATS), carray(key, nkey), carray(saved, 1 + nkey))
+                                     max_iter, max_sub, carray(stats, N_STATS), carray(key, nkey),
+                                     carray(saved, 1 + nkey))
         done[0] = steps
         return status
 

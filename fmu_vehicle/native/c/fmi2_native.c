@@ -154,6 +154,23 @@ typedef struct {
     int64_t eq_ints[FV_EQ_INTS];
 } Comp;
 
+/* the arrays a run writes besides the instance's blob: what an FMU state saves (doubles, then int64) */
+typedef struct {
+    const char *name;
+    size_t offset, count;     /* where in Comp, how many numbers */
+} fv_field;
+
+#define FIELD(name, member) {name, offsetof(Comp, member), sizeof ((Comp *)0)->member / 8}
+static const fv_field STATE_REALS[] = {
+    FIELD("state vector y", y), FIELD("output row", row), FIELD("integrator scratch", work),
+    FIELD("first-stage record", saved), FIELD("ABM4 history", hist), FIELD("BDF2 Jacobian", jac),
+    FIELD("BDF2 LU factors", lu), FIELD("BDF2 step of the factors", hmat), FIELD("RK4E switching values", gw),
+    FIELD("RK4E counters", stats)};
+static const fv_field STATE_INTS[] = {FIELD("ABM4 control", abm_ctl), FIELD("BDF2 pivots", piv),
+                                      FIELD("BDF2 control", bdf_ctl)};
+#undef FIELD
+#define N_FIELDS(table) (sizeof table / sizeof table[0])
+
 static void logf_(Comp *c, fmi2Status status, const char *category, const char *fmt, ...) {
     if (!c || !c->logger) return;
     if (status == fmi2OK && !c->logging) return;
@@ -249,19 +266,10 @@ static double rack_target(const Comp *c) {
 }
 
 static void start_values(Comp *c) {
-    memset(c->y, 0, sizeof c->y);
-    memset(c->row, 0, sizeof c->row);
-    memset(c->work, 0, sizeof c->work);
-    memset(c->saved, 0, sizeof c->saved);
-    memset(c->hist, 0, sizeof c->hist);
-    memset(c->jac, 0, sizeof c->jac);
-    memset(c->lu, 0, sizeof c->lu);
-    memset(c->hmat, 0, sizeof c->hmat);
-    memset(c->gw, 0, sizeof c->gw);
-    memset(c->stats, 0, sizeof c->stats);
-    memset(c->abm_ctl, 0, sizeof c->abm_ctl);
-    memset(c->piv, 0, sizeof c->piv);
-    memset(c->bdf_ctl, 0, sizeof c->bdf_ctl);
+    for (size_t i = 0; i < N_FIELDS(STATE_REALS); i++)
+        memset((char *)c + STATE_REALS[i].offset, 0, 8 * STATE_REALS[i].count);
+    for (size_t i = 0; i < N_FIELDS(STATE_INTS); i++)
+        memset((char *)c + STATE_INTS[i].offset, 0, 8 * STATE_INTS[i].count);
     c->fresh = 1;
     c->t = 0.0;
     c->t_model = 0.0;
@@ -723,22 +731,6 @@ FMI_API fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp, const fmi2Va
 #define FV_N_SCALARS 7
 #define FV_N_HEAD 9
 #define FV_STATE_HEAD (8 + 64 + 8 * FV_N_HEAD + 8 * FV_N_SCALARS)
-
-typedef struct {
-    const char *name;
-    size_t offset, count;     /* where in Comp, how many numbers */
-} fv_field;
-
-#define FIELD(name, member) {name, offsetof(Comp, member), sizeof ((Comp *)0)->member / 8}
-static const fv_field STATE_REALS[] = {
-    FIELD("state vector y", y), FIELD("output row", row), FIELD("integrator scratch", work),
-    FIELD("first-stage record", saved), FIELD("ABM4 history", hist), FIELD("BDF2 Jacobian", jac),
-    FIELD("BDF2 LU factors", lu), FIELD("BDF2 step of the factors", hmat), FIELD("RK4E switching values", gw),
-    FIELD("RK4E counters", stats)};
-static const fv_field STATE_INTS[] = {FIELD("ABM4 control", abm_ctl), FIELD("BDF2 pivots", piv),
-                                      FIELD("BDF2 control", bdf_ctl)};
-#undef FIELD
-#define N_FIELDS(table) (sizeof table / sizeof table[0])
 
 static size_t state_size(Comp *c) {
     unsigned char *blob;
