@@ -17,13 +17,14 @@
    ``fmi.post_process.patch_model_description``). While stepping, outputs change only in ``fmi2DoStep``:
    ``ModelStructure/Outputs`` lists them with no dependencies on inputs.
 
-What stays settable in the native FMU: every input, and the internal step ``dt``, the start speed ``v0`` and
-the start position ``x0`` before initialization ends.
-Every other parameter is fixed at export (its value is the start value in the modelDescription, and setting
-it returns fmi2Error naming it; an Enumeration, e.g. ``model``, is an Integer in the C layer holding its item
-value: setting that value is accepted, another refused by name). The FMU state can be saved, restored and serialized. A new
-coordinate partition during a run is made in the compiled step (``fv_repartition``). Not yet native:
-integrators other than RK4 (refused at export). See docs/native.md §5.
+What stays settable in the native FMU until initialization ends: every Real parameter (``dt``, ``v0`` and ``x0``,
+held by the C layer, and the masses, inertias, springs, dampers and tire radii, which the C layer writes into
+the model's arrays of the instance: :mod:`.tunable` finds where at export); every input at any time. The
+choices and file names (``model``, ``road``, ``integrator``, ..., ``road_file``) are fixed at export (their
+value is the start value in the modelDescription, and setting one to another value returns fmi2Error naming
+it; an Enumeration is an Integer in the C layer holding its item value). The FMU state can be saved, restored
+and serialized. A new coordinate partition during a run is made in the compiled step (``fv_repartition``). Not
+yet native: integrators other than RK4 (refused at export). See docs/native.md §5.
 """
 from __future__ import annotations
 

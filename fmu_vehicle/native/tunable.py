@@ -8,13 +8,14 @@ state and the outputs, by the compiled kernels), builds what the Python FMU buil
 vehicle's total mass, which the equilibrium takes as an argument; the C layer sums the bodies' masses from the
 blob in the loader's order (:func:`mass_offsets`), so the sum is the Python one to the last bit.
 
-:func:`tunable_parameters` finds them by asking the loader itself: for each Real parameter it builds the image
-again with the parameter at two probe values (its bounds, or points inside the range where the loader refuses a
-bound) and accepts the parameter if, in both, exactly the same model-array entries differ from the export image
-and each of them holds the probe value exactly, with everything else (every word of the buffers, the data's
-integer arrays, the layout) unchanged. A parameter that fails this (a value the loader transforms, one that
-changes sizes or the data) stays fixed at export; the log says why. The tests compare every tunable parameter,
-set to two values in its range, with the Python FMU set the same way.
+:func:`tunable_parameters` finds them by asking the loader itself, twice: it builds the image again with every Real
+parameter moved at once, each to its own probe value (above, then below the export value), and attributes each
+model-array entry that differs from the export image to the one parameter whose probe value it holds exactly. A
+parameter is tunable if both probes give it the same entries; an entry holding no probe value (something the
+loader derived from the parameters) or a change of the arrays' sizes, the model's numbers or integer arrays
+leaves every parameter fixed at export, and the log says why. Two images cost a fraction of a second. The tests
+compare every tunable parameter, set to two values in its range, with the Python FMU set the same way. See
+docs/native.md §6.
 """
 from __future__ import annotations
 
@@ -24,9 +25,10 @@ import numpy as np
 
 from ..errors import FmuVehicleError
 
-PROBE_FRACTIONS = ((0.0, 1.0), (0.25, 0.75))
-"""Probe points as fractions of a parameter's range: its bounds first, then two inside it if the loader refuses
-a bound (e.g. no static equilibrium with a spring preload at its limit)."""
+PROBE_STEP = 1e-4
+"""A probe moves each parameter by this fraction of its range's width times its rank + 1 (1e-4 to 8e-3 for the
+shipped FMUs' 77 parameters at most): every parameter gets its own value, near the export one, so the vehicle
+stays where the loader accepts it."""
 
 
 class Tunable(NamedTuple):
@@ -50,27 +52,37 @@ def _signature(image) -> tuple:
     return (tuple((f.path, f.array.dtype.str, f.array.shape) for f in image.fields), model_numbers, model_ints)
 
 
-def _probes(var, start: float) -> list[tuple[float, float]]:
-    lo, hi = var.min, var.max
-    if lo is None or hi is None or not np.isfinite(lo) or not np.isfinite(hi):
-        step = 0.1 * abs(start) if start else 1.0
-        return [(start - step, start + step)]
-    return [(lo + a * (hi - lo), lo + b * (hi - lo)) for a, b in PROBE_FRACTIONS]
+def _probe_values(params, values: dict, sign: float) -> dict:
+    """name -> probe value of each Var in ``params``: its export value moved by ``sign`` x PROBE_STEP x (rank + 1)
+    of its range's width (of max(|value|, 1) when unbounded), inward where that would leave the range."""
+    probes = {}
+    for rank, var in enumerate(params):
+        x = float(values[var.name])
+        lo = -np.inf if var.min is None else float(var.min)
+        hi = np.inf if var.max is None else float(var.max)
+        width = hi - lo if np.isfinite(hi - lo) else max(abs(x), 1.0)
+        d = sign * PROBE_STEP * (rank + 1) * width
+        probes[var.name] = x + d if lo <= x + d <= hi else x - d
+    return probes
 
 
-def _entries(base, base_sig, image, value: float) -> tuple[int, ...] | None:
-    """Blob offsets in ``base`` of the model entries where ``image`` differs from it, if the two differ in
-    nothing else of :func:`_signature` and every such entry holds ``value``; else None."""
+def _attribution(base, base_sig, image, probes: dict) -> dict | str:
+    """name -> blob offsets (in ``base``) of the model entries where ``image`` holds that parameter's probe value
+    and ``base`` does not; a str saying why when ``image`` differs from ``base`` in anything else."""
     if _signature(image) != base_sig:
-        return None
-    offsets = []
+        return "the probe changes the model's sizes, numbers or integer arrays"
+    by_value = {}
+    for name, x in probes.items():
+        by_value.setdefault(x, []).append(name)
+    found = {}
     new = _model_arrays(image)
     for path, f in _model_arrays(base).items():
-        changed = np.argwhere(f.array != new[path].array)
-        if changed.size and not np.all(new[path].array[tuple(changed.T)] == value):
-            return None
-        offsets += [f.offset + int(np.dot(idx, f.array.strides)) for idx in changed]
-    return tuple(sorted(set(offsets))) or None
+        for idx in np.argwhere(f.array != new[path].array):
+            names = by_value.get(float(new[path].array[tuple(idx)]), [])
+            if len(names) != 1:
+                return f"{path}{list(map(int, idx))} holds a value derived from the parameters"
+            found.setdefault(names[0], []).append(f.offset + int(np.dot(idx, f.array.strides)))
+    return {name: tuple(sorted(offsets)) for name, offsets in found.items()}
 
 
 def tunable_parameters(variables, values: dict, base_image, image_of, skip=(), log=lambda message: None) -> dict:
@@ -78,31 +90,22 @@ def tunable_parameters(variables, values: dict, base_image, image_of, skip=(), l
     ``skip`` that pass the test of the module docstring. ``base_image`` is the export's image (``values``);
     ``image_of(values)`` builds the image for other values (raising FmuVehicleError where the loader refuses
     them)."""
+    params = [v for v in variables if v.causality == "parameter" and v.type == "Real" and v.name not in skip]
     base_sig = _signature(base_image)
-    found = {}
-    for var in variables:
-        if var.causality != "parameter" or var.type != "Real" or var.name in skip:
-            continue
-        reason = "the loader refuses every probe value"
-        for probes in _probes(var, float(values[var.name])):
-            results = []
-            for p in probes:
-                if p == values[var.name]:
-                    p = 0.5 * (p + (var.max if p == var.min else var.min))
-                try:
-                    image = image_of({**values, var.name: p})
-                except FmuVehicleError as e:
-                    reason = f"the loader refuses {p:g}: {e}"
-                    break
-                results.append(_entries(base_image, base_sig, image, p))
-            else:
-                if results[0] is not None and results[0] == results[1]:
-                    found[var.name] = Tunable(var.name, results[0])
-                else:
-                    reason = "the loader derives more than the value's own entries from it"
-                break
+    seen = []
+    for sign in (1.0, -1.0):
+        probes = _probe_values(params, values, sign)
+        try:
+            seen.append(_attribution(base_image, base_sig, image_of({**values, **probes}), probes))
+        except FmuVehicleError as e:
+            seen.append(f"the loader refuses the probe values: {e}")
+    problem = next((x for x in seen if isinstance(x, str)), None)
+    found = {} if problem else {name: Tunable(name, offsets) for name, offsets in seen[0].items()
+                                if seen[1].get(name) == offsets}
+    for var in params:
         if var.name not in found:
-            log(f"parameter {var.name!r} stays fixed at export: {reason}")
+            log(f"parameter {var.name!r} stays fixed at export: "
+                f"{problem or 'its value does not appear, unchanged, in the same model entries at both probes'}")
     return found
 
 

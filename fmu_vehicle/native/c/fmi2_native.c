@@ -649,7 +649,8 @@ FMI_API fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp, const fmi2Va
  * A state to restore is checked whole before any byte of it is copied (check_state): magic, GUID, every
  * size, the life-cycle state, every scalar (finite, the parameters and inputs within their ranges), the
  * state vectors finite, and in the blob the model's arrays (which never change after export: the
- * integer tables the kernels index with among them) equal to this instance's and every integer of the data
+ * integer tables the kernels index with among them) equal to this instance's, but for the tunable parameters'
+ * entries (each in its range and equal to the parameter's other entries), and every integer of the data
  * (the coordinate partition, the wheel modes) within [0, FV_INDEX_MAX]; the inputs in the blob within their
  * ranges. Anything else is refused with a message naming the field. */
 #define FV_STATE_MAGIC "FVSTATE3"
