@@ -1,5 +1,6 @@
 """``fmu-vehicle export --native``: native vehicle FMUs (the compiled model and an FMI layer in C, no Python
-on the host), every parameter but dt fixed at export (:mod:`fmu_vehicle.native.fmu`)."""
+on the host), every Real parameter settable until initialization ends, the choices fixed at export
+(:mod:`fmu_vehicle.native.fmu`)."""
 from __future__ import annotations
 
 from ..errors import ModelError
