@@ -220,7 +220,7 @@ def _store_ir(folder: Path, irs: dict, names: dict) -> None:
         pass                    # a read-only cache: the next export compiles again
 
 
-def _compile_irs(entries, modules, methods) -> list[tuple[dict, dict]]:
+def _compile_irs(entries, modules, methods=()) -> list[tuple[dict, dict]]:
     """The entry points' IR of ``entries`` compiled in one child process (:func:`fresh_irs`)."""
     from ..numerics.jit import PORTABLE_CPU
     from ..util import compiling_child_env
