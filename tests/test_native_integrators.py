@@ -14,44 +14,66 @@ import struct
 import numpy as np
 import pytest
 
-from fmu_vehicle.fmi.hosts import Inputs, run_fmpy
 from fmu_vehicle.integrators import STEPPING_INTEGRATORS
 
 from native_probe import with_check
 
 OUTPUTS = ["chassis.x", "chassis.z", "chassis.pitch", "chassis.vx", "chassis.az", "wheel_front.tire_fz",
            "wheel_rear.tire_fx", "wheel_front.omega", "wheel_rear.travel"]
-TORQUES = {"wheel_front.torque_drive": (150.0, 0.0, 0.5), "wheel_rear.torque_brake": (40.0, 0.0, 0.3)}
-"""Constant: a multistep method keeps its history while the inputs are unchanged (inputs that change at every
+TORQUES = {"wheel_front.torque_drive": 150.0, "wheel_rear.torque_brake": 40.0}
+"""[N m], constant: a multistep method keeps its history while the inputs are unchanged (inputs that change at every
 step restart it, and ABM4 then takes RK4 steps only: RK4's numbers bit for bit)."""
 METHODS = ("abm4", "bdf2", "rk4e")
 """The stepping methods besides RK4 (whose native run test_native_fmu.py compares)."""
 
 
-@pytest.fixture(scope="module")
-def python_lv(registered_fmus):
-    return registered_fmus.subset(("VehicleLV",))["VehicleLV"]
+RUNS = """
+import json, sys
+from fmu_vehicle.numerics.jit import pin_portable_cpu
+pin_portable_cpu()      # the Python FMU runs the portable code it ships, as in a host (fmi.hosts.run_fmpy)
+import numpy as np
+from fmpy import simulate_fmu
+spec = json.loads(sys.argv[1])
+out = {}
+for fmu in spec["fmus"]:
+    for item in spec["items"]:
+        r = simulate_fmu(fmu, start_values={"integrator": item, **spec["inputs"]}, stop_time=2.0,
+                         output_interval=1e-3, output=spec["outputs"])
+        out[f"{fmu} {item}"] = np.array([list(row) for row in r])[::20].tolist()
+print("RUNS " + json.dumps(out))
+"""
+"""Every run of the comparison in one FMPy process (``fmpy.simulate_fmu``: 1 ms communication steps, the
+torques as start values of the inputs): each Python FMU instance after the first loads no kernels again."""
 
 
 @pytest.fixture(scope="module")
-def native_rk4(native_integrators_fmu):
-    run = run_fmpy(native_integrators_fmu, OUTPUTS, Inputs(signals=TORQUES), 1e-3, 2000, every=20)
-    assert run.returncode == 0, run.stderr[-2000:]
-    return run.rows
+def runs(registered_fmus, native_integrators_fmu) -> dict:
+    """{(fmu, method): the rows (time and OUTPUTS every 20 ms over 2 s)} of the native VehicleLV carrying every
+    method and the Python VehicleLV, per stepping method."""
+    import json
+    import subprocess
+    import sys
+
+    fmus = {"native": str(native_integrators_fmu), "python": str(registered_fmus.subset(("VehicleLV",))["VehicleLV"])}
+    items = {m: STEPPING_INTEGRATORS.index(m) + 1 for m in STEPPING_INTEGRATORS}    # the Enumeration's item values
+    spec = {"fmus": list(fmus.values()), "items": list(items.values()), "outputs": OUTPUTS,
+            "inputs": TORQUES}
+    proc = subprocess.run([sys.executable, "-c", RUNS, json.dumps(spec)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(next(line[5:] for line in proc.stdout.splitlines() if line.startswith("RUNS ")))
+    return {(kind, m): np.array(out[f"{path} {item}"]) for kind, path in fmus.items() for m, item in items.items()}
 
 
 @pytest.mark.parametrize("method", METHODS)
-def test_each_integrator_gives_the_python_fmus_numbers(native_integrators_fmu, python_lv, native_rk4, method):
-    inputs = Inputs(signals=TORQUES, strings={"integrator": method})
-    ours = run_fmpy(native_integrators_fmu, OUTPUTS, inputs, 1e-3, 2000, every=20)
-    python = run_fmpy(python_lv, OUTPUTS, inputs, 1e-3, 2000, every=20)
-    assert ours.returncode == 0 and python.returncode == 0, ours.stderr[-2000:] + python.stderr[-2000:]
-    assert ours.rows.shape == python.rows.shape == (101, 1 + len(OUTPUTS))
-    scale = np.maximum(np.abs(python.rows).max(axis=0), 1e-300)
-    assert np.max(np.abs(ours.rows - python.rows) / scale) <= 1e-12
-    assert np.array_equal(ours.rows, python.rows)             # bit for bit: the same kernels, the same order
+def test_each_integrator_gives_the_python_fmus_numbers(runs, method):
+    ours, python, rk4 = runs["native", method], runs["python", method], runs["native", "rk4"]
+    assert ours.shape == python.shape == (101, 1 + len(OUTPUTS))
+    assert np.array_equal(runs["native", "rk4"], runs["python", "rk4"])
+    scale = np.maximum(np.abs(python).max(axis=0), 1e-300)
+    assert np.max(np.abs(ours - python) / scale) <= 1e-12
+    assert np.array_equal(ours, python)             # bit for bit: the same kernels, the same order
     # the method did run: its numbers are not RK4's (the bumpy road makes them differ beyond rounding)
-    assert np.max(np.abs(ours.rows - native_rk4) / scale) > 1e-9
+    assert np.max(np.abs(ours - rk4) / scale) > 1e-9
 
 
 class _Fmu:
