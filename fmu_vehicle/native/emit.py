@@ -345,6 +345,9 @@ glibc 2.2.5 version, which computes the same values: the library then loads on g
 FMI_EXPORTS = "fmi2*"
 """The only symbols a native FMU's library exports (:func:`link` with ``exports``)."""
 
+FMI3_EXPORTS = "fmi3*"
+"""The only symbols the library of a native FMI 3.0 FMU exports (its FMI 2.0 layer inside is hidden)."""
+
 
 def link(objects, target: Target, out, exports: str | None = None, c_flags=()) -> Path:
     """The shared library ``out`` of the ``objects`` (the step's, the runtime's, ...), linked with libm only.
