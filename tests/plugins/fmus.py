@@ -56,3 +56,18 @@ def native_fmus(tmp_path_factory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("native_fmus")
     targets = ("linux64", "win64") if shutil.which("x86_64-w64-mingw32-gcc") else ("linux64",)
     return {name: native.export(name, out, targets=targets) for name in ("VehicleLV", "Vehicle")}
+
+
+@pytest.fixture(scope="session")
+def native_fmi3_fmus(native_fmus) -> dict[str, Path]:
+    """name -> path of the FMI 3.0 builds of the native VehicleLV (linux64, and win64 where mingw is installed) and
+    Vehicle (linux64), made by ``fmu-vehicle export --native --fmi-version 3`` into ``fmi3/`` beside the FMI 2.0
+    builds of ``native_fmus`` (the same image and parameters: only the FMI layer differs; seconds each, as the
+    entry points' IR is cached by the FMI 2.0 builds)."""
+    import shutil
+    from fmu_vehicle.cli import main
+    out = native_fmus["VehicleLV"].parent
+    win = ["win64"] if shutil.which("x86_64-w64-mingw32-gcc") else []
+    for name, platforms in (("VehicleLV", ["linux64", *win]), ("Vehicle", ["linux64"])):
+        assert main(["export", "--native", name, "--fmi-version", "3", "--platform", *platforms, "--out", str(out)]) == 0
+    return {name: out / "fmi3" / f"{name}.fmu" for name in ("VehicleLV", "Vehicle")}

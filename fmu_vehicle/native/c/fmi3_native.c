@@ -213,7 +213,7 @@ static fmi3Status check(Inst *in, const char *fn, int type, const fmi3ValueRefer
         if (vr[i] >= FV3_N_VARS)
             return refuse(in, "%s: value reference %u is not a variable of this FMU", fn, (unsigned)vr[i]);
         if (FV3_VARS[vr[i]].type != type)
-            return refuse(in, "%s: value reference %u is '%s', a %s variable, not a %s one", fn, (unsigned)vr[i],
+            return refuse(in, "%s: value reference %u is '%s' (%s), not a %s variable", fn, (unsigned)vr[i],
                           FV3_VARS[vr[i]].name, TYPE_NAMES[FV3_VARS[vr[i]].type], TYPE_NAMES[type]);
     }
     return fmi3OK;
@@ -479,7 +479,7 @@ static fmi3Status no_such_type(fmi3Instance instance, const char *fn, const char
     if (!in) return fmi3Error;
     if (!nvr) return fmi3OK;
     if (vr[0] < FV3_N_VARS)
-        return refuse(in, "%s: value reference %u is '%s', a %s variable; this FMU has no %s variables", fn,
+        return refuse(in, "%s: value reference %u is '%s' (%s); this FMU has no %s variables", fn,
                       (unsigned)vr[0], FV3_VARS[vr[0]].name, TYPE_NAMES[FV3_VARS[vr[0]].type], type);
     return refuse(in, "%s: value reference %u: this FMU has no %s variables", fn, (unsigned)vr[0], type);
 }
