@@ -22,7 +22,7 @@ RUNS = {  # FMU -> (input signals: name -> value at the times T, parameters set)
                    "wheel_rear.torque_brake": [0.0, 0.0, 300.0, 300.0, 0.0]},
                   {"v0": 15.0, "dt": 5e-4}),
     "Vehicle": ({"steering_wheel_angle": [0.0, 0.0, 0.6, 0.6, -0.2],
-                 "wheel_RL.torque_drive": [0.0, 300.0, 300.0, 0.0, 0.0]},
+                 "wheel_RL.torque_drive": [0.0, 1000.0, 1000.0, 0.0, 0.0]},
                 {"v0": 18.0, "dt": 2e-3}),
 }
 T = [0.0, 0.3, 0.6, 1.0, 1.5]
@@ -56,9 +56,11 @@ def _meaning(md) -> tuple[dict, dict, dict]:
 @pytest.mark.parametrize("name", native.NATIVE_FMUS)
 def test_the_fmi3_description_is_the_fmi2_one_and_both_validate(name, tmp_path):
     """All four vehicles (no build needed): both descriptions, written from the same Var table and Structure,
-    pass FMPy's validation, and say the same of every variable and every dependency; FMI 3.0 adds the
-    independent variable time after the last value reference."""
-    from fmpy.validation import validate_fmu
+    pass FMPy's validation (schema, start values, causality and variability, units, ModelStructure; the grammar
+    of the names, which takes FMPy 8 s for the tractor's 663, is checked by ``validate_fmu`` on the built FMUs
+    below: the names are the same in both versions and in the Python FMUs), and say the same of every variable
+    and every dependency; FMI 3.0 adds the independent variable time after the last value reference."""
+    from fmpy import read_model_description
     params = parameter_table(name, None)
     table = vehicle_variables(name, params)
     meaning = {}
@@ -67,8 +69,7 @@ def test_the_fmi3_description_is_the_fmi2_one_and_both_validate(name, tmp_path):
         folder.mkdir()
         (folder / "modelDescription.xml").write_bytes(
             native.model_description(name, "{a-guid}", "test", table, vehicle_structure(name, params), version))
-        assert validate_fmu(str(folder)) == []
-        md = _description(folder)
+        md = read_model_description(str(folder), validate=True, validate_model_structure=True)   # raises if not
         assert md.guid == "{a-guid}" and md.fmiVersion.startswith(str(version))
         meaning[version] = _meaning(md)
         if version == 3:
@@ -92,10 +93,11 @@ def _symbols(lib) -> list[str]:
     return [line.split()[-1] for line in out.splitlines() if line.strip()]
 
 
-def test_the_fmi3_fmus_validate_and_their_libraries_export_only_fmi3_functions(native_fmi3_fmus, tmp_path):
+def test_the_fmi3_fmus_validate_and_their_libraries_export_only_fmi3_functions(native_fmus, native_fmi3_fmus,
+                                                                                 tmp_path):
     from fmpy.validation import validate_fmu
     for name, path in native_fmi3_fmus.items():
-        assert validate_fmu(str(path)) == []
+        assert validate_fmu(str(path)) == [] and validate_fmu(str(native_fmus[name])) == []
         with zipfile.ZipFile(path) as z:
             files = z.namelist()
             assert f"binaries/x86_64-linux/{name}.so" in files and not any("linux64" in f for f in files)
