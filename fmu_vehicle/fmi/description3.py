@@ -15,6 +15,8 @@ What changes from FMI 2.0 (FMI 3.0 sections 2.4.4-2.4.8), and nothing else:
 - ``ModelStructure`` lists ``<Output>`` and ``<InitialUnknown>`` elements that name variables and their
   dependencies by value reference (FMI 2.0: by index, position + 1), computed by ``post_process.dependencies``
   from the same declaration: the same meaning, in the other numbering.
+
+The native vehicle FMUs' FMI 3.0 builds use it (docs/native.md §7).
 """
 from __future__ import annotations
 

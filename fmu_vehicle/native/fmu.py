@@ -24,6 +24,11 @@ it returns fmi2Error naming it; an Enumeration, e.g. ``model``, is an Integer in
 value: setting that value is accepted, another refused by name). The FMU state can be saved, restored and serialized. A new
 coordinate partition during a run is made in the compiled step (``fv_repartition``). Not yet native:
 integrators other than RK4 (refused at export). See docs/native.md §5.
+
+``export(..., fmi_version=3)`` builds the same FMU as an FMI 3.0 Co-Simulation FMU into ``<dest_dir>/fmi3/``:
+``c/fmi3_native.c`` over the FMI 2.0 layer in one library exporting only ``fmi3*`` (binaries in
+``x86_64-linux``/``x86_64-windows``), its modelDescription by ``fmi.description3`` from the same Var table and
+structure (docs/native.md §7).
 """
 from __future__ import annotations
 
