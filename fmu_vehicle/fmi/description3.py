@@ -25,7 +25,8 @@ from typing import Mapping, Sequence
 from lxml import etree
 
 from fmu_vehicle.errors import ModelError
-from fmu_vehicle.fmi.post_process import _number, dependencies, type_definitions, unit_definitions, unknown
+from fmu_vehicle.fmi.post_process import (dependencies, set_type_attributes, type_definitions, unit_definitions,
+                                          unknown)
 from fmu_vehicle.fmi.variables import Structure, Var, var_table
 
 TYPES3 = {"Real": "Float64", "Integer": "Int32", "Boolean": "Boolean", "String": "String",
@@ -62,14 +63,7 @@ def _variable(parent: etree._Element, vr: int, v: Var) -> None:
     node.set("variability", v.variability)
     if v.type == "Enumeration":
         node.set("declaredType", v.enumeration_type)
-    if v.unit is not None:
-        node.set("unit", v.unit)
-    if v.display_unit is not None:
-        node.set("displayUnit", v.display_unit)
-    if v.min is not None:
-        node.set("min", _number(v.min))
-    if v.max is not None:
-        node.set("max", _number(v.max))
+    set_type_attributes(node, v)
     if v.causality == "output":
         return                                  # initial="calculated": no start value
     if v.type == "String":

@@ -39,6 +39,19 @@ def _number(value: float | int) -> str:
     return repr(float(value)) if isinstance(value, float) else str(value)
 
 
+def set_type_attributes(node: etree._Element, var: Var) -> None:
+    """The unit, display unit, min and max of ``var`` on ``node`` (FMI 2.0: the type element of a
+    <ScalarVariable>; FMI 3.0: the variable's element), where it has them."""
+    if var.unit is not None:
+        node.set("unit", var.unit)
+    if var.display_unit is not None:
+        node.set("displayUnit", var.display_unit)
+    if var.min is not None:
+        node.set("min", _number(var.min))
+    if var.max is not None:
+        node.set("max", _number(var.max))
+
+
 def unit_definitions(units: Iterable[str | None]) -> etree._Element:
     """<UnitDefinitions> with every unit of ``units`` (BaseUnit exponents; None skipped) and all its display units
     (the same element in FMI 2.0 and 3.0)."""
@@ -181,14 +194,7 @@ def patch_model_description(root: etree._Element, variables: Iterable[Var], stru
                              f"says {var.causality}/{var.variability}/{var.type}")
         if var.description:
             sv.set("description", var.description)
-        if var.unit is not None:
-            type_node.set("unit", var.unit)
-        if var.display_unit is not None:
-            type_node.set("displayUnit", var.display_unit)
-        if var.min is not None:
-            type_node.set("min", _number(var.min))
-        if var.max is not None:
-            type_node.set("max", _number(var.max))
+        set_type_attributes(type_node, var)
 
     node = root.find("ModelStructure")
     if node is None:
