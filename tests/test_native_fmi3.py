@@ -5,10 +5,12 @@ equals the FMI 2.0 build's bit for bit (inputs moving, parameters set); states r
 refused with fmi3Error and a message naming the variable."""
 from __future__ import annotations
 
-import math
+import os
 import shutil
 import subprocess
+import sys
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,6 +18,10 @@ import pytest
 from fmu_vehicle.fmi.vehicle_parameters import parameter_table
 from fmu_vehicle.fmi.vehicle_slave import vehicle_structure, vehicle_variables
 from fmu_vehicle.native import fmu as native
+
+from fmi3_probe import refusals, state_round_trip
+from native_probe import asan_runtime, sanitizer_flags
+from timeouts import HANG_GUARD_S
 
 RUNS = {  # FMU -> (input signals: name -> value at the times T, parameters set)
     "VehicleLV": ({"wheel_front.torque_drive": [0.0, 400.0, 400.0, -100.0, 0.0],
@@ -33,10 +39,10 @@ def _description(fmu_or_folder):
     return read_model_description(str(fmu_or_folder), validate=False)
 
 
-def _meaning(md) -> tuple[dict, dict, dict]:
+def _meaning(md) -> tuple[dict, dict, dict, list]:
     """({name: (value reference, causality, variability, type, unit, display unit, min, max, start, description,
-    declared type's items)}, {output: [(known, kind)] while stepping}, {output: [knowns] in initialization mode})
-    of a modelDescription read by FMPy, the FMI 2.0 types named as FMI 3.0's."""
+    declared type's items)}, {output: [(known, kind)] while stepping}, {output: [knowns] in initialization mode},
+    [the unit definitions]) of a modelDescription read by FMPy, the FMI 2.0 types named as FMI 3.0's."""
     types = {"Real": "Float64", "Integer": "Int32"}
     variables = {}
     for v in md.modelVariables:
@@ -50,7 +56,9 @@ def _meaning(md) -> tuple[dict, dict, dict]:
         return {u.variable.name: [(d.name, k) for d, k in zip(u.dependencies, u.dependenciesKind or
                                                                 ["dependent"] * len(u.dependencies))]
                 for u in unknowns}
-    return variables, deps(md.outputs), deps(md.initialUnknowns)
+    units = [(u.name, [getattr(u.baseUnit, k) for k in ("kg", "m", "s", "A", "K", "mol", "cd", "rad", "factor")],
+              [(d.name, d.factor, d.offset) for d in u.displayUnits]) for u in md.unitDefinitions]
+    return variables, deps(md.outputs), deps(md.initialUnknowns), units
 
 
 @pytest.mark.parametrize("name", native.NATIVE_FMUS)
@@ -76,7 +84,8 @@ def test_the_fmi3_description_is_the_fmi2_one_and_both_validate(name, tmp_path):
             time = [v for v in md.modelVariables if v.causality == "independent"]
             assert [(v.name, v.valueReference, v.unit) for v in time] == [("time", len(table), "s")]
     assert meaning[3] == meaning[2]
-    variables, stepping, initial = meaning[3]
+    variables, stepping, initial, units = meaning[3]
+    assert len(units) > 8 and ("m/s", [0, 1, -1, 0, 0, 0, 0, 0, 1.0], [("km/h", 3.6, 0.0)]) in units
     assert len(variables) == len(table) and all(d == [] for d in stepping.values())
     types = {t[3] for t in variables.values()}
     assert types == {"Float64", "Enumeration", "Boolean", "String"}
@@ -135,99 +144,33 @@ def test_fmi3_equals_fmi2_bit_for_bit_with_moving_inputs_and_parameters_set(name
         assert runs[1]["chassis.yaw_rate"][450] > 0.05                      # turning left at 0.9 s
 
 
-class Log:
-    def __init__(self):
-        self.messages = []
-
-    def __call__(self, env, status, category, message):
-        self.messages.append((status, message.decode()))
-
-
-def _instance(path, log):
-    from fmpy import extract
-    from fmpy.fmi3 import FMU3Slave
-    md = _description(path)
-    fmu = FMU3Slave(guid=md.guid, unzipDirectory=extract(str(path)), modelIdentifier=md.coSimulation.modelIdentifier,
-                    instanceName="probe")
-    fmu.instantiate(logMessage=log)
-    refs = {v.name: v.valueReference for v in md.modelVariables}
-    return fmu, refs
-
-
 def test_fmi3_state_get_set_serialize_round_trip_continues_identically(native_fmi3_fmus):
-    fmu, refs = _instance(native_fmi3_fmus["VehicleLV"], Log())
-    names = ["chassis.x", "chassis.vx", "chassis.pitch", "wheel_front.omega", "wheel_rear.tire_fz"]
-    vrs = [refs[n] for n in names]
-    fmu.enterInitializationMode(startTime=0.0)
-    fmu.exitInitializationMode()
-    t, h = 0.0, 1e-3
-
-    def run(n):
-        nonlocal t
-        rows = []
-        for k in range(n):
-            fmu.setFloat64([refs["wheel_front.torque_drive"]], [200.0 + 100.0 * math.sin(40.0 * t)])
-            event, terminate, early, last = fmu.doStep(t, h)
-            assert (event, terminate, early) == (False, False, False) and last == t + h
-            t += h
-            rows.append(fmu.getFloat64(vrs + [refs["time"]]))
-        return rows
-
-    run(300)
-    saved = fmu.getFMUState()
-    blob = fmu.serializeFMUState(saved)
-    t0 = t
-    first = run(200)
-    assert first[-1][-1] == pytest.approx(0.5) and first[-1][0] > first[0][0] + 3.0      # time; it drove ~4 m
-    fmu.setFMUState(saved)
-    t = t0
-    assert run(200) == first
-    restored = fmu.deserializeFMUState(blob)
-    fmu.setFMUState(restored)
-    t = t0
-    assert run(200) == first
-    for state in (saved, restored):
-        fmu.freeFMUState(state)
-    fmu.terminate()
-    fmu.freeInstance()
+    state_round_trip(native_fmi3_fmus["VehicleLV"])
 
 
 def test_bad_input_is_refused_with_fmi3_error_naming_the_variable(native_fmi3_fmus):
-    from fmpy.fmi1 import FMICallException
-    log = Log()
-    fmu, refs = _instance(native_fmi3_fmus["VehicleLV"], log)
-    bad = [
-        (lambda: fmu.setFloat64([refs["wheel_front.torque_drive"]], [math.nan]), "wheel_front.torque_drive = nan is not finite"),
-        (lambda: fmu.setFloat64([refs["wheel_rear.torque_brake"]], [-5.0]), "wheel_rear.torque_brake = -5 is outside its range"),
-        (lambda: fmu.setFloat64([refs["chassis.mass"]], [900.0]), "parameter 'chassis.mass' is fixed at export"),
-        (lambda: fmu.setFloat64([refs["chassis.x"]], [1.0]), "fmi3SetFloat64: 'chassis.x' is an output"),
-        (lambda: fmu.setFloat64([refs["time"]], [1.0]), "'time' is the independent variable"),
-        (lambda: fmu.setFloat64([refs["model"]], [1.0]), "'model' (Enumeration), not a Float64 variable"),
-        (lambda: fmu.setInt64([refs["model"]], [2]), "parameter 'model' is fixed at export"),
-        (lambda: fmu.setInt64([refs["road"]], [1 << 40]), "'road' = 1099511627776 is not an item value"),
-        (lambda: fmu.setInt32([refs["road"]], [1]), "'road' (Enumeration), not a Int32 variable"),
-        (lambda: fmu.setBoolean([refs["allow_external_files"]], [True]), "parameter 'allow_external_files' is fixed"),
-        (lambda: fmu.setString([refs["road_file"]], ["my.csv"]), "parameter 'road_file' is fixed at export"),
-        (lambda: fmu.getFloat64([refs["road_file"]]), "'road_file' (String), not a Float64 variable"),
-        (lambda: fmu.enterEventMode(), "fmi3EnterEventMode: not supported"),
-    ]
-    for call, message in bad:
-        with pytest.raises(FMICallException) as info:
-            call()
-        assert info.value.status == 3, message                             # fmi3Error
-        assert message in log.messages[-1][1] and log.messages[-1][0] == 3, (message, log.messages[-1])
-    # the refused calls changed nothing: the own value of a fixed parameter is accepted, and the instance runs
-    fmu.setInt64([refs["model"]], [1])
-    fmu.setFloat64([refs["dt"]], [2e-3])
-    fmu.enterInitializationMode(startTime=2.0)
-    fmu.exitInitializationMode()
-    assert fmu.getFloat64([refs["time"], refs["wheel_front.torque_drive"]]) == [2.0, 0.0]
-    with pytest.raises(FMICallException):
-        fmu.doStep(2.0, math.nan)
-    assert "fmi3DoStep: communicationStepSize nan must be finite" in log.messages[-1][1]
-    assert fmu.doStep(2.0, 0.01)[3] == 2.01
-    fmu.terminate()
-    fmu.freeInstance()
+    refusals(native_fmi3_fmus["VehicleLV"])
+
+
+@pytest.mark.skipif(sanitizer_flags() is None or asan_runtime() is None,
+                    reason="the C compiler cannot build with -fsanitize=address,undefined (libasan/libubsan missing)")
+def test_the_fmi3_layer_under_address_and_undefined_behaviour_sanitizers(native_fmi3_fmus, tmp_path):
+    """VehicleLV's FMI 3.0 build with both C layers instrumented (the compiled kernels are not), in a child
+    process with the ASan runtime preloaded: the refusals and the state round trip above run with no report."""
+    path = native.export("VehicleLV", tmp_path, targets=("linux64",), c_flags=sanitizer_flags(), fmi_version=3)
+    with zipfile.ZipFile(path) as z:
+        z.extract("binaries/x86_64-linux/VehicleLV.so", tmp_path)
+    undefined = subprocess.run(["nm", "-D", "--undefined-only", str(tmp_path / "binaries/x86_64-linux/VehicleLV.so")],
+                               capture_output=True, text=True, check=True).stdout
+    assert "__asan_report" in undefined and "__ubsan_handle" in undefined       # instrumented
+    code = ("import sys; sys.path.insert(0, sys.argv[2]); import fmi3_probe as p; p.refusals(sys.argv[1]); "
+            "p.state_round_trip(sys.argv[1]); print('DONE')")
+    env = {**os.environ, "LD_PRELOAD": asan_runtime(), "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=0",
+           "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}
+    proc = subprocess.run([sys.executable, "-c", code, str(path), str(Path(__file__).parent)], capture_output=True,
+                          text=True, env=env, cwd=tmp_path, timeout=HANG_GUARD_S)
+    assert proc.returncode == 0 and "DONE" in proc.stdout, proc.stderr[-3000:]
+    assert "Sanitizer" not in proc.stderr and "runtime error" not in proc.stderr, proc.stderr[-3000:]
 
 
 @pytest.mark.slow
