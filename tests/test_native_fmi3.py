@@ -26,10 +26,10 @@ from timeouts import HANG_GUARD_S
 RUNS = {  # FMU -> (input signals: name -> value at the times T, parameters set)
     "VehicleLV": ({"wheel_front.torque_drive": [0.0, 400.0, 400.0, -100.0, 0.0],
                    "wheel_rear.torque_brake": [0.0, 0.0, 300.0, 300.0, 0.0]},
-                  {"v0": 15.0, "dt": 5e-4}),
+                  {"v0": 15.0, "dt": 5e-4, "chassis.mass": 1000.0}),
     "Vehicle": ({"steering_wheel_angle": [0.0, 0.0, 0.6, 0.6, -0.2],
                  "wheel_RL.torque_drive": [0.0, 1000.0, 1000.0, 0.0, 0.0]},
-                {"v0": 18.0, "dt": 2e-3}),
+                {"v0": 18.0, "dt": 2e-3, "suspension_FL.spring_stiffness": 60000.0}),
 }
 T = [0.0, 0.3, 0.6, 1.0, 1.5]
 
@@ -131,8 +131,9 @@ def test_the_fmi3_fmus_validate_and_their_libraries_export_only_fmi3_functions(n
 
 @pytest.mark.parametrize("name", ["VehicleLV", "Vehicle"])
 def test_fmi3_equals_fmi2_bit_for_bit_with_moving_inputs_and_parameters_set(name, native_fmus, native_fmi3_fmus):
-    """fmpy.simulate_fmu, 1.5 s, inputs interpolated between the points of RUNS, v0 and dt set: every output of
-    the FMI 3.0 build equals the FMI 2.0 build's at every one of the 751 points."""
+    """fmpy.simulate_fmu, 1.5 s, inputs interpolated between the points of RUNS, v0, dt and a model parameter
+    (a mass, a spring) set: every output of the FMI 3.0 build equals the FMI 2.0 build's at every one of the 751
+    points."""
     from fmpy import simulate_fmu
     signals, start = RUNS[name]
     signal = np.array(list(zip(T, *signals.values())), dtype=[("time", float)] + [(n, float) for n in signals])

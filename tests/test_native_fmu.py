@@ -2,7 +2,7 @@
 installed), it validates in FMPy, declares the Python FMU's variables with the same units, ranges and
 descriptions, gives the Python FMU's numbers bit for bit over 20 s of the bumpy road with varying wheel
 torques, runs in the project's C host with no libpython in the process (10 of 10 runs exit 0), and refuses a
-parameter fixed at export with a message naming it."""
+parameter fixed at export with a message naming it; its Real parameters are settable until initialization ends."""
 from __future__ import annotations
 
 import math
@@ -142,7 +142,7 @@ def test_c_host_runs_it_without_python(native_lv, tmp_path):
 
 
 @pytest.mark.slow
-def test_a_fixed_parameter_is_refused_by_name_and_dt_v0_x0_are_settable(native_lv):
+def test_a_fixed_parameter_is_refused_by_name_and_the_real_ones_are_settable(native_lv):
     from fmpy import extract, read_model_description
     from fmpy.fmi2 import FMU2Slave, fmi2CallbackFunctions, fmi2CallbackLoggerTYPE, fmi2CallbackAllocateMemoryTYPE
     from fmpy.fmi2 import fmi2CallbackFreeMemoryTYPE, fmi2StepFinishedTYPE
@@ -165,14 +165,15 @@ def test_a_fixed_parameter_is_refused_by_name_and_dt_v0_x0_are_settable(native_l
     fmu = FMU2Slave(guid=md.guid, unzipDirectory=folder, modelIdentifier="VehicleLV", instanceName="t")
     try:
         fmu.instantiate(loggingOn=True, callbacks=callbacks)
-        fixed = next(v for v in md.modelVariables if v.causality == "parameter" and v.type == "Real"
-                     and v.name not in ("dt", "v0", "x0"))
-        fmu.setReal([fixed.valueReference], [float(fixed.start)])  # its own value: accepted (hosts set them all)
         road = {i.name: int(i.value) for i in next(v for v in md.modelVariables if v.name == "road").declaredType.items}
-        fmu.setInteger([vr["road"]], [road["bumpy"]])            # an Enumeration: its item value, fixed too
+        fmu.setInteger([vr["road"]], [road["bumpy"]])     # an Enumeration, fixed: its own item value is accepted
+        assert fmu.getReal([vr["chassis.mass"]]) == [1127.0]
+        fmu.setReal([vr["chassis.mass"]], [400.0])            # every Real parameter settable until initialization
+        assert fmu.getReal([vr["chassis.mass"]]) == [400.0]   # ends (test_native_tunable compares the numbers)
         with pytest.raises(FMICallException):
-            fmu.setReal([fixed.valueReference], [2.0 * float(fixed.start) + 1.0])
-        assert any(f"parameter '{fixed.name}' is fixed at export" in m for m in messages), messages
+            fmu.setReal([vr["chassis.mass"]], [1e5])
+        assert any("chassis.mass = 100000 is outside its range" in m for m in messages), messages
+        fmu.setReal([vr["chassis.mass"]], [1127.0])
         fmu.setReal([vr["v0"]], [15.0])                       # settable until initialization ends
         with pytest.raises(FMICallException):
             fmu.setInteger([vr["road"]], [road["flat"]])
@@ -196,7 +197,7 @@ def test_a_fixed_parameter_is_refused_by_name_and_dt_v0_x0_are_settable(native_l
         during = fmu.getReal(outputs)
         fmu.exitInitializationMode()
         assert fmu.getReal(outputs) == during
-        for name in ("dt", "v0", "x0"):
+        for name in ("dt", "v0", "x0", "chassis.mass"):
             with pytest.raises(FMICallException):
                 fmu.setReal([vr[name]], [1e-3])
             assert any(f"parameter '{name}' can only be set before initialization ends" in m for m in messages)

@@ -17,13 +17,14 @@
    ``fmi.post_process.patch_model_description``). While stepping, outputs change only in ``fmi2DoStep``:
    ``ModelStructure/Outputs`` lists them with no dependencies on inputs.
 
-What stays settable in the native FMU: every input, and the internal step ``dt``, the start speed ``v0`` and
-the start position ``x0`` before initialization ends.
-Every other parameter is fixed at export (its value is the start value in the modelDescription, and setting
-it returns fmi2Error naming it; an Enumeration, e.g. ``model``, is an Integer in the C layer holding its item
-value: setting that value is accepted, another refused by name). The FMU state can be saved, restored and serialized. A new
-coordinate partition during a run is made in the compiled step (``fv_repartition``). Not yet native:
-integrators other than RK4 (refused at export). See docs/native.md §5.
+What stays settable in the native FMU until initialization ends: every Real parameter (``dt``, ``v0`` and ``x0``,
+held by the C layer, and the masses, inertias, springs, dampers and tire radii, which the C layer writes into
+the model's arrays of the instance: :mod:`.tunable` finds where at export); every input at any time. The
+choices and file names (``model``, ``road``, ``integrator``, ..., ``road_file``) are fixed at export (their
+value is the start value in the modelDescription, and setting one to another value returns fmi2Error naming
+it; an Enumeration is an Integer in the C layer holding its item value). The FMU state can be saved, restored
+and serialized. A new coordinate partition during a run is made in the compiled step (``fv_repartition``). Not
+yet native: integrators other than RK4 (refused at export). See docs/native.md §5.
 
 ``export(..., fmi_version=3)`` builds the same FMU as an FMI 3.0 Co-Simulation FMU into ``<dest_dir>/fmi3/``:
 ``c/fmi3_native.c`` over the FMI 2.0 layer in one library exporting only ``fmi3*`` (binaries in
@@ -56,6 +57,7 @@ from .emit import (C_DIR, FMI3_EXPORTS, FMI_EXPORTS, RUNTIME_DEFINES, TARGETS, N
                    missing_tools)
 from .layout import ARRAY_DATA, make_image
 from .step import pack_system
+from .tunable import mass_offsets, tunable_parameters
 
 FMI_C = C_DIR / "fmi2_native.c"
 FMI3_C = C_DIR / "fmi3_native.c"
@@ -73,7 +75,9 @@ tractor-semitrailer's twelve) and its towed units' outputs need nothing of their
 couplings' yaw through ``model.held``, in the image)."""
 
 # kinds of variable in the C table (c/fmi2_native.c)
-K_OUTPUT, K_WHEEL_INPUT, K_STEERING_ANGLE, K_RACK_TRAVEL, K_DT, K_V0, K_X0, K_FIXED = range(8)
+K_OUTPUT, K_WHEEL_INPUT, K_STEERING_ANGLE, K_RACK_TRAVEL, K_DT, K_V0, K_X0, K_FIXED, K_TUNABLE = range(9)
+OWN_KINDS = ("dt", "v0", "x0")
+"""Real parameters the C layer holds itself (not in the image): never probed as tunable."""
 _TYPES = {"Real": 0, "Integer": 1, "Boolean": 2, "String": 3}
 
 
@@ -121,6 +125,14 @@ def simulator(fmu: str, values: dict):
                               road_source=values["road_source"], tire_source=values["tire_source"])
 
 
+def _image(fmu: str, values: dict):
+    """(car, simulator, ``step.Packed``, ``layout.Image``) of the Python FMU ``fmu`` initialized with ``values``."""
+    car, sim = simulator(fmu, values)
+    p = pack_system(sim.system, car.n_states)
+    return car, sim, p, make_image(sim.system.model, p.model_buf, p.model_type, sim.system.data, p.data_buf,
+                                   p.data_type)
+
+
 def _c_number(x) -> str:
     if x is None:
         return "0.0"
@@ -134,9 +146,10 @@ def _c_string(text) -> str:
     return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def variable_rows(variables, car) -> list[tuple]:
+def variable_rows(variables, car, tunables=()) -> list[tuple]:
     """(type, kind, index, start, min, max, string) of every variable, in the table's order (the value
-    reference is the position): where the C layer finds each value."""
+    reference is the position): where the C layer finds each value. ``tunables``: names of the parameters the
+    C layer takes until initialization ends (:mod:`.tunable`); every other one it does not hold is fixed."""
     outputs = {name: i for i, name in enumerate(car.output_names)}
     rows = []
     for v in variables:
@@ -160,6 +173,8 @@ def variable_rows(variables, car) -> list[tuple]:
             rows.append((v.type, K_V0, 0, v.start, lo, hi, ""))
         elif v.name == "x0":
             rows.append((v.type, K_X0, 0, v.start, lo, hi, ""))
+        elif v.name in tunables:
+            rows.append((v.type, K_TUNABLE, 0, v.start, lo, hi, ""))
         else:
             rows.append((v.type, K_FIXED, 0, v.start, lo, hi, v.start))
     return rows
@@ -175,10 +190,11 @@ def exported_variables(variables, values: dict, car) -> list[Var]:
             for v in variables]
 
 
-def blob_ranges(image) -> tuple[list, list]:
+def blob_ranges(image, holes=()) -> tuple[list, list]:
     """What a restored state's blob is checked against (``c/fmi2_native.c`` ``check_state``): ([(offset, bytes,
-    path)] of the model's arrays, merged where they touch ("first .. last" path): they never change in a run, so a
-    state must hold this instance's bytes there; [(offset, bytes, path)] of the data's int64 arrays (the
+    path)] of the model's arrays, merged where they touch ("first .. last" path), less the 8-byte entries at
+    the offsets ``holes`` (the tunable parameters' values, checked on their own): they never change in a run, so
+    a state must hold this instance's bytes there; [(offset, bytes, path)] of the data's int64 arrays (the
     coordinate partition, the wheel modes), whose every value must lie in [0, the mechanism's number of
     coordinates])."""
     fixed, index = [], []
@@ -194,6 +210,12 @@ def blob_ranges(image) -> tuple[list, list]:
                 fixed.append((f.offset, n, f.path))
         elif f.array.dtype.kind in "iu" and f.array.dtype.itemsize == 8:
             index.append((f.offset, n, f.path))
+    for hole in sorted(holes):
+        for i, (start, size, path) in enumerate(fixed):
+            if start <= hole < start + size:
+                parts = [(start, hole - start, path), (hole + 8, start + size - hole - 8, path)]
+                fixed[i:i + 1] = [r for r in parts if r[1] > 0]
+                break
     return fixed, index
 
 
@@ -202,9 +224,12 @@ def _c_ranges(name: str, ranges) -> list[str]:
     return [f"#define FV_N_{name} {len(ranges)}", f"static const fv_range FV_{name}[] = {{", *rows, "};"]
 
 
-def config_header(model_id: str, guid: str, fixed, values: dict, car, sim, key_word: int, shape, image) -> str:
+def config_header(model_id: str, guid: str, fixed, values: dict, car, sim, key_word: int, shape, image,
+                  tunables: dict) -> str:
     """``fv_fmu_config.h`` for ``c/fmi2_native.c``: the variable table ``fixed`` (:func:`exported_variables`),
-    the vehicle's mass and the sizes of the equilibrium's scratch (``shape``: ``step.StepShape``), the start
+    where the ``tunables`` (``tunable.tunable_parameters``) live in the blob, where the bodies' masses lie
+    (``tunable.mass_offsets``: the C layer adds the total mass as ``Vehicle.total_mass_kg`` does), the sizes of
+    the equilibrium's scratch (``shape``: ``step.StepShape``), the start
     table's first tire state, the steering input, the position of ``data.inputs`` in the image, the step
     budget (the Python FMU's ``MAX_SUBSTEPS``) and the parts of the ``image``'s blob a restored state is
     checked against (:func:`blob_ranges`)."""
@@ -215,7 +240,7 @@ def config_header(model_id: str, guid: str, fixed, values: dict, car, sim, key_w
              f"#define FV_STEERING {dict(steering_wheel_angle=1, rack_travel=2).get(values.get('steering_input'), 0)}",
              f"#define FV_RACK_GAIN {_c_number(car.rack_gain)}", f"#define FV_N_VARS {len(fixed)}",
              "static const fv_var FV_VARS[FV_N_VARS] = {"]
-    for v, (type_, kind, index, start, lo, hi, string) in zip(fixed, variable_rows(fixed, car)):
+    for v, (type_, kind, index, start, lo, hi, string) in zip(fixed, variable_rows(fixed, car, tunables)):
         if kind == K_WHEEL_INPUT:
             index = index[0] * n_cols + index[1]
         if type_ == "Enumeration":       # an Integer in the C layer, holding the item value of its option
@@ -225,10 +250,17 @@ def config_header(model_id: str, guid: str, fixed, values: dict, car, sim, key_w
                      f"{_c_string(string if type_ == 'String' else '')}, {_c_string(v.name)}}},")
     lines.append("};")
     n_doubles, n_ints = shape.work_sizes()
-    lines += [f"#define FV_TIRE_FROM {int(sim.start_table.tire_from)}", f"#define FV_MASS {_c_number(car.total_mass_kg)}",
+    writes = [(vr, offset) for vr, v in enumerate(fixed) if v.name in tunables for offset in tunables[v.name].offsets]
+    body_masses, rods = mass_offsets(car, image)
+    lines += [f"#define FV_N_TUNE_WRITES {len(writes)}", "static const fv_write FV_TUNE_WRITES[] = {",
+              *([f"    {{{vr}, {offset}}}," for vr, offset in writes] or ["    {0, -1},"]), "};",
+              f"#define FV_N_BODY_MASSES {len(body_masses)}",
+              f"static const int64_t FV_BODY_MASSES[FV_N_BODY_MASSES] = {{{', '.join(map(str, body_masses))}}};",
+              f"#define FV_ROD_MASS {_c_number(rods)}"]
+    lines += [f"#define FV_TIRE_FROM {int(sim.start_table.tire_from)}",
               f"#define FV_EQ_DOUBLES {n_doubles}", f"#define FV_EQ_INTS {n_ints}",
               f"#define FV_MAX_SUBSTEPS {int(SlaveBase.MAX_SUBSTEPS)}"]
-    model_arrays, index_arrays = blob_ranges(image)
+    model_arrays, index_arrays = blob_ranges(image, [offset for _vr, offset in writes])
     lines += [*_c_ranges("BLOB_FIXED", model_arrays), *_c_ranges("BLOB_INDEX", index_arrays),
               f"#define FV_INDEX_MAX {int(sim.system.model.mech.n)}",
               f"#define FV_INPUTS_OFFSET {image.field('data.inputs').offset}"]
@@ -311,14 +343,15 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
             usable.append(name)
     if not usable:
         raise NativeBuildError(f"{fmu}: no platform can be built ({', '.join(targets)}): the C compilers are missing")
-    car, sim = simulator(fmu, values)
-    p = pack_system(sim.system, car.n_states)
-    image = make_image(sim.system.model, p.model_buf, p.model_type, sim.system.data, p.data_buf, p.data_type)
+    car, sim, p, image = _image(fmu, values)
+    tunables = tunable_parameters(variables, values, image, lambda v: _image(fmu, v)[3], skip=OWN_KINDS,
+                                  log=lambda message: log(f"{fmu}: {message}"))
     key_word = next(f.word for f in image.fields if f.path == "data.inputs") + ARRAY_DATA
     image_bytes = image.to_bytes()
     guid = str(uuid.uuid5(uuid.NAMESPACE_URL, "fmu_vehicle-native:" + hashlib.sha256(
         image_bytes + repr((fmu, sorted(values.items(), key=str))).encode()).hexdigest()))
-    description = f"{fmu} (native build: compiled model, no Python on the host; parameters fixed at export)"
+    description = (f"{fmu} (native build: compiled model, no Python on the host; the Real parameters settable until "
+                   f"initialization ends, the choices of model, road, tire and files fixed at export)")
     table = exported_variables(variables, values, car)
     xml = model_description(fmu, guid, description, table, vehicle_structure(fmu, params), fmi_version)
     log(f"{fmu}: compiling the model's kernels for a generic x86-64 CPU (minutes the first time, then cached)")
@@ -327,7 +360,7 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
     with tempfile.TemporaryDirectory(prefix="fv_native_fmu_") as tmp:
         tmp = Path(tmp)
         (tmp / "fv_fmu_config.h").write_text(config_header(fmu, guid, table, values, car, sim, key_word, p.shape,
-                                                                   image))
+                                                                   image, tunables))
         if fmi_version == 3:
             (tmp / "fv_fmi3_config.h").write_text(fmi3_config_header(table))
         # FMI 3.0: the FMI 2.0 layer with FMI_API empty (its functions hidden) and the adapter over it

@@ -495,7 +495,7 @@ def _fmu_run(fmu: Path, start: str, duration: float, env: dict, repeats: int = 1
 
 
 def time_native_fmu(fmu: Path, duration: float = 20.0, repeats: int = 3) -> dict:
-    """A native FMU (``fmu-vehicle export --native``; its parameters fixed at export, the bench sets only the
+    """A native FMU (``fmu-vehicle export --native``; run with its export parameters: the bench sets only the
     bumpy-road run's drive torque), each timing in a fresh process:
 
     ``wall_s``         through fmpy.simulate_fmu at a 1 ms communication step, best of ``repeats``

@@ -85,7 +85,8 @@ enum {
     K_DT,              /* Real parameter: the internal step [s], settable before initialization */
     K_V0,              /* Real parameter: the start speed [m/s], settable before initialization */
     K_X0,              /* Real parameter: the start position on the road [m], settable before initialization */
-    K_FIXED            /* a parameter fixed at export (any type) */
+    K_FIXED,           /* a parameter fixed at export (any type) */
+    K_TUNABLE          /* Real parameter in the model's arrays (FV_TUNE_WRITES), settable before initialization ends */
 };
 typedef struct {
     int type, kind, index;
@@ -95,6 +96,11 @@ typedef struct {
 } fv_var;
 
 typedef struct {
+    int var;                  /* a K_TUNABLE variable (its value reference) */
+    int64_t offset;           /* a blob offset [bytes] of a model-array entry (double) holding its value */
+} fv_write;
+
+typedef struct {
     int64_t offset, bytes;    /* a part of the instance's blob [bytes] */
     const char *path;         /* the array(s) it holds, e.g. data.mech.indep */
 } fv_range;
@@ -102,7 +108,9 @@ typedef struct {
 #include "fv_fmu_config.h"
 /* defines FV_MODEL_IDENTIFIER, FV_GUID, FV_N_VARS, FV_VARS[], FV_N_INPUT_COLS, FV_KEY_WORD, FV_STEERING
  * (0 none, 1 steering-wheel angle, 2 rack travel), FV_RACK_GAIN [m/rad], FV_IMAGE_FILE, FV_TIRE_FROM (the
- * start table's first tire state, vehicle.start), FV_MASS [kg] and the equilibrium's scratch sizes
+ * start table's first tire state, vehicle.start), FV_TUNE_WRITES[FV_N_TUNE_WRITES] (where each K_TUNABLE
+ * parameter's value lives), FV_BODY_MASSES[FV_N_BODY_MASSES] (blob offsets of the bodies' masses, in the order
+ * the vehicle's total mass adds them) and FV_ROD_MASS [kg], the equilibrium's scratch sizes
  * FV_EQ_DOUBLES, FV_EQ_INTS (native.step.StepShape.work_sizes); the step budget FV_MAX_SUBSTEPS; for the check of
  * a state's blob FV_BLOB_FIXED[FV_N_BLOB_FIXED] (the model's arrays), FV_BLOB_INDEX[FV_N_BLOB_INDEX] (the data's
  * integer arrays), FV_INDEX_MAX and FV_INPUTS_OFFSET (data.inputs in the blob) */
@@ -240,6 +248,28 @@ static void start_values(Comp *c) {
     }
 }
 
+/* the double at byte offset `offset` of the instance's blob */
+static double *blob_double(const Comp *c, int64_t offset) {
+    unsigned char *blob;
+    fv_instance_blob(c->instance, &blob);
+    return (double *)(void *)(blob + offset);
+}
+
+/* The vehicle's total mass [kg] from the bodies' masses in the blob (tunable ones included), added in the order
+ * Vehicle.total_mass_kg adds them, so the sum is the Python one to the last bit. */
+static double total_mass(const Comp *c) {
+    double bodies = 0.0;
+    for (int i = 0; i < FV_N_BODY_MASSES; i++) bodies += *blob_double(c, FV_BODY_MASSES[i]);
+    return bodies + FV_ROD_MASS;
+}
+
+/* a K_TUNABLE parameter's value: its first entry in the model's arrays (every entry holds it) */
+static double tunable_value(const Comp *c, int vr) {
+    for (int i = 0; i < FV_N_TUNE_WRITES; i++)
+        if (FV_TUNE_WRITES[i].var == vr) return *blob_double(c, FV_TUNE_WRITES[i].offset);
+    return NAN;
+}
+
 static int new_instance(Comp *c, const char *resources) {
     int64_t n = 0;
     char *image = read_resource(c, resources, FV_IMAGE_FILE, &n);
@@ -318,7 +348,7 @@ FMI_API fmi2Status fmi2SetupExperiment(fmi2Component comp, fmi2Boolean tolDefine
  * taken about), then again with the inputs set so far (VehicleSimulator.refresh). Returns the first failing
  * status (< 0), else fv_final's. */
 static int64_t initial_outputs(Comp *c) {
-    int64_t st = fv_equilibrium(c->model, c->data, c->x0, FV_MASS, c->eq_work, c->eq_ints, c->y_rest,
+    int64_t st = fv_equilibrium(c->model, c->data, c->x0, total_mass(c), c->eq_work, c->eq_ints, c->y_rest,
                                 c->speed_gain, c->spin_radius);
     if (st < 0) return st;
     fv_start(c->y_rest, c->speed_gain, c->spin_radius, FV_TIRE_FROM, c->v0, c->y);
@@ -373,6 +403,7 @@ FMI_API fmi2Status fmi2Reset(fmi2Component comp) {
 /* ---- get / set ------------------------------------------------------------------------------------------- */
 static double real_value(const Comp *c, const fv_var *v) {
     switch (v->kind) {
+    case K_TUNABLE: return tunable_value(c, (int)(v - FV_VARS));
     case K_OUTPUT: return c->row[v->index];
     case K_WHEEL_INPUT: return c->inputs[v->index];
     case K_STEERING_ANGLE: return c->steering_angle;
@@ -412,7 +443,8 @@ FMI_API fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference vr[]
         if (v->kind == K_FIXED && x != v->start)      /* its own value is accepted: hosts set every parameter */
             return fail(c, fmi2Error, "parameter '%s' is fixed at export (%.17g) in this native FMU: export it again "
                         "with --set %s=<value>", v->name, v->start, v->name);
-        if ((v->kind == K_DT || v->kind == K_V0 || v->kind == K_X0) && c->state != S_INSTANTIATED && c->state != S_INIT)
+        if ((v->kind == K_DT || v->kind == K_V0 || v->kind == K_X0 || v->kind == K_TUNABLE) && c->state != S_INSTANTIATED
+            && c->state != S_INIT)
             return fail(c, fmi2Error, "parameter '%s' can only be set before initialization ends", v->name);
         if (!isfinite(x)) return fail(c, fmi2Error, "%s = %g is not finite", v->name, x);
         if (!(x >= v->min && x <= v->max))
@@ -427,6 +459,10 @@ FMI_API fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference vr[]
         case K_DT: c->dt = value[i]; break;
         case K_V0: c->v0 = value[i]; break;
         case K_X0: c->x0 = value[i]; break;
+        case K_TUNABLE:
+            for (int k = 0; k < FV_N_TUNE_WRITES; k++)
+                if (FV_TUNE_WRITES[k].var == (int)vr[i]) *blob_double(c, FV_TUNE_WRITES[k].offset) = value[i];
+            break;
         default: break;
         }
     }
@@ -615,7 +651,8 @@ FMI_API fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp, const fmi2Va
  * A state to restore is checked whole before any byte of it is copied (check_state): magic, GUID, every
  * size, the life-cycle state, every scalar (finite, the parameters and inputs within their ranges), the
  * state vectors finite, and in the blob the model's arrays (which never change after export: the
- * integer tables the kernels index with among them) equal to this instance's and every integer of the data
+ * integer tables the kernels index with among them) equal to this instance's, but for the tunable parameters'
+ * entries (each in its range and equal to the parameter's other entries), and every integer of the data
  * (the coordinate partition, the wheel modes) within [0, FV_INDEX_MAX]; the inputs in the blob within their
  * ranges. Anything else is refused with a message naming the field. */
 #define FV_STATE_MAGIC "FVSTATE3"
@@ -770,6 +807,20 @@ static fmi2Status check_state(Comp *c, const unsigned char *in, size_t n, const 
                 return fail(c, fmi2Error, "%s: the state's %s[%lld] = %lld is outside [0, %d] (corrupt state)", fn,
                             r->path, (long long)k, (long long)v, FV_INDEX_MAX);
         }
+    }
+    for (int i = 0; i < FV_N_TUNE_WRITES; i++) {      /* each tunable parameter: in range, the same in every entry */
+        const fv_write *w = &FV_TUNE_WRITES[i];
+        if (w->offset < 0 || w->offset + 8 > nb || w->var < 0 || w->var >= FV_N_VARS)
+            return fail(c, fmi2Error, "%s: the FMU's table of tunable parameters does not fit its blob (a build error)", fn);
+        const fv_var *v = &FV_VARS[w->var];
+        double x = read_double(p + w->offset);
+        if (!(x >= v->min && x <= v->max))
+            return fail(c, fmi2Error, "%s: the state's parameter '%s' = %g is outside its range [%g, %g] (corrupt state)",
+                        fn, v->name, x, v->min, v->max);
+        for (int k = 0; k < i; k++)
+            if (FV_TUNE_WRITES[k].var == w->var && read_double(p + FV_TUNE_WRITES[k].offset) != x)
+                return fail(c, fmi2Error, "%s: the state's parameter '%s' has two values, %g and %g (corrupt state)",
+                            fn, v->name, read_double(p + FV_TUNE_WRITES[k].offset), x);
     }
     for (int i = 0; i < FV_N_VARS; i++) {
         const fv_var *v = &FV_VARS[i];
