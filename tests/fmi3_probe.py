@@ -80,8 +80,10 @@ def refusals(path) -> None:
     log = Log()
     fmu, refs = instance(path, log)
     bad = [
-        (lambda: fmu.setFloat64([refs["wheel_front.torque_drive"]], [math.nan]), "wheel_front.torque_drive = nan is not finite"),
-        (lambda: fmu.setFloat64([refs["wheel_rear.torque_brake"]], [-5.0]), "wheel_rear.torque_brake = -5 is outside its range"),
+        (lambda: fmu.setFloat64([refs["wheel_front.torque_drive"]], [math.nan]),
+         "wheel_front.torque_drive = nan is not finite"),
+        (lambda: fmu.setFloat64([refs["wheel_rear.torque_brake"]], [-5.0]),
+         "wheel_rear.torque_brake = -5 is outside its range"),
         (lambda: fmu.setFloat64([refs["chassis.mass"]], [1e9]), "chassis.mass = 1e+09 is outside its range"),
         (lambda: fmu.setFloat64([refs["chassis.x"]], [1.0]), "fmi3SetFloat64: 'chassis.x' is an output"),
         (lambda: fmu.setFloat64([refs["time"]], [1.0]), "'time' is the independent variable"),

@@ -53,8 +53,8 @@ from ..fmi.vehicle_slave import load_vehicle, steering_input_limits, vehicle_str
 from ..fmi.version import package_version
 from ..paths import resource_path
 from ..util import atomic_write
-from .emit import (C_DIR, FMI3_EXPORTS, FMI_EXPORTS, RUNTIME_DEFINES, TARGETS, NativeBuildError, _run, build_library, fresh_ir,
-                   missing_tools)
+from .emit import (C_DIR, FMI3_EXPORTS, FMI_EXPORTS, RUNTIME_DEFINES, TARGETS, NativeBuildError, _run,
+                   build_library, fresh_ir, missing_tools)
 from .layout import ARRAY_DATA, make_image
 from .step import pack_system
 from .tunable import mass_offsets, tunable_parameters
@@ -361,10 +361,10 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
         tmp = Path(tmp)
         (tmp / "fv_fmu_config.h").write_text(config_header(fmu, guid, table, values, car, sim, key_word, p.shape,
                                                                    image, tunables))
-        if fmi_version == 3:
+        layers, exports = [(FMI_C, [])], FMI_EXPORTS          # (C source, its own flags)
+        if fmi_version == 3:        # the FMI 2.0 layer with FMI_API empty (its functions hidden), the adapter over it
             (tmp / "fv_fmi3_config.h").write_text(fmi3_config_header(table))
-        # FMI 3.0: the FMI 2.0 layer with FMI_API empty (its functions hidden) and the adapter over it
-        layers = [(FMI_C, ["-DFMI_API="] if fmi_version == 3 else []), *([(FMI3_C, [])] if fmi_version == 3 else [])]
+            layers, exports = [(FMI_C, ["-DFMI_API="]), (FMI3_C, [])], FMI3_EXPORTS
         binaries = {}
         for name in usable:
             target = TARGETS[name]
@@ -377,11 +377,10 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
                 _run([target.cc, "-c", "-O2", "-fPIC", "-fvisibility=hidden", "-std=c11", "-Wall", "-Wextra",
                       "-Werror", *defines, *extra, *c_flags, f"-I{tmp}", "-o", str(objects[-1]), str(source)])
             binaries[name] = build_library(irs, names, p.shape, target, out_dir, stem=fmu, extra_objects=objects,
-                                           exports=FMI3_EXPORTS if fmi_version == 3 else FMI_EXPORTS, c_flags=c_flags)
+                                           exports=exports, c_flags=c_flags)
             log(f"{fmu}: {name} binary {binaries[name].stat().st_size // 1024} kB")
         if fmi_version == 3:
             dest_dir = dest_dir / FMI3_FOLDER
-        platforms = PLATFORMS3 if fmi_version == 3 else {name: name for name in TARGETS}
         dest_dir.mkdir(parents=True, exist_ok=True)
         path = dest_dir / f"{fmu}.fmu"
 
@@ -390,7 +389,8 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
                 z.writestr("modelDescription.xml", xml)
                 z.writestr(f"resources/{IMAGE_FILE}", image_bytes)
                 for name, lib in binaries.items():
-                    z.write(lib, f"binaries/{platforms[name]}/{fmu}{TARGETS[name].suffix}")
+                    folder = PLATFORMS3[name] if fmi_version == 3 else name
+                    z.write(lib, f"binaries/{folder}/{fmu}{TARGETS[name].suffix}")
 
         atomic_write(path, write, mode="wb")
     return path

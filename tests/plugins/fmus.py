@@ -69,5 +69,6 @@ def native_fmi3_fmus(native_fmus) -> dict[str, Path]:
     out = native_fmus["VehicleLV"].parent
     win = ["win64"] if shutil.which("x86_64-w64-mingw32-gcc") else []
     for name, platforms in (("VehicleLV", ["linux64", *win]), ("Vehicle", ["linux64"])):
-        assert main(["export", "--native", name, "--fmi-version", "3", "--platform", *platforms, "--out", str(out)]) == 0
+        command = ["export", "--native", name, "--fmi-version", "3", "--platform", *platforms, "--out", str(out)]
+        assert main(command) == 0, command
     return {name: out / "fmi3" / f"{name}.fmu" for name in ("VehicleLV", "Vehicle")}
