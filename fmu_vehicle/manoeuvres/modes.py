@@ -56,7 +56,8 @@ def state_family(name: str) -> tuple[str, str]:
 
 @dataclass(frozen=True)
 class Mode:
-    """One mode: its eigenvalue [1/s], damping ratio, natural and damped frequency [Hz], name, the three states
+    """One mode: its eigenvalue [1/s], damping ratio, natural and damped frequency [Hz], name (its family and
+    corners) and family, the three states
     with the largest participation (name -> share; the shares of all states sum to 1) and the share of each
     family (corners summed)."""
     eigenvalue: complex
@@ -64,6 +65,7 @@ class Mode:
     natural_frequency_hz: float
     damped_frequency_hz: float
     name: str
+    family: str
     participation: dict
     families: dict
 
@@ -77,14 +79,15 @@ def _shares(p: np.ndarray, state_names) -> dict:
     return out
 
 
-def _name(shares: dict) -> str:
-    """The (family, corner) of the largest share; a corner family lists its corners that take at least
-    :data:`CORNER_SHARE` of it."""
+def _name(shares: dict) -> tuple[str, str]:
+    """(name, family) of the (family, corner) of the largest share; a corner family's name lists its corners
+    that take at least :data:`CORNER_SHARE` of it."""
     family, corner = max(shares, key=shares.get)
     if not corner:
-        return family
+        return family, family
     top = shares[(family, corner)]
-    return f"{family} " + ", ".join(c for (f, c), p in shares.items() if f == family and p >= CORNER_SHARE * top)
+    corners = ", ".join(c for (f, c), p in shares.items() if f == family and p >= CORNER_SHARE * top)
+    return f"{family} {corners}", family
 
 
 def modes(A, state_names) -> list[Mode]:
@@ -105,7 +108,7 @@ def modes(A, state_names) -> list[Mode]:
         order = np.argsort(p)[::-1][:3]
         size = abs(value)
         out.append(Mode(complex(value), float(-value.real / size) if size > 0.0 else 1.0, size / (2.0 * math.pi),
-                        abs(value.imag) / (2.0 * math.pi), _name(shares),
+                        abs(value.imag) / (2.0 * math.pi), *_name(shares),
                         {state_names[k]: float(p[k]) for k in order}, families))
     return sorted(out, key=lambda m: (m.natural_frequency_hz, m.eigenvalue.real))
 
