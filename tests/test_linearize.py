@@ -38,12 +38,14 @@ def reports():
 def test_linear_step_response_equals_the_nonlinear_run(reports, name, ay_g):
     """A 0.5 deg steering-wheel step from the steady state: over 3 s the linear model's yaw rate and lateral
     acceleration deviate from the nonlinear run's (RK4, 1 ms, the same instants) by at most 1 % of the peak
-    response, as do the sideslip and roll angle; the responses are large enough to mean something."""
+    response in the turn and 0.01 % on the straight run, as do the sideslip and roll angle; the responses are
+    large enough to mean something."""
     check = reports(name, ay_g).check
     assert check["duration_s"] == 3.0 and check["step_rad"] == pytest.approx(math.radians(0.5))
     assert check["t"][-1] == pytest.approx(3.0)
+    bound = 0.01 if ay_g else 1e-4      # straight: the second-order terms vanish by symmetry
     for output in ("chassis.yaw_rate", "chassis.ay", "chassis.sideslip", "chassis.roll"):
-        assert check["error"][output] <= 0.01, (output, check["error"])
+        assert check["error"][output] <= bound, (output, check["error"])
     assert np.max(np.abs(check["nonlinear"]["chassis.yaw_rate"])) > 2e-3       # rad/s
     assert np.max(np.abs(check["nonlinear"]["chassis.ay"])) > 0.04            # m/s^2
 

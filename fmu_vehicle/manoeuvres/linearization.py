@@ -56,7 +56,6 @@ from ..errors import ModelError, SimulationError
 from ..integrators.rk4 import rk4_final_packed
 from ..numerics.packing import PackedCall
 from ..vehicle.dynamics import IN_DRIVE
-from .single_track import linear_response
 from .step_steer import step_steer_profile
 
 DEFAULT_OUTPUTS = ("chassis.yaw_rate", "chassis.ay", "chassis.sideslip", "chassis.roll", "chassis.pitch",
@@ -327,15 +326,31 @@ class LinearModel:
     op: OperatingPoint = field(repr=False)
 
     def response(self, t, steering_wheel_angle, rate=None) -> np.ndarray:
-        """Output deviations (rows: t, columns: outputs) for the steering-wheel angle deviation [rad] at the
-        instants ``t`` [s] (linear between them, ``single_track.linear_response``; the torques held) and its
-        rate [rad/s] there (default 0): C x~ + D u + D_rate rate, from x~ = 0."""
-        _t, u, yout, _x = linear_response((self.A, self.B[:, :1], self.C, self.D[:, :1]), t, steering_wheel_angle,
-                                          "linear vehicle model")
-        yout = np.asarray(yout).reshape(len(_t), -1)
+        """Output deviations (rows: the instants ``t`` [s], increasing, any spacing; columns: outputs) for the
+        steering-wheel angle deviation u [rad] at those instants, linear between them, the torques held, from
+        x~ = 0: C x~ + D u + D_rate rate, with ``rate`` [rad/s] at the instants (default 0). Exact for such an
+        input (first-order hold): per interval h, x~(t + h) = Phi x~ + G0 u + G1 (du/dt), from the matrix
+        exponential of [[A, B_0, 0], [0, 0, 1], [0, 0, 0]] h (one per distinct h)."""
+        from scipy.linalg import expm
+
+        t = np.asarray(t, dtype=float)
+        u = np.asarray(steering_wheel_angle, dtype=float)
+        if t.ndim != 1 or t.size < 2 or u.shape != t.shape or np.any(np.diff(t) <= 0.0):
+            raise ModelError("linear vehicle model: t must be increasing instants and the angles one per instant")
+        n = self.A.shape[0]
+        M = np.zeros((n + 2, n + 2))
+        M[:n, :n], M[:n, n], M[n, n + 1] = self.A, self.B[:, 0], 1.0
+        steps: dict[float, np.ndarray] = {}
+        x = np.zeros((t.size, n))
+        for k, h in enumerate(np.diff(t)):
+            E = steps.get(h)
+            if E is None:
+                E = steps[h] = expm(M * h)[:n]
+            x[k + 1] = E[:, :n] @ x[k] + E[:, n] * u[k] + E[:, n + 1] * (u[k + 1] - u[k]) / h
+        y = x @ self.C.T + np.outer(u, self.D[:, 0])
         if rate is not None:
-            yout = yout + np.outer(np.asarray(rate, dtype=float), self.D_rate[:, 0])
-        return yout
+            y += np.outer(np.asarray(rate, dtype=float), self.D_rate[:, 0])
+        return y
 
 
 def linearize(car, op: OperatingPoint, outputs=DEFAULT_OUTPUTS) -> LinearModel:
@@ -402,8 +417,9 @@ def step_check(car, lin: LinearModel, step_rad: float = math.radians(0.5), durat
     """The linear model's response to a steering-wheel step of ``step_rad`` (a ramp at :data:`STEP_RATE_DEG_S`
     from t = 0, then held) against the nonlinear vehicle's from the operating point, both as deviations from
     the operating point, over ``duration_s`` [s] (the nonlinear run with ``integrator`` at the step ``dt``,
-    the linear one sampled at the same instants). Returns t, the input, per output the two responses
-    (``nonlinear``/``linear``: name -> array) and ``error``: name -> max |linear - nonlinear| / max |nonlinear|."""
+    the linear model exactly for the ramp, at the same instants). Returns t, the input, per output the
+    two responses (``nonlinear``/``linear``: name -> array) and ``error``: name -> max |linear - nonlinear| /
+    max |nonlinear|."""
     op = lin.op
     ramp = step_steer_profile(step_rad, t_start_s=0.0, rate_deg_s=STEP_RATE_DEG_S, hold_s=duration_s)
     profile = SteeringProfile(ramp.breakpoints, ramp.angles + op.steering_wheel_angle_rad, name="step")
@@ -411,7 +427,11 @@ def step_check(car, lin: LinearModel, step_rad: float = math.radians(0.5), durat
                        integrator=integrator)
     t = res.t
     u = ramp.angle(t)
-    lin_out = lin.response(t, u, ramp.rate(t))
+    # the linear model at the rows' instants and the ramp's ends (its input is then exact), with the rate each
+    # row was computed with (a row at a breakpoint after t = 0 ends the segment before it)
+    t_all = np.union1d(t, ramp.breakpoints[ramp.breakpoints < t[-1]])
+    rate = np.where(t_all > 0.0, ramp.rate(np.nextafter(t_all, -np.inf)), ramp.rate(t_all))
+    lin_out = lin.response(t_all, ramp.angle(t_all), rate)[np.searchsorted(t_all, t)]
     nonlinear = {name: res[name] - y0 for name, y0 in zip(lin.output_names, lin.y_op)}
     linear = {name: lin_out[:, k] for k, name in enumerate(lin.output_names)}
     error = {name: float(np.max(np.abs(linear[name] - nonlinear[name])) / max(np.max(np.abs(nonlinear[name])), 1e-300))
