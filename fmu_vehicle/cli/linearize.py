@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import SimulationError
+from ..errors import ModelError
 from ..util import atomic_write_all
 from .arguments import finite, output_dir, positive
 from .progress import compile_progress
@@ -30,8 +30,8 @@ def add_parser(subparsers):
 
 
 def run(a) -> int:
-    from ..errors import ModelError
     from ..manoeuvres.linear_report import linear_report, report_files, report_stem
+    from ..manoeuvres.linearization import NoSteadyState
     from ..manoeuvres.single_track import G
     from ..vehicle import Vehicle
     out = output_dir(a.out, "--out")
@@ -47,7 +47,7 @@ def run(a) -> int:
         try:
             report = linear_report(car, a.speed_kmh / 3.6, a.ay_g * G, step_deg=None if a.no_check else a.step_deg,
                                    progress=progress)
-        except SimulationError as e:
+        except NoSteadyState as e:
             raise ModelError(f"--ay-g {a.ay_g:g} at --speed-kmh {a.speed_kmh:g}: {e}") from None
     stem = report_stem(car.name, a.speed_kmh, a.ay_g)
     atomic_write_all([(out / name, write) for name, write in report_files(report, stem)], mode=None)

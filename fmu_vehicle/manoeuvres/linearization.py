@@ -87,6 +87,8 @@ class ReducedSystem:
     ``system`` through a packed call: no per-call unboxing of the model and workspace)."""
 
     def __init__(self, car, system, y_base, outputs=DEFAULT_OUTPUTS):
+        if car.steer_drv < 0:
+            raise ModelError(f"vehicle '{car.name}' has no steering: linearization needs a full vehicle")
         mech = car.mech
         self.car, self.system = car, system
         self.base = np.array(y_base, dtype=float)
@@ -98,15 +100,12 @@ class ReducedSystem:
         if missing:
             raise ModelError(f"vehicle '{car.name}': linearization needs {', '.join(missing)} among the independent "
                              f"coordinates (the partition is {', '.join(names)})")
-        if car.steer_drv < 0:
-            raise ModelError(f"vehicle '{car.name}' has no steering: linearization needs a full vehicle")
         k = {n: names.index(n) for n in ("chassis.x", "chassis.y", "chassis.yaw")}
         self.cx, self.cy, self.cyaw = k["chassis.x"], k["chassis.y"], k["chassis.yaw"]
         neutral = [self.cx, self.cy, self.cyaw] + [names.index(s) for s in spins]
         kept = [i for i in range(ni) if i not in neutral]
         self.neutral = np.array(neutral)
         self.neutral_names = tuple(names[i] for i in neutral)
-        self.brake = np.arange(2 * ni + nw, 2 * ni + 2 * nw)
         wheels = car.wheel_names
         self.keep = np.array(kept + [ni + i for i in range(ni)] + [2 * ni + w for w in range(nw)]
                              + [2 * ni + 2 * nw + w for w in range(nw)])
@@ -155,7 +154,8 @@ class ReducedSystem:
         data.steer[:] = (0.0, g * u[0], g * rate, g)
 
     def evaluate(self, x, u, rate: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-        """(dx/dt, outputs) at the reduced state ``x`` with inputs ``u`` and steering-wheel ``rate``."""
+        """(dx/dt, outputs) at the reduced state ``x`` with inputs ``u`` and steering-wheel ``rate``; the whole
+        output row stays in ``row``."""
         self.set_inputs(u, rate)
         y = self.full(x)
         st = self._evaluate(self.system, 0.0, y, self.row, self.ydot)
@@ -197,8 +197,8 @@ def jacobian(fun, p, steps) -> np.ndarray:
 class OperatingPoint:
     """A steady state of a vehicle on a flat road: ``speed_m_s`` (chassis.vx), ``ay_m_s2`` (chassis.ay), the
     steering-wheel angle and the drive torque of each wheel that hold it, the full state ``y`` in the
-    independent coordinates ``partition`` (chassis x, y and yaw 0), the outputs there (by name) and how it was
-    found (Newton iterations, the continuation's steps)."""
+    independent coordinates ``partition`` (chassis x, y and yaw 0), the outputs there (by name) and the Newton
+    iterations it took (all steps of the continuation)."""
     vehicle: str
     speed_m_s: float
     ay_m_s2: float
@@ -215,6 +215,10 @@ class OperatingPoint:
         return np.array([self.steering_wheel_angle_rad, *self.drive_torque_N_m.values()])
 
 
+class NoSteadyState(SimulationError):
+    """:func:`operating_point` found no steady state (e.g. a lateral acceleration beyond the tires' grip)."""
+
+
 def _check_request(car, speed_m_s, ay_m_s2) -> None:
     car.spec.refuse_combination("linearization of")
     if not (isinstance(speed_m_s, (int, float)) and math.isfinite(speed_m_s) and speed_m_s > 0.0):
@@ -226,7 +230,7 @@ def _check_request(car, speed_m_s, ay_m_s2) -> None:
 def operating_point(car, speed_m_s: float, ay_m_s2: float = 0.0, *, progress=None) -> OperatingPoint:
     """The steady state of ``car`` at ``speed_m_s`` [m/s] with the lateral acceleration ``ay_m_s2`` [m/s^2]
     (+ left; 0 the straight run) on a flat road (module docstring). ``progress(text)`` is told each step of the
-    continuation. A state that cannot be held (beyond the tires' grip) is a SimulationError naming ay."""
+    continuation. A state that cannot be held (beyond the tires' grip) is a :class:`NoSteadyState` naming ay."""
     _check_request(car, speed_m_s, ay_m_s2)
     system = car.system(FLAT)
     y0 = car.initial_state(system, v0=speed_m_s)
@@ -242,11 +246,9 @@ def operating_point(car, speed_m_s: float, ay_m_s2: float = 0.0, *, progress=Non
 
     p = np.concatenate([red.state(y0), [0.0, 0.0]])
     sizes = np.concatenate([red.sizes(p[:n]), [0.01, 100.0]])
-    steps = max(1, math.ceil(abs(ay_m_s2) / AY_STEP_M_S2))
+    steps = math.ceil(abs(ay_m_s2) / AY_STEP_M_S2)
     iterations = 0
-    for k in range(steps + 1):
-        target = ay_m_s2 * k / steps
-
+    for target in [ay_m_s2 * k / steps for k in range(steps + 1)] if steps else [0.0]:
         def residual(q):
             g, h = red.evaluate(q[:n], inputs(q))
             return np.concatenate([g, [h[0] - speed_m_s, h[1] - target]])
@@ -254,21 +256,16 @@ def operating_point(car, speed_m_s: float, ay_m_s2: float = 0.0, *, progress=Non
         try:
             p, its = _newton(residual, p, sizes)
         except (SimulationError, np.linalg.LinAlgError) as e:
-            raise SimulationError(f"vehicle '{car.name}': no steady state at {speed_m_s:g} m/s and ay = {target:.3g} "
-                                  f"m/s^2 (asked for {ay_m_s2:g} m/s^2): {e}") from None
+            raise NoSteadyState(f"vehicle '{car.name}': no steady state at {speed_m_s:g} m/s and ay = {target:.3g} "
+                                f"m/s^2 (asked for {ay_m_s2:g} m/s^2): {e}") from None
         iterations += its
         if progress is not None:
             progress(f"steady state at ay = {target:.3f} m/s^2: {its} Newton iterations")
-    y = red.full(p[:n])
     u = inputs(p)
-    red.set_inputs(u)
-    row = np.zeros(len(car.output_names))
-    st = red._evaluate(system, 0.0, y, row, np.zeros_like(y))
-    if st < 0:
-        raise system.failure(st, 0.0)
+    red.evaluate(p[:n], u)
     return OperatingPoint(car.name, float(speed_m_s), float(ay_m_s2), float(u[0]),
-                          {w: float(t) for w, t in zip(car.wheel_names, u[1:])}, y, red.partition,
-                          dict(zip(car.output_names, row.tolist())), iterations)
+                          {w: float(t) for w, t in zip(car.wheel_names, u[1:])}, red.full(p[:n]), red.partition,
+                          dict(zip(car.output_names, red.row.tolist())), iterations)
 
 
 def _newton(residual, p, sizes):
@@ -395,8 +392,8 @@ def _neutral_coupling(red: ReducedSystem, x0, u0, A, sizes) -> dict:
     typical = np.abs(A) @ sizes
     out = {}
     base = red.base.copy()
+    h = FD_STEP * 0.01
     for j, name in zip(red.neutral, red.neutral_names):
-        h = FD_STEP * 0.01
         rows = []
         for sign in (1.0, -1.0):
             red.base[:] = base

@@ -57,9 +57,8 @@ def state_family(name: str) -> tuple[str, str]:
 @dataclass(frozen=True)
 class Mode:
     """One mode: its eigenvalue [1/s], damping ratio, natural and damped frequency [Hz], name (its family and
-    corners) and family, the three states
-    with the largest participation (name -> share; the shares of all states sum to 1) and the share of each
-    family (corners summed)."""
+    corners) and family, the three states with the largest participation (name -> share; the shares of all
+    states sum to 1) and the share of each family (corners summed)."""
     eigenvalue: complex
     damping_ratio: float
     natural_frequency_hz: float
@@ -106,9 +105,9 @@ def modes(A, state_names) -> list[Mode]:
         for (family, _corner), share in shares.items():
             families[family] = families.get(family, 0.0) + share
         order = np.argsort(p)[::-1][:3]
-        size = abs(value)
+        size = float(abs(value))
         out.append(Mode(complex(value), float(-value.real / size) if size > 0.0 else 1.0, size / (2.0 * math.pi),
-                        abs(value.imag) / (2.0 * math.pi), *_name(shares),
+                        float(abs(value.imag)) / (2.0 * math.pi), *_name(shares),
                         {state_names[k]: float(p[k]) for k in order}, families))
     return sorted(out, key=lambda m: (m.natural_frequency_hz, m.eigenvalue.real))
 

@@ -1,9 +1,9 @@
 """One figure per manoeuvre: ISO 7401 step steer, ISO 4138 constant radius, ISO 3888-1 double lane change
 and the suspension kinematics sweep; damping against speed, the articulation angle and paths, and braking in
 a turn of articulated vehicles (docs/articulated.md §4 and §7); the pole map of a linearized vehicle
-(docs/linearization.md). Drawn on matplotlib's Agg canvas and written
-atomically through ``fmu_vehicle.plotting`` (the format follows the file suffix). Units are on every axis;
-the KPIs and the standards' limits are drawn and written into the figure. Described in docs/handling.md §10.
+(docs/linearization.md). Drawn on matplotlib's Agg canvas and written atomically through
+``fmu_vehicle.plotting`` (the format follows the file suffix). Units are on every axis; the KPIs and the
+standards' limits are drawn and written into the figure. Described in docs/handling.md §10.
 """
 from __future__ import annotations
 
