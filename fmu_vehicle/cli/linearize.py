@@ -71,5 +71,5 @@ def _print(report) -> None:
     if report.check is not None:
         err = report.check["error"]
         print("step check, largest difference linear vs nonlinear (% of the peak): "
-              + ", ".join(f"{k} {100.0 * err[k]:.2f}" for k in ("chassis.yaw_rate", "chassis.ay", "chassis.sideslip",
+              + ", ".join(f"{k} {100.0 * err[k]:.2g}" for k in ("chassis.yaw_rate", "chassis.ay", "chassis.sideslip",
                                                                  "chassis.roll")))

@@ -379,7 +379,7 @@ def plot_modes(path: str | os.PathLike, modes, single_track_modes, check: dict |
             ax.set_xlabel("time [s]")
             ax.set_ylabel(f"{label}, deviation")
             ax.set_title(f"{math.degrees(check['step_rad']):g} deg steering step: largest difference "
-                         f"{100.0 * check['error'][name]:.2f} % of the peak", fontsize=9)
+                         f"{100.0 * check['error'][name]:.2g} % of the peak", fontsize=9)
             ax.grid(True, alpha=0.3)
             ax.legend(fontsize=7, loc="lower right")
     fig.suptitle(fit_title(title, fig.get_figwidth(), 11), fontsize=11)
