@@ -7,8 +7,9 @@ from __future__ import annotations
 import sys
 
 from ..errors import ModelError
-from ..util import atomic_write_all
+from ..util import atomic_write_all, fixed
 from .arguments import finite, output_dir, positive
+from .manoeuvre import plain
 from .progress import compile_progress
 
 
@@ -30,7 +31,10 @@ def add_parser(subparsers):
 
 
 def run(a) -> int:
-    from ..manoeuvres.linear_report import linear_report, report_files, report_stem
+    import json
+    from pathlib import Path
+
+    from ..manoeuvres.linear_report import linear_report, report_files, report_stem, summary
     from ..manoeuvres.linearization import NoSteadyState
     from ..manoeuvres.single_track import G
     from ..vehicle import Vehicle
@@ -50,7 +54,10 @@ def run(a) -> int:
         except NoSteadyState as e:
             raise ModelError(f"--ay-g {a.ay_g:g} at --speed-kmh {a.speed_kmh:g}: {e}") from None
     stem = report_stem(car.name, a.speed_kmh, a.ay_g)
-    atomic_write_all([(out / name, write) for name, write in report_files(report, stem)], mode=None)
+    files = [(out / name, write) for name, write in report_files(report, stem)]
+    text = json.dumps(plain(summary(report)), indent=2)
+    files.append((out / f"{stem}_summary.json", lambda path: Path(path).write_text(text)))
+    atomic_write_all(files, mode=None)
     _print(report)
     print(f"-> {out / stem}.npz, .mat, .png, _summary.json")
     return 0
@@ -58,16 +65,17 @@ def run(a) -> int:
 
 def _print(report) -> None:
     op, lin = report.op, report.linear
-    print(f"{op.vehicle}: steady state at {op.speed_m_s * 3.6:g} km/h, a_y {op.ay_m_s2:.3f} m/s^2: steering-wheel "
-          f"angle {op.steering_wheel_angle_rad:.5f} rad, drive torque "
-          + ", ".join(f"{w} {t:.1f}" for w, t in op.drive_torque_N_m.items() if t) + " N m")
+    print(f"{op.vehicle}: steady state at {op.speed_m_s * 3.6:g} km/h, a_y {fixed(op.ay_m_s2, 3)} m/s^2: "
+          f"steering-wheel angle {fixed(op.steering_wheel_angle_rad, 5)} rad, drive torque "
+          + ", ".join(f"{w} {fixed(t, 1)}" for w, t in op.drive_torque_N_m.items() if t) + " N m")
     print(f"{len(lin.state_names)} states, {len(lin.input_names)} inputs, {len(lin.output_names)} outputs; "
           f"difference of the Jacobians at two step sizes {lin.fd_check:.1e}")
     print(f"{'mode':32s} {'eigenvalue [1/s]':>22s} {'damping':>8s} {'f_n [Hz]':>9s}")
     rows = [(m.name, m) for m in report.modes] + [("single-track: " + m.name, m) for m in report.single_track_modes]
     for name, m in rows:
         lam = m.eigenvalue
-        print(f"{name:32s} {lam.real:10.3f} {lam.imag:+10.3f}j {m.damping_ratio:8.3f} {m.natural_frequency_hz:9.3f}")
+        print(f"{name:32s} {fixed(lam.real, 3):>10s} ± {fixed(lam.imag, 3):>8s}j {fixed(m.damping_ratio, 3):>8s} "
+              f"{fixed(m.natural_frequency_hz, 3):>9s}")
     if report.check is not None:
         err = report.check["error"]
         print("step check, largest difference linear vs nonlinear (% of the peak): "

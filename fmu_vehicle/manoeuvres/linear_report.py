@@ -1,23 +1,22 @@
 """What ``fmu-vehicle linearize`` computes and writes: a vehicle's steady state, its linear model and modes, the
 single-track model's modes beside them and the check of the linear against the nonlinear step response
-(:func:`linear_report`), and the files of a report (:func:`report_files`):
+(:func:`linear_report`), the files of a report (:func:`report_files`) and its summary (:func:`summary`, which
+the command writes as ``<stem>_summary.json``):
 
 * ``<stem>.npz`` and ``<stem>.mat`` (NumPy, and MATLAB through ``scipy.io.savemat``): A, B, C, D, B_rate,
   D_rate, the state, input and output names (MATLAB: cell arrays), the operating point (x_op, u_op, y_op,
   speed_m_s, ay_m_s2, steering_wheel_angle_rad), the eigenvalues with damping ratios, natural frequencies and
   mode names, the single-track model's eigenvalues, the states left out;
 * ``<stem>.png``: the pole map with the single-track poles marked, and the step check;
-* ``<stem>_summary.json``: the operating point, the checks of the differences, every mode and the
-  single-track comparison.
+* the summary: the operating point, the checks of the differences, every mode and the single-track
+  comparison.
 
 Described in docs/linearization.md.
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -91,7 +90,7 @@ def arrays(report: LinearReport) -> dict:
 
 
 def summary(report: LinearReport) -> dict:
-    """The JSON summary (module docstring): plain numbers and strings."""
+    """The summary (module docstring): numbers, strings, lists and dicts."""
     op, lin = report.op, report.linear
     pick = ("chassis.vx", "chassis.ay", "chassis.yaw_rate", "chassis.sideslip", "chassis.roll")
     out = {"vehicle": op.vehicle,
@@ -110,7 +109,7 @@ def summary(report: LinearReport) -> dict:
 
 
 def report_files(report: LinearReport, stem: str) -> list[tuple[str, object]]:
-    """[(file name, write(path))] of a report: ``<stem>.npz``, ``.mat``, ``.png`` and ``_summary.json``."""
+    """[(file name, write(path))] of a report: ``<stem>.npz``, ``.mat`` and ``.png``."""
     from scipy.io import savemat
     data = arrays(report)
     mat = {k: (np.array(v, dtype=object) if isinstance(v, list) else v) for k, v in data.items()}
@@ -120,5 +119,4 @@ def report_files(report: LinearReport, stem: str) -> list[tuple[str, object]]:
     return [(f"{stem}.npz", lambda path: np.savez(path, **{k: np.asarray(v) for k, v in data.items()})),
             (f"{stem}.mat", lambda path: savemat(path, mat)),
             (f"{stem}.png", lambda path: plot_modes(path, report.modes, report.single_track_modes, report.check,
-                                                    title=title)),
-            (f"{stem}_summary.json", lambda path: Path(path).write_text(json.dumps(summary(report), indent=2)))]
+                                                    title=title))]
