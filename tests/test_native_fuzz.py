@@ -32,14 +32,16 @@ def _inputs(info: dict) -> list[str]:
             if sv.get("causality") == "input" and next(iter(sv)).tag == "Real"]
 
 
-def _fixed_real(info: dict) -> tuple[str, float]:
+def _tunable_real(info: dict) -> tuple[str, float, float]:
+    """(name, start, max) of the first Real parameter held in the model's arrays (settable until initialization
+    ends, like dt, v0 and x0)."""
     from xml.etree import ElementTree
     root = ElementTree.parse(f"{info['dir']}/modelDescription.xml").getroot()
     for sv in root.iter("ScalarVariable"):
         real = next(iter(sv))
         if sv.get("causality") == "parameter" and real.tag == "Real" and sv.get("name") not in ("dt", "v0", "x0"):
-            return sv.get("name"), float(real.get("start"))
-    raise AssertionError("no fixed Real parameter")
+            return sv.get("name"), float(real.get("start")), float(real.get("max"))
+    raise AssertionError("no tunable Real parameter")
 
 
 def call_cases(info: dict) -> list[tuple[list, object]]:
@@ -63,14 +65,15 @@ def call_cases(info: dict) -> list[tuple[list, object]]:
               (["reset", 0], "OK"), (["setup", 0, 0.0], "OK"), (["enter", 0], "OK"), (["exit", 0], "OK")]
     ok_steps(5)
     # parameters: before initialization (a fresh instance each), then after it
-    fixed, value = _fixed_real(info)
+    tunable, value, top = _tunable_real(info)
     for name, bad in [("dt", 0.0), ("dt", -1e-3), ("dt", NAN), ("dt", INF), ("dt", 1.0), ("v0", -1.0),
-                      ("v0", NAN), ("v0", 1e300), ("x0", NAN), ("x0", INF), ("x0", -INF), (fixed, 2 * value + 1)]:
-        cases.append((["init", 0, 0.0, {name: bad}], f"'{name}'" if name == fixed else f"{name} = "))
-    cases.append((["init", 0, 0.0, {fixed: value, "v0": 15.0}], "OK"))
+                      ("v0", NAN), ("v0", 1e300), ("x0", NAN), ("x0", INF), ("x0", -INF), (tunable, NAN),
+                      (tunable, -INF), (tunable, 2 * top + 1)]:
+        cases.append((["init", 0, 0.0, {name: bad}], f"{name} = "))
+    cases.append((["init", 0, 0.0, {tunable: 0.5 * (value + top), "v0": 15.0}], "OK"))
     t = 0.0
     ok_steps(5)
-    for name in ("dt", "v0", "x0"):
+    for name in ("dt", "v0", "x0", tunable):
         cases.append((["set", 0, {name: 1e-3}], f"parameter '{name}' can only be set before initialization ends"))
     # inputs: NaN, infinities, huge values, each refused naming the input; the instance then steps on
     for name in _inputs(info):

@@ -2,7 +2,8 @@
 FMU's numbers: each parameter alone at two values (its bounds where the vehicle has a static equilibrium there,
 else points inside its range), 0.3 s of the bumpy road with a drive torque, the outputs equal to the pythonfmu
 FMU set the same way, bit for bit, or both refuse. Each FMU's cases run in one child process per FMU (a crash
-there cannot take pytest down)."""
+there cannot take pytest down). An FMU state carries the parameter values it was taken with, and a restored
+state's parameter entries are checked (in range, equal to each other)."""
 from __future__ import annotations
 
 import json
@@ -98,3 +99,37 @@ def test_every_real_parameter_at_its_bounds_equals_the_python_fmu(fmu, native_fm
             ran += 1
             assert not np.array_equal(np.array(b), default), case       # the parameter does change the run
     assert ran >= len(todo) - 1 - 6, ran       # at most a few bounds without an equilibrium
+
+
+def test_a_state_carries_its_parameter_values_and_a_crafted_one_is_refused(native_fmus, tmp_path):
+    """A state saved with chassis.mass = 1234.5 and the front wheel's spin inertia = 1.2345 (two entries of the
+    model's arrays) restores them into an instance set otherwise, which then steps as the saved one did; a state
+    whose mass entry is out of range, or whose two inertia entries disagree, is refused naming the parameter."""
+    import struct
+
+    from native_probe import extract, run_child, with_check
+    info = extract(native_fmus["VehicleLV"], tmp_path / "lv")
+    mass, inertia = {"chassis.mass": 1234.5}, {"wheel_front.inertia_yy": 1.2345}
+    out = ["chassis.x", "chassis.z", "wheel_front.omega", "chassis.mass", "wheel_front.inertia_yy"]
+    code, results, err = run_child([info], [
+        ["init", 0, 0.0, {**mass, **inertia}], ["steps", 0, 0.0, 1e-3, 20], ["save", 0, "a"],
+        ["state_bytes", 0, "a"], ["steps", 0, 0.02, 1e-3, 20], ["get", 0, out],
+        ["init", 0, 0.0, {}], ["load", 0, "a"], ["get", 0, out], ["steps", 0, 0.02, 1e-3, 20], ["get", 0, out]])
+    assert code == 0 and all(r["status"] == "OK" for r in results), (results, err)
+    later, restored, again = results[5]["values"], results[8]["values"], results[10]["values"]
+    assert restored[3:] == [1234.5, 1.2345] and again == later
+    state = bytes.fromhex(results[3]["hex"])
+
+    def crafted(value, new):            # the state with each 8-byte occurrence of value replaced by new, in turn
+        word = struct.pack("<d", value)
+        return [with_check(state[:k] + struct.pack("<d", new) + state[k + 8:]) for k in range(len(state) - 15)
+                if state[k:k + 8] == word]
+
+    out_of_range, disagree = crafted(1234.5, 1e6), crafted(1.2345, 1.5)   # the model's entries and the workspace's
+    assert out_of_range and len(disagree) >= 2
+    code, results, err = run_child([info], [["init", 0, 0.0, {}]] + [["load", 0, s.hex()]
+                                                                     for s in out_of_range + disagree])
+    assert code == 0, err
+    messages = [r["messages"][0] if r["messages"] else "" for r in results[1:]]
+    assert any("parameter 'chassis.mass' = 1e+06 is outside its range" in m for m in messages[:len(out_of_range)])
+    assert any("parameter 'wheel_front.inertia_yy' has two values" in m for m in messages[len(out_of_range):])
