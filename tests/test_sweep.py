@@ -165,16 +165,23 @@ def test_a_sweep_survives_a_killed_worker_and_a_dropped_connection(scenario_fmus
         except Exception as e:           # reported by the assertions below
             seen["error"] = repr(e)
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                      silence_logs=logging.CRITICAL) as cluster, Client(cluster) as c:
-        where = {"scheduler": cluster.scheduler_address, "fmu_dir": fmu_dir, "progress": False, "log": lambda m: None}
-        quiet = S.sweep(cat, quiet_out, **where)
-        thread = threading.Thread(target=disturb, args=(c,), daemon=True)
-        thread.start()
-        disturbed = S.sweep(cat, disturbed_out, **where)
-        thread.join(timeout=600)
-        c.wait_for_workers(2, timeout=300)
-        pids = set(c.run(os.getpid).values())
+    environ = dict(os.environ)        # distributed sets MALLOC_TRIM_THRESHOLD_, ... in the process of a cluster
+    try:
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                          silence_logs=logging.CRITICAL) as cluster, Client(cluster) as c:
+            where = {"scheduler": cluster.scheduler_address, "fmu_dir": fmu_dir, "progress": False,
+                     "log": lambda m: None}
+            quiet = S.sweep(cat, quiet_out, **where)
+            thread = threading.Thread(target=disturb, args=(c,), daemon=True)
+            thread.start()
+            disturbed = S.sweep(cat, disturbed_out, **where)
+            thread.join(timeout=600)
+            c.wait_for_workers(2, timeout=300)
+            pids = set(c.run(os.getpid).values())
+    finally:
+        for key in set(os.environ) - set(environ):
+            del os.environ[key]
+        os.environ.update(environ)
     assert "error" not in seen, seen
     assert seen["busy"] and seen["killed"] not in pids, seen          # a running worker died, a new one joined
     assert len(seen["dropped"]) == 1 and seen["rows_at_drop"] < len(cat.runs()), seen
