@@ -474,8 +474,8 @@ def _run_on_dask(cat: Catalogue, system: System, todo: list[Run], journal: Path,
         raise SimulationError(f"could not connect to {where}: {' '.join(str(e).split())}") from None
 
     def lost(e: BaseException, what: str):
-        return SimulationError(f"{dask_message(e)} ({what}); {len(done)} finished run(s) kept in {journal}: the "
-                               f"same command resumes from them")
+        kept = f"; {len(done)} finished run(s) kept in {journal}: the same command resumes from them" if done else ""
+        return SimulationError(f"{dask_message(e)} ({what}){kept}")
 
     def submit(run: Run):
         try:
