@@ -150,16 +150,19 @@ from fmpy import simulate_fmu
 t = np.array([0.0, 0.5, 0.65, 4.0])
 signal = np.array(list(zip(t, [0.0, 0.0, 0.5, 0.5])), dtype=[("time", float), ("steering_wheel_angle", float)])
 outputs = sys.argv[2].split(",")
+tuned = json.loads(sys.argv[4])          # Real parameters set at run time in both FMUs
 r = simulate_fmu(sys.argv[1], stop_time=4.0, step_size=1e-3, output_interval=1e-3, input=signal, output=outputs,
-                 start_values={} if sys.argv[3] == "native" else {"v0": 15.0, "road": 3})    # road 3 = flat
+                 start_values=tuned if sys.argv[3] == "native" else {"v0": 15.0, "road": 3, **tuned})  # road 3 = flat
 print("ROWS " + json.dumps([[float(row["time"])] + [float(row[n]) for n in outputs] for row in r]))
 """
 
 
-def native_turn(name: str, python_fmu: Path, tmp_path: Path, outputs: list) -> tuple[np.ndarray, np.ndarray]:
+def native_turn(name: str, python_fmu: Path, tmp_path: Path, outputs: list,
+                tuned: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(native rows, Python FMU rows) [time, *outputs] every 1 ms of ``NATIVE_TURN`` (4 s at 15 m/s on the flat
     road, 0.5 rad of steering-wheel angle from 0.65 s) through FMPy: ``fmu-vehicle export --native <name>`` with
-    v0 and the road fixed at export, and the Python FMU ``python_fmu`` with them as start values."""
+    v0 and the road fixed at export, and the Python FMU ``python_fmu`` with them as start values; the Real
+    parameters ``tuned`` (name -> value) set as start values in both."""
     from fmpy.validation import validate_fmu
 
     from fmu_vehicle.native import fmu as native
@@ -168,7 +171,8 @@ def native_turn(name: str, python_fmu: Path, tmp_path: Path, outputs: list) -> t
     assert validate_fmu(str(path)) == []
     runs = {}
     for kind, where in (("native", path), ("python", python_fmu)):
-        proc = subprocess.run([sys.executable, "-c", NATIVE_TURN, str(where), ",".join(outputs), kind],
+        proc = subprocess.run([sys.executable, "-c", NATIVE_TURN, str(where), ",".join(outputs), kind,
+                               json.dumps(tuned or {})],
                               capture_output=True, text=True, cwd=tmp_path)
         assert proc.returncode == 0, proc.stderr[-3000:]
         line = next(x for x in proc.stdout.splitlines() if x.startswith("ROWS "))

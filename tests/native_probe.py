@@ -20,6 +20,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -226,6 +227,22 @@ def child(spec: dict) -> None:
             raise ValueError(f"unknown call {op!r}")
         out.update(status=STATUS[st] if 0 <= st < len(STATUS) else st, messages=list(messages))
         print("CALL " + json.dumps(out), flush=True)
+
+
+def sanitizer_flags() -> tuple[str, ...] | None:
+    """The flags of a sanitizer build, or None if this machine's C compiler cannot link one."""
+    flags = ("-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all")
+    if shutil.which("cc") is None:
+        return None
+    proc = subprocess.run(["cc", *flags, "-x", "c", "-o", "/dev/null", "-"], input="int main(void){return 0;}",
+                          capture_output=True, text=True)
+    return flags if proc.returncode == 0 else None
+
+
+def asan_runtime() -> str | None:
+    """The path of the C compiler's ASan runtime (to preload in a child), or None."""
+    out = subprocess.run(["cc", "-print-file-name=libasan.so"], capture_output=True, text=True).stdout.strip()
+    return out if out.startswith("/") else None
 
 
 if __name__ == "__main__":

@@ -250,11 +250,13 @@ def test_driver_takes_the_caravan_through_the_double_lane_change(lane_change):
 
 @pytest.mark.slow
 def test_native_build_equals_the_python_fmu_in_a_steady_turn(fmu, tmp_path):
-    """``fmu-vehicle export --native VehicleCombination`` (v0 = 15 m/s, flat road fixed at export): 4 s of a
-    steady left turn through FMPy equal the Python FMU's outputs bit for bit, the caravan's included."""
+    """``fmu-vehicle export --native VehicleCombination`` (v0 = 15 m/s, flat road fixed at export) with the
+    caravan's mass, a caravan spring and tire radius set at run time: 4 s of a steady left turn through FMPy
+    equal the Python FMU's outputs (set the same way) bit for bit, the caravan's included."""
     outputs = ["chassis.x", "chassis.yaw_rate", "chassis.ay", "caravan.articulation", "caravan.ay",
                "caravan.yaw_rate", "wheel_TL.tire_fz", "wheel_TR.pos.y", "wheel_TR.tire_fy"]
-    ours, python = native_turn(FMU, fmu, tmp_path, outputs)
+    ours, python = native_turn(FMU, fmu, tmp_path, outputs, {"caravan.chassis_mass": 1500.0,
+                               "suspension_TL.spring_stiffness": 50000.0, "tire_TR.unloaded_radius": 0.45})
     assert ours.shape == python.shape == (4001, 1 + len(outputs))
     assert python[-1, 4] < -0.02 < 0.05 < python[-1, 2]           # turning left, the caravan at negative angle
     assert np.array_equal(ours, python)

@@ -39,7 +39,7 @@ ALLOWED = {
     "comfort": BASE,
     "powertrain": BASE,
     "vehicle": BASE | {"multibody", "integrators", "road", "tire", "results", "plotting"},
-    "manoeuvres": BASE | {"plotting", "results", "driver", "multibody", "tire", "vehicle"},
+    "manoeuvres": BASE | {"plotting", "results", "driver", "multibody", "integrators", "tire", "vehicle"},
     "control": BASE | {"plotting", "results", "driver", "road", "vehicle", "manoeuvres"},
     "cosim": BASE | {"results"},
     "fmi": BASE | MODEL,

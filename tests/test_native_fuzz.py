@@ -12,12 +12,11 @@ report nothing (docs/native.md §6)."""
 from __future__ import annotations
 
 import random
-import shutil
 import subprocess
 
 import pytest
 
-from native_probe import extract, run_child, with_check
+from native_probe import asan_runtime, extract, run_child, sanitizer_flags, with_check
 
 NAN, INF = float("nan"), float("inf")
 SEED = 20261207
@@ -200,22 +199,7 @@ def test_crafted_states_are_refused_with_a_message_and_never_crash(native_fmus, 
     assert accepted < blob_flips
 
 
-def _sanitizer_flags() -> tuple[str, ...] | None:
-    """The flags of a sanitizer build, or None if this machine's C compiler cannot link one."""
-    flags = ("-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all")
-    if shutil.which("cc") is None:
-        return None
-    proc = subprocess.run(["cc", *flags, "-x", "c", "-o", "/dev/null", "-"], input="int main(void){return 0;}",
-                          capture_output=True, text=True)
-    return flags if proc.returncode == 0 else None
-
-
-def _asan_runtime() -> str | None:
-    out = subprocess.run(["cc", "-print-file-name=libasan.so"], capture_output=True, text=True).stdout.strip()
-    return out if out.startswith("/") else None
-
-
-@pytest.mark.skipif(_sanitizer_flags() is None or _asan_runtime() is None,
+@pytest.mark.skipif(sanitizer_flags() is None or asan_runtime() is None,
                     reason="the C compiler cannot build with -fsanitize=address,undefined (libasan/libubsan missing)")
 def test_the_fuzz_calls_under_address_and_undefined_behaviour_sanitizers(native_fmus, tmp_path):
     """The C layer (fmi2_native.c, runtime.c) of VehicleLV built with ASan and UBSan (the compiled kernels are
@@ -223,11 +207,11 @@ def test_the_fuzz_calls_under_address_and_undefined_behaviour_sanitizers(native_
     crafted states run with no report."""
     from fmu_vehicle.native import fmu as native
 
-    fmu = native.export("VehicleLV", tmp_path / "asan", targets=("linux64",), c_flags=_sanitizer_flags())
+    fmu = native.export("VehicleLV", tmp_path / "asan", targets=("linux64",), c_flags=sanitizer_flags())
     info = extract(fmu, tmp_path / "x")
     undefined = subprocess.run(["nm", "-D", "--undefined-only", info["lib"]], capture_output=True, text=True).stdout
     assert "__asan_report" in undefined and "__ubsan_handle" in undefined      # instrumented
-    env = {"LD_PRELOAD": _asan_runtime(), "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=0",
+    env = {"LD_PRELOAD": asan_runtime(), "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=0",
            "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}
     cases = call_cases(info)
     code, results, err = run_child([info], [call for call, _ in cases], env=env)

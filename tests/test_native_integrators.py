@@ -183,7 +183,7 @@ def test_a_restored_state_continues_each_integrator_bit_for_bit(native_integrato
 def test_the_default_export_carries_rk4_and_the_integrator_set(native_fmus, tmp_path):
     """The session's native VehicleLV, exported with integrator = rk4, carries RK4 only: setting another
     method is refused naming what it carries and how to export it (the library carries what is asked for:
-    each method costs compile time and library size, docs/native.md §7)."""
+    each method costs compile time and library size, docs/native.md §8)."""
     from fmpy import extract
 
     folder = extract(str(native_fmus["VehicleLV"]), str(tmp_path / "lv"))

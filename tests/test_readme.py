@@ -207,6 +207,7 @@ COMMANDS_RUN_ELSEWHERE = {
     "crosscheck": "test_crosscheck.py",
     "sweep": "test_sweep.py",
     "ssp": "test_ssp_archives.py",
+    "linearize": "test_linearize.py",                 # into a test folder, with the check of its files
 }
 
 #: The other commands shown, by their first words: the test that runs them.

@@ -108,6 +108,104 @@ def test_interrupted_sweep_resumes(small, two_and_one, scenario_fmus, tmp_path):
     assert not other.exists()
 
 
+SURVIVE = {**SMALL, "name": "survive-ccrs", "description": "CCRs at 20-45 km/h, disturbed mid-sweep",
+           "grid": {"v_vut_kmh": [20, 25, 30, 35, 40, 45]}}
+
+
+def _drop_clients(dask_scheduler, keep):
+    """On the scheduler: abort the connection of every client but ``keep`` (the sweep's client reconnects)."""
+    dropped = []
+    for client_id, stream in list(dask_scheduler.client_comms.items()):
+        if client_id not in (keep, "fire-and-forget"):
+            stream.comm.abort()
+            dropped.append(client_id)
+    return dropped
+
+
+def _journal_rows(out: Path) -> int:
+    journal = S.journal_path(out)
+    return max(0, len(journal.read_text().splitlines()) - 1) if journal.exists() else 0
+
+
+def test_a_sweep_survives_a_killed_worker_and_a_dropped_connection(scenario_fmus, tmp_path):
+    """On a real cluster of 2 worker processes (nannies): once the first run is in the journal, the process of a
+    worker that is running a run is killed (SIGKILL); once another run is in, the scheduler aborts the sweep's
+    client connection, which cancels every pending future.  The scheduler reschedules the killed worker's
+    task, its nanny starts a replacement (numba's CPU target pinned by the sweep's worker plugin, so it loads
+    the same shipped kernels), and the sweep submits the cancelled runs again: every run finishes 'ok' and the
+    file equals, byte for byte, an undisturbed sweep's on the same cluster."""
+    import logging
+    import os
+    import signal
+    import threading
+    import time
+
+    from distributed import Client, LocalCluster
+
+    path = tmp_path / "survive-ccrs.json"
+    path.write_text(json.dumps(SURVIVE))
+    cat = load_catalogue(str(path))
+    fmu_dir = Path(scenario_fmus["VehicleLV"]).parent
+    quiet_out, disturbed_out = tmp_path / "quiet.csv", tmp_path / "disturbed.csv"
+    seen: dict = {}
+
+    def disturb(c: Client):
+        try:
+            while _journal_rows(disturbed_out) < 1:
+                time.sleep(0.05)
+            busy = [w for w, keys in c.processing().items() if keys]
+            seen["busy"] = bool(busy)
+            victim = (busy or list(c.scheduler_info()["workers"]))[0]
+            seen["killed"] = c.run(os.getpid, workers=[victim])[victim]
+            os.kill(seen["killed"], signal.SIGKILL)
+            while _journal_rows(disturbed_out) < 2:
+                time.sleep(0.05)
+            seen["dropped"] = c.run_on_scheduler(_drop_clients, keep=c.id)
+            seen["rows_at_drop"] = _journal_rows(disturbed_out)
+        except Exception as e:           # reported by the assertions below
+            seen["error"] = repr(e)
+
+    environ = dict(os.environ)        # distributed sets MALLOC_TRIM_THRESHOLD_, ... in the process of a cluster
+    try:
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                          silence_logs=logging.CRITICAL) as cluster, Client(cluster) as c:
+            where = {"scheduler": cluster.scheduler_address, "fmu_dir": fmu_dir, "progress": False,
+                     "log": lambda m: None}
+            quiet = S.sweep(cat, quiet_out, **where)
+            thread = threading.Thread(target=disturb, args=(c,), daemon=True)
+            thread.start()
+            disturbed = S.sweep(cat, disturbed_out, **where)
+            thread.join(timeout=600)
+            c.wait_for_workers(2, timeout=300)
+            pids = set(c.run(os.getpid).values())
+    finally:
+        for key in set(os.environ) - set(environ):
+            del os.environ[key]
+        os.environ.update(environ)
+    assert "error" not in seen, seen
+    assert seen["busy"] and seen["killed"] not in pids, seen          # a running worker died, a new one joined
+    assert len(seen["dropped"]) == 1 and seen["rows_at_drop"] < len(cat.runs()), seen
+    assert disturbed.resubmitted >= 1                                  # the cancelled runs went out again
+    assert disturbed.failed == quiet.failed == 0 and len(disturbed.rows) == len(cat.runs())
+    assert disturbed.csv.read_bytes() == quiet.csv.read_bytes()
+    assert disturbed.worker_cpu == "generic"
+
+
+def test_dask_faults_are_named_as_such():
+    """The error that ended a sweep, a closed comm of dask's (an OSError), reads 'dask: ...', never as a
+    file-system error; a KilledWorker and a cancelled future are dask faults too."""
+    from distributed.comm.core import CommClosedError
+    from distributed.scheduler import KilledWorker
+    from distributed.utils import CancelledError
+
+    e = CommClosedError("in <TCP (closed) Scheduler Broadcast local=tcp://127.0.0.1:1 remote=tcp://127.0.0.1:2>: "
+                        "Stream is closed")
+    assert S.dask_message(e) == ("dask: CommClosedError: in <TCP (closed) Scheduler Broadcast "
+                                 "local=tcp://127.0.0.1:1 remote=tcp://127.0.0.1:2>: Stream is closed")
+    assert S.dask_message(CancelledError()) == "dask: CancelledError"
+    assert all(isinstance(x, S.dask_faults()) for x in (e, CancelledError(), KilledWorker("k", None, 3)))
+
+
 def test_shipped_catalogues_load():
     """The catalogues the protocols ask for, with their grids: CCRs 10-50 km/h in 5 km/h steps (9 runs),
     CCRm 30-80 (11), CCRb 2 headways x 2 decelerations (4), ISO 15622 five cases, the platoon three time

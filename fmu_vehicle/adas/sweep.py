@@ -12,8 +12,11 @@ thus depends on its parameters only, never on which worker ran it or what ran be
 writes the same rows, to the last digit, as one on 1 worker.
 
 Rows: ``run``, ``index``, the run's parameters, ``status`` (ok | error), ``error`` (one line), the KPIs of
-the system (``fmu_vehicle.adas.kpis``).  A run that fails (bad parameter, a component failing, a worker
-dying) is recorded with its error while the others go on.
+the system (``fmu_vehicle.adas.kpis``).  A run that fails (bad parameter, a component failing) is recorded with
+its error while the others go on.  Faults of the cluster are survived: a worker that dies is replaced (its
+nanny) and its run given to another worker by the scheduler, a task that raised outside the run is retried
+(``RETRIES``), runs whose futures a dropped scheduler connection cancelled are submitted again
+(``RESUBMITS``); what remains ends the sweep with 'dask: ...' (``dask_message``), the journal kept.
 
 Resume: each finished run is appended at once, as one JSON line (written and fsynced), to the journal
 ``.<results name>.journal`` next to the results; its first line ties it to the catalogue (digest).  A sweep
@@ -42,7 +45,6 @@ from fmu_vehicle.adas.catalogue import Catalogue, Run
 from fmu_vehicle.adas.protocols import KMH, PROTOCOLS, platoon_cars
 from fmu_vehicle.cosim.system import System, split_component_variable
 from fmu_vehicle.errors import ModelError, SimulationError
-from fmu_vehicle.numerics.jit import pin_portable_cpu
 from fmu_vehicle.plotting import new_figure, save_figure
 from fmu_vehicle.util import atomic_write
 
@@ -293,6 +295,7 @@ class SweepResult:
     wall_s: float       # cluster start, worker warm-up and runs
     runs_s: float       # the runs alone (from the warmed-up workers' first submission to the last result)
     worker_cpu: str = ""    # CPU target of the workers' compiled code ('generic': the FMUs' shipped code)
+    resubmitted: int = 0    # runs submitted again after the cluster lost their task (``RESUBMITS``)
 
     @property
     def failed(self) -> int:
@@ -391,11 +394,11 @@ def sweep(cat: Catalogue, out: str | os.PathLike, *, workers: int | None = None,
         journal.parent.mkdir(parents=True, exist_ok=True)
         _append(journal, {"catalogue": cat.name, "digest": digest})
     t0 = time.perf_counter()
-    runs_s, cpus = 0.0, ""
+    runs_s, cpus, resubmitted = 0.0, "", 0
     if todo:
         try:
-            runs_s, cpus = _run_on_dask(cat, system, todo, journal, done, workers=workers, scheduler=scheduler,
-                                  progress=progress)
+            runs_s, cpus, resubmitted = _run_on_dask(cat, system, todo, journal, done, workers=workers,
+                                                     scheduler=scheduler, progress=progress)
         except BaseException:
             if fresh and not done:          # nothing finished: leave no journal behind
                 journal.unlink(missing_ok=True)
@@ -405,16 +408,50 @@ def sweep(cat: Catalogue, out: str | os.PathLike, *, workers: int | None = None,
     csv = write_csv(out, columns(cat), rows)
     png = summary_plot(cat, rows, out.with_suffix(".png")) if plot and cat.plot else None
     journal.unlink(missing_ok=True)
-    return SweepResult(cat, csv, png, rows, len(todo), wall, runs_s, cpus)
+    return SweepResult(cat, csv, png, rows, len(todo), wall, runs_s, cpus, resubmitted)
+
+
+RETRIES = 2
+"""dask's ``retries`` of every run's task: how often the scheduler runs a task again whose run raised on the
+worker (``run_one`` itself records a failing run in its row, so what is left is a task that could not run:
+its function or arguments not unpickled on the worker, or the worker's own error)."""
+
+RESUBMITS = 3
+"""How often a run whose task dask lost is submitted again: its future cancelled (the client's connection to
+the scheduler dropped, which cancels every pending future) or its communication closed.  A task whose worker
+died is rescheduled by the scheduler itself (``distributed.scheduler.allowed-failures`` times, 3 by default)
+and only then reported as ``KilledWorker``: that run is recorded as failed, like any run that fails."""
+
+
+def dask_faults() -> tuple[type, ...]:
+    """The exceptions of dask's client calls that say the cluster lost something, not that a run failed:
+    a closed comm or stream (``CommClosedError`` and tornado's ``StreamClosedError`` are OSErrors), a
+    cancelled future, a timeout, a worker killed while running the task."""
+    from distributed.client import ClosedClientError
+    from distributed.scheduler import KilledWorker
+    from distributed.utils import CancelledError
+    return OSError, TimeoutError, CancelledError, KilledWorker, ClosedClientError
+
+
+def dask_message(e: BaseException) -> str:
+    """One line for a dask fault: 'dask: <type>: <text>' (never taken for a file-system error)."""
+    text = " ".join(str(e).split())
+    return f"dask: {type(e).__name__}" + (f": {text}" if text else "")
 
 
 def _run_on_dask(cat: Catalogue, system: System, todo: list[Run], journal: Path, done: dict, *, workers,
-                 scheduler, progress: bool) -> tuple[float, str]:
-    """Run ``todo`` on the cluster, journal each row as it arrives; returns the time of the runs [s] and the
-    workers' CPU targets."""
+                 scheduler, progress: bool) -> tuple[float, str, int]:
+    """Run ``todo`` on the cluster, journal each row as it arrives; returns the time of the runs [s], the
+    workers' CPU targets and how many runs were submitted again (``RESUBMITS``).  A fault of the cluster
+    that the resubmissions do not overcome raises SimulationError 'dask: ...' (the finished runs stay in the
+    journal)."""
     from dask.distributed import Client, LocalCluster, as_completed
+    from distributed.scheduler import KilledWorker
     from tqdm import tqdm
 
+    from fmu_vehicle.adas.dask_workers import PortableCpu
+
+    faults = dask_faults()
     cluster = None
     environ = dict(os.environ)      # distributed sets MALLOC_TRIM_THRESHOLD_, OMP_NUM_THREADS, ... in this process
     try:
@@ -424,7 +461,8 @@ def _run_on_dask(cat: Catalogue, system: System, todo: list[Run], journal: Path,
             n = workers or min(os.cpu_count() or 1, len(todo))
             with _workers_ignore_ctrl_c():
                 # the workers log nothing below CRITICAL: a failed run reaches the table through its future, and
-                # a Ctrl-C'd cluster's workers would otherwise report their heartbeats to the closed scheduler
+                # a Ctrl-C'd cluster's workers would otherwise report their heartbeats to the closed scheduler.
+                # A worker process that dies is started again by its nanny (LocalCluster's default).
                 cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
                                        silence_logs=logging.CRITICAL)
             client = Client(cluster)
@@ -434,26 +472,55 @@ def _run_on_dask(cat: Catalogue, system: System, todo: list[Run], journal: Path,
         _restore_environ(environ)
         where = f"the dask scheduler at {scheduler!r}" if scheduler else "a local dask cluster"
         raise SimulationError(f"could not connect to {where}: {' '.join(str(e).split())}") from None
+
+    def lost(e: BaseException, what: str):
+        kept = f"; {len(done)} finished run(s) kept in {journal}: the same command resumes from them" if done else ""
+        return SimulationError(f"{dask_message(e)} ({what}){kept}")
+
+    def submit(run: Run):
+        try:
+            return client.submit(run_one, cat.protocol, system, run.parameters, cat.kpi, cat.scoring, pure=False,
+                                 retries=RETRIES, key=f"{run.run_id}-{os.getpid()}-{time.time_ns()}")
+        except faults as e:
+            raise lost(e, f"submitting run {run.run_id}") from None
+
     try:
-        # before a worker imports this module (whose imports define compiled functions, which fixes numba's
-        # CPU target): the FMUs then load the kernels they ship instead of compiling them in every worker
-        client.run(pin_portable_cpu)
-        warm = client.run(warm_up, cat.protocol, system, todo[0].parameters)
+        try:
+            # on every worker, a later replacement included, before it imports this module (whose imports define
+            # compiled functions, which fixes numba's CPU target): the FMUs then load the kernels they ship
+            # instead of compiling them in every worker
+            client.register_plugin(PortableCpu())
+            # a worker lost during the warm-up is no reason to stop: its replacement warms up at its first run
+            warm = client.run(warm_up, cat.protocol, system, todo[0].parameters, on_error="return")
+        except faults as e:
+            raise lost(e, "starting the workers") from None
         t0 = time.perf_counter()
-        futures = {client.submit(run_one, cat.protocol, system, run.parameters, cat.kpi, cat.scoring, pure=False,
-                                 key=f"{run.run_id}-{os.getpid()}-{time.time_ns()}"): run for run in todo}
+        attempts: dict[int, int] = {}
+        futures = {submit(run): run for run in todo}
+        pending = as_completed(futures)
         bar = tqdm(total=len(todo), desc=cat.name, unit="run", disable=not progress)
-        for future in as_completed(futures):
-            run = futures[future]
+        for future in pending:
+            run = futures.pop(future)
             try:
                 row = future.result()
-            except Exception as e:               # the worker died or the task could not run
+            except KilledWorker as e:            # the run's task took its worker down at every try
+                row = {"status": "error", "error": dask_message(e)}
+            except faults as e:
+                attempts[run.index] = attempts.get(run.index, 0) + 1
+                if attempts[run.index] > RESUBMITS:
+                    raise lost(e, f"run {run.run_id}, submitted {RESUBMITS + 1} times") from None
+                again = submit(run)
+                futures[again] = run
+                pending.add(again)
+                continue
+            except Exception as e:               # the task could not run
                 row = {"status": "error", "error": f"{type(e).__name__}: {' '.join(str(e).split())}"}
             done[run.index] = row
             _append(journal, {"index": run.index, "row": row})
             bar.update(1)
         bar.close()
-        return time.perf_counter() - t0, ",".join(sorted({cpu for _, cpu in warm.values()}))
+        cpus = ",".join(sorted({w[1] for w in warm.values() if isinstance(w, tuple)}))
+        return time.perf_counter() - t0, cpus, len(attempts)
     except KeyboardInterrupt:
         # Ctrl-C: the cluster goes down with its runs cut short; what is logged about them is noise
         with _silenced(*CTRL_C_NOISE):

@@ -1,4 +1,4 @@
-"""Command line: ``fmu-vehicle simulate | reproduce-paper | demo | sweep | ssp | bench | crosscheck | info``.
+"""Command line: ``fmu-vehicle simulate | manoeuvre | linearize | reproduce-paper | demo | sweep | ssp | bench | crosscheck | info``.
 
 Errors in the user's input (options included) print one line ``fmu-vehicle: error: ...`` and exit with
 code 2; output paths are checked before a run, and output files are written only when the run succeeded,
@@ -12,11 +12,11 @@ from __future__ import annotations
 import sys
 
 from ..errors import FmuVehicleError
-from . import (bench, crosscheck, demo, doctor, export, info, manoeuvre, reproduce_paper, simulate, ssp,
-               sweep)
+from . import (bench, crosscheck, demo, doctor, export, info, linearize, manoeuvre, reproduce_paper, simulate,
+               ssp, sweep)
 from .arguments import OneLineParser
 
-COMMANDS = (simulate, manoeuvre, reproduce_paper, demo, sweep, ssp, bench, export, doctor, crosscheck, info)
+COMMANDS = (simulate, manoeuvre, linearize, reproduce_paper, demo, sweep, ssp, bench, export, doctor, crosscheck, info)
 """The command modules, in the order of ``fmu-vehicle --help``."""
 
 

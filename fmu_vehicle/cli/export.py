@@ -1,6 +1,7 @@
 """``fmu-vehicle export --native``: native vehicle FMUs (the compiled model and an FMI layer in C, no Python
 on the host), every Real parameter settable until initialization ends, the choices fixed at export
-(:mod:`fmu_vehicle.native.fmu`)."""
+(:mod:`fmu_vehicle.native.fmu`); FMI 2.0 Co-Simulation, or FMI 3.0 with ``--fmi-version 3`` (written to
+``<out>/fmi3/``)."""
 from __future__ import annotations
 
 from ..errors import ModelError
@@ -17,6 +18,9 @@ def add_parser(subparsers):
     e.add_argument("--set", action="append", metavar="NAME=VALUE", help="a parameter's value, fixed in the FMU "
                    "(e.g. --set v0=15 --set road=flat); repeatable")
     e.add_argument("--out", default="dist/native", help="output folder (default dist/native)")
+    e.add_argument("--fmi-version", type=int, choices=(2, 3), default=2,
+                   help="2 (default): FMI 2.0 Co-Simulation into OUT; 3: FMI 3.0 Co-Simulation into OUT/fmi3 (the "
+                        "same file names, the same numbers)")
     e.add_argument("--platform", nargs="+", choices=("linux64", "win64"), default=["linux64", "win64"],
                    help="platforms (default both; win64 needs x86_64-w64-mingw32-gcc, left out with a message "
                         "where it is missing)")
@@ -35,6 +39,6 @@ def run(a) -> int:
             raise ModelError(f"--set {item!r}: expected NAME=VALUE, e.g. --set v0=15")
         settings[name.strip()] = value.strip()
     for fmu in a.fmus or NATIVE_FMUS:
-        path = export(fmu, a.out, settings=settings, targets=tuple(a.platform), log=print)
+        path = export(fmu, a.out, settings=settings, targets=tuple(a.platform), log=print, fmi_version=a.fmi_version)
         print(f"{path} written")
     return 0

@@ -206,10 +206,11 @@ _keep_namespace(globals())
 
 
 REEXECUTION_GUARD = """\
-# Added by the build (see fmu_vehicle/fmi/build.py, _with_prologue): the script's own code runs only when the
-# module is imported. The FMU binary executes the script again at every instantiation (a fresh dictionary for
-# its names) and keeps a list of the MRO of every class it finds there for good, so every class defined anew
-# would stay in memory for the process lifetime; it gets the classes of the imported module instead.
+# Added by the build (see fmu_vehicle/fmi/build.py, _with_prologue): the script's own code, its imports
+# included, runs only when the module is imported. The FMU binary executes the script again at every
+# instantiation (a fresh dictionary for its names) and keeps a list of the MRO of every class it finds there
+# for good, so every class defined or imported anew would stay in memory for the process lifetime; it gets the
+# classes of the imported module instead.
 if globals() is locals():
 {body}
 else:
@@ -230,11 +231,14 @@ def _indented(code: str) -> str:
 
 
 def _with_prologue(script: str, alias: str) -> str:
-    """``script`` with PROLOGUE inserted before its first import of the package ``alias``, and everything from
-    that import on run only at the module's import (``REEXECUTION_GUARD``)."""
-    match = re.search(rf"^(?:from|import)\s+{alias}\b", script, re.M)
-    if match is None:
+    """``script`` with PROLOGUE inserted before its first import, and everything from that import on run only at
+    the module's import (``REEXECUTION_GUARD``).  The guard starts at the first import, not at the first import
+    of the package: a class a re-execution imports (``from pathlib import Path``) is a class among its names,
+    and the binary would keep the list of its MRO (and their repr strings) for every instance.  A
+    ``from __future__`` import stays first."""
+    if re.search(rf"^(?:from|import)\s+{alias}\b", script, re.M) is None:
         raise BuildError(f"the slave script does not import the fmu_vehicle package")
+    match = re.search(r"^(?:from|import)\s+(?!__future__\b)", script, re.M)
     body = _indented(script[match.start():]).rstrip("\n")
     return script[:match.start()] + PROLOGUE.format(alias=alias) + REEXECUTION_GUARD.format(body=body)
 

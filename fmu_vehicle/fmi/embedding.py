@@ -48,6 +48,7 @@ See docs/fmu_hosts.md.
 from __future__ import annotations
 
 import ctypes
+import functools
 import importlib
 import os
 import sys
@@ -80,10 +81,17 @@ def finalize_at_exit(resources: str | os.PathLike | None, model_identifier: str)
             return False
         _PINNED[path] = lib
     handler = ctypes.cast(lib.finalizePythonInterpreter, ctypes.c_void_p)
-    libc = ctypes.CDLL(None)
-    libc.__cxa_atexit.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
-    libc.__cxa_atexit.restype = ctypes.c_int
-    return libc.__cxa_atexit(handler, None, None) == 0
+    return _cxa_atexit()(handler, None, None) == 0
+
+
+@functools.cache
+def _cxa_atexit():
+    """The C library's ``__cxa_atexit`` through ctypes, made once per process (a library handle made at every
+    call kept about 120 bytes of ctypes objects per instantiation and per terminate)."""
+    register = ctypes.CDLL(None).__cxa_atexit
+    register.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+    register.restype = ctypes.c_int
+    return register
 
 
 _NAMESPACES: list[dict] = []

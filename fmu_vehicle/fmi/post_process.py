@@ -39,10 +39,24 @@ def _number(value: float | int) -> str:
     return repr(float(value)) if isinstance(value, float) else str(value)
 
 
-def _unit_definitions(variables: Iterable[Var]) -> etree._Element:
-    """<UnitDefinitions> with every unit used (BaseUnit exponents) and all its display units."""
+def set_type_attributes(node: etree._Element, var: Var) -> None:
+    """The unit, display unit, min and max of ``var`` on ``node`` (FMI 2.0: the type element of a
+    <ScalarVariable>; FMI 3.0: the variable's element), where it has them."""
+    if var.unit is not None:
+        node.set("unit", var.unit)
+    if var.display_unit is not None:
+        node.set("displayUnit", var.display_unit)
+    if var.min is not None:
+        node.set("min", _number(var.min))
+    if var.max is not None:
+        node.set("max", _number(var.max))
+
+
+def unit_definitions(units: Iterable[str | None]) -> etree._Element:
+    """<UnitDefinitions> with every unit of ``units`` (BaseUnit exponents; None skipped) and all its display units
+    (the same element in FMI 2.0 and 3.0)."""
     node = etree.Element("UnitDefinitions")
-    for name in sorted({v.unit for v in variables if v.unit is not None}):
+    for name in sorted({u for u in units if u is not None}):
         unit = etree.SubElement(node, "Unit", name=name)
         etree.SubElement(unit, "BaseUnit", {k: str(e) for k, e in unit_exponents(name).items()})
         for display, factor in UNITS[name].display.items():
@@ -50,7 +64,7 @@ def _unit_definitions(variables: Iterable[Var]) -> etree._Element:
     return node
 
 
-def _type_definitions(variables: Iterable[Var]) -> etree._Element | None:
+def type_definitions(variables: Iterable[Var]) -> etree._Element | None:
     """<TypeDefinitions> with one <SimpleType><Enumeration> per Enumeration type used (None: no Enumeration).
     Two variables of one type name must have the same items."""
     types: dict[str, Var] = {}
@@ -83,37 +97,53 @@ def _reorder(parent: etree._Element, order: tuple[str, ...]) -> None:
         parent.append(child)
 
 
-def _unknown(parent: etree._Element, index: int, dependencies: list[int], kinds: list[str]) -> None:
-    """<Unknown index dependencies [dependenciesKind]> (``dependencies`` sorted by index, ``kinds`` in that
-    order; dependenciesKind only where there are dependencies, as FMPy's validation wants both or neither)."""
-    node = etree.SubElement(parent, "Unknown", index=str(index), dependencies=" ".join(map(str, dependencies)))
+def unknown(parent: etree._Element, tag: str, dependencies: list[int], kinds: list[str], **attrs: str):
+    """<``tag`` ``attrs`` dependencies [dependenciesKind]> (FMI 2.0: ``Unknown index=...``; FMI 3.0: ``Output`` or
+    ``InitialUnknown valueReference=...``; ``dependencies`` sorted, ``kinds`` in that order; dependenciesKind only
+    where there are dependencies, as FMPy's validation wants both or neither)."""
+    node = etree.SubElement(parent, tag, **attrs, dependencies=" ".join(map(str, dependencies)))
     if dependencies:
         node.set("dependenciesKind", " ".join(kinds))
+    return node
+
+
+def dependencies(names: list[str], table: Mapping[str, Var], structure: Structure, refs: Mapping[str, int],
+                 initial: Mapping[str, str | None]) -> list[tuple[int, list[tuple[int, str]], list[int] | None]]:
+    """The ModelStructure of ``structure`` for the variables ``names`` (in the modelDescription's order), one
+    (output, [(known, dependenciesKind)] it follows while stepping, [knowns] of its initial value or None when it
+    is no initial unknown) per output, each variable given by ``refs[name]`` (FMI 2.0: its index, position + 1;
+    FMI 3.0: its value reference), sorted. ``initial``: name -> its ``initial`` attribute (None: the default).
+    The knowns of Initialization Mode besides the inputs are the variables with initial="exact" (the
+    parameters)."""
+    exact = [refs[n] for n in names if table[n].causality == "parameter" and initial.get(n) in (None, "exact")]
+    out = []
+    for name in names:
+        if table[name].causality != "output":
+            continue
+        follows = sorted((refs[n], kind) for n, kind in structure.stepping.get(name, {}).items())
+        known = None
+        if initial.get(name) in (None, "calculated", "approx"):
+            known = sorted(set(exact) | {refs[n] for n in structure.initial.get(name, ())})
+        out.append((refs[name], follows, known))
+    return out
 
 
 def _model_structure(structure_node: etree._Element, scalars: list, table: dict[str, Var],
                      structure: Structure) -> None:
     """Write ``Outputs`` and ``InitialUnknowns`` (replacing any) from ``structure``; ``scalars`` are the
     <ScalarVariable> elements in index order (index = position + 1)."""
-    index = {sv.get("name"): i for i, sv in enumerate(scalars, start=1)}
-    # the knowns of Initialization Mode besides the inputs: variables with initial="exact" (the parameters)
-    exact = [index[sv.get("name")] for sv in scalars
-             if table[sv.get("name")].causality == "parameter" and sv.get("initial") in (None, "exact")]
+    names = [sv.get("name") for sv in scalars]
     for tag in ("Outputs", "InitialUnknowns"):
         old = structure_node.find(tag)
         if old is not None:
             structure_node.remove(old)
     outputs = etree.SubElement(structure_node, "Outputs")
     initial = etree.SubElement(structure_node, "InitialUnknowns")
-    for i, sv in enumerate(scalars, start=1):
-        name = sv.get("name")
-        if table[name].causality != "output":
-            continue
-        follows = sorted((index[n], kind) for n, kind in structure.stepping.get(name, {}).items())
-        _unknown(outputs, i, [k for k, _ in follows], [kind for _, kind in follows])
-        if sv.get("initial") in (None, "calculated", "approx"):
-            known = sorted(set(exact) | {index[n] for n in structure.initial.get(name, ())})
-            _unknown(initial, i, known, ["dependent"] * len(known))
+    for i, follows, known in dependencies(names, table, structure, {n: i for i, n in enumerate(names, start=1)},
+                                          {sv.get("name"): sv.get("initial") for sv in scalars}):
+        unknown(outputs, "Unknown", [k for k, _ in follows], [kind for _, kind in follows], index=str(i))
+        if known is not None:
+            unknown(initial, "Unknown", known, ["dependent"] * len(known), index=str(i))
     for node in (outputs, initial):
         if not len(node):                       # an empty list is not valid FMI 2.0 XML
             structure_node.remove(node)
@@ -139,8 +169,8 @@ def patch_model_description(root: etree._Element, variables: Iterable[Var], stru
         old = root.find(tag)
         if old is not None:
             root.remove(old)
-    root.append(_unit_definitions(table.values()))
-    types = _type_definitions(table.values())
+    root.append(unit_definitions(v.unit for v in table.values()))
+    types = type_definitions(table.values())
     if types is not None:
         root.append(types)
 
@@ -164,14 +194,7 @@ def patch_model_description(root: etree._Element, variables: Iterable[Var], stru
                              f"says {var.causality}/{var.variability}/{var.type}")
         if var.description:
             sv.set("description", var.description)
-        if var.unit is not None:
-            type_node.set("unit", var.unit)
-        if var.display_unit is not None:
-            type_node.set("displayUnit", var.display_unit)
-        if var.min is not None:
-            type_node.set("min", _number(var.min))
-        if var.max is not None:
-            type_node.set("max", _number(var.max))
+        set_type_attributes(type_node, var)
 
     node = root.find("ModelStructure")
     if node is None:

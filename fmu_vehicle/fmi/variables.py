@@ -204,6 +204,17 @@ class Var:
             return self.choices[value - 1]
         return None
 
+    def start_text(self) -> str:
+        """The start value as a modelDescription writes it: an Enumeration's item value, a Boolean's
+        ``true``/``false``, a Real's shortest round-trip text (``repr``), an Integer's or String's own."""
+        if self.type == "Enumeration":
+            return str(self.item_value(self.start))
+        if self.type == "Boolean":
+            return "true" if self.start else "false"
+        if self.type == "Real":
+            return repr(float(self.start))
+        return str(self.start)
+
     def items_text(self) -> str:
         """``1 = fullcar14, 2 = fullcar14_forkarm`` (the items, for messages and docs)."""
         return ", ".join(f"{i} = {c}" for i, c in enumerate(self.choices, start=1))

@@ -1,8 +1,9 @@
 """One figure per manoeuvre: ISO 7401 step steer, ISO 4138 constant radius, ISO 3888-1 double lane change
 and the suspension kinematics sweep; damping against speed, the articulation angle and paths, and braking in
-a turn of articulated vehicles (docs/articulated.md §4 and §7). Drawn on matplotlib's Agg canvas and written
-atomically through ``fmu_vehicle.plotting`` (the format follows the file suffix). Units are on every axis;
-the KPIs and the standards' limits are drawn and written into the figure. Described in docs/handling.md §10.
+a turn of articulated vehicles (docs/articulated.md §4 and §7); the pole map of a linearized vehicle
+(docs/linearization.md). Drawn on matplotlib's Agg canvas and written atomically through
+``fmu_vehicle.plotting`` (the format follows the file suffix). Units are on every axis; the KPIs and the
+standards' limits are drawn and written into the figure. Described in docs/handling.md §10.
 """
 from __future__ import annotations
 
@@ -325,4 +326,61 @@ def plot_braking_in_turn(path: str | os.PathLike, runs, t_brake: float, *,
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8, loc="best")
     fig.suptitle(fit_title(f"{title} (brakes from {t_brake:g} s)", fig.get_figwidth(), 11), fontsize=11)
+    return save_figure(fig, path)
+
+
+def plot_modes(path: str | os.PathLike, modes, single_track_modes, check: dict | None = None, *,
+               title: str = "modes", zoom_1_s: float = 15.0) -> Path:
+    """Pole map of a linear vehicle model: every eigenvalue (``modes``: :class:`fmu_vehicle.manoeuvres.modes.Mode`,
+    one per complex pair, drawn with its conjugate) and the single-track model's (crosses), the whole map and a
+    zoom to |Re|, |Im| <= ``zoom_1_s`` [1/s] with the modes named there; with ``check`` (of
+    :func:`fmu_vehicle.manoeuvres.linearization.step_check`) the yaw-rate and lateral-acceleration deviations of
+    the linear and the nonlinear model after the steering step, with the largest difference."""
+    rows = 2 if check is not None else 1
+    fig = new_figure(11.0, 4.6 * rows)
+    axes = fig.subplots(rows, 2, squeeze=False)
+    families = sorted({m.family for m in modes})
+    colours = {n: f"C{k % 10}" for k, n in enumerate(families)}
+    for k, ax in enumerate(axes[0]):
+        for m in modes:
+            ax.plot([m.eigenvalue.real] * 2, [m.eigenvalue.imag, -m.eigenvalue.imag], "o", ms=5, mfc="none",
+                    c=colours[m.family], label=m.family)
+        for m in single_track_modes:
+            ax.plot([m.eigenvalue.real] * 2, [m.eigenvalue.imag, -m.eigenvalue.imag], "x", ms=8, c="k",
+                    label="single-track model")
+        ax.axvline(0.0, c="k", lw=0.6)
+        ax.axhline(0.0, c="k", lw=0.6)
+        ax.set_xlabel("real part [1/s]")
+        ax.set_ylabel("imaginary part [rad/s]")
+        ax.grid(True, alpha=0.3)
+        if k == 1:
+            ax.set_xlim(-zoom_1_s, 0.1 * zoom_1_s)
+            ax.set_ylim(-zoom_1_s, zoom_1_s)
+            placed = []
+            for m in modes:
+                lam = m.eigenvalue
+                if abs(lam.real) <= zoom_1_s and abs(lam.imag) <= zoom_1_s:
+                    near = sum(abs(lam - other) < 0.1 * zoom_1_s for other in placed)   # stack close labels
+                    placed.append(lam)
+                    ax.annotate(f"{m.name}\nzeta {m.damping_ratio:.2f}, {m.natural_frequency_hz:.2f} Hz",
+                                (lam.real, lam.imag), fontsize=7, xytext=(4, 4 - 22 * near), textcoords="offset points")
+            ax.set_title(f"zoom: |Re|, |Im| <= {zoom_1_s:g}", fontsize=9)
+        else:
+            handles, labels = ax.get_legend_handles_labels()
+            unique = dict(zip(labels, handles))
+            ax.legend(unique.values(), unique.keys(), fontsize=6, loc="upper left")
+            ax.set_title("all modes (o) and the single-track model's (x)", fontsize=9)
+    if check is not None:
+        t = check["t"]
+        for ax, (name, scale, label) in zip(axes[1], (("chassis.yaw_rate", math.degrees(1.0), "yaw rate [deg/s]"),
+                                                      ("chassis.ay", 1.0, "lateral acceleration [m/s^2]"))):
+            ax.plot(t, check["nonlinear"][name] * scale, lw=1.4, label="nonlinear")
+            ax.plot(t, check["linear"][name] * scale, "--", lw=1.2, label="linear")
+            ax.set_xlabel("time [s]")
+            ax.set_ylabel(f"{label}, deviation")
+            ax.set_title(f"{math.degrees(check['step_rad']):g} deg steering step: largest difference "
+                         f"{100.0 * check['error'][name]:.2g} % of the peak", fontsize=9)
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize=7, loc="lower right")
+    fig.suptitle(fit_title(title, fig.get_figwidth(), 11), fontsize=11)
     return save_figure(fig, path)

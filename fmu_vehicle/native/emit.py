@@ -294,6 +294,40 @@ def object_code(irs: dict, names: dict, target: Target) -> bytes:
     return tm.emit_object(module)
 
 
+def cached_object_code(irs: dict, names: dict, target: Target) -> bytes:
+    """:func:`object_code`, kept in the kernel cache folder (``native-obj/``) under a hash of the IR, the entry
+    points' names, the target, the pinned versions and this module's source: the object of IR exported before
+    (an FMU's FMI 2.0 and FMI 3.0 builds, the tests' several builds of one vehicle) is emitted once (15-20 s
+    each on a busy 2-core machine). Entries unused for :data:`IR_KEEP_DAYS` days are deleted when another is
+    stored."""
+    import hashlib
+    from ..numerics import jit
+    from ..numerics.cache import cache_dir
+    h = hashlib.sha256()
+    for part in (*(f"{k}\0{irs[k]}\0{names[k]}" for k in sorted(irs)), target.triple, jit.PORTABLE_CPU,
+                 *(metadata.version(d) for d in PINNED), jit.source_key(Path(__file__))):
+        h.update(part.encode() + b"\0")
+    folder = None if cache_dir() is None else Path(cache_dir()) / "native-obj"
+    path = None if folder is None else folder / f"{h.hexdigest()[:32]}-{target.name}.o"
+    if path is not None and path.is_file():
+        _touch(path)
+        return path.read_bytes()
+    obj = object_code(irs, names, target)
+    if path is not None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}")
+            tmp.write_bytes(obj)
+            os.replace(tmp, path)               # a reader sees all or nothing
+            import time
+            for old in folder.iterdir():
+                if time.time() - old.stat().st_mtime > IR_KEEP_DAYS * 86400.0:
+                    old.unlink(missing_ok=True)
+        except OSError:
+            pass                                # a read-only cache: the next build emits again
+    return obj
+
+
 # ---- 3. symbols ------------------------------------------------------------------------------------------
 def _nm(target: Target, path, *flags) -> set[str]:
     out = subprocess.run([target.nm, *flags, str(path)], capture_output=True, text=True, check=True).stdout
@@ -369,6 +403,9 @@ glibc 2.2.5 version, which computes the same values: the library then loads on g
 FMI_EXPORTS = "fmi2*"
 """The only symbols a native FMU's library exports (:func:`link` with ``exports``)."""
 
+FMI3_EXPORTS = "fmi3*"
+"""The only symbols the library of a native FMI 3.0 FMU exports (its FMI 2.0 layer inside is hidden)."""
+
 
 def link(objects, target: Target, out, exports: str | None = None, c_flags=()) -> Path:
     """The shared library ``out`` of the ``objects`` (the step's, the runtime's, ...), linked with libm only.
@@ -401,7 +438,7 @@ def build_library(irs: dict, names: dict, shape, target: Target, out_dir, stem: 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     obj = out_dir / f"{stem}-{target.name}.o"
-    obj.write_bytes(object_code(irs, names, target))
+    obj.write_bytes(cached_object_code(irs, names, target))
     rt = runtime_object(target, shape, out_dir, exported=exports is None, c_flags=c_flags,
                         methods=carried_methods(irs))
     allowed = LIBC_SYMBOLS | runtime_symbols(rt, target) | (WINDOWS_SYMBOLS if target.name == "win64" else set())

@@ -22,13 +22,18 @@ held by the C layer, and the masses, inertias, springs, dampers and tire radii, 
 the model's arrays of the instance: :mod:`.tunable` finds where at export) and the ``integrator``, among the
 methods the library carries: RK4 and the ``integrator`` set at export, plus the stepping integrators named in
 ``export(integrators=...)`` (each one's entry point, ``step.integrator_cfuncs``: ABM4, BDF2, RK4E, costs
-compile time and library size, so an export carries only what it is asked for: docs/native.md §7); every
+compile time and library size, so an export carries only what it is asked for: docs/native.md §8); every
 input at any time. The other choices and the file names (``model``, ``road``, ..., ``road_file``) are fixed at
 export (their value is the start value in the modelDescription, and setting one to another value returns
 fmi2Error naming it; an Enumeration is an Integer in the C layer holding its item value). The FMU state can be
 saved, restored and serialized, with the integrator and its arrays (ABM4's history, BDF2's matrices, ...). A
 new coordinate partition during a run is made in the compiled step (``fv_repartition``). See docs/native.md §6
-and §7.
+and §8.
+
+``export(..., fmi_version=3)`` builds the same FMU as an FMI 3.0 Co-Simulation FMU into ``<dest_dir>/fmi3/``:
+``c/fmi3_native.c`` over the FMI 2.0 layer in one library exporting only ``fmi3*`` (binaries in
+``x86_64-linux``/``x86_64-windows``), its modelDescription by ``fmi.description3`` from the same Var table and
+structure (docs/native.md §7).
 """
 from __future__ import annotations
 
@@ -43,6 +48,7 @@ from pathlib import Path
 from lxml import etree
 
 from ..errors import ModelError
+from ..fmi.description3 import TYPES3, model_description3, time_reference
 from ..fmi.post_process import patch_model_description
 from ..fmi.slave_base import SlaveBase
 from ..fmi.variables import Var
@@ -51,13 +57,20 @@ from ..fmi.vehicle_slave import load_vehicle, steering_input_limits, vehicle_str
 from ..fmi.version import package_version
 from ..paths import resource_path
 from ..util import atomic_write
-from .emit import (C_DIR, FMI_EXPORTS, RUNTIME_DEFINES, TARGETS, NativeBuildError, _run, build_library, fresh_ir,
-                   method_defines, missing_tools)
+from .emit import (C_DIR, FMI3_EXPORTS, FMI_EXPORTS, RUNTIME_DEFINES, TARGETS, NativeBuildError, _run,
+                   build_library, fresh_ir, method_defines, missing_tools)
 from .layout import ARRAY_DATA, make_image
 from .step import pack_system
 from .tunable import mass_offsets, tunable_parameters
 
 FMI_C = C_DIR / "fmi2_native.c"
+FMI3_C = C_DIR / "fmi3_native.c"
+"""The FMI 3.0 layer: an adapter over the FMI 2.0 one (``FMI_C``), both in the library of an FMI 3.0 FMU."""
+FMI_VERSIONS = (2, 3)
+PLATFORMS3 = {"linux64": "x86_64-linux", "win64": "x86_64-windows"}
+"""The FMI 3.0 platform folder of each target (FMI 2.0: the target's name, ``binaries/linux64``)."""
+FMI3_FOLDER = "fmi3"
+"""An FMI 3.0 FMU is written to ``<dest_dir>/fmi3/<name>.fmu``: the same name as its FMI 2.0 twin in ``dest_dir``."""
 IMAGE_FILE = "image.bin"
 NATIVE_FMUS = ("VehicleLV", "Vehicle", "VehicleCombination", "TractorSemitrailer")
 """The vehicle FMUs that have a native build (keys of ``fmi.vehicle_parameters.KINDS``). The variable table, the
@@ -293,19 +306,40 @@ def integrator_config(integrator: Var, shape, system, methods=()) -> list[str]:
     return lines
 
 
-def model_description(model_id: str, guid: str, description: str, table, structure) -> bytes:
+DEFAULT_EXPERIMENT = {"startTime": "0.0", "stopTime": "10.0", "stepSize": "0.001"}
+
+
+def fmi3_config_header(table) -> str:
+    """``fv_fmi3_config.h`` for ``c/fmi3_native.c``: the FMI 3.0 type (``fmi.description3.TYPES3``) and name of
+    every value reference of the Var table ``table``, and the value reference of the independent variable."""
+    codes = {"Float64": "V3_FLOAT64", "Int32": "V3_INT32", "Enumeration": "V3_ENUMERATION", "Boolean": "V3_BOOLEAN",
+             "String": "V3_STRING"}
+    lines = [f"#define FV3_N_VARS {len(table)}", f"#define FV3_TIME_VR {time_reference(table)}",
+             "static const fv3_var FV3_VARS[FV3_N_VARS] = {"]
+    lines += [f"    {{{codes[TYPES3[v.type]]}, {_c_string(v.name)}}}," for v in table]
+    return "\n".join([*lines, "};"]) + "\n"
+
+
+def model_description(model_id: str, guid: str, description: str, table, structure, fmi_version: int = 2) -> bytes:
     """modelDescription.xml: the Var table ``table`` (:func:`exported_variables`); units, ranges and the
     ModelStructure by ``patch_model_description`` from ``structure``, the Python FMU's declaration
     (``fmi.vehicle_slave.vehicle_structure``: the C layer computes its outputs in Initialization Mode and in
-    doStep as the Python FMU does)."""
+    doStep as the Python FMU does). ``fmi_version`` 3: the FMI 3.0 description of the same table and structure
+    (``fmi.description3``; the instantiationToken is ``guid``)."""
     version = package_version()
+    tool = {"generationTool": f"fmu_vehicle {version} (native)", "version": version}
+    if fmi_version == 3:
+        flags = dict(canHandleVariableCommunicationStepSize="true", canBeInstantiatedOnlyOncePerProcess="false",
+                     canGetAndSetFMUState="true", canSerializeFMUState="true", needsExecutionTool="false",
+                     hasEventMode="false", providesIntermediateUpdate="false", mightReturnEarlyFromDoStep="false")
+        return model_description3(model_id, guid, description, table, structure, tool, flags, DEFAULT_EXPERIMENT)
     root = etree.Element("fmiModelDescription", fmiVersion="2.0", modelName=model_id, guid=guid,
-                         description=description, generationTool=f"fmu_vehicle {version} (native)",
-                         version=version, variableNamingConvention="structured", numberOfEventIndicators="0")
+                         description=description, **tool, variableNamingConvention="structured",
+                         numberOfEventIndicators="0")
     etree.SubElement(root, "CoSimulation", modelIdentifier=model_id, canHandleVariableCommunicationStepSize="true",
                      canBeInstantiatedOnlyOncePerProcess="false", canNotUseMemoryManagementFunctions="true",
                      canGetAndSetFMUstate="true", canSerializeFMUstate="true", needsExecutionTool="false")
-    etree.SubElement(root, "DefaultExperiment", startTime="0.0", stopTime="10.0", stepSize="0.001")
+    etree.SubElement(root, "DefaultExperiment", **DEFAULT_EXPERIMENT)
     mv = etree.SubElement(root, "ModelVariables")
     for vr, v in enumerate(table):
         sv = etree.SubElement(mv, "ScalarVariable", name=v.name, valueReference=str(vr), causality=v.causality,
@@ -313,16 +347,8 @@ def model_description(model_id: str, guid: str, description: str, table, structu
         # an Enumeration is written as an Integer holding its item value, as pythonfmu writes the Python FMU's;
         # patch_model_description declares it an Enumeration of its type
         node = etree.SubElement(sv, "Integer" if v.type == "Enumeration" else v.type)
-        if v.causality == "output":
-            continue                    # initial="calculated": no start value
-        if v.type == "Enumeration":
-            node.set("start", str(v.item_value(v.start)))
-        elif v.type == "Boolean":
-            node.set("start", "true" if v.start else "false")
-        elif v.type == "String":
-            node.set("start", str(v.start))
-        else:
-            node.set("start", repr(float(v.start)) if v.type == "Real" else str(int(v.start)))
+        if v.causality != "output":     # an output is initial="calculated": no start value
+            node.set("start", v.start_text())
     patch_model_description(root, table, structure)
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
 
@@ -330,7 +356,7 @@ def model_description(model_id: str, guid: str, description: str, table, structu
 def carried_integrators(values: dict, integrators=None) -> tuple[str, ...]:
     """The integrators a native FMU carries besides RK4 (whose entry point every build has): the ``integrator``
     of the parameter ``values`` and those named in ``integrators`` (ModelError for a name that is not a stepping
-    method), in ``step.INTEGRATOR_ENTRIES`` order. Each costs compile time and library size (docs/native.md §7),
+    method), in ``step.INTEGRATOR_ENTRIES`` order. Each costs compile time and library size (docs/native.md §8),
     so an export carries only what it is asked for."""
     from ..integrators import STEPPING_INTEGRATORS
     from .step import INTEGRATOR_ENTRIES
@@ -343,7 +369,7 @@ def carried_integrators(values: dict, integrators=None) -> tuple[str, ...]:
 
 
 def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux64", "win64"),
-           log=lambda message: None, c_flags=(), integrators=None) -> Path:
+           log=lambda message: None, c_flags=(), integrators=None, fmi_version: int = 2) -> Path:
     """Build the native ``<fmu>.fmu`` (``fmu`` in ``NATIVE_FMUS``) into ``dest_dir`` with the parameter
     ``settings`` (module docstring); platforms in ``targets`` whose tools are missing are left out (logged),
     and if none is left NativeBuildError names the missing tools. Compiles the entry points in a child process
@@ -352,9 +378,14 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
     of the FMI layer and the runtime (a test's sanitizer build: ``-fsanitize=address,undefined``).
     ``integrators``: names of stepping integrators the FMU carries besides RK4 and the ``integrator`` set
     (:func:`carried_integrators`); its ``integrator`` parameter can be set to any of them until initialization
-    ends."""
+    ends.
+    ``fmi_version`` 3: an FMI 3.0 Co-Simulation FMU, ``<dest_dir>/fmi3/<fmu>.fmu`` (:data:`FMI3_FOLDER`): the
+    same build with ``c/fmi3_native.c`` over the FMI 2.0 layer, exporting only its ``fmi3*`` functions, in the
+    FMI 3.0 platform folders (:data:`PLATFORMS3`), described by ``fmi.description3``."""
     if fmu not in NATIVE_FMUS:
         raise ModelError(f"no native build of {fmu!r}; native FMUs: {', '.join(NATIVE_FMUS)}")
+    if fmi_version not in FMI_VERSIONS:
+        raise ModelError(f"fmi_version {fmi_version!r}: the native FMUs are FMI 2.0 or 3.0 (2 or 3)")
     params = parameter_table(fmu, None)
     variables = vehicle_variables(fmu, params)
     values = parameter_values(variables, settings)
@@ -380,7 +411,7 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
                    f"integrator settable until initialization ends, the choices of model, road, tire and files fixed "
                    f"at export)")
     table = exported_variables(variables, values, car)
-    xml = model_description(fmu, guid, description, table, vehicle_structure(fmu, params))
+    xml = model_description(fmu, guid, description, table, vehicle_structure(fmu, params), fmi_version)
     log(f"{fmu}: compiling the model's kernels for a generic x86-64 CPU (minutes the first time, then cached)")
     irs, names = fresh_ir(p.model_type, p.data_type, p.shape, [type(sim.system).__module__, "fmu_vehicle.vehicle.dynamics"],
                           methods)
@@ -389,18 +420,26 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
         tmp = Path(tmp)
         (tmp / "fv_fmu_config.h").write_text(config_header(fmu, guid, table, values, car, sim, key_word, p.shape,
                                                                    image, tunables, methods))
+        layers, exports = [(FMI_C, [])], FMI_EXPORTS          # (C source, its own flags)
+        if fmi_version == 3:        # the FMI 2.0 layer with FMI_API empty (its functions hidden), the adapter over it
+            (tmp / "fv_fmi3_config.h").write_text(fmi3_config_header(table))
+            layers, exports = [(FMI_C, ["-DFMI_API="]), (FMI3_C, [])], FMI3_EXPORTS
         binaries = {}
         for name in usable:
             target = TARGETS[name]
             out_dir = tmp / name
             out_dir.mkdir()
-            fmi_obj = out_dir / f"fmi2-{name}.o"
             defines = [f"-D{k}={int(v)}" for k, v in zip(RUNTIME_DEFINES, p.shape)] + method_defines(methods)
-            _run([target.cc, "-c", "-O2", "-fPIC", "-fvisibility=hidden", "-std=c11", "-Wall", "-Wextra", "-Werror",
-                  *defines, *c_flags, f"-I{tmp}", "-o", str(fmi_obj), str(FMI_C)])
-            binaries[name] = build_library(irs, names, p.shape, target, out_dir, stem=fmu, extra_objects=[fmi_obj],
-                                           exports=FMI_EXPORTS, c_flags=c_flags)
+            objects = []
+            for source, extra in layers:
+                objects.append(out_dir / f"{source.stem}-{name}.o")
+                _run([target.cc, "-c", "-O2", "-fPIC", "-fvisibility=hidden", "-std=c11", "-Wall", "-Wextra",
+                      "-Werror", *defines, *extra, *c_flags, f"-I{tmp}", "-o", str(objects[-1]), str(source)])
+            binaries[name] = build_library(irs, names, p.shape, target, out_dir, stem=fmu, extra_objects=objects,
+                                           exports=exports, c_flags=c_flags)
             log(f"{fmu}: {name} binary {binaries[name].stat().st_size // 1024} kB")
+        if fmi_version == 3:
+            dest_dir = dest_dir / FMI3_FOLDER
         dest_dir.mkdir(parents=True, exist_ok=True)
         path = dest_dir / f"{fmu}.fmu"
 
@@ -409,7 +448,8 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
                 z.writestr("modelDescription.xml", xml)
                 z.writestr(f"resources/{IMAGE_FILE}", image_bytes)
                 for name, lib in binaries.items():
-                    z.write(lib, f"binaries/{name}/{fmu}{TARGETS[name].suffix}")
+                    folder = PLATFORMS3[name] if fmi_version == 3 else name
+                    z.write(lib, f"binaries/{folder}/{fmu}{TARGETS[name].suffix}")
 
         atomic_write(path, write, mode="wb")
     return path

@@ -223,7 +223,7 @@ def integrator_cfuncs(model_type, data_type, shape: StepShape, methods=INTEGRATO
     ``fresh`` != 0 restarts the method's history first (``abm.abm_reset``, ``bdf.bdf_reset``: what the
     stepper's ``reset()`` does); RK4E restarts as RK4 does, by the caller zeroing saved[0]. ``sw`` holds the
     system's ``switch_params`` (``n_sw`` of them). Each is a ``numba.cfunc``, compiled only when asked for (a
-    method costs its kernels' compile time and library size: docs/native.md §7)."""
+    method costs its kernels' compile time and library size: docs/native.md §8)."""
     unknown = [m for m in methods if m not in INTEGRATOR_ENTRIES]
     if unknown:
         raise ValueError(f"no native entry point for the integrator(s) {', '.join(map(repr, unknown))}; "

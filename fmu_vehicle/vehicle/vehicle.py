@@ -125,8 +125,8 @@ class Vehicle:
 
     @property
     def total_mass_kg(self) -> float:
-        s = self.spec.mechanism
-        return sum(b.mass_kg for b in s.bodies) + sum(r.mass_kg for r in s.rods)
+        """Sum of the masses of every body and removed rod [kg] (``VehicleSpec.total_mass_kg``)."""
+        return self.spec.total_mass_kg
 
     @property
     def n_states(self) -> int:

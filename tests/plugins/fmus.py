@@ -66,3 +66,19 @@ def native_integrators_fmu(tmp_path_factory) -> Path:
     from fmu_vehicle.native import fmu as native
     out = tmp_path_factory.mktemp("native_integrators")
     return native.export("VehicleLV", out, targets=("linux64",), integrators=STEPPING_INTEGRATORS)
+
+
+@pytest.fixture(scope="session")
+def native_fmi3_fmus(native_fmus) -> dict[str, Path]:
+    """name -> path of the FMI 3.0 builds of the native VehicleLV (linux64, and win64 where mingw is installed) and
+    Vehicle (linux64), made by ``fmu-vehicle export --native --fmi-version 3`` into ``fmi3/`` beside the FMI 2.0
+    builds of ``native_fmus`` (the same image and parameters: only the FMI layer differs; seconds each, as the
+    entry points' IR is cached by the FMI 2.0 builds)."""
+    import shutil
+    from fmu_vehicle.cli import main
+    out = native_fmus["VehicleLV"].parent
+    win = ["win64"] if shutil.which("x86_64-w64-mingw32-gcc") else []
+    for name, platforms in (("VehicleLV", ["linux64", *win]), ("Vehicle", ["linux64"])):
+        command = ["export", "--native", name, "--fmi-version", "3", "--platform", *platforms, "--out", str(out)]
+        assert main(command) == 0, command
+    return {name: out / "fmi3" / f"{name}.fmu" for name in ("VehicleLV", "Vehicle")}

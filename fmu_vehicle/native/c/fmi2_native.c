@@ -24,10 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef FMI_API                /* an FMI 3.0 build (fmi3_native.c) defines it empty: these stay hidden */
 #ifdef _WIN32
 #define FMI_API __declspec(dllexport)
 #else
 #define FMI_API __attribute__((visibility("default")))
+#endif
 #endif
 
 /* ---- FMI 2.0 types (fmi2TypesPlatform.h, fmi2FunctionTypes.h of the standard) ---------------------------- */
