@@ -13,11 +13,13 @@ that ``["instantiate", k]``, ``["setup", k, start_time]``, ``["enter", k]``, ``[
 ``["terminate", k]``, ``["reset", k]``, ``["set", k, {name: value}]``, ``["get", k, [names]]``, ``["step", k, t, h]``,
 ``["steps", k, t0, h, n]`` (n steps, stops at the first non-OK), ``["save", k, slot]`` (getFMUstate and
 serialize into a slot), ``["load", k, bytes_hex_or_slot]`` (deserialize and set; a slot name or hex bytes),
-``["state_bytes", k, slot]`` (print the slot's hex), ``["free", k]``.
+``["state_bytes", k, slot]`` (print the slot's hex), ``["free", k]``, ``["rss", k]`` (the process's resident
+memory [bytes] after a garbage collection and glibc's ``malloc_trim``).
 """
 from __future__ import annotations
 
 import ctypes
+import gc
 import json
 import os
 import shutil
@@ -220,6 +222,12 @@ def child(spec: dict) -> None:
         elif op == "load":
             data = f.slots[args[0]] if args[0] in f.slots else bytes.fromhex(args[0])
             st = f.load(data)
+        elif op == "rss":                 # resident memory [bytes] after a collection and malloc_trim
+            gc.collect()
+            ctypes.CDLL(None).malloc_trim(0)
+            with open("/proc/self/statm") as statm:
+                out["rss"] = int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            st = 0
         elif op == "free":
             f.lib.fmi2FreeInstance(f.comp)
             f.comp, st = None, 0

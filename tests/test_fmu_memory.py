@@ -13,6 +13,9 @@ instance", has the numbers and what stays where).
   smaller: a
   one-off allocation (1 MB was seen once) shows in one window only.
 
+Vehicle and VehicleCombination are the vehicle slave of VehicleLV and TractorSemitrailer with other vehicle
+files: the suite measures those two (the four measured 0.0-0.2 MB and 4.5-4.8 kB alike).
+
 What stays is pythonfmu 0.7.0's: its binary executes the slave script again at each instantiation and keeps the
 MRO list of every class among that execution's names, with the repr strings it makes of them, for the process
 lifetime.  The build runs the script's own code, its imports included, only at the module's import
@@ -76,7 +79,7 @@ RESULT = {'rss_per_cycle': float(np.polyfit(n, rss, 1)[0]), 'rss_span': float(rs
 '''
 
 
-@pytest.mark.parametrize("fmu", HARNESS_FMUS)
+@pytest.mark.parametrize("fmu", [f for f in HARNESS_FMUS if f not in ("Vehicle", "VehicleCombination")])
 def test_memory_kept_per_instance_is_bounded(all_fmus, tmp_path, fmu):
     kept = run_child(CHILD, tmp_path, fmu=str(all_fmus[fmu]), readings=MEASURED.get(fmu, READINGS),
                      traced=6 if fmu in VEHICLES else 10)

@@ -16,6 +16,7 @@ import subprocess
 
 import pytest
 
+from fmu_vehicle.fmi.hosts import Inputs, build_host, run_c_host
 from native_probe import asan_runtime, extract, run_child, sanitizer_flags, with_check
 
 NAN, INF = float("nan"), float("inf")
@@ -228,3 +229,10 @@ def test_the_fuzz_calls_under_address_and_undefined_behaviour_sanitizers(native_
     code, results, err = run_child([info], calls, env=env)
     assert code == 0 and "Sanitizer" not in err and "runtime error" not in err, err
     assert len(results) == len(calls)
+    # LeakSanitizer: the C host built with ASan runs the FMU (a state saved, restored and freed on the way) and
+    # checks at its exit that every byte the FMU allocated was freed (a leak fails the run, exit code 23)
+    host = build_host(tmp_path / "asan_host", c_flags=sanitizer_flags())
+    run = run_c_host(host, fmu, ["chassis.x", "chassis.z"], Inputs(), 1e-3, 200, every=100, state_check=True,
+                     python=False)
+    assert run.returncode == 0 and "Sanitizer" not in run.stderr, run.stderr[-3000:]
+    assert "state restore bit-identical" in run.stderr

@@ -84,10 +84,10 @@ WIN64_CC = "x86_64-w64-mingw32-gcc"
 """The cross-compiler of the win64 C host (Debian: gcc-mingw-w64-x86-64)."""
 
 
-def build_host(dest: Path | None = None, platform: str = "linux64") -> Path:
+def build_host(dest: Path | None = None, platform: str = "linux64", c_flags=()) -> Path:
     """Compile the C host with the system's ``cc`` (FMI 2.0 headers from FMPy); returns the executable. With
     ``platform`` "win64", a Windows program (mingw) that loads ``binaries/win64`` and runs under wine
-    (:func:`run_c_host`)."""
+    (:func:`run_c_host`). ``c_flags`` are added to the compiler's (a test's sanitizer build)."""
     import fmpy
 
     name = os.environ.get("CC", "cc") if platform == "linux64" else WIN64_CC
@@ -98,8 +98,8 @@ def build_host(dest: Path | None = None, platform: str = "linux64") -> Path:
     default = "fmi2_host" + (".exe" if platform == "win64" else "")
     dest = Path(dest) if dest is not None else Path(tempfile.mkdtemp(prefix="fmu_vehicle_host_")) / default
     libs = ["-ldl", "-lm"] if platform == "linux64" else []
-    proc = subprocess.run([cc, "-O1", "-std=c99", "-Wall", f"-I{headers}", str(HOST_SOURCE), "-o", str(dest),
-                           *libs], capture_output=True, text=True)
+    proc = subprocess.run([cc, "-O1", "-std=c99", "-Wall", *c_flags, f"-I{headers}", str(HOST_SOURCE), "-o",
+                           str(dest), *libs], capture_output=True, text=True)
     if proc.returncode != 0:
         raise HostError(f"compiling {HOST_SOURCE.name} failed: {proc.stderr.strip()}")
     return dest
