@@ -179,10 +179,12 @@ def test_the_fmi3_layer_under_address_and_undefined_behaviour_sanitizers(native_
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["VehicleCombination", "TractorSemitrailer"])
+@pytest.mark.parametrize("name", ["TractorSemitrailer"])
 def test_the_combinations_export_as_fmi3_and_equal_their_fmi2_build(name, tmp_path):
-    """The other two vehicles through ``export(fmi_version=3)`` (linux64; minutes when their kernels are not
-    cached): valid, and 0.3 s at 15 m/s with a steering input equal to their FMI 2.0 build's bit for bit."""
+    """The tractor-semitrailer (twelve wheels, two units) through ``export(fmi_version=3)`` (linux64; minutes when
+    its kernels are not cached): valid, and 0.3 s at 15 m/s with a steering input equal to its FMI 2.0 build's bit
+    for bit. The car with caravan passed the same (its FMI 3.0 description is checked above); the suite runs the
+    larger of the two only, to save two exports."""
     from fmpy import simulate_fmu
     from fmpy.validation import validate_fmu
     paths = [native.export(name, tmp_path, settings={"v0": "15.0", "road": "flat"}, targets=("linux64",),
