@@ -203,6 +203,18 @@ def _touch(folder: Path) -> None:
         pass
 
 
+def _prune(folder: Path, keep: Path) -> None:
+    """Delete the entries of the cache folder ``folder`` (files or folders) but ``keep`` unused for
+    :data:`IR_KEEP_DAYS` days (OSError passes to the caller)."""
+    import time
+    for old in folder.iterdir():
+        if old != keep and time.time() - old.stat().st_mtime > IR_KEEP_DAYS * 86400.0:
+            if old.is_dir():
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                old.unlink(missing_ok=True)
+
+
 def _store_ir(folder: Path, irs: dict, names: dict) -> None:
     """Write one entry's IR into the cache (all files, then names.json last: a reader sees all or nothing)."""
     try:
@@ -212,10 +224,7 @@ def _store_ir(folder: Path, irs: dict, names: dict) -> None:
         tmp = folder / f"names.json.{os.getpid()}"
         tmp.write_text(json.dumps(names))
         os.replace(tmp, folder / "names.json")
-        import time
-        for old in folder.parent.iterdir():
-            if old != folder and time.time() - old.stat().st_mtime > IR_KEEP_DAYS * 86400.0:
-                shutil.rmtree(old, ignore_errors=True)
+        _prune(folder.parent, keep=folder)
     except OSError:
         pass                    # a read-only cache: the next export compiles again
 
@@ -319,10 +328,7 @@ def cached_object_code(irs: dict, names: dict, target: Target) -> bytes:
             tmp = path.with_suffix(f".{os.getpid()}")
             tmp.write_bytes(obj)
             os.replace(tmp, path)               # a reader sees all or nothing
-            import time
-            for old in folder.iterdir():
-                if time.time() - old.stat().st_mtime > IR_KEEP_DAYS * 86400.0:
-                    old.unlink(missing_ok=True)
+            _prune(folder, keep=path)
         except OSError:
             pass                                # a read-only cache: the next build emits again
     return obj

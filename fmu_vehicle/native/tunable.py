@@ -45,8 +45,9 @@ def _model_arrays(image) -> dict:
 def _signature(image) -> tuple:
     """What must not change with a tunable parameter: every array's path, dtype and shape, the model's numbers
     and integer arrays."""
-    model_numbers = tuple((f.path, bytes(image.words[:image.model_words].tobytes()[f.byte:f.byte + 8]))
-                          for f in image.scalars if f.path.startswith("model.") and f.byte < 8 * image.model_words)
+    words = image.words[:image.model_words].tobytes()
+    model_numbers = tuple((f.path, words[f.byte:f.byte + 8]) for f in image.scalars
+                          if f.path.startswith("model.") and f.byte < len(words))
     model_ints = tuple((f.path, f.array.tobytes()) for f in image.fields
                        if f.path.startswith("model.") and f.array.dtype != np.float64)
     return (tuple((f.path, f.array.dtype.str, f.array.shape) for f in image.fields), model_numbers, model_ints)
