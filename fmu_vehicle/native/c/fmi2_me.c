@@ -14,7 +14,8 @@
  *     that the coordinate partition degrades (status 1) or the chassis is more than REBASE_DISTANCE from the
  *     engine origin; fmi2NewDiscreteStates then does what fmi2DoStep does between steps: fv_repartition (new
  *     independent coordinates at y) and fv_prepare (the external load levers, the origin rebase), and says
- *     valuesOfContinuousStatesChanged when y changed.
+ *     valuesOfContinuousStatesChanged after a new partition (which may have chosen other coordinates for the
+ *     slots of y) or when y changed (a rebase).
  * The steering rack follows the steering input at every instant (the ramp data.steer = [t, target, 0]: a
  * constant travel), where the Co-Simulation step ramps it over the communication step.
  */
@@ -98,6 +99,12 @@ static int me_real(Comp *c, fmi2ValueReference vr, double *value) {
                                                                           || c->integrator == FV_ITEM_RK4E));
     *value = first_stage ? c->work[k] : NAN;
     return 1;
+}
+
+/* before fmi2GetReal: a Model Exchange instance's outputs at (t, y, inputs); nothing for Co-Simulation */
+static fmi2Status me_outputs(Comp *c) {
+    if (!c->me || c->state != S_STEPPING) return fmi2OK;
+    return me_evaluate(c, "fmi2GetReal");
 }
 
 FMI_API fmi2Status fmi2SetTime(fmi2Component comp, fmi2Real time) {
@@ -190,7 +197,7 @@ FMI_API fmi2Status fmi2EnterEventMode(fmi2Component comp) {
 
 /* What fmi2DoStep does between its steps, at the event's state: a new coordinate partition if the derivative
  * asked for one (fv_repartition), then fv_prepare (the external load levers, the origin rebase; the rack is held
- * at its input, me_hold_rack). valuesOfContinuousStatesChanged if y changed. */
+ * at its input, me_hold_rack). valuesOfContinuousStatesChanged after a new partition or if y changed. */
 FMI_API fmi2Status fmi2NewDiscreteStates(fmi2Component comp, fmi2EventInfo *info) {
     Comp *c = (Comp *)comp;
     if (me_check(c, "fmi2NewDiscreteStates", 2) != fmi2OK) return fmi2Error;
@@ -216,7 +223,9 @@ FMI_API fmi2Status fmi2NewDiscreteStates(fmi2Component comp, fmi2EventInfo *info
         return fail(c, fmi2Discard, "fmi2NewDiscreteStates: t = %g s: %s", c->t, fv_last_error());
     }
     c->me_fresh = 0;
-    info->valuesOfContinuousStatesChanged = memcmp(before, c->y, sizeof before) != 0 ? fmi2True : fmi2False;
+    /* a new partition says so even where it chose the same coordinates (y rewritten to the same values): what
+     * a slot holds may have changed, so the host restarts its method */
+    info->valuesOfContinuousStatesChanged = c->me_status == 1 || memcmp(before, c->y, sizeof before) != 0;
     if (c->me_due) logf_(c, fmi2OK, "logEvents", "t = %.17g s: the engine origin rebased", c->t);
     return me_evaluate(c, "fmi2NewDiscreteStates");
 }

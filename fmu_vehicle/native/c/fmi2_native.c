@@ -171,6 +171,7 @@ typedef struct {
 } Comp;
 
 static int me_real(Comp *c, fmi2ValueReference vr, double *value);     /* fmi2_me.c */
+static fmi2Status me_outputs(Comp *c);
 
 /* the arrays a run writes besides the instance's blob: what an FMU state saves (doubles, then int64) */
 typedef struct {
@@ -528,6 +529,7 @@ FMI_API fmi2Status fmi2GetReal(fmi2Component comp, const fmi2ValueReference vr[]
      * the inputs set so far, as fmi2ExitInitializationMode will compute them, not zeros. A failure is reported
      * by fmi2ExitInitializationMode, which computes them again. */
     if (c->state == S_INIT) initial_outputs(c);
+    if (me_outputs(c) != fmi2OK) return fmi2Discard;    /* Model Exchange: the outputs at (t, y, inputs) */
     for (size_t i = 0; i < nvr; i++) {
         if (me_real(c, vr[i], &value[i])) continue;       /* a state or derivative (fmi2_me.c) */
         const fv_var *v = lookup(c, vr[i], T_REAL, "fmi2GetReal");
