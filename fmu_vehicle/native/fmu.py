@@ -30,6 +30,11 @@ saved, restored and serialized, with the integrator and its arrays (ABM4's histo
 new coordinate partition during a run is made in the compiled step (``fv_repartition``). See docs/native.md §6
 and §8.
 
+The FMI 2.0 FMU is a Model Exchange FMU too (the same library, ``c/fmi2_me.c``): the vehicle's state vector is
+its continuous states (:func:`model_exchange_states`, appended to the description by
+:func:`add_model_exchange`), the switching functions RK4E locates its event indicators, and a new coordinate
+partition or an origin rebase a step event (docs/native.md §9).
+
 ``export(..., fmi_version=3)`` builds the same FMU as an FMI 3.0 Co-Simulation FMU into ``<dest_dir>/fmi3/``:
 ``c/fmi3_native.c`` over the FMI 2.0 layer in one library exporting only ``fmi3*`` (binaries in
 ``x86_64-linux``/``x86_64-windows``), its modelDescription by ``fmi.description3`` from the same Var table and
