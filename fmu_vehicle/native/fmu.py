@@ -277,7 +277,32 @@ def config_header(model_id: str, guid: str, fixed, values: dict, car, sim, key_w
     lines += [f"#define FV_N_EVENT_INDICATORS {int(shape.n_switch)}", f"#define FV_STEER_OFFSET {steer}",
               "static const double FV_NOMINALS[] = {"
               + ", ".join(_c_number(s.nominal) for s in model_exchange_states(car)) + "};"]
+    workspace = evaluation_workspace(image)
+    lines += [*_c_ranges("ME_RANGES", workspace), f"#define FV_ME_BYTES {max(1, sum(n for _o, n, _p in workspace))}"]
     return "\n".join(lines + integrator_config(integrator, shape, sim.system, methods)) + "\n"
+
+
+def evaluation_workspace(image) -> list[tuple[int, int, str]]:
+    """[(offset, bytes, path)] of the data's arrays in the ``image``'s blob (merged where they touch), but
+    ``data.inputs``: what an evaluation reads and writes besides the state and the inputs (the engine's warm
+    starts, the partition, the origin, the wheels' scratch). A Model Exchange instance (``c/fmi2_me.c``) keeps a
+    copy of it from the last accepted state and puts it back before each evaluation, so that a derivative
+    depends on (t, y, inputs) and that state only, not on the trial states a host's method tried before."""
+    ranges = []
+    for f in sorted(image.fields, key=lambda f: f.offset):
+        n = int(f.array.nbytes)
+        if n == 0 or not f.path.startswith("data.") or f.path == "data.inputs":
+            continue
+        if ranges and f.offset <= ranges[-1][0] + ranges[-1][1]:
+            start, size, path = ranges[-1]
+            ranges[-1] = (start, max(size, f.offset + n - start), f"{path.split(' .. ')[0]} .. {f.path}")
+        else:
+            ranges.append((f.offset, n, f.path))
+    inputs = image.field("data.inputs")
+    lo, hi = inputs.offset, inputs.offset + int(inputs.array.nbytes)
+    if any(o < hi and lo < o + n for o, n, _p in ranges):
+        raise ModelError("native FMU: data.inputs shares memory with another array of the workspace")
+    return ranges
 
 
 class MeState(NamedTuple):

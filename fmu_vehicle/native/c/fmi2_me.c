@@ -41,9 +41,27 @@ static void me_hold_rack(Comp *c) {
 #endif
 }
 
-/* evaluate at (t, y, inputs) unless done since the last change; fmi2OK, or fmi2Discard naming the failure */
+/* the evaluation's workspace (FV_ME_RANGES of the blob) into the copy (save) or back from it */
+static void me_workspace(Comp *c, int save) {
+    unsigned char *blob;
+    fv_instance_blob(c->instance, &blob);
+    size_t at = 0;
+    for (int i = 0; i < FV_N_ME_RANGES; i++) {
+        const fv_range *r = &FV_ME_RANGES[i];
+        if (save) memcpy(c->me_snap + at, blob + r->offset, (size_t)r->bytes);
+        else memcpy(blob + r->offset, c->me_snap + at, (size_t)r->bytes);
+        at += (size_t)r->bytes;
+    }
+    c->me_snapped |= save;
+}
+
+/* evaluate at (t, y, inputs) unless done since the last change, from the workspace of the last accepted state
+ * (its warm starts: a derivative does not depend on the trial states the host tried before; a Newton solve
+ * started from a far trial state could end on another branch of the dependent coordinates); fmi2OK, or
+ * fmi2Discard naming the failure */
 static fmi2Status me_evaluate(Comp *c, const char *fn) {
     if (!c->me_fresh) {
+        if (c->me_snapped) me_workspace(c, 0);
         me_hold_rack(c);
         int64_t due = 0;
         c->me_status = fv_evaluate(c->model, c->data, c->t_model, c->y, c->row, c->me_ydot, FV_SWITCH_PARAMS,
@@ -74,7 +92,7 @@ static fmi2Status me_check(Comp *c, const char *fn, int modes) {
 /* in initialization mode the state is the start the exit will compute (the equilibrium at x0, moving at v0) */
 static fmi2Status me_start(Comp *c, const char *fn) {
     if (c->state != S_INIT) return fmi2OK;
-    c->me_fresh = 0;
+    c->me_fresh = c->me_snapped = 0;
     int64_t st = initial_outputs(c);
     if (st < 0)
         return fail(c, fmi2Error, "%s: initial state at x0 = %g m, v0 = %g m/s: the model failed with status %lld %s",
@@ -185,6 +203,7 @@ FMI_API fmi2Status fmi2CompletedIntegratorStep(fmi2Component comp, fmi2Boolean n
     fmi2Status st = me_evaluate(c, "fmi2CompletedIntegratorStep");
     if (st != fmi2OK) { *terminateSimulation = fmi2True; return st; }
     *enterEventMode = c->me_status == 1 || c->me_due ? fmi2True : fmi2False;
+    me_workspace(c, 1);             /* the accepted state's: the next evaluations start from it */
     return fmi2OK;
 }
 
@@ -222,12 +241,14 @@ FMI_API fmi2Status fmi2NewDiscreteStates(fmi2Component comp, fmi2EventInfo *info
         info->terminateSimulation = fmi2True;
         return fail(c, fmi2Discard, "fmi2NewDiscreteStates: t = %g s: %s", c->t, fv_last_error());
     }
-    c->me_fresh = 0;
+    c->me_fresh = c->me_snapped = 0;        /* the new partition, origin and levers stay */
     /* a new partition says so even where it chose the same coordinates (y rewritten to the same values): what
      * a slot holds may have changed, so the host restarts its method */
     info->valuesOfContinuousStatesChanged = c->me_status == 1 || memcmp(before, c->y, sizeof before) != 0;
     if (c->me_due) logf_(c, fmi2OK, "logEvents", "t = %.17g s: the engine origin rebased", c->t);
-    return me_evaluate(c, "fmi2NewDiscreteStates");
+    st = me_evaluate(c, "fmi2NewDiscreteStates");
+    if (st == fmi2OK) me_workspace(c, 1);
+    return st;
 }
 
 FMI_API fmi2Status fmi2EnterContinuousTimeMode(fmi2Component comp) {

@@ -165,7 +165,8 @@ typedef struct {
     double eq_work[FV_EQ_DOUBLES];
     int64_t eq_ints[FV_EQ_INTS];
     /* Model Exchange (fmi2_me.c): the mode, and the evaluation at (t, y, inputs) when me_fresh */
-    int me, me_mode, me_fresh;
+    int me, me_mode, me_fresh, me_snapped;
+    unsigned char me_snap[FV_ME_BYTES];   /* the evaluation's workspace at the last accepted state (FV_ME_RANGES) */
     int64_t me_status, me_due;
     double me_ydot[FV_N_STATES], me_g[FV_N_EVENT_INDICATORS > 0 ? FV_N_EVENT_INDICATORS : 1];
 } Comp;
@@ -485,7 +486,7 @@ FMI_API fmi2Status fmi2ExitInitializationMode(fmi2Component comp) {
     }
     c->state = S_STEPPING;
     c->me_mode = 0;                 /* Model Exchange: event mode (fmi2_me.c) */
-    c->me_fresh = 0;
+    c->me_fresh = c->me_snapped = 0;
     return fmi2OK;
 }
 
@@ -1014,7 +1015,7 @@ static fmi2Status deserialize(Comp *c, const unsigned char *in, size_t n, const 
     for (size_t i = 0; i < N_FIELDS(STATE_INTS); i++)
         get(&p, (char *)c + STATE_INTS[i].offset, 8 * STATE_INTS[i].count);
     get(&p, blob, (size_t)nb);
-    c->me_fresh = 0;
+    c->me_fresh = c->me_snapped = 0;
     return fmi2OK;
 }
 
