@@ -256,3 +256,27 @@ def test_rebase_and_repartition_are_step_events(native_fmus, tmp_path):
     assert m.step_event() == (False, False)             # the new partition's own pivot ratio is the reference
     m.model.terminate()
     m.model.freeInstance()
+
+
+def test_model_exchange_calls_are_checked(native_fmus, tmp_path):
+    """A wrong number of states or indicators, a call in the wrong mode and fmi2DoStep on a Model Exchange
+    instance are refused with fmi2Error and a message naming the function; the instance then goes on."""
+    from fmpy.fmi2 import fmi2Error, fmi2EventInfo
+    m = _Model(native_fmus["VehicleLV"], tmp_path)
+    lib, comp = m.model.dll, m.model.component
+    x = np.zeros(m.n + 1)
+    ptr = x.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
+    assert lib.fmi2GetDerivatives(comp, ptr, ctypes.c_size_t(m.n - 1)) == fmi2Error
+    assert lib.fmi2GetEventIndicators(comp, ptr, ctypes.c_size_t(3)) == fmi2Error
+    assert lib.fmi2NewDiscreteStates(comp, ctypes.byref(fmi2EventInfo())) == fmi2Error    # continuous-time mode
+    do_step = lib.fmi2DoStep                 # (FMPy declares it for Co-Simulation only)
+    do_step.argtypes, do_step.restype = [ctypes.c_void_p, ctypes.c_double, ctypes.c_double, ctypes.c_int], ctypes.c_int
+    assert do_step(comp, 0.0, 1e-3, 1) == fmi2Error
+    text = " | ".join(message for _c, message in m.messages)
+    for expected in ("fmi2GetDerivatives: 19 values, this FMU has 20", "fmi2GetEventIndicators: 3 values, this FMU has 8",
+                     "fmi2NewDiscreteStates: not allowed in continuous-time mode",
+                     "fmi2DoStep: the instance is Model Exchange"):
+        assert expected in text, text
+    assert np.all(np.isfinite(m.derivatives()))
+    m.model.terminate()
+    m.model.freeInstance()

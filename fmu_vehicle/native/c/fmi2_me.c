@@ -136,11 +136,19 @@ FMI_API fmi2Status fmi2SetTime(fmi2Component comp, fmi2Real time) {
     return fmi2OK;
 }
 
+/* the checks of an array call: the mode (me_check), n values at p where the FMU has `expected` (p may be NULL
+ * only for none), and in initialization mode the start computed (me_start) */
+static fmi2Status me_array(Comp *c, const char *fn, int modes, const void *p, size_t n, size_t expected) {
+    if (me_check(c, fn, modes) != fmi2OK) return fmi2Error;
+    if (n != expected || (n && !p))
+        return fail(c, fmi2Error, "%s: %zu values%s, this FMU has %zu", fn, n, n && !p ? " at a null pointer" : "",
+                    expected);
+    return me_start(c, fn);
+}
+
 FMI_API fmi2Status fmi2SetContinuousStates(fmi2Component comp, const fmi2Real x[], size_t nx) {
     Comp *c = (Comp *)comp;
-    if (me_check(c, "fmi2SetContinuousStates", 2 | 4) != fmi2OK) return fmi2Error;
-    if (nx != FV_N_STATES || !x)
-        return fail(c, fmi2Error, "fmi2SetContinuousStates: %zu states given, this FMU has %d", nx, FV_N_STATES);
+    if (me_array(c, "fmi2SetContinuousStates", 2 | 4, x, nx, FV_N_STATES) != fmi2OK) return fmi2Error;
     for (size_t i = 0; i < nx; i++)
         if (!isfinite(x[i])) return fail(c, fmi2Error, "fmi2SetContinuousStates: x[%zu] = %g is not finite", i, x[i]);
     memcpy(c->y, x, sizeof c->y);
@@ -150,10 +158,7 @@ FMI_API fmi2Status fmi2SetContinuousStates(fmi2Component comp, const fmi2Real x[
 
 FMI_API fmi2Status fmi2GetContinuousStates(fmi2Component comp, fmi2Real x[], size_t nx) {
     Comp *c = (Comp *)comp;
-    if (me_check(c, "fmi2GetContinuousStates", 1 | 2 | 4) != fmi2OK) return fmi2Error;
-    if (nx != FV_N_STATES || !x)
-        return fail(c, fmi2Error, "fmi2GetContinuousStates: %zu states asked for, this FMU has %d", nx, FV_N_STATES);
-    if (me_start(c, "fmi2GetContinuousStates") != fmi2OK) return fmi2Error;
+    if (me_array(c, "fmi2GetContinuousStates", 1 | 2 | 4, x, nx, FV_N_STATES) != fmi2OK) return fmi2Error;
     memcpy(x, c->y, sizeof c->y);
     return fmi2OK;
 }
@@ -162,18 +167,15 @@ FMI_API fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component comp, fmi2Rea
     Comp *c = (Comp *)comp;
     if (me_check(c, "fmi2GetNominalsOfContinuousStates", 1 | 2 | 4) != fmi2OK) return fmi2Error;
     if (nx != FV_N_STATES || !x_nominal)
-        return fail(c, fmi2Error, "fmi2GetNominalsOfContinuousStates: %zu asked for, this FMU has %d states", nx,
-                    FV_N_STATES);
+        return fail(c, fmi2Error, "fmi2GetNominalsOfContinuousStates: %zu values%s, this FMU has %d", nx,
+                    x_nominal ? "" : " at a null pointer", FV_N_STATES);
     memcpy(x_nominal, FV_NOMINALS, sizeof(double) * FV_N_STATES);
     return fmi2OK;
 }
 
 FMI_API fmi2Status fmi2GetDerivatives(fmi2Component comp, fmi2Real derivatives[], size_t nx) {
     Comp *c = (Comp *)comp;
-    if (me_check(c, "fmi2GetDerivatives", 1 | 2 | 4) != fmi2OK) return fmi2Error;
-    if (nx != FV_N_STATES || !derivatives)
-        return fail(c, fmi2Error, "fmi2GetDerivatives: %zu asked for, this FMU has %d states", nx, FV_N_STATES);
-    if (me_start(c, "fmi2GetDerivatives") != fmi2OK) return fmi2Error;
+    if (me_array(c, "fmi2GetDerivatives", 1 | 2 | 4, derivatives, nx, FV_N_STATES) != fmi2OK) return fmi2Error;
     if (c->state == S_INIT) { memcpy(derivatives, c->work, sizeof(double) * FV_N_STATES); return fmi2OK; }
     fmi2Status st = me_evaluate(c, "fmi2GetDerivatives");
     if (st != fmi2OK) return st;
@@ -183,10 +185,8 @@ FMI_API fmi2Status fmi2GetDerivatives(fmi2Component comp, fmi2Real derivatives[]
 
 FMI_API fmi2Status fmi2GetEventIndicators(fmi2Component comp, fmi2Real eventIndicators[], size_t ni) {
     Comp *c = (Comp *)comp;
-    if (me_check(c, "fmi2GetEventIndicators", 1 | 2 | 4) != fmi2OK) return fmi2Error;
-    if (ni != FV_N_EVENT_INDICATORS || (ni && !eventIndicators))
-        return fail(c, fmi2Error, "fmi2GetEventIndicators: %zu asked for, this FMU has %d", ni, FV_N_EVENT_INDICATORS);
-    if (me_start(c, "fmi2GetEventIndicators") != fmi2OK) return fmi2Error;
+    if (me_array(c, "fmi2GetEventIndicators", 1 | 2 | 4, eventIndicators, ni, FV_N_EVENT_INDICATORS) != fmi2OK)
+        return fmi2Error;
     fmi2Status st = me_evaluate(c, "fmi2GetEventIndicators");
     if (st != fmi2OK) return st;
     memcpy(eventIndicators, c->me_g, sizeof(double) * ni);
