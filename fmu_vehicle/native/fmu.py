@@ -204,19 +204,10 @@ def blob_ranges(image, holes=()) -> tuple[list, list]:
     a state must hold this instance's bytes there; [(offset, bytes, path)] of the data's int64 arrays (the
     coordinate partition, the wheel modes), whose every value must lie in [0, the mechanism's number of
     coordinates])."""
-    fixed, index = [], []
-    for f in sorted(image.fields, key=lambda f: f.offset):
-        n = int(f.array.nbytes)
-        if n == 0:
-            continue
-        if f.path.startswith("model."):
-            if fixed and f.offset <= fixed[-1][0] + fixed[-1][1]:
-                start, size, path = fixed[-1]
-                fixed[-1] = (start, max(size, f.offset + n - start), f"{path.split(' .. ')[0]} .. {f.path}")
-            else:
-                fixed.append((f.offset, n, f.path))
-        elif f.array.dtype.kind in "iu" and f.array.dtype.itemsize == 8:
-            index.append((f.offset, n, f.path))
+    fixed = merged_ranges(f for f in image.fields if f.path.startswith("model."))
+    index = [(f.offset, int(f.array.nbytes), f.path) for f in sorted(image.fields, key=lambda f: f.offset)
+             if f.array.nbytes and not f.path.startswith("model.") and f.array.dtype.kind in "iu"
+             and f.array.dtype.itemsize == 8]
     for hole in sorted(holes):
         for i, (start, size, path) in enumerate(fixed):
             if start <= hole < start + size:
@@ -224,6 +215,22 @@ def blob_ranges(image, holes=()) -> tuple[list, list]:
                 fixed[i:i + 1] = [r for r in parts if r[1] > 0]
                 break
     return fixed, index
+
+
+def merged_ranges(fields) -> list[tuple[int, int, str]]:
+    """[(offset, bytes, path)] of the image ``fields``' memory in the blob, in offset order, merged where they
+    touch or overlap (path "first .. last"); empty arrays left out."""
+    ranges = []
+    for f in sorted(fields, key=lambda f: f.offset):
+        n = int(f.array.nbytes)
+        if n == 0:
+            continue
+        if ranges and f.offset <= ranges[-1][0] + ranges[-1][1]:
+            start, size, path = ranges[-1]
+            ranges[-1] = (start, max(size, f.offset + n - start), f"{path.split(' .. ')[0]} .. {f.path}")
+        else:
+            ranges.append((f.offset, n, f.path))
+    return ranges
 
 
 def _c_ranges(name: str, ranges) -> list[str]:
@@ -288,16 +295,7 @@ def evaluation_workspace(image) -> list[tuple[int, int, str]]:
     starts, the partition, the origin, the wheels' scratch). A Model Exchange instance (``c/fmi2_me.c``) keeps a
     copy of it from the last accepted state and puts it back before each evaluation, so that a derivative
     depends on (t, y, inputs) and that state only, not on the trial states a host's method tried before."""
-    ranges = []
-    for f in sorted(image.fields, key=lambda f: f.offset):
-        n = int(f.array.nbytes)
-        if n == 0 or not f.path.startswith("data.") or f.path == "data.inputs":
-            continue
-        if ranges and f.offset <= ranges[-1][0] + ranges[-1][1]:
-            start, size, path = ranges[-1]
-            ranges[-1] = (start, max(size, f.offset + n - start), f"{path.split(' .. ')[0]} .. {f.path}")
-        else:
-            ranges.append((f.offset, n, f.path))
+    ranges = merged_ranges(f for f in image.fields if f.path.startswith("data.") and f.path != "data.inputs")
     inputs = image.field("data.inputs")
     lo, hi = inputs.offset, inputs.offset + int(inputs.array.nbytes)
     if any(o < hi and lo < o + n for o, n, _p in ranges):

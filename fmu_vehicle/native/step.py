@@ -37,6 +37,10 @@ the stepper's (5, n_states) scratch in C order, ``key`` the system's inputs flat
 inputs_key``: for a vehicle, the memory of ``data.inputs``), ``saved`` the (1 + n_key,) first-same-as-last
 record (``RK4Stepper``).
 
+:func:`evaluate_cfunc` compiles one more, for a host that integrates the state itself (a native FMU in Model
+Exchange, docs/native.md §9): the derivative, the switching functions, the outputs and the rebase check at one
+state.
+
 See docs/native.md §1.
 """
 from __future__ import annotations
