@@ -273,7 +273,8 @@ def test_model_exchange_calls_are_checked(native_fmus, tmp_path):
     do_step.argtypes, do_step.restype = [ctypes.c_void_p, ctypes.c_double, ctypes.c_double, ctypes.c_int], ctypes.c_int
     assert do_step(comp, 0.0, 1e-3, 1) == fmi2Error
     text = " | ".join(message for _c, message in m.messages)
-    for expected in ("fmi2GetDerivatives: 19 values, this FMU has 20", "fmi2GetEventIndicators: 3 values, this FMU has 8",
+    for expected in ("fmi2GetDerivatives: 19 values, this FMU has 20",
+                     "fmi2GetEventIndicators: 3 values, this FMU has 8",
                      "fmi2NewDiscreteStates: not allowed in continuous-time mode",
                      "fmi2DoStep: the instance is Model Exchange"):
         assert expected in text, text

@@ -79,7 +79,8 @@ static fmi2Status me_evaluate(Comp *c, const char *fn) {
  * 4 continuous time), else fmi2Error naming fn */
 static fmi2Status me_check(Comp *c, const char *fn, int modes) {
     if (!c) return fmi2Error;
-    if (!c->me) return fail(c, fmi2Error, "%s: the instance is Co-Simulation (instantiate it as fmi2ModelExchange)", fn);
+    if (!c->me)
+        return fail(c, fmi2Error, "%s: the instance is Co-Simulation (instantiate it as fmi2ModelExchange)", fn);
     int mode = c->state == S_INIT ? 1 : c->state == S_STEPPING ? (c->me_mode == ME_EVENT ? 2 : 4) : 0;
     if (!(mode & modes))
         return fail(c, fmi2Error, "%s: not allowed %s", fn, c->state == S_FAILED ? "after a failure"
@@ -198,7 +199,8 @@ FMI_API fmi2Status fmi2CompletedIntegratorStep(fmi2Component comp, fmi2Boolean n
     (void)noSetFMUStatePriorToCurrentPoint;
     Comp *c = (Comp *)comp;
     if (me_check(c, "fmi2CompletedIntegratorStep", 4) != fmi2OK) return fmi2Error;
-    if (!enterEventMode || !terminateSimulation) return fail(c, fmi2Error, "fmi2CompletedIntegratorStep: a null pointer");
+    if (!enterEventMode || !terminateSimulation)
+        return fail(c, fmi2Error, "fmi2CompletedIntegratorStep: a null pointer");
     *terminateSimulation = fmi2False;
     fmi2Status st = me_evaluate(c, "fmi2CompletedIntegratorStep");
     if (st != fmi2OK) { *terminateSimulation = fmi2True; return st; }
