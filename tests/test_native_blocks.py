@@ -1,0 +1,156 @@
+"""Native block FMUs (fmu_vehicle.native.block, c/fmi2_block.c): the LeadVehicle FMU with its kernels compiled to
+machine code and the generic C FMI layer, against its pythonfmu twin (docs/native.md §9)."""
+import math
+import shutil
+import subprocess
+import zipfile
+
+import numpy as np
+import pytest
+
+from fmu_vehicle.native import block
+
+# the demo's ACC profile, fixed at export; x0 set in the run (a parameter the kernels read: settable)
+EXPORT = {"speed_profile": "stop_and_go"}
+RUN = {"x0": 12.5}
+
+
+@pytest.fixture(scope="module")
+def native_lead(tmp_path_factory):
+    """The native LeadVehicle, exported by ``fmu-vehicle export --native`` (linux64, and win64 where mingw is
+    installed)."""
+    from fmu_vehicle.cli import main
+    out = tmp_path_factory.mktemp("native_blocks")
+    platforms = ["linux64", *(["win64"] if shutil.which("x86_64-w64-mingw32-gcc") else [])]
+    command = ["export", "--native", "LeadVehicle", "--set", "speed_profile=stop_and_go", "--platform", *platforms,
+               "--out", str(out)]
+    assert main(command) == 0
+    return out / "LeadVehicle.fmu"
+
+
+def _item(fmu, name, option) -> int:
+    from fmpy import read_model_description
+    var = next(v for v in read_model_description(str(fmu)).modelVariables if v.name == name)
+    return next(int(i.value) for i in var.declaredType.items if i.name == option)
+
+
+def test_the_native_lead_vehicle_equals_the_python_fmu_bit_for_bit(native_lead, companion_fmus):
+    """32 s of the stop-and-go profile from the start time 0.3 s with x0 = 12.5 m (the export's 50 m changed
+    before initialization), 10 ms steps: every output of every step equal to the pythonfmu FMU's; the end position
+    is x0 plus the profile's area (64 + 80 + 51.2 m)."""
+    from fmpy import simulate_fmu
+    python = companion_fmus["LeadVehicle"]
+    start = {**RUN, "speed_profile": _item(python, "speed_profile", EXPORT["speed_profile"])}
+    kw = dict(start_time=0.3, stop_time=32.0, output_interval=1e-2, start_values=start)
+    reference = simulate_fmu(str(python), **kw)
+    native = simulate_fmu(str(native_lead), **kw)
+    assert len(native) == len(reference) == 3171
+    for name in ("x", "vx", "ax"):
+        assert np.array_equal(native[name], reference[name]), name
+    assert native["x"][-1] == pytest.approx(12.5 + 195.2, abs=1e-9) and native["vx"].max() == 16.0
+
+
+def test_the_library_exports_fmi2_only_links_the_c_runtime_and_validates(native_lead, tmp_path):
+    from fmpy.validation import validate_fmu
+    assert validate_fmu(str(native_lead)) == []
+    with zipfile.ZipFile(native_lead) as z:
+        z.extractall(tmp_path)
+    lib = tmp_path / "binaries" / "linux64" / "LeadVehicle.so"
+    defined = subprocess.run(["nm", "-D", "--defined-only", str(lib)], capture_output=True, text=True,
+                             check=True).stdout.split("\n")
+    symbols = {line.split()[-1] for line in defined if line.strip()}
+    assert symbols and all(s.startswith("fmi2") for s in symbols), sorted(s for s in symbols if s[:4] != "fmi2")
+    needed = subprocess.run(["objdump", "-p", str(lib)], capture_output=True, text=True, check=True).stdout
+    libraries = {line.split()[-1] for line in needed.splitlines() if "NEEDED" in line}
+    assert libraries <= {"libc.so.6", "libm.so.6", "ld-linux-x86-64.so.2"}, libraries    # the C runtime only
+
+
+def test_the_model_description_is_the_python_fmus(native_lead, companion_fmus):
+    """Names, value references, causality, variability, types, units, ranges, enumerations and the ModelStructure
+    as in the pythonfmu FMU; the start values are the export's."""
+    from fmpy import read_model_description
+    native, python = (read_model_description(str(p)) for p in (native_lead, companion_fmus["LeadVehicle"]))
+
+    def table(md):
+        return [(v.name, v.valueReference, v.causality, v.variability, v.type, v.unit, v.min, v.max,
+                 v.declaredType.name if v.declaredType else None) for v in md.modelVariables]
+
+    assert table(native) == table(python)
+    assert [(u.variable.name, u.dependencies) for u in native.outputs] == \
+        [(u.variable.name, u.dependencies) for u in python.outputs]
+    starts = {v.name: v.start for v in native.modelVariables}
+    assert starts["speed_profile"] == str(_item(native_lead, "speed_profile", "stop_and_go")) and starts["x0"] == "50.0"
+    described = {v.name: v.description for v in native.modelVariables}
+    assert described["speed_profile_points"].endswith(block.FIXED_NOTE) and block.FIXED_NOTE not in described["x0"]
+
+
+def test_bad_values_are_refused_by_name_and_a_state_is_restored_bit_for_bit(native_lead):
+    from fmpy import calloc, extract, free, read_model_description
+    from fmpy.fmi1 import FMICallException
+    from fmpy.fmi2 import (FMU2Slave, fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE,
+                           fmi2CallbackFunctions, fmi2CallbackLoggerTYPE, fmi2StepFinishedTYPE)
+    md = read_model_description(str(native_lead))
+    folder = extract(str(native_lead))
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    messages = []
+    callbacks = fmi2CallbackFunctions()
+    callbacks.logger = fmi2CallbackLoggerTYPE(lambda env, name, status, category, message:
+                                              messages.append(message.decode()))
+    callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+    callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+    callbacks.stepFinished = fmi2StepFinishedTYPE()
+    fmu = FMU2Slave(guid=md.guid, unzipDirectory=folder, modelIdentifier="LeadVehicle", instanceName="t")
+
+    def refused(call, text):
+        with pytest.raises(FMICallException):
+            call()
+        assert any(text in m for m in messages), (text, messages[-3:])
+
+    try:
+        fmu.instantiate(loggingOn=True, callbacks=callbacks)
+        stop_and_go = _item(native_lead, "speed_profile", "stop_and_go")
+        fmu.setInteger([vr["speed_profile"]], [stop_and_go])          # fixed: its own value is accepted
+        refused(lambda: fmu.setInteger([vr["speed_profile"]], [stop_and_go - 1]),
+                "parameter 'speed_profile' is fixed at export")
+        refused(lambda: fmu.setString([vr["speed_profile_points"]], ["0:1,2:3"]),
+                "parameter 'speed_profile_points' is fixed at export")
+        refused(lambda: fmu.setReal([vr["x0"]], [math.nan]), "x0 = nan is not finite")
+        refused(lambda: fmu.setReal([vr["x"]], [1.0]), "'x' is an output")
+        fmu.setReal([vr["x0"]], [-4.0])
+        fmu.setupExperiment(startTime=0.0)
+        fmu.enterInitializationMode()
+        assert fmu.getReal([vr["x"]]) == [-4.0]                      # initial outputs in initialization mode
+        fmu.exitInitializationMode()
+        refused(lambda: fmu.setReal([vr["x0"]], [0.0]), "parameter 'x0' can only be set before initialization ends")
+        refused(lambda: fmu.doStep(0.5, 0.1), "is not the FMU's time")
+        refused(lambda: fmu.doStep(0.0, -1.0), "must be finite and > 0")
+        t = 0.0
+        for _ in range(1000):
+            fmu.doStep(t, 0.01)
+            t += 0.01
+        state = fmu.getFMUstate()
+        blob = bytes(fmu.serializeFMUstate(state))
+        outputs = [vr["x"], vr["vx"], vr["ax"]]
+        for _ in range(300):
+            fmu.doStep(t + _ * 0.01, 0.01)
+        later = fmu.getReal(outputs)
+        assert later[1] == 16.0                                       # cruising between 9 and 14 s
+        fmu.setFMUstate(fmu.deSerializeFMUstate(blob))
+        for _ in range(300):
+            fmu.doStep(t + _ * 0.01, 0.01)
+        assert fmu.getReal(outputs) == later
+        refused(lambda: fmu.deSerializeFMUstate(blob[:-8]), "the state has")
+        flipped = bytearray(blob)
+        flipped[100] ^= 1
+        refused(lambda: fmu.deSerializeFMUstate(bytes(flipped)), "check word")
+        fmu.freeFMUstate(state)
+        fmu.terminate()
+        fmu.freeInstance()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_an_unknown_fmu_is_refused_by_name():
+    from fmu_vehicle.errors import ModelError
+    with pytest.raises(ModelError, match="no native block build of 'Robot'"):
+        block.slave_class("Robot")
