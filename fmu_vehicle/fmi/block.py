@@ -11,7 +11,7 @@ state ``s`` (``Block.n_state`` numbers), its inputs ``u`` (the FMU's Real inputs
 outputs ``y`` (the FMU's outputs in variable-table order; an Integer output is a whole number there). A status
 other than 0 is a failure of the model. The same kernels run in the Python FMU (:class:`BlockSlave`, a thin
 owner of the arrays) and, compiled to machine code with a C FMI layer, in the native FMU
-(``fmu_vehicle.native.block``): no formula exists twice.
+(``fmu_vehicle.native.block``): no formula exists twice. See docs/native.md §9.
 """
 from __future__ import annotations
 
