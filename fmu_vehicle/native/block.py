@@ -1,4 +1,4 @@
-"""Native block FMUs: the FMUs whose Python slave is a ``fmi.block.BlockSlave`` (LeadVehicle, ...), built with
+"""Native block FMUs: the FMUs whose Python slave is a ``fmi.block.BlockSlave`` (LeadVehicle, Powertrain), built with
 their two kernels compiled to machine code and a generic FMI 2.0 layer in C (``c/fmi2_block.c``), no Python
 on the host.
 
@@ -51,7 +51,7 @@ from .emit import (C_DIR, FMI_EXPORTS, LIBC_SYMBOLS, TARGETS, WINDOWS_SYMBOLS, N
                    runtime_symbols, undefined_symbols)
 
 BLOCK_C = C_DIR / "fmi2_block.c"
-BLOCK_FMUS = ("LeadVehicle",)
+BLOCK_FMUS = ("LeadVehicle", "Powertrain")
 """The block FMUs with a native build (their slaves are ``fmi.block.BlockSlave`` s)."""
 BLOCK_SYMBOLS = {"init": "fv_block_init_raw", "step": "fv_block_step_raw"}
 """The object's symbol of each kernel (``emit.object_code``), called by ``c/fmi2_block.c``."""
