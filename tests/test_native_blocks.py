@@ -1,5 +1,6 @@
 """Native block FMUs (fmu_vehicle.native.block, c/fmi2_block.c): the LeadVehicle FMU with its kernels compiled to
 machine code and the generic C FMI layer, against its pythonfmu twin (docs/native.md §9)."""
+import contextlib
 import math
 import shutil
 import subprocess
@@ -16,16 +17,21 @@ RUN = {"x0": 12.5}
 
 
 @pytest.fixture(scope="module")
-def native_lead(tmp_path_factory):
-    """The native LeadVehicle, exported by ``fmu-vehicle export --native`` (linux64, and win64 where mingw is
-    installed)."""
+def native_blocks(tmp_path_factory) -> dict:
+    """name -> path of the native LeadVehicle (exported by ``fmu-vehicle export --native``) and Powertrain
+    (``native.block.export``), linux64 and win64 where mingw is installed."""
     from fmu_vehicle.cli import main
     out = tmp_path_factory.mktemp("native_blocks")
     platforms = ["linux64", *(["win64"] if shutil.which("x86_64-w64-mingw32-gcc") else [])]
     command = ["export", "--native", "LeadVehicle", "--set", "speed_profile=stop_and_go", "--platform", *platforms,
                "--out", str(out)]
     assert main(command) == 0
-    return out / "LeadVehicle.fmu"
+    return {"LeadVehicle": out / "LeadVehicle.fmu", "Powertrain": block.export("Powertrain", out, targets=platforms)}
+
+
+@pytest.fixture(scope="module")
+def native_lead(native_blocks):
+    return native_blocks["LeadVehicle"]
 
 
 def _item(fmu, name, option) -> int:
@@ -50,12 +56,14 @@ def test_the_native_lead_vehicle_equals_the_python_fmu_bit_for_bit(native_lead, 
     assert native["x"][-1] == pytest.approx(12.5 + 195.2, abs=1e-9) and native["vx"].max() == 16.0
 
 
-def test_the_library_exports_fmi2_only_links_the_c_runtime_and_validates(native_lead, tmp_path):
+@pytest.mark.parametrize("name", block.BLOCK_FMUS)
+def test_the_library_exports_fmi2_only_links_the_c_runtime_and_validates(native_blocks, name, tmp_path):
     from fmpy.validation import validate_fmu
-    assert validate_fmu(str(native_lead)) == []
-    with zipfile.ZipFile(native_lead) as z:
+    fmu = native_blocks[name]
+    assert validate_fmu(str(fmu)) == []
+    with zipfile.ZipFile(fmu) as z:
         z.extractall(tmp_path)
-    lib = tmp_path / "binaries" / "linux64" / "LeadVehicle.so"
+    lib = tmp_path / "binaries" / "linux64" / f"{name}.so"
     defined = subprocess.run(["nm", "-D", "--defined-only", str(lib)], capture_output=True, text=True,
                              check=True).stdout.split("\n")
     symbols = {line.split()[-1] for line in defined if line.strip()}
@@ -65,41 +73,48 @@ def test_the_library_exports_fmi2_only_links_the_c_runtime_and_validates(native_
     assert libraries <= {"libc.so.6", "libm.so.6", "ld-linux-x86-64.so.2"}, libraries    # the C runtime only
 
 
-def test_the_model_description_is_the_python_fmus(native_lead, companion_fmus):
+@pytest.mark.parametrize("name", block.BLOCK_FMUS)
+def test_the_model_description_is_the_python_fmus(native_blocks, name, companion_fmus):
     """Names, value references, causality, variability, types, units, ranges, enumerations and the ModelStructure
-    as in the pythonfmu FMU; the start values are the export's."""
+    (Outputs and InitialUnknowns) as in the pythonfmu FMU; the start values are the export's."""
     from fmpy import read_model_description
-    native, python = (read_model_description(str(p)) for p in (native_lead, companion_fmus["LeadVehicle"]))
+    native, python = (read_model_description(str(p)) for p in (native_blocks[name], companion_fmus[name]))
 
     def table(md):
         return [(v.name, v.valueReference, v.causality, v.variability, v.type, v.unit, v.min, v.max,
                  v.declaredType.name if v.declaredType else None) for v in md.modelVariables]
 
     assert table(native) == table(python)
-    assert [(u.variable.name, u.dependencies) for u in native.outputs] == \
-        [(u.variable.name, u.dependencies) for u in python.outputs]
+    for unknowns in ("outputs", "initialUnknowns"):
+        assert [(u.variable.name, [d.name for d in u.dependencies or ()]) for u in getattr(native, unknowns)] == \
+            [(u.variable.name, [d.name for d in u.dependencies or ()]) for u in getattr(python, unknowns)]
+    if name != "LeadVehicle":
+        return
     starts = {v.name: v.start for v in native.modelVariables}
-    assert starts["speed_profile"] == str(_item(native_lead, "speed_profile", "stop_and_go")) and starts["x0"] == "50.0"
+    assert starts["speed_profile"] == str(_item(native_blocks[name], "speed_profile", "stop_and_go"))
+    assert starts["x0"] == "50.0"
     described = {v.name: v.description for v in native.modelVariables}
     assert described["speed_profile_points"].endswith(block.FIXED_NOTE) and block.FIXED_NOTE not in described["x0"]
 
 
-def test_bad_values_are_refused_by_name_and_a_state_is_restored_bit_for_bit(native_lead):
+@contextlib.contextmanager
+def instance(path, name):
+    """(FMPy's FMU2Slave of the FMU at ``path``, instantiated with logging on; {name: value reference};
+    refused(call, text): asserts that the call fails and a logged message holds ``text``), freed after use."""
     from fmpy import calloc, extract, free, read_model_description
     from fmpy.fmi1 import FMICallException
     from fmpy.fmi2 import (FMU2Slave, fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE,
                            fmi2CallbackFunctions, fmi2CallbackLoggerTYPE, fmi2StepFinishedTYPE)
-    md = read_model_description(str(native_lead))
-    folder = extract(str(native_lead))
-    vr = {v.name: v.valueReference for v in md.modelVariables}
+    md = read_model_description(str(path))
+    folder = extract(str(path))
     messages = []
     callbacks = fmi2CallbackFunctions()
-    callbacks.logger = fmi2CallbackLoggerTYPE(lambda env, name, status, category, message:
+    callbacks.logger = fmi2CallbackLoggerTYPE(lambda env, instance_name, status, category, message:
                                               messages.append(message.decode()))
     callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
     callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
     callbacks.stepFinished = fmi2StepFinishedTYPE()
-    fmu = FMU2Slave(guid=md.guid, unzipDirectory=folder, modelIdentifier="LeadVehicle", instanceName="t")
+    fmu = FMU2Slave(guid=md.guid, unzipDirectory=folder, modelIdentifier=name, instanceName="t")
 
     def refused(call, text):
         with pytest.raises(FMICallException):
@@ -108,6 +123,15 @@ def test_bad_values_are_refused_by_name_and_a_state_is_restored_bit_for_bit(nati
 
     try:
         fmu.instantiate(loggingOn=True, callbacks=callbacks)
+        yield fmu, {v.name: v.valueReference for v in md.modelVariables}, refused
+        fmu.terminate()
+        fmu.freeInstance()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_bad_values_are_refused_by_name_and_a_state_is_restored_bit_for_bit(native_lead):
+    with instance(native_lead, "LeadVehicle") as (fmu, vr, refused):
         stop_and_go = _item(native_lead, "speed_profile", "stop_and_go")
         fmu.setInteger([vr["speed_profile"]], [stop_and_go])          # fixed: its own value is accepted
         refused(lambda: fmu.setInteger([vr["speed_profile"]], [stop_and_go - 1]),
@@ -144,10 +168,50 @@ def test_bad_values_are_refused_by_name_and_a_state_is_restored_bit_for_bit(nati
         flipped[100] ^= 1
         refused(lambda: fmu.deSerializeFMUstate(bytes(flipped)), "check word")
         fmu.freeFMUstate(state)
-        fmu.terminate()
-        fmu.freeInstance()
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+
+
+# test_powertrain's input signal: a launch, full throttle to 50 rad/s at the wheels (upshifts), lift-off (overrun)
+SIGNAL = [(0.0, 0.0, 0.0, 0.0), (0.5, 0.0, 0.0, 0.0), (1.0, 1.0, 5.0, 5.5), (4.0, 0.7, 50.0, 52.0),
+          (6.0, 0.0, 40.0, 40.0), (8.0, 0.3, 30.0, 30.0)]
+POWERTRAIN_OUTPUTS = ["wheel_left.torque_drive", "wheel_right.torque_drive", "engine.speed", "engine.torque",
+                      "torque_converter.speed_ratio", "transmission.gear"]
+
+
+def test_the_native_powertrain_equals_the_python_fmu_bit_for_bit(native_blocks, companion_fmus):
+    """8 s of the input signal in 1 ms steps with step_size = 0.5 ms (the export's 1 ms changed before
+    initialization): every output of every step equal to the pythonfmu FMU's, through gears 1 to 5 and the overrun
+    (negative engine torque)."""
+    from fmpy import simulate_fmu
+    signal = np.array(SIGNAL, dtype=[("time", float), ("throttle", float), ("wheel_left.omega", float),
+                                     ("wheel_right.omega", float)])
+    kw = dict(stop_time=8.0, output_interval=1e-3, input=signal, output=POWERTRAIN_OUTPUTS,
+              start_values={"step_size": 5e-4})
+    reference = simulate_fmu(str(companion_fmus["Powertrain"]), **kw)
+    native = simulate_fmu(str(native_blocks["Powertrain"]), **kw)
+    assert len(native) == len(reference) == 8001
+    for name in POWERTRAIN_OUTPUTS:
+        assert np.array_equal(native[name], reference[name]), name
+    assert set(native["transmission.gear"]) == {1, 2, 3, 4, 5} and native["engine.torque"].min() < 0.0
+
+
+def test_the_native_powertrain_refuses_by_name(native_blocks):
+    """A file parameter fixed at export, an input outside its range, a step beyond the step budget of step_size."""
+    with instance(native_blocks["Powertrain"], "Powertrain") as (fmu, vr, refused):
+        fmu.setString([vr["powertrain_file"]], ["powertrain/suv_diesel_6at.json"])     # its own value
+        refused(lambda: fmu.setString([vr["powertrain_file"]], ["powertrain/other.json"]),
+                "parameter 'powertrain_file' is fixed at export")
+        refused(lambda: fmu.setBoolean([vr["allow_external_files"]], [True]),
+                "parameter 'allow_external_files' is fixed at export")
+        refused(lambda: fmu.setReal([vr["step_size"]], [0.5]), "step_size = 0.5 is outside its range")
+        refused(lambda: fmu.setReal([vr["throttle"]], [1.5]), "throttle = 1.5 is outside its range")
+        fmu.setReal([vr["throttle"]], [1.0])
+        fmu.setupExperiment(startTime=0.0)
+        fmu.enterInitializationMode()
+        fmu.exitInitializationMode()
+        assert fmu.getInteger([vr["transmission.gear"]]) == [1]
+        refused(lambda: fmu.doStep(0.0, 200.0), "internal steps of step_size = 0.001 s")
+        fmu.doStep(0.0, 0.5)
+        assert fmu.getReal([vr["engine.speed"]])[0] > 100.0                # stall speed at full throttle, held wheels
 
 
 def test_an_unknown_fmu_is_refused_by_name():
