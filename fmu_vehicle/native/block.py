@@ -1,5 +1,5 @@
-"""Native block FMUs: the FMUs whose Python slave is a ``fmi.block.BlockSlave`` (LeadVehicle, Powertrain), built with
-their two kernels compiled to machine code and a generic FMI 2.0 layer in C (``c/fmi2_block.c``), no Python
+"""Native block FMUs: the FMUs whose Python slave is a ``fmi.block.BlockSlave`` (LeadVehicle, Powertrain), built
+with their two kernels compiled to machine code and a generic FMI 2.0 layer in C (``c/fmi2_block.c``), no Python
 on the host.
 
 :func:`export` builds one:
@@ -9,7 +9,7 @@ on the host.
    ``p`` (``Block.parameter_array``, as the Python FMU makes it at initialization);
 2. the kernels ``Block.init`` and ``Block.step`` as two numba ``cfunc`` s (:func:`block_cfuncs`: the arrays'
    lengths are compile-time constants) compiled in a child process for the portable CPU with the package's
-   kernel cache, their LLVM IR emitted as object code (``emit.cached_object_code``, symbols
+   kernel cache (their IR cached: :func:`kernel_ir`), their LLVM IR emitted as object code (``emit.cached_object_code``, symbols
    :data:`BLOCK_SYMBOLS`) and linked with ``c/fmi2_block.c`` (which carries ``c/runtime.c``'s stand-ins for
    numba's error paths) per platform, exporting only ``fmi2*``;
 3. ``fv_block_config.h`` (:func:`config_header`): the variable table (value reference = position in the slave's
@@ -46,9 +46,9 @@ from ..fmi.registry import slave_script
 from ..fmi.slave_base import SlaveBase
 from ..paths import resources_dir
 from ..util import atomic_write
-from .emit import (C_DIR, FMI_EXPORTS, LIBC_SYMBOLS, TARGETS, WINDOWS_SYMBOLS, NativeBuildError, _run,
-                   cached_object_code, check_symbols, check_versions, kernel_cache_dir, link, missing_tools,
-                   runtime_symbols, undefined_symbols)
+from .emit import (C_DIR, FMI_EXPORTS, LIBC_SYMBOLS, TARGETS, WINDOWS_SYMBOLS, NativeBuildError, _ir_cache_dir, _run,
+                   _store_ir, _touch, cached_object_code, check_symbols, check_versions, kernel_cache_dir, link,
+                   missing_tools, runtime_symbols, undefined_symbols)
 
 BLOCK_C = C_DIR / "fmi2_block.c"
 BLOCK_FMUS = ("LeadVehicle", "Powertrain")
@@ -99,9 +99,37 @@ def block_cfuncs(block, sizes):
             cfunc(types.int64(f64p, f64p, f64p, f64p, types.float64, types.float64))(c_step))
 
 
+def ir_key(fmu: str, sizes) -> str:
+    """What the IR of a block's kernels depends on, hashed: the sources of its slave script and everything it
+    imports (the model's kernels), of this module, the arrays' lengths, the numba and llvmlite versions and the
+    CPU target."""
+    from importlib import metadata
+    from ..numerics import jit
+    from ..numerics.numba_compat import PINNED
+    parts = ("block", fmu, jit.source_key(slave_script(fmu)), jit.source_key(Path(__file__)),
+             repr(tuple(int(n) for n in sizes)), *(metadata.version(d) for d in PINNED), jit.PORTABLE_CPU)
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
+
+
 def kernel_ir(fmu: str, sizes) -> tuple[dict, dict]:
     """({entry: IR text}, {entry: wrapper symbol}) of the block's two cfuncs (:func:`block_cfuncs`) and the shared
-    kernels they reach, compiled in a child process for the portable CPU with the package's kernel cache."""
+    kernels they reach, compiled in a child process for the portable CPU with the package's kernel cache (about
+    7 s), and kept in the native IR cache under :func:`ir_key` (``emit.fresh_irs``'s folder): an export of
+    unchanged sources and sizes compiles nothing."""
+    cache = _ir_cache_dir()
+    folder = None if cache is None else cache / f"block-{ir_key(fmu, sizes)}"
+    if folder is not None and (folder / "names.json").is_file():
+        names = json.loads((folder / "names.json").read_text())
+        _touch(folder)
+        return {k: (folder / f"{k}.ll").read_text() for k in names}, names
+    irs, names = _compile_ir(fmu, sizes)
+    if folder is not None:
+        _store_ir(folder, irs, names)
+    return irs, names
+
+
+def _compile_ir(fmu: str, sizes) -> tuple[dict, dict]:
+    """:func:`kernel_ir` compiled in a child process."""
     from ..numerics.jit import PORTABLE_CPU
     from ..util import compiling_child_env
     with tempfile.TemporaryDirectory(prefix="fv_block_ir_") as tmp:
