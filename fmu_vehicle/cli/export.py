@@ -1,7 +1,7 @@
 """``fmu-vehicle export --native``: native vehicle FMUs (the compiled model and an FMI layer in C, no Python
 on the host), every Real parameter settable until initialization ends, the choices fixed at export
 (:mod:`fmu_vehicle.native.fmu`); FMI 2.0 Co-Simulation, or FMI 3.0 with ``--fmi-version 3`` (written to
-``<out>/fmi3/``). The block FMUs (LeadVehicle, Powertrain: :mod:`fmu_vehicle.native.block`) are FMI 2.0."""
+``<out>/fmi3/``). The block FMUs (LeadVehicle, Powertrain, Controller: :mod:`fmu_vehicle.native.block`) are FMI 2.0."""
 from __future__ import annotations
 
 from ..errors import ModelError
@@ -13,7 +13,7 @@ def add_parser(subparsers):
                               "at export")
     e.add_argument("fmus", nargs="*", metavar="FMU",
                    help="VehicleLV, Vehicle, VehicleCombination, TractorSemitrailer (default these four) and/or the "
-                        "block FMUs LeadVehicle, Powertrain (FMI 2.0)")
+                        "block FMUs LeadVehicle, Powertrain, Controller (FMI 2.0)")
     e.add_argument("--native", action="store_true", help="build the native FMUs (required: the only kind this "
                    "command builds)")
     e.add_argument("--set", action="append", metavar="NAME=VALUE", help="a parameter's value, fixed in the FMU "

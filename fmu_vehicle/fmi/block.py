@@ -8,7 +8,8 @@ A block's model is
 over its parameter array ``p`` (the Real parameters the kernels read, at the indices ``Block.parameters``
 names, followed by whatever the block derives from its other parameters and files at setup: tables, ...), its
 state ``s`` (``Block.n_state`` numbers), its inputs ``u`` (the FMU's Real inputs in variable-table order) and its
-outputs ``y`` (the FMU's outputs in variable-table order; an Integer output is a whole number there). A status
+outputs ``y`` (the FMU's outputs in variable-table order; an Integer output is a whole number there, a Boolean one
+0 or 1). A status
 other than 0 is a failure of the model. The same kernels run in the Python FMU (:class:`BlockSlave`, a thin
 owner of the arrays) and, compiled to machine code with a C FMI layer, in the native FMU
 (``fmu_vehicle.native.block``): no formula exists twice. See docs/native.md §9.
@@ -27,7 +28,8 @@ class Block(NamedTuple):
     """The kernels and array layout of a block FMU (module docstring)."""
     init: Callable            # njit init(p, s, u, y, t0) -> int
     step: Callable            # njit step(p, s, u, y, t, h) -> int
-    parameters: dict          # Real parameter name -> its index in p (settable until initialization ends)
+    parameters: dict          # Real parameter name -> its index in p (settable until initialization ends; at any
+                              # time if its variability is tunable)
     n_state: int              # length of s
     parameter_array: Callable  # parameter_array(values, resources) -> p (float64), from the parameter values
 
@@ -51,7 +53,8 @@ class BlockSlave(SlaveBase):
     def _setup(self):
         block, cls = self.BLOCK, type(self)
         self._u_names, self._y_names = block_inputs(cls.VARIABLES), block_outputs(cls.VARIABLES)
-        self._integer_outputs = {v.name for v in cls.VARIABLES if v.causality == "output" and v.type != "Real"}
+        kinds = {"Integer": int, "Boolean": bool}
+        self._output_kinds = [kinds.get(v.type, float) for v in cls.VARIABLES if v.causality == "output"]
         self.p = np.ascontiguousarray(block.parameter_array(self.values, self.resources), dtype=np.float64)
         self.s = np.zeros(max(block.n_state, 0))
         self.u = np.array([float(self.values[name]) for name in self._u_names], dtype=np.float64)
@@ -71,8 +74,17 @@ class BlockSlave(SlaveBase):
             raise ModelError(f"{self.MODEL_NAME} {what}: the model failed (status {int(status)})")
 
     def _write_outputs(self):
-        ints = self._integer_outputs
-        self.values.update((name, int(x) if name in ints else float(x)) for name, x in zip(self._y_names, self.y))
+        self.values.update((name, kind(x)) for name, kind, x in zip(self._y_names, self._output_kinds, self.y))
+
+    def _on_tunable_change(self, names):
+        self._parameters_from_values(names)
+
+    def _parameters_from_values(self, names) -> None:
+        """Write the parameters ``names`` the kernels read from ``p`` (``Block.parameters``) from the values."""
+        where = self.BLOCK.parameters
+        for name in names:
+            if name in where:
+                self.p[where[name]] = self.values[name]
 
     def _state(self) -> Any:
         return {"s": self.s.copy(), "y": self.y.copy()}
@@ -80,3 +92,4 @@ class BlockSlave(SlaveBase):
     def _restore(self, state):
         self.s[:] = state["s"]
         self.y[:] = state["y"]
+        self._parameters_from_values(self.BLOCK.parameters)      # tunable parameters come back with the values

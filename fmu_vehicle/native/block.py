@@ -1,6 +1,6 @@
-"""Native block FMUs: the FMUs whose Python slave is a ``fmi.block.BlockSlave`` (LeadVehicle, Powertrain), built
-with their two kernels compiled to machine code and a generic FMI 2.0 layer in C (``c/fmi2_block.c``), no Python
-on the host.
+"""Native block FMUs: the FMUs whose Python slave is a ``fmi.block.BlockSlave`` (LeadVehicle, Powertrain,
+Controller), built with their two kernels compiled to machine code and a generic FMI 2.0 layer in C
+(``c/fmi2_block.c``), no Python on the host.
 
 :func:`export` builds one:
 
@@ -19,8 +19,8 @@ on the host.
    enumerations and the ModelStructure of the Python FMU; the parameters fixed at export say so in their
    description).
 
-Settable until initialization ends: the Real parameters the kernels read from ``p`` (``Block.parameters``);
-every input at any time. The other parameters (an Enumeration, a String of points or a file name, ...) are fixed
+Settable until initialization ends: the Real parameters the kernels read from ``p`` (``Block.parameters``), those
+of variability tunable at any time (the Controller's ``acc.set_speed``); every input at any time. The other parameters (an Enumeration, a String of points or a file name, ...) are fixed
 at export: their own value is accepted, another refused naming them. See docs/native.md §9.
 """
 from __future__ import annotations
@@ -51,12 +51,13 @@ from .emit import (C_DIR, FMI_EXPORTS, LIBC_SYMBOLS, TARGETS, WINDOWS_SYMBOLS, N
                    missing_tools, runtime_symbols, undefined_symbols)
 
 BLOCK_C = C_DIR / "fmi2_block.c"
-BLOCK_FMUS = ("LeadVehicle", "Powertrain")
+BLOCK_FMUS = ("LeadVehicle", "Powertrain", "Controller")
 """The block FMUs with a native build (their slaves are ``fmi.block.BlockSlave`` s)."""
 BLOCK_SYMBOLS = {"init": "fv_block_init_raw", "step": "fv_block_step_raw"}
 """The object's symbol of each kernel (``emit.object_code``), called by ``c/fmi2_block.c``."""
-K_OUTPUT, K_INPUT, K_PARAMETER, K_FIXED = range(4)
-"""Where ``c/fmi2_block.c`` finds a variable: ``y``, ``u``, ``p``, or fixed at export."""
+K_OUTPUT, K_INPUT, K_PARAMETER, K_FIXED, K_TUNABLE = range(5)
+"""Where ``c/fmi2_block.c`` finds a variable: ``y``, ``u``, ``p`` (settable until initialization ends, or at any time:
+K_TUNABLE, a parameter of variability tunable), or fixed at export."""
 _TYPES = {"Real": 0, "Integer": 1, "Boolean": 2, "String": 3}
 FIXED_NOTE = " (native build: fixed at export)"
 """Added to the description of a parameter the native FMU takes only at export."""
@@ -183,7 +184,8 @@ def variable_rows(cls, table) -> list[tuple]:
                 raise ModelError(f"native block FMU: the input {v.name!r} is not Real")
             rows.append((type_, K_INPUT, inputs[v.name], start, lo, hi, ""))
         elif v.name in cls.BLOCK.parameters:
-            rows.append((type_, K_PARAMETER, cls.BLOCK.parameters[v.name], start, lo, hi, ""))
+            kind = K_TUNABLE if v.variability == "tunable" else K_PARAMETER
+            rows.append((type_, kind, cls.BLOCK.parameters[v.name], start, lo, hi, ""))
         else:
             rows.append((type_, K_FIXED, 0, start if type_ != "String" else 0.0, lo, hi,
                          start if type_ == "String" else ""))

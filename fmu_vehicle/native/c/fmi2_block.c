@@ -8,7 +8,7 @@
  * BlockSlave calls the same kernels: no formula lives here. The variable table (value reference = position),
  * the export's parameter array and the sizes come from the generated header fv_block_config.h, made from the
  * Python FMU's Var table. A Real parameter the kernels read from p is settable until initialization ends (range
- * checked, written into p); every other parameter is fixed at export (its own value accepted, another refused by
+ * checked, written into p; at any time if its variability is tunable); every other parameter is fixed at export (its own value accepted, another refused by
  * name). Inputs are range checked when set (NaN and infinities refused), outputs change in doStep only (and in
  * initialization mode, where they are the initial outputs for the parameters and inputs set so far).
  *
@@ -35,8 +35,10 @@ enum {
     K_OUTPUT,      /* output: y[index] (an Integer output holds a whole number there) */
     K_INPUT,       /* Real input: u[index] */
     K_PARAMETER,   /* Real parameter the kernels read at p[index]: settable until initialization ends */
-    K_FIXED        /* a parameter fixed at export (any type): start, or string */
+    K_FIXED,       /* a parameter fixed at export (any type): start, or string */
+    K_TUNABLE      /* Real parameter of variability tunable the kernels read at p[index]: settable at any time */
 };
+#define IN_P(kind) ((kind) == K_PARAMETER || (kind) == K_TUNABLE)
 typedef struct {
     int type, kind, index;
     double start, min, max;   /* Real/Integer/Boolean start value and bounds */
@@ -211,7 +213,8 @@ static double number(const Comp *c, const fv_var *v) {
     switch (v->kind) {
     case K_OUTPUT: return c->y[v->index];
     case K_INPUT: return c->u[v->index];
-    case K_PARAMETER: return c->p[v->index];
+    case K_PARAMETER:
+    case K_TUNABLE: return c->p[v->index];
     default: return v->start;
     }
 }
@@ -314,7 +317,7 @@ static fmi2Status set_values(Comp *c, const fmi2ValueReference vr[], size_t nvr,
     for (size_t i = 0; numbers && i < nvr; i++) {
         const fv_var *v = &FV_VARS[vr[i]];
         if (v->kind == K_INPUT) c->u[v->index] = numbers[i];
-        else if (v->kind == K_PARAMETER) c->p[v->index] = numbers[i];
+        else if (IN_P(v->kind)) c->p[v->index] = numbers[i];
     }
     return fmi2OK;
 }
@@ -489,10 +492,11 @@ static void serialize(const Comp *c, unsigned char *out) {
 static double read_double(const unsigned char *q, size_t i) { double x; memcpy(&x, q + 8 * i, sizeof x); return x; }
 static int64_t read_int64(const unsigned char *q, size_t i) { int64_t x; memcpy(&x, q + 8 * i, sizeof x); return x; }
 
-/* the variable of this kind and index (NULL: none) */
+/* the variable of this kind (K_PARAMETER: either kind in p) and index (NULL: none) */
 static const fv_var *var_at(int kind, int index) {
     for (int i = 0; i < FV_N_VARS; i++)
-        if (FV_VARS[i].kind == kind && FV_VARS[i].index == index) return &FV_VARS[i];
+        if ((FV_VARS[i].kind == kind || (kind == K_PARAMETER && IN_P(FV_VARS[i].kind))) && FV_VARS[i].index == index)
+            return &FV_VARS[i];
     return NULL;
 }
 
