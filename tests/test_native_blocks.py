@@ -26,7 +26,8 @@ def native_blocks(tmp_path_factory) -> dict:
     command = ["export", "--native", "LeadVehicle", "--set", "speed_profile=stop_and_go", "--platform", *platforms,
                "--out", str(out)]
     assert main(command) == 0
-    return {"LeadVehicle": out / "LeadVehicle.fmu", "Powertrain": block.export("Powertrain", out, targets=platforms)}
+    return {"LeadVehicle": out / "LeadVehicle.fmu",
+            **{name: block.export(name, out, targets=platforms) for name in ("Powertrain", "Controller")}}
 
 
 @pytest.fixture(scope="module")
@@ -212,6 +213,60 @@ def test_the_native_powertrain_refuses_by_name(native_blocks):
         refused(lambda: fmu.doStep(0.0, 200.0), "internal steps of step_size = 0.001 s")
         fmu.doStep(0.0, 0.5)
         assert fmu.getReal([vr["engine.speed"]])[0] > 100.0                # stall speed at full throttle, held wheels
+
+
+CONTROLLER_OUTPUTS = ["throttle", "brake", "brake_torque_front", "brake_torque_rear", "accel_command", "gap", "ttc",
+                      "aeb_active", "held", "lead_detected"]
+
+
+def _approach():
+    """20 s of inputs: the ego car decelerating from 25 m/s at 1.2 m/s^2 behind a lead at 15 m/s, 80 m ahead, that
+    brakes to a stop at 3 m/s^2 from 6 s (the AEB engages)."""
+    t = np.linspace(0.0, 20.0, 81)
+    v = np.clip(25.0 - 1.2 * t, 0.0, None)
+    lead = np.where(t < 6.0, 15.0, np.clip(15.0 - 3.0 * (t - 6.0), 0.0, None))
+
+    def position(speed):
+        return np.concatenate([[0.0], np.cumsum(0.125 * (speed[1:] + speed[:-1]))])
+    return np.array(list(zip(t, position(v), v, np.full(t.size, -1.2), 80.0 + position(lead), lead)),
+                    dtype=[("time", float), ("ego.x", float), ("ego.vx", float), ("ego.ax", float), ("lead.x", float),
+                           ("lead.vx", float)])
+
+
+def test_the_native_controller_equals_the_python_fmu_bit_for_bit(native_blocks, companion_fmus):
+    """The approach in 1 ms steps with set_speed, time_gap, sample_period and aeb.ttc_on set before
+    initialization: every output of every step equal to the pythonfmu FMU's (the ACC command, then the AEB)."""
+    from fmpy import simulate_fmu
+    kw = dict(stop_time=20.0, output_interval=1e-3, input=_approach(), output=CONTROLLER_OUTPUTS,
+              start_values={"acc.set_speed": 20.0, "acc.time_gap": 1.2, "sample_period": 0.005, "aeb.ttc_on": 2.0})
+    reference = simulate_fmu(str(companion_fmus["Controller"]), **kw)
+    native = simulate_fmu(str(native_blocks["Controller"]), **kw)
+    for name in CONTROLLER_OUTPUTS:
+        assert np.array_equal(native[name], reference[name]), name
+    assert native["aeb_active"].any() and native["throttle"].max() > 0.5 and native["brake"].max() == 1.0
+
+
+def test_a_tunable_parameter_of_the_native_controller_is_set_while_stepping(native_blocks):
+    """acc.set_speed (variability tunable) is taken between steps, as in the Python FMU; aeb.ttc_on (fixed) is
+    refused after initialization; ttc_off <= ttc_on fails initialization with the kernel's message."""
+    with instance(native_blocks["Controller"], "Controller") as (fmu, vr, refused):
+        fmu.setReal([vr["lead.x"]], [1e4])                      # no lead in range: cruise control
+        fmu.setReal([vr["ego.vx"]], [20.0])
+        fmu.setupExperiment(startTime=0.0)
+        fmu.enterInitializationMode()
+        fmu.exitInitializationMode()
+        assert fmu.getReal([vr["accel_command"]])[0] == pytest.approx(0.4 * (25.0 - 20.0))   # k_cruise (v_set - v)
+        fmu.setReal([vr["acc.set_speed"]], [10.0])
+        for k in range(200):                                     # 2 s: the command falls at the jerk limit
+            fmu.doStep(k * 0.01, 0.01)
+        assert fmu.getReal([vr["accel_command"]])[0] < 0.0       # the new set speed is below the speed
+        refused(lambda: fmu.setReal([vr["aeb.ttc_on"]], [1.0]),
+                "parameter 'aeb.ttc_on' can only be set before initialization ends")
+    with instance(native_blocks["Controller"], "Controller") as (fmu, vr, refused):
+        fmu.setReal([vr["aeb.ttc_on"], vr["aeb.ttc_off"]], [3.0, 2.0])
+        fmu.setupExperiment(startTime=0.0)
+        fmu.enterInitializationMode()
+        refused(fmu.exitInitializationMode, "ttc_off must exceed ttc_on")
 
 
 def test_an_unknown_fmu_is_refused_by_name():
