@@ -9,8 +9,7 @@ over its parameter array ``p`` (the Real parameters the kernels read, at the ind
 names, followed by whatever the block derives from its other parameters and files at setup: tables, ...), its
 state ``s`` (``Block.n_state`` numbers), its inputs ``u`` (the FMU's Real inputs in variable-table order) and its
 outputs ``y`` (the FMU's outputs in variable-table order; an Integer output is a whole number there, a Boolean one
-0 or 1). A status
-other than 0 is a failure of the model. The same kernels run in the Python FMU (:class:`BlockSlave`, a thin
+0 or 1). A status other than 0 is a failure of the model. The same kernels run in the Python FMU (:class:`BlockSlave`, a thin
 owner of the arrays) and, compiled to machine code with a C FMI layer, in the native FMU
 (``fmu_vehicle.native.block``): no formula exists twice. See docs/native.md §9.
 """
@@ -56,7 +55,7 @@ class BlockSlave(SlaveBase):
         kinds = {"Integer": int, "Boolean": bool}
         self._output_kinds = [kinds.get(v.type, float) for v in cls.VARIABLES if v.causality == "output"]
         self.p = np.ascontiguousarray(block.parameter_array(self.values, self.resources), dtype=np.float64)
-        self.s = np.zeros(max(block.n_state, 0))
+        self.s = np.zeros(block.n_state)
         self.u = np.array([float(self.values[name]) for name in self._u_names], dtype=np.float64)
         self.y = np.zeros(len(self._y_names))
         self._check(block.init(self.p, self.s, self.u, self.y, float(self.start_time)), "initialization")

@@ -48,7 +48,7 @@ from ..paths import resources_dir
 from ..util import atomic_write
 from .emit import (C_DIR, FMI_EXPORTS, LIBC_SYMBOLS, TARGETS, WINDOWS_SYMBOLS, NativeBuildError, _ir_cache_dir, _run,
                    _store_ir, _touch, cached_object_code, check_symbols, check_versions, kernel_cache_dir, link,
-                   missing_tools, runtime_symbols, undefined_symbols)
+                   runtime_symbols, undefined_symbols, usable_targets)
 
 BLOCK_C = C_DIR / "fmi2_block.c"
 BLOCK_FMUS = ("LeadVehicle", "Powertrain", "Controller")
@@ -192,14 +192,9 @@ def variable_rows(cls, table) -> list[tuple]:
     return rows
 
 
-def _c_number(x) -> str:
-    x = float(x)
-    if math.isinf(x):
-        return "INFINITY" if x > 0 else "-INFINITY"
-    return repr(x)
-
-
 def _c_string(text) -> str:
+    """``text`` as a C string literal: any character outside printable ASCII, a quote or a backslash as an octal
+    escape (a String parameter's value is a user's text)."""
     out = []
     for ch in str(text):
         out.append(f"\\{ord(ch):03o}" if ord(ch) < 0x20 or ch in '"\\' or ord(ch) > 0x7e else ch)
@@ -208,6 +203,7 @@ def _c_string(text) -> str:
 
 def config_header(cls, guid: str, table, p0) -> str:
     """``fv_block_config.h`` for ``c/fmi2_block.c`` (its comment lists what it defines)."""
+    from .fmu import _c_number
     sizes = (len(p0), cls.BLOCK.n_state, len(block_inputs(table)), len(block_outputs(table)))
     step_vr = -1 if cls.INTERNAL_STEP is None else [v.name for v in table].index(cls.INTERNAL_STEP)
     lines = [f"#define FV_MODEL_IDENTIFIER {_c_string(cls.MODEL_NAME)}", f"#define FV_GUID {_c_string(guid)}",
@@ -250,21 +246,13 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
     check_versions()
     cls = slave_class(fmu)
     values = parameter_values(cls.VARIABLES, settings)
-    usable = []
-    for name in targets:
-        missing = missing_tools(TARGETS[name])
-        if missing:
-            log(f"{fmu}: no {name} binary ({', '.join(missing)} not found; on Debian: apt-get install "
-                f"gcc-mingw-w64-x86-64)")
-        else:
-            usable.append(name)
-    if not usable:
-        raise NativeBuildError(f"{fmu}: no platform can be built ({', '.join(targets)}): the C compilers are missing")
+    usable = usable_targets(fmu, targets, log)
     p0 = parameter_array(cls, values)
     table = exported_table(cls, values)
     sizes = (p0.size, cls.BLOCK.n_state, len(block_inputs(table)), len(block_outputs(table)))
     guid = str(uuid.uuid5(uuid.NAMESPACE_URL, "fmu_vehicle-native-block:" + hashlib.sha256(
-        p0.tobytes() + repr((fmu, sorted(values.items(), key=str), BLOCK_C.read_bytes())).encode()).hexdigest()))
+        p0.tobytes() + repr((fmu, sorted(values.items(), key=str), ir_key(fmu, sizes), BLOCK_C.read_bytes())).encode()
+    ).hexdigest()))
     description = f"{cls.DESCRIPTION} (native build: compiled model, no Python on the host)"
     xml = model_description(fmu, guid, description, table, cls.STRUCTURE)
     log(f"{fmu}: compiling the block's kernels for a generic x86-64 CPU")

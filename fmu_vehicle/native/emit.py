@@ -110,6 +110,22 @@ def missing_tools(target: Target) -> list[str]:
     return [tool for tool in (target.cc, target.nm) if shutil.which(tool) is None]
 
 
+def usable_targets(fmu: str, targets, log) -> list[str]:
+    """The names of ``targets`` (``TARGETS`` keys) whose tools are installed; each other one is logged (``log``)
+    with what is missing, and if none is left NativeBuildError names the platforms (``fmu`` names the build)."""
+    usable = []
+    for name in targets:
+        missing = missing_tools(TARGETS[name])
+        if missing:
+            log(f"{fmu}: no {name} binary ({', '.join(missing)} not found; on Debian: apt-get install "
+                f"gcc-mingw-w64-x86-64)")
+        else:
+            usable.append(name)
+    if not usable:
+        raise NativeBuildError(f"{fmu}: no platform can be built ({', '.join(targets)}): the C compilers are missing")
+    return usable
+
+
 # ---- 1. LLVM IR ------------------------------------------------------------------------------------------
 def entry_ir(model_type, data_type, shape, methods=()) -> tuple[dict, dict]:
     """({entry: IR text}, {entry: wrapper symbol}) of the ``step`` entry points (``step_cfuncs``, and the
