@@ -18,16 +18,28 @@ RUN = {"x0": 12.5}
 
 @pytest.fixture(scope="module")
 def native_blocks(tmp_path_factory) -> dict:
-    """name -> path of the native LeadVehicle (exported by ``fmu-vehicle export --native``) and Powertrain
-    (``native.block.export``), linux64 and win64 where mingw is installed."""
-    from fmu_vehicle.cli import main
+    """name -> path of the native LeadVehicle (the demo's profile set at export), Powertrain and Controller
+    (``native.block.export_many``: one child process compiles the three blocks' kernels), linux64 and win64 where
+    mingw is installed."""
     out = tmp_path_factory.mktemp("native_blocks")
-    platforms = ["linux64", *(["win64"] if shutil.which("x86_64-w64-mingw32-gcc") else [])]
-    command = ["export", "--native", "LeadVehicle", "--set", "speed_profile=stop_and_go", "--platform", *platforms,
-               "--out", str(out)]
+    platforms = ("linux64", *(("win64",) if shutil.which("x86_64-w64-mingw32-gcc") else ()))
+    paths = block.export_many([("LeadVehicle", EXPORT), ("Powertrain", None), ("Controller", None)], out,
+                              targets=platforms)
+    return dict(zip(block.BLOCK_FMUS, paths))
+
+
+def test_export_native_takes_the_block_fmus(native_blocks, tmp_path, capsys):
+    """``fmu-vehicle export --native LeadVehicle --set ...`` writes the same FMU as ``native.block.export`` (its
+    kernels' IR and objects cached by the fixture's build: seconds); --fmi-version 3 is refused by name."""
+    from fmu_vehicle.cli import main
+    command = ["export", "--native", "LeadVehicle", "--set", "speed_profile=stop_and_go", "--platform", "linux64",
+               "--out", str(tmp_path)]
     assert main(command) == 0
-    return {"LeadVehicle": out / "LeadVehicle.fmu",
-            **{name: block.export(name, out, targets=platforms) for name in ("Powertrain", "Controller")}}
+    with zipfile.ZipFile(tmp_path / "LeadVehicle.fmu") as cli, zipfile.ZipFile(native_blocks["LeadVehicle"]) as ours:
+        assert cli.read("modelDescription.xml") == ours.read("modelDescription.xml")
+        assert cli.read("binaries/linux64/LeadVehicle.so") == ours.read("binaries/linux64/LeadVehicle.so")
+    assert main([*command, "--fmi-version", "3"]) != 0
+    assert "LeadVehicle: the native block FMUs are FMI 2.0 only" in capsys.readouterr().err
 
 
 @pytest.fixture(scope="module")
