@@ -1,7 +1,7 @@
 """``fmu-vehicle export --native``: native vehicle FMUs (the compiled model and an FMI layer in C, no Python
 on the host), every Real parameter settable until initialization ends, the choices fixed at export
 (:mod:`fmu_vehicle.native.fmu`); FMI 2.0 Co-Simulation, or FMI 3.0 with ``--fmi-version 3`` (written to
-``<out>/fmi3/``)."""
+``<out>/fmi3/``). The block FMUs (LeadVehicle, Powertrain, Controller: :mod:`fmu_vehicle.native.block`) are FMI 2.0."""
 from __future__ import annotations
 
 from ..errors import ModelError
@@ -12,7 +12,8 @@ def add_parser(subparsers):
                               "no Python on the host (linux64, and win64 with mingw); every parameter but dt fixed "
                               "at export")
     e.add_argument("fmus", nargs="*", metavar="FMU",
-                   help="VehicleLV, Vehicle, VehicleCombination and/or TractorSemitrailer (default all four)")
+                   help="VehicleLV, Vehicle, VehicleCombination, TractorSemitrailer (default these four) and/or the "
+                        "block FMUs LeadVehicle, Powertrain, Controller (FMI 2.0)")
     e.add_argument("--native", action="store_true", help="build the native FMUs (required: the only kind this "
                    "command builds)")
     e.add_argument("--set", action="append", metavar="NAME=VALUE", help="a parameter's value, fixed in the FMU "
@@ -28,6 +29,7 @@ def add_parser(subparsers):
 
 
 def run(a) -> int:
+    from ..native import block
     from ..native.fmu import NATIVE_FMUS, export
     if not a.native:
         raise ModelError("export: only native FMUs are exported by this command (--native); the Python FMUs are "
@@ -39,6 +41,12 @@ def run(a) -> int:
             raise ModelError(f"--set {item!r}: expected NAME=VALUE, e.g. --set v0=15")
         settings[name.strip()] = value.strip()
     for fmu in a.fmus or NATIVE_FMUS:
-        path = export(fmu, a.out, settings=settings, targets=tuple(a.platform), log=print, fmi_version=a.fmi_version)
+        if fmu in block.BLOCK_FMUS:
+            if a.fmi_version != 2:
+                raise ModelError(f"export {fmu}: the native block FMUs are FMI 2.0 only (--fmi-version 2)")
+            path = block.export(fmu, a.out, settings=settings, targets=tuple(a.platform), log=print)
+        else:
+            path = export(fmu, a.out, settings=settings, targets=tuple(a.platform), log=print,
+                          fmi_version=a.fmi_version)
         print(f"{path} written")
     return 0

@@ -46,13 +46,23 @@ Brake torque per wheel (positive, opposing the wheel spin):
 Modes: "acc_aeb" (default), "acc" (no AEB stage), "cruise" (lead ignored), "aeb" (AEB stage only: the ACC
 stage commands nothing, as in the Euro NCAP AEB car-to-car tests where the driver holds the speed).
 Outputs change only at sample instants: ``step(h)`` processes the instants in (t, t+h].
+
+The update is a numba kernel over flat float64 arrays (:func:`acc_init`, :func:`acc_step`, the block kernels of
+``fmi.block``), called by :class:`AccController` (which only owns the arrays), the Controller FMU's slave and its
+native build alike. Layout: p = the float fields of :class:`AccParameters` in :data:`FIELDS` order, then
+use_accel_input (0/1) and the mode's index in :data:`MODES` (:func:`acc_parameters`); s = :data:`STATE`;
+u = [x_ego, v_ego, a_ego, x_lead, v_lead]; y = [throttle, brake, brake_torque_front, brake_torque_rear, a_cmd,
+gap, ttc, aeb_active, held, lead_detected] (flags as 0/1).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
 
+import numpy as np
+
 from fmu_vehicle.errors import ModelError
+from fmu_vehicle.numerics.jit import njit
 
 #: "acc_aeb": ACC + emergency braking; "acc": no AEB stage; "cruise": speed control only, lead ignored;
 #: "aeb": emergency braking only (no ACC command).
@@ -124,135 +134,213 @@ class AccParameters:
                              f"ttc_off must exceed ttc_on (the AEB releases above ttc_off, engages below ttc_on)")
 
 
+FIELDS = tuple(f.name for f in fields(AccParameters) if f.name not in ("use_accel_input", "mode"))
+"""The float parameters in ``p``, in this order (then use_accel_input and the mode's index)."""
+(P_TS, P_SET_SPEED, P_TIME_GAP, P_D0, P_GAP_OFFSET, P_RANGE, P_ACCEL_MAX, P_DECEL_MAX, P_JERK, P_JERK_HIGH,
+ P_K_CRUISE, P_K_GAP, P_K_SPEED, P_K_LEAD, P_LEAD_FILTER, P_K_I, P_TTC_ON, P_TTC_OFF, P_MASS, P_RADIUS, P_DRIVE_MAX,
+ P_BRAKE_MAX, P_BIAS, P_HOLD, P_STOP_SPEED, P_LEAD_STOPPED, P_STOP_DECEL, P_RESTART) = range(28)
+P_USE_ACCEL, P_MODE = len(FIELDS), len(FIELDS) + 1
+M_ACC_AEB, M_ACC, M_CRUISE, M_AEB = range(4)
+STATE = ("t", "t0", "k", "a_cmd", "force_i", "a_lead_est", "v_ego_prev", "v_lead_prev", "aeb_active", "held",
+         "aeb_engaged", "fresh", "throttle", "brake", "brake_torque_front", "brake_torque_rear", "gap", "ttc",
+         "lead_detected")
+"""The state array ``s``, in this order (flags and the sample index k as numbers)."""
+(S_T, S_T0, S_K, S_ACMD, S_FI, S_ALEAD, S_VPREV, S_VLPREV, S_AEB, S_HELD, S_ENGAGED, S_FRESH, S_THROTTLE, S_BRAKE,
+ S_BTF, S_BTR, S_GAP, S_TTC, S_DETECTED) = range(len(STATE))
+INPUTS = ("x_ego", "v_ego", "a_ego", "x_lead", "v_lead")
+OUTPUTS = ("throttle", "brake", "brake_torque_front", "brake_torque_rear", "a_cmd", "gap", "ttc", "aeb_active", "held",
+           "lead_detected")
+"""The inputs ``u`` and outputs ``y``, in this order (the Controller FMU's)."""
+_PUBLISHED = (S_THROTTLE, S_BRAKE, S_BTF, S_BTR, S_ACMD, S_GAP, S_TTC, S_AEB, S_HELD, S_DETECTED)
+TTC_CAP = 1000.0
+"""s: the largest time to collision reported (none closing: this)."""
+
+
+def acc_parameters(params: AccParameters) -> np.ndarray:
+    """The parameter array ``p`` of ``params`` (module docstring)."""
+    floats = [float(getattr(params, name)) for name in FIELDS]
+    return np.array([*floats, 1.0 if params.use_accel_input else 0.0, float(MODES.index(params.mode))])
+
+
+@njit
+def jerk_limit(p, v):
+    """ACC-stage jerk limit J(v) [m/s^3] at speed v [m/s] (ISO 15622: 5 -> 2.5 m/s^3 from 5 to 20 m/s)."""
+    f = min(max((v - 5.0) / 15.0, 0.0), 1.0)
+    return p[P_JERK] + (p[P_JERK_HIGH] - p[P_JERK]) * f
+
+
+@njit
+def _sample(p, s, u, first):
+    """One controller update at instant t_k (k = s[S_K]), then k += 1 (module docstring)."""
+    ts = p[P_TS]
+    mode = int(p[P_MODE])
+    use_accel = p[P_USE_ACCEL] != 0.0
+    v, a_ego, v_lead = u[1], u[2], u[4]
+    if first or s[S_FRESH] != 0.0:
+        a_meas = a_ego if use_accel else 0.0
+        a_lead_raw = 0.0
+        s[S_FRESH] = 0.0
+    else:
+        a_meas = a_ego if use_accel else (v - s[S_VPREV]) / ts
+        a_lead_raw = (v_lead - s[S_VLPREV]) / ts
+    alpha = ts / (p[P_LEAD_FILTER] + ts)
+    s[S_ALEAD] = a_lead_raw if first else s[S_ALEAD] + alpha * (a_lead_raw - s[S_ALEAD])
+
+    gap = u[3] - u[0] - p[P_GAP_OFFSET]
+    s[S_GAP] = gap
+    detected = mode != M_CRUISE and gap < p[P_RANGE]
+    s[S_DETECTED] = 1.0 if detected else 0.0
+    closing = v - v_lead
+    ttc = gap / closing if (detected and closing > 0.1) else math.inf
+    s[S_TTC] = min(max(ttc, 0.0), TTC_CAP)
+
+    a_des = p[P_K_CRUISE] * (p[P_SET_SPEED] - v)
+    if detected:
+        d_des = p[P_D0] + p[P_TIME_GAP] * max(v, 0.0)
+        a_follow = (p[P_K_GAP] * (gap - d_des) + p[P_K_SPEED] * (v_lead - v)
+                    + p[P_K_LEAD] * s[S_ALEAD])
+        if v_lead < p[P_LEAD_STOPPED]:              # stop at the standstill distance
+            room = gap - p[P_D0]
+            if room > 0.05:
+                v_ref = math.sqrt(2.0 * p[P_STOP_DECEL] * room)
+                a_follow = p[P_K_SPEED] * (v_ref - v) - v * v / (2.0 * room)
+            else:
+                a_follow = -max(p[P_STOP_DECEL], v * v / 0.1)
+        a_des = min(a_des, a_follow)
+    lead_stopped = detected and v_lead < p[P_LEAD_STOPPED]
+    a_des = min(max(a_des, -p[P_DECEL_MAX]), p[P_ACCEL_MAX])
+
+    if s[S_AEB] != 0.0 and (closing <= 0.0 or (ttc > p[P_TTC_OFF] and mode != M_AEB)):
+        s[S_AEB] = 0.0
+    elif s[S_AEB] == 0.0 and ttc < p[P_TTC_ON] and (mode == M_ACC_AEB or mode == M_AEB):
+        s[S_AEB] = 1.0
+
+    if s[S_AEB] != 0.0:
+        s[S_ENGAGED] = 1.0
+        s[S_ACMD] = min(max(a_meas, -p[P_DECEL_MAX]), p[P_ACCEL_MAX])
+        s[S_FI] = 0.0
+        s[S_THROTTLE], s[S_BRAKE] = 0.0, 1.0
+    elif mode == M_AEB:
+        s[S_ACMD], s[S_FI], s[S_THROTTLE] = 0.0, 0.0, 0.0
+        s[S_BRAKE] = p[P_HOLD] if (s[S_ENGAGED] != 0.0 and v < p[P_STOP_SPEED]) else 0.0
+    else:
+        if first:
+            s[S_ACMD] = a_des
+        else:
+            dj = jerk_limit(p, v) * ts
+            s[S_ACMD] = min(max(a_des, s[S_ACMD] - dj), s[S_ACMD] + dj)
+        if s[S_HELD] != 0.0 and not lead_stopped and a_des > p[P_RESTART]:
+            s[S_HELD] = 0.0                          # automatic restart: the lead moves off
+        elif s[S_HELD] == 0.0 and v < p[P_STOP_SPEED] and s[S_ACMD] <= HOLD_ACCEL_TOL:
+            s[S_HELD], s[S_FI] = 1.0, 0.0
+        if s[S_HELD] != 0.0:
+            s[S_ACMD] = min(s[S_ACMD], 0.0)
+        force = p[P_MASS] * s[S_ACMD] + s[S_FI]
+        throttle = force / p[P_DRIVE_MAX] if force > 0.0 else 0.0
+        brake = -force * p[P_RADIUS] / p[P_BRAKE_MAX] if force < 0.0 else 0.0
+        saturated = throttle >= 1.0 or brake >= 1.0
+        holding = s[S_HELD] != 0.0
+        err = s[S_ACMD] - a_meas
+        if not first and not holding and not (saturated and err * force > 0.0):
+            s[S_FI] += p[P_MASS] * p[P_K_I] * err * ts
+        s[S_THROTTLE] = min(throttle, 1.0)
+        s[S_BRAKE] = min(brake, 1.0)
+        if holding:
+            s[S_THROTTLE], s[S_BRAKE] = 0.0, max(s[S_BRAKE], p[P_HOLD])
+
+    s[S_BTF] = s[S_BRAKE] * p[P_BRAKE_MAX] * p[P_BIAS] * 0.5
+    s[S_BTR] = s[S_BRAKE] * p[P_BRAKE_MAX] * (1.0 - p[P_BIAS]) * 0.5
+    s[S_VPREV], s[S_VLPREV] = v, v_lead
+    s[S_K] += 1.0
+
+
+@njit
+def _publish(s, y):
+    for i in range(len(_PUBLISHED)):
+        y[i] = s[_PUBLISHED[i]]
+
+
+@njit
+def acc_init(p, s, u, y, t0):
+    """The first sample at the start time ``t0`` [s] on the inputs ``u`` (the block kernels' ``init``; returns 0).
+    Raises for ttc_off <= ttc_on (the other limits are the FMU's parameter ranges)."""
+    if not p[P_TTC_OFF] > p[P_TTC_ON]:
+        raise ValueError("parameters 'aeb.ttc_on' and 'aeb.ttc_off': ttc_off must exceed ttc_on")
+    s[:] = 0.0
+    s[S_T] = s[S_T0] = t0
+    s[S_VPREV], s[S_VLPREV] = u[1], u[4]
+    s[S_TTC] = TTC_CAP
+    _sample(p, s, u, True)
+    s[S_FRESH] = 1.0
+    _publish(s, y)
+    return 0
+
+
+@njit
+def acc_step(p, s, u, y, t, h):
+    """The communication step [t, t + h] [s]: every sample instant t_k = t0 + k Ts in (t, t + h] (1e-6 Ts
+    tolerance) with the inputs ``u`` (the block kernels' ``step``; returns 0)."""
+    t_end = t + h
+    ts = p[P_TS]
+    tol = 1e-6 * ts
+    while s[S_T0] + s[S_K] * ts <= t_end + tol:
+        _sample(p, s, u, False)
+    s[S_T] = t_end
+    _publish(s, y)
+    return 0
+
+
+def _slot(array: str, index: int, kind=float):
+    """A property reading (and writing) ``self.<array>[index]`` as ``kind``."""
+    def get(self):
+        return kind(getattr(self, array)[index])
+
+    def put(self, value):
+        getattr(self, array)[index] = float(value)
+    return property(get, put)
+
+
 class AccController:
     """Sampled ACC + AEB; set the input attributes, call ``step(h)``, read the output attributes.
 
     inputs   x_ego [m], v_ego [m/s], a_ego [m/s^2] (used if use_accel_input), x_lead [m], v_lead [m/s]
     outputs  throttle, brake [1]; brake_torque_front, brake_torque_rear [N m per wheel]; a_cmd [m/s^2];
              aeb_active; held (standstill hold); gap [m]; ttc [s] (capped at 1e3 s); lead_detected
+    The kernels' arrays ``pa``, ``s``, ``u``, ``y`` (module docstring) hold everything; ``p`` is the
+    :class:`AccParameters` (set a new one to change parameters between steps).
     """
 
-    TTC_CAP = 1000.0
+    TTC_CAP = TTC_CAP
 
     def __init__(self, params: AccParameters, t0: float = 0.0, x_ego: float = 0.0, v_ego: float = 0.0,
                  a_ego: float = 0.0, x_lead: float = 1e6, v_lead: float = 0.0):
         self.p = params
-        self.t0 = float(t0)
-        self.t = self.t0
-        self.x_ego, self.v_ego, self.a_ego = float(x_ego), float(v_ego), float(a_ego)
-        self.x_lead, self.v_lead = float(x_lead), float(v_lead)
-        self.k = 0                            # index of the next sample instant
-        self.a_cmd = 0.0
-        self.force_i = 0.0
-        self.a_lead_est = 0.0
-        self.v_ego_prev = self.v_ego
-        self.v_lead_prev = self.v_lead
-        self.aeb_active = False
-        self.held = False
-        self.aeb_engaged = False
-        self.fresh = True
-        self.throttle = self.brake = 0.0
-        self.brake_torque_front = self.brake_torque_rear = 0.0
-        self.gap, self.ttc, self.lead_detected = 0.0, self.TTC_CAP, False
-        self.sample(first=True)
-        self.fresh = True
+        self.s = np.zeros(len(STATE))
+        self.u = np.array([x_ego, v_ego, a_ego, x_lead, v_lead], dtype=np.float64)
+        self.y = np.zeros(len(OUTPUTS))
+        acc_init(self.pa, self.s, self.u, self.y, float(t0))
+
+    @property
+    def p(self) -> AccParameters:
+        return self._params
+
+    @p.setter
+    def p(self, params: AccParameters) -> None:
+        self._params = params
+        self.pa = acc_parameters(params)
+
+    t0 = property(lambda self: float(self.s[S_T0]))
 
     def next_sample_time(self) -> float:
-        return self.t0 + self.k * self.p.sample_period
+        return float(self.s[S_T0] + self.s[S_K] * self.pa[P_TS])
 
     def step(self, h: float) -> None:
         """Advance by h [s]; runs every sample instant t_k in (t, t+h] with the current inputs."""
-        t_end = self.t + h
-        tol = 1e-6 * self.p.sample_period
-        while self.next_sample_time() <= t_end + tol:
-            self.sample()
-        self.t = t_end
+        acc_step(self.pa, self.s, self.u, self.y, float(self.s[S_T]), float(h))
 
     def jerk_limit(self, v: float) -> float:
-        """ACC-stage jerk limit J(v) [m/s^3] at speed v [m/s] (ISO 15622: 5 -> 2.5 m/s^3 from 5 to 20 m/s)."""
-        p = self.p
-        s = min(max((v - 5.0) / 15.0, 0.0), 1.0)
-        return p.jerk_max + (p.jerk_max_high_speed - p.jerk_max) * s
-
-    def sample(self, first: bool = False) -> None:
-        """One controller update at instant t_k (k = self.k), then k += 1."""
-        p = self.p
-        ts = p.sample_period
-        v = self.v_ego
-        if first or self.fresh:
-            a_meas = self.a_ego if p.use_accel_input else 0.0
-            a_lead_raw = 0.0
-            self.fresh = False
-        else:
-            a_meas = self.a_ego if p.use_accel_input else (v - self.v_ego_prev) / ts
-            a_lead_raw = (self.v_lead - self.v_lead_prev) / ts
-        alpha = ts / (p.lead_accel_filter + ts)
-        self.a_lead_est = a_lead_raw if first else self.a_lead_est + alpha * (a_lead_raw - self.a_lead_est)
-
-        self.gap = self.x_lead - self.x_ego - p.gap_offset
-        self.lead_detected = p.mode != "cruise" and self.gap < p.sensor_range
-        closing = v - self.v_lead
-        ttc = self.gap / closing if (self.lead_detected and closing > 0.1) else math.inf
-        self.ttc = min(max(ttc, 0.0), self.TTC_CAP)
-
-        a_des = p.k_cruise * (p.set_speed - v)
-        if self.lead_detected:
-            d_des = p.standstill_distance + p.time_gap * max(v, 0.0)
-            a_follow = (p.k_gap * (self.gap - d_des) + p.k_speed * (self.v_lead - v)
-                        + p.k_lead_accel * self.a_lead_est)
-            if self.v_lead < p.lead_stopped_speed:        # stop at the standstill distance
-                room = self.gap - p.standstill_distance
-                if room > 0.05:
-                    v_ref = math.sqrt(2.0 * p.stop_decel * room)
-                    a_follow = p.k_speed * (v_ref - v) - v * v / (2.0 * room)
-                else:
-                    a_follow = -max(p.stop_decel, v * v / 0.1)
-            a_des = min(a_des, a_follow)
-        lead_stopped = self.lead_detected and self.v_lead < p.lead_stopped_speed
-        a_des = min(max(a_des, -p.decel_max), p.accel_max)
-
-        if self.aeb_active and (closing <= 0.0 or (ttc > p.ttc_off and p.mode != "aeb")):
-            self.aeb_active = False
-        elif not self.aeb_active and ttc < p.ttc_on and p.mode in ("acc_aeb", "aeb"):
-            self.aeb_active = True
-
-        if self.aeb_active:
-            self.aeb_engaged = True
-            self.a_cmd = min(max(a_meas, -p.decel_max), p.accel_max)
-            self.force_i = 0.0
-            self.throttle, self.brake = 0.0, 1.0
-        elif p.mode == "aeb":
-            self.a_cmd, self.force_i, self.throttle = 0.0, 0.0, 0.0
-            self.brake = p.brake_hold if (self.aeb_engaged and v < p.stop_speed) else 0.0
-        else:
-            if first:
-                self.a_cmd = a_des
-            else:
-                dj = self.jerk_limit(v) * ts
-                self.a_cmd = min(max(a_des, self.a_cmd - dj), self.a_cmd + dj)
-            if self.held and not lead_stopped and a_des > p.restart_accel:
-                self.held = False                    # automatic restart: the lead moves off
-            elif not self.held and v < p.stop_speed and self.a_cmd <= HOLD_ACCEL_TOL:
-                self.held, self.force_i = True, 0.0
-            if self.held:
-                self.a_cmd = min(self.a_cmd, 0.0)
-            force = p.mass * self.a_cmd + self.force_i
-            throttle = force / p.drive_force_max if force > 0.0 else 0.0
-            brake = -force * p.wheel_radius / p.brake_torque_max if force < 0.0 else 0.0
-            saturated = throttle >= 1.0 or brake >= 1.0
-            holding = self.held
-            err = self.a_cmd - a_meas
-            if not first and not holding and not (saturated and err * force > 0.0):
-                self.force_i += p.mass * p.k_i * err * ts
-            self.throttle = min(throttle, 1.0)
-            self.brake = min(brake, 1.0)
-            if holding:
-                self.throttle, self.brake = 0.0, max(self.brake, p.brake_hold)
-
-        self.brake_torque_front = self.brake * p.brake_torque_max * p.brake_front_bias * 0.5
-        self.brake_torque_rear = self.brake * p.brake_torque_max * (1.0 - p.brake_front_bias) * 0.5
-        self.v_ego_prev, self.v_lead_prev = v, self.v_lead
-        self.k += 1
+        """ACC-stage jerk limit J(v) [m/s^3] at speed v [m/s]."""
+        return float(jerk_limit(self.pa, float(v)))
 
     # ------------------------------------------------------------------ state
     STATE_KEYS = ("t", "x_ego", "v_ego", "a_ego", "x_lead", "v_lead", "k", "a_cmd", "force_i", "a_lead_est",
@@ -265,3 +353,18 @@ class AccController:
     def set_state(self, state: dict) -> None:
         for k in self.STATE_KEYS:
             setattr(self, k, state[k])
+        _publish(self.s, self.y)
+
+
+def _add_slots() -> None:
+    """The inputs and the state entries (but t0) as attributes of :class:`AccController` (the sample index and the
+    flags as int and bool, as the plain-Python controller had them)."""
+    kinds = {"k": int, "aeb_active": bool, "held": bool, "aeb_engaged": bool, "fresh": bool, "lead_detected": bool}
+    for i, name in enumerate(INPUTS):
+        setattr(AccController, name, _slot("u", i))
+    for i, name in enumerate(STATE):
+        if name != "t0":
+            setattr(AccController, name, _slot("s", i, kinds.get(name, float)))
+
+
+_add_slots()

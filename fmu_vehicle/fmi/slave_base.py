@@ -1,7 +1,9 @@
 """``SlaveBase``: the pythonfmu ``Fmi2Slave`` that owns every FMI rule, so slaves stay thin.
 
 A concrete slave is a class-level variable table plus four hooks (``slaves/fmu_vehicle_lead_vehicle.py`` is a
-complete one, 54 lines with its docstring and imports; adding a controller FMU: docs/extending.md)::
+complete one, 42 lines with its docstring and imports, whose hooks are those of ``fmi.block.BlockSlave``: a model
+of two numba kernels over arrays, which also gets a native build, docs/native.md §10; adding a controller FMU:
+docs/extending.md)::
 
     class LeadVehicle(SlaveBase):
         MODEL_NAME = "LeadVehicle"                  # modelName = modelIdentifier = binary name

@@ -112,6 +112,22 @@ def missing_tools(target: Target) -> list[str]:
     return [tool for tool in (target.cc, target.nm) if shutil.which(tool) is None]
 
 
+def usable_targets(fmu: str, targets, log) -> list[str]:
+    """The names of ``targets`` (``TARGETS`` keys) whose tools are installed; each other one is logged (``log``)
+    with what is missing, and if none is left NativeBuildError names the platforms (``fmu`` names the build)."""
+    usable = []
+    for name in targets:
+        missing = missing_tools(TARGETS[name])
+        if missing:
+            log(f"{fmu}: no {name} binary ({', '.join(missing)} not found; on Debian: apt-get install "
+                f"gcc-mingw-w64-x86-64)")
+        else:
+            usable.append(name)
+    if not usable:
+        raise NativeBuildError(f"{fmu}: no platform can be built ({', '.join(targets)}): the C compilers are missing")
+    return usable
+
+
 # ---- 1. LLVM IR ------------------------------------------------------------------------------------------
 def entry_ir(model_type, data_type, shape, methods=()) -> tuple[dict, dict]:
     """({entry: IR text}, {entry: wrapper symbol}) of the ``step`` entry points (``step_cfuncs``, and the
@@ -270,9 +286,10 @@ def _child(request: str, out: str) -> None:
 
 
 # ---- 2. object code --------------------------------------------------------------------------------------
-def object_code(irs: dict, names: dict, target: Target) -> bytes:
-    """A relocatable object for ``target`` holding the entry points ``names`` (renamed to
-    :data:`ENTRY_SYMBOLS`) of the IR modules ``irs`` and everything they call (module docstring)."""
+def object_code(irs: dict, names: dict, target: Target, entries: dict = ENTRY_SYMBOLS) -> bytes:
+    """A relocatable object for ``target`` holding the entry points ``names`` (renamed as ``entries`` says:
+    :data:`ENTRY_SYMBOLS` for a system's step, ``native.block.BLOCK_SYMBOLS`` for a block's kernels) of the IR
+    modules ``irs`` and everything they call (module docstring)."""
     import llvmlite.binding as llvm
     from ..numerics.jit import PORTABLE_CPU
     llvm.initialize_all_targets()
@@ -280,12 +297,12 @@ def object_code(irs: dict, names: dict, target: Target) -> bytes:
     tm = llvm.Target.from_triple(target.triple).create_target_machine(
         cpu=PORTABLE_CPU, features="", opt=2, reloc="pic", codemodel="default")
     module = None
-    shared = [entry for entry in irs if entry not in ENTRY_SYMBOLS]
+    shared = [entry for entry in irs if entry not in entries]
     for entry, text in irs.items():
         mod = llvm.parse_assembly(text)
         fn = mod.get_function(names[entry])
-        if entry in ENTRY_SYMBOLS:
-            fn.name = ENTRY_SYMBOLS[entry]
+        if entry in entries:
+            fn.name = entries[entry]
             fn.visibility = "hidden"            # called by c/runtime.c's fv_advance/fv_final, not exported
         else:                                   # a shared kernel (numerics.shared): defines the symbol the
             fn.name = entry                     # entry points' modules declare
@@ -306,7 +323,7 @@ def object_code(irs: dict, names: dict, target: Target) -> bytes:
     return tm.emit_object(module)
 
 
-def cached_object_code(irs: dict, names: dict, target: Target) -> bytes:
+def cached_object_code(irs: dict, names: dict, target: Target, entries: dict = ENTRY_SYMBOLS) -> bytes:
     """:func:`object_code`, kept in the kernel cache folder (``native-obj/``) under a hash of the IR, the entry
     points' names, the target, the pinned versions and this module's source: the object of IR exported before
     (an FMU's FMI 2.0 and FMI 3.0 builds, the tests' several builds of one vehicle) is emitted once (15-20 s
@@ -316,7 +333,8 @@ def cached_object_code(irs: dict, names: dict, target: Target) -> bytes:
     from ..numerics import jit
     from ..numerics.cache import cache_dir
     h = hashlib.sha256()
-    for part in (*(f"{k}\0{irs[k]}\0{names[k]}" for k in sorted(irs)), target.triple, jit.PORTABLE_CPU,
+    for part in (*(f"{k}\0{irs[k]}\0{names[k]}\0{entries.get(k, '')}" for k in sorted(irs)), target.triple,
+                 jit.PORTABLE_CPU,
                  *(metadata.version(d) for d in PINNED), jit.source_key(Path(__file__))):
         h.update(part.encode() + b"\0")
     folder = None if cache_dir() is None else Path(cache_dir()) / "native-obj"
@@ -324,7 +342,7 @@ def cached_object_code(irs: dict, names: dict, target: Target) -> bytes:
     if path is not None and path.is_file():
         _touch(path)
         return path.read_bytes()
-    obj = object_code(irs, names, target)
+    obj = object_code(irs, names, target, entries)
     if path is not None:
         try:
             folder.mkdir(parents=True, exist_ok=True)

@@ -63,8 +63,8 @@ from ..fmi.vehicle_slave import load_vehicle, steering_input_limits, vehicle_str
 from ..fmi.version import package_version
 from ..paths import resource_path
 from ..util import atomic_write
-from .emit import (C_DIR, FMI3_EXPORTS, FMI_EXPORTS, RUNTIME_DEFINES, TARGETS, NativeBuildError, _run,
-                   build_library, fresh_ir, method_defines, missing_tools)
+from .emit import (C_DIR, FMI3_EXPORTS, FMI_EXPORTS, RUNTIME_DEFINES, TARGETS, _run, build_library, fresh_ir,
+                   method_defines, usable_targets)
 from .layout import ARRAY_DATA, make_image
 from .step import pack_system
 from .tunable import mass_offsets, tunable_parameters
@@ -495,16 +495,7 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
     variables = vehicle_variables(fmu, params)
     values = parameter_values(variables, settings)
     methods = carried_integrators(values, integrators)
-    usable = []
-    for name in targets:
-        missing = missing_tools(TARGETS[name])
-        if missing:
-            log(f"{fmu}: no {name} binary ({', '.join(missing)} not found; on Debian: apt-get install "
-                f"gcc-mingw-w64-x86-64)")
-        else:
-            usable.append(name)
-    if not usable:
-        raise NativeBuildError(f"{fmu}: no platform can be built ({', '.join(targets)}): the C compilers are missing")
+    usable = usable_targets(fmu, targets, log)
     car, sim, p, image = _image(fmu, values)
     tunables = tunable_parameters(variables, values, image, lambda v: _image(fmu, v)[3], skip=OWN_KINDS,
                                   log=lambda message: log(f"{fmu}: {message}"))

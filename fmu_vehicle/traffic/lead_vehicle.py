@@ -8,14 +8,25 @@ segment k (t_k <= t < t_k+1) with a_k = (v_k+1 - v_k)/(t_k+1 - t_k):
 
 where S_k is the distance accumulated up to t_k, so positions carry no integration error.  The
 acceleration is right-continuous (at a breakpoint it is the one of the segment that starts there).
+
+The formulas are numba kernels over flat float64 arrays (:func:`profile_state`, :func:`lead_init`,
+:func:`lead_step`), which the Python model, the LeadVehicle FMU's slave and its native build
+(``fmu_vehicle.native.block``) all call; :class:`LeadVehicle` only owns the arrays. Layout:
+
+    p = [x0 [m], n, t_1..t_n [s], v_1..v_n [m/s], S_1..S_n [m]]   (parameters: :func:`lead_parameters`)
+    s = [t [s], S(t0) [m]]                                        (state: the time, the distance at the start)
+    u = []                                                        (no inputs)
+    y = [x [m], vx [m/s], ax [m/s^2]]                             (outputs)
 """
 from __future__ import annotations
 
-import bisect
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from fmu_vehicle.errors import ModelError
+from fmu_vehicle.numerics.jit import njit
 
 DEFAULT_X0_M = 50.0
 """Position of the lead vehicle's rear bumper at the start time [m] when none is given (the LeadVehicle
@@ -57,22 +68,63 @@ class SpeedProfile:
         for k in range(len(self.times) - 1):
             dt = self.times[k + 1] - self.times[k]
             dist.append(dist[-1] + 0.5 * (self.speeds[k] + self.speeds[k + 1]) * dt)
-        object.__setattr__(self, "_dist", tuple(dist))
-
-    def _segment(self, t: float) -> int:
-        """Index k of the breakpoint at or before t (-1 before the first one)."""
-        return bisect.bisect_right(self.times, t) - 1
+        object.__setattr__(self, "table", np.array((*self.times, *self.speeds, *dist), dtype=np.float64))
 
     def evaluate(self, t: float) -> tuple[float, float, float]:
         """(distance from the first breakpoint [m], speed [m/s], acceleration [m/s^2]) at time t."""
-        k = self._segment(t)
-        if k < 0:
-            return self.speeds[0] * (t - self.times[0]), self.speeds[0], 0.0
-        tau = t - self.times[k]
-        if k == len(self.times) - 1:
-            return self._dist[k] + self.speeds[k] * tau, self.speeds[k], 0.0
-        a = (self.speeds[k + 1] - self.speeds[k]) / (self.times[k + 1] - self.times[k])
-        return self._dist[k] + self.speeds[k] * tau + 0.5 * a * tau * tau, self.speeds[k] + a * tau, a
+        return profile_state(self.table, len(self.times), t)
+
+
+@njit
+def profile_state(table, n, t):
+    """(S(t) [m], v(t) [m/s], a(t) [m/s^2]) of the profile ``table`` = [t_1..t_n, v_1..v_n, S_1..S_n] (module
+    docstring; S_k the distance from the first breakpoint to the k-th) at time ``t`` [s]."""
+    k = -1                                  # the breakpoint at or before t (-1 before the first one)
+    while k + 1 < n and table[k + 1] <= t:
+        k += 1
+    if k < 0:
+        return table[n] * (t - table[0]), table[n], 0.0
+    tau = t - table[k]
+    if k == n - 1:
+        return table[2 * n + k] + table[n + k] * tau, table[n + k], 0.0
+    a = (table[n + k + 1] - table[n + k]) / (table[k + 1] - table[k])
+    return table[2 * n + k] + table[n + k] * tau + 0.5 * a * tau * tau, table[n + k] + a * tau, a
+
+
+P_X0, P_N, P_TABLE = 0, 1, 2
+"""Positions in the parameter array ``p``: the start position x0 [m], the number of breakpoints, the table."""
+N_STATE = 2
+"""Length of the state array ``s``: the time [s] and the distance S(t0) [m] at the start time."""
+
+
+def lead_parameters(profile: SpeedProfile, x0: float) -> np.ndarray:
+    """The parameter array ``p`` of a lead vehicle (module docstring)."""
+    return np.concatenate(([float(x0), float(len(profile.times))], profile.table))
+
+
+@njit
+def lead_set_time(p, s, y, t):
+    """Move to the absolute time ``t`` [s]: s[0] = t and the outputs y = [x0 + S(t) - S(t0), v(t), a(t)]."""
+    dist, v, a = profile_state(p[P_TABLE:], int(p[P_N]), t)
+    s[0] = t
+    y[0] = p[P_X0] + (dist - s[1])
+    y[1] = v
+    y[2] = a
+
+
+@njit
+def lead_init(p, s, u, y, t0):
+    """Start at ``t0`` [s] at the position x0 = p[0] (the block kernels' ``init``; returns 0)."""
+    s[1] = profile_state(p[P_TABLE:], int(p[P_N]), t0)[0]
+    lead_set_time(p, s, y, t0)
+    return 0
+
+
+@njit
+def lead_step(p, s, u, y, t, h):
+    """The communication step [t, t + h] [s]: the exact state at t + h (the block kernels' ``step``; returns 0)."""
+    lead_set_time(p, s, y, t + h)
+    return 0
 
 
 def parse_speed_profile(text: str, name: str = "speed_profile") -> SpeedProfile:
@@ -112,17 +164,20 @@ class LeadVehicle:
         self.profile = profile
         self.x0 = float(x0)
         self.t0 = float(t0)
-        self._s0 = profile.evaluate(self.t0)[0]
-        self.t = self.t0
-        self.x, self.vx, self.ax = self.x0, 0.0, 0.0
-        self.set_time(self.t0)
+        self.p = lead_parameters(profile, self.x0)
+        self.s = np.zeros(N_STATE)
+        self.y = np.zeros(3)
+        lead_init(self.p, self.s, self.s[:0], self.y, self.t0)
+
+    t = property(lambda self: float(self.s[0]), doc="time [s]")
+    x = property(lambda self: float(self.y[0]), doc="position [m]")
+    vx = property(lambda self: float(self.y[1]), doc="speed [m/s]")
+    ax = property(lambda self: float(self.y[2]), doc="acceleration [m/s^2]")
 
     def set_time(self, t: float) -> None:
         """Move to absolute time t [s] and update x [m], vx [m/s], ax [m/s^2]."""
-        s, v, a = self.profile.evaluate(t)
-        self.t = t
-        self.x, self.vx, self.ax = self.x0 + (s - self._s0), v, a
+        lead_set_time(self.p, self.s, self.y, float(t))
 
     def step(self, h: float) -> None:
         """Advance by h [s]."""
-        self.set_time(self.t + h)
+        lead_step(self.p, self.s, self.s[:0], self.y, self.t, float(h))

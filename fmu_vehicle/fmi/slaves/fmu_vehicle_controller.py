@@ -1,10 +1,11 @@
 """Controller.fmu: adaptive cruise control + emergency braking, sampled at its own period.
 
-Interface and semantics: docs/fmus.md §6.
+Interface and semantics: docs/fmus.md §6. A block FMU (``fmi.block``): the kernels of ``control.acc`` over its
+arrays, also built natively (docs/native.md §10).
 """
-from fmu_vehicle.control.acc import MODES, AccController, AccParameters
+from fmu_vehicle.control.acc import FIELDS, MODES, STATE, AccParameters, acc_init, acc_parameters, acc_step
 from fmu_vehicle.errors import ModelError
-from fmu_vehicle.fmi.slave_base import SlaveBase
+from fmu_vehicle.fmi.block import Block, BlockSlave
 from fmu_vehicle.fmi.variables import Structure, Var
 
 _D = AccParameters()
@@ -50,7 +51,20 @@ PARAMETERS = {
 }
 
 
-class Controller(SlaveBase):
+def _parameters(values) -> AccParameters:
+    """The ACC parameters of the FMU's ``values``; an error names the FMU's parameters (``aeb.ttc_on``, not the
+    field ``ttc_on``), both of a pair that constrain each other."""
+    kwargs = {field: values[name] for name, (field, *_rest) in PARAMETERS.items()}
+    try:
+        return AccParameters(**kwargs, mode=values["mode"], use_accel_input=values["use_accel_input"])
+    except ModelError as exc:
+        text = str(exc).replace("ACC parameter", "parameter")
+        for name, (field, *_rest) in PARAMETERS.items():
+            text = text.replace(f"'{field}'", f"'{name}'")
+        raise ModelError(text) from None
+
+
+class Controller(BlockSlave):
     MODEL_NAME = "Controller"
     INTERNAL_STEP = "sample_period"
     DESCRIPTION = ("Full-speed-range adaptive cruise control (constant time gap, ISO 15622 deceleration and "
@@ -92,47 +106,5 @@ class Controller(SlaveBase):
                                                                       "brake_torque_front", "brake_torque_rear")},
         "accel_command": ("ego.x", "ego.vx", "ego.ax", "lead.x", "lead.vx"),
     })
-
-    def _parameters(self) -> AccParameters:
-        """The ACC parameters of the FMU's values; an error names the FMU's parameters (``aeb.ttc_on``, not the
-        field ``ttc_on``), both of a pair that constrain each other."""
-        v = self.values
-        kwargs = {field: v[name] for name, (field, *_rest) in PARAMETERS.items()}
-        try:
-            return AccParameters(**kwargs, mode=v["mode"], use_accel_input=v["use_accel_input"])
-        except ModelError as exc:
-            text = str(exc).replace("ACC parameter", "parameter")
-            for name, (field, *_rest) in PARAMETERS.items():
-                text = text.replace(f"'{field}'", f"'{name}'")
-            raise ModelError(text) from None
-
-    def _setup(self):
-        v = self.values
-        self.model = AccController(self._parameters(), self.start_time, v["ego.x"], v["ego.vx"], v["ego.ax"],
-                                   v["lead.x"], v["lead.vx"])
-        self._write_outputs()
-
-    def _on_tunable_change(self, names):
-        self.model.p = self._parameters()
-
-    def _advance(self, t, h):
-        m, v = self.model, self.values
-        m.t = t
-        m.x_ego, m.v_ego, m.a_ego, m.x_lead, m.v_lead = v["ego.x"], v["ego.vx"], v["ego.ax"], v["lead.x"], v["lead.vx"]
-        m.step(h)
-        self._write_outputs()
-
-    def _write_outputs(self):
-        m = self.model
-        self.values.update({
-            "throttle": m.throttle, "brake": m.brake, "brake_torque_front": m.brake_torque_front,
-            "brake_torque_rear": m.brake_torque_rear, "accel_command": m.a_cmd, "gap": m.gap, "ttc": m.ttc,
-            "aeb_active": m.aeb_active, "held": m.held, "lead_detected": m.lead_detected,
-        })
-
-    def _state(self):
-        return self.model.get_state()
-
-    def _restore(self, state):
-        self.model.set_state(state)
-        self.model.p = self._parameters()      # tunable parameters come back with the values
+    BLOCK = Block(acc_init, acc_step, {name: FIELDS.index(field) for name, (field, *_rest) in PARAMETERS.items()},
+                  len(STATE), lambda values, resources: acc_parameters(_parameters(values)))

@@ -2,16 +2,25 @@
 (the ``speed_profile`` enumeration, ``traffic.lead_vehicle.SPEED_PROFILES``) or a user's breakpoints
 (``speed_profile_points``, a String that overrides it when not empty).
 
-Interface and semantics: docs/fmus.md §7.
+Interface and semantics: docs/fmus.md §7. A block FMU (``fmi.block``): the kernels of
+``traffic.lead_vehicle`` over its arrays, also built natively (docs/native.md §10).
 """
-from fmu_vehicle.fmi.slave_base import SlaveBase
+from fmu_vehicle.fmi.block import Block, BlockSlave
 from fmu_vehicle.fmi.variables import Structure, Var
-from fmu_vehicle.traffic.lead_vehicle import DEFAULT_X0_M
-from fmu_vehicle.traffic.lead_vehicle import LeadVehicle as LeadVehicleModel
-from fmu_vehicle.traffic.lead_vehicle import SPEED_PROFILES, parse_speed_profile
+from fmu_vehicle.traffic.lead_vehicle import (DEFAULT_X0_M, N_STATE, P_X0, SPEED_PROFILES, lead_init, lead_parameters,
+                                              lead_step, parse_speed_profile)
 
 
-class LeadVehicle(SlaveBase):
+def _parameters(values, resources):
+    """The kernels' parameter array: the profile of ``speed_profile_points`` if not empty, else the shipped
+    ``speed_profile``, and ``x0``."""
+    points = values["speed_profile_points"]
+    profile = (parse_speed_profile(points, "speed_profile_points") if points.strip() else
+               parse_speed_profile(SPEED_PROFILES[values["speed_profile"]], "speed_profile"))
+    return lead_parameters(profile, values["x0"])
+
+
+class LeadVehicle(BlockSlave):
     MODEL_NAME = "LeadVehicle"
     DESCRIPTION = ("Lead vehicle on the x axis following a piecewise-linear speed profile "
                    "'t0:v0,t1:v1,...' [s:m/s] (shipped or a user's); positions integrated exactly")
@@ -30,25 +39,4 @@ class LeadVehicle(SlaveBase):
             "empty: the shipped speed_profile (a non-empty text overrides it)", "", type="String"),
     )
     STRUCTURE = Structure()     # no inputs: the outputs follow the parameters and time only
-
-    def _setup(self):
-        points = self.values["speed_profile_points"]
-        profile = (parse_speed_profile(points, "speed_profile_points") if points.strip() else
-                   parse_speed_profile(SPEED_PROFILES[self.values["speed_profile"]], "speed_profile"))
-        self.model = LeadVehicleModel(profile, self.values["x0"], self.start_time)
-        self._write_outputs()
-
-    def _advance(self, t, h):
-        self.model.set_time(t)
-        self.model.step(h)
-        self._write_outputs()
-
-    def _write_outputs(self):
-        m = self.model
-        self.values.update({"x": m.x, "vx": m.vx, "ax": m.ax})
-
-    def _state(self):
-        return self.model.t
-
-    def _restore(self, state):
-        self.model.set_time(state)
+    BLOCK = Block(lead_init, lead_step, {"x0": P_X0}, N_STATE, _parameters)

@@ -1,17 +1,25 @@
 """Powertrain.fmu: engine map + torque converter + 6-speed automatic + final drive + open differential.
 
-Interface and semantics: docs/fmus.md §5.
+Interface and semantics: docs/fmus.md §5. A block FMU (``fmi.block``): the kernels of ``powertrain.model`` over
+its arrays, also built natively (docs/native.md §10).
 """
 from pathlib import Path
 
+from fmu_vehicle.fmi.block import Block, BlockSlave
 from fmu_vehicle.fmi.resource_files import ALLOW_PARAMETER, load_file
-from fmu_vehicle.fmi.slave_base import SlaveBase
 from fmu_vehicle.fmi.variables import Structure, Var
 from fmu_vehicle.powertrain.data import load_powertrain
-from fmu_vehicle.powertrain.model import Powertrain as PowertrainModel
+from fmu_vehicle.powertrain.model import N_STATE, P_STEP, powertrain_init, powertrain_parameters, powertrain_step
 
 
-class Powertrain(SlaveBase):
+def _parameters(values, resources):
+    """The kernels' parameter array: the data of ``powertrain_file`` and ``step_size``."""
+    data = load_file(values["powertrain_file"], "powertrain_file", Path(resources), load_powertrain,
+                     allow_external=values[ALLOW_PARAMETER])
+    return powertrain_parameters(data, values["step_size"])
+
+
+class Powertrain(BlockSlave):
     MODEL_NAME = "Powertrain"
     DESCRIPTION = ("Automatic-transmission powertrain: engine torque map with idle governor and engine braking, "
                    "torque converter, shift schedule, final drive, open differential to two driven wheels")
@@ -45,30 +53,4 @@ class Powertrain(SlaveBase):
     #: Stepping: the inputs act in doStep only.
     STRUCTURE = Structure(initial={v.name: ("throttle", "wheel_left.omega", "wheel_right.omega")
                                    for v in VARIABLES if v.causality == "output"})
-
-    def _setup(self):
-        v = self.values
-        data = load_file(v["powertrain_file"], "powertrain_file", Path(self.resources), load_powertrain,
-                         allow_external=v[ALLOW_PARAMETER])
-        self.model = PowertrainModel(data, v["step_size"], v["throttle"], v["wheel_left.omega"], v["wheel_right.omega"])
-        self._write_outputs()
-
-    def _advance(self, t, h):
-        m, v = self.model, self.values
-        m.throttle, m.omega_left, m.omega_right = v["throttle"], v["wheel_left.omega"], v["wheel_right.omega"]
-        m.step(h)
-        self._write_outputs()
-
-    def _write_outputs(self):
-        m = self.model
-        self.values.update({
-            "wheel_left.torque_drive": m.torque_left, "wheel_right.torque_drive": m.torque_right,
-            "engine.speed": m.engine_speed, "engine.torque": m.engine_torque_out,
-            "torque_converter.speed_ratio": m.speed_ratio, "transmission.gear": m.gear,
-        })
-
-    def _state(self):
-        return self.model.get_state()
-
-    def _restore(self, state):
-        self.model.set_state(state)
+    BLOCK = Block(powertrain_init, powertrain_step, {"step_size": P_STEP}, N_STATE, _parameters)

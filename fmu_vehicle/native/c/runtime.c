@@ -43,7 +43,7 @@ double __wrap_exp(double x);
 double __wrap_exp(double x) { return exp(x); }
 #endif
 
-#ifndef FV_MODEL_WORDS
+#if !defined(FV_MODEL_WORDS) && !defined(FV_ERRORS_ONLY)
 #error "compile with -DFV_MODEL_WORDS=... -DFV_DATA_WORDS=... -DFV_N_STATES=... -DFV_N_OUTPUTS=... -DFV_N_KEY=..."
 #endif
 
@@ -157,6 +157,8 @@ void *numba_runtime_build_excinfo_struct(void *struct_gv, void *exc_args) {
 
 int numba_do_raise(void *exc) { (void)exc; if (!fv_err.raised) fv_raise("exception"); return 0; }
 
+/* a block FMU (c/fmi2_block.c, -DFV_ERRORS_ONLY) takes part 1 only: it has no image and no step */
+#ifndef FV_ERRORS_ONLY
 /* ---- 2. instances from images ------------------------------------------------------------------------ */
 #define FV_HEADER_BYTES 40
 #define FV_ALIGN 64
@@ -421,3 +423,4 @@ FV_API int64_t fv_advance_rk4e(int64_t *model_buf, int64_t *data_buf, double t0,
     return fv_err.raised ? FV_STATUS_RAISED : status;
 }
 #endif
+#endif /* FV_ERRORS_ONLY */
