@@ -63,25 +63,33 @@ def fmu_binary(resources: str | os.PathLike, model_identifier: str) -> Path:
     return Path(resources).resolve().parent / "binaries" / "linux64" / f"{model_identifier}.so"
 
 
-def finalize_at_exit(resources: str | os.PathLike | None, model_identifier: str) -> bool:
-    """Register the FMU binary's ``finalizePythonInterpreter`` as a C exit handler (see the module docstring).
-
-    Does nothing (returns False) outside Linux, when the binary is not loaded in this process (a slave
-    instantiated directly from Python, e.g. at build time) or when it does not export the function.
-    """
+def loaded_binary(resources: str | os.PathLike | None, model_identifier: str) -> ctypes.CDLL | None:
+    """The FMU's binary when this process has loaded it (pinned, ``RTLD_NODELETE``, and kept open), else None
+    (outside Linux, or a slave instantiated directly from Python, e.g. at build time)."""
     if not sys.platform.startswith("linux") or not resources:
-        return False
+        return None
     path = str(fmu_binary(resources, model_identifier))
     lib = _PINNED.get(path)
     if lib is None:
         try:   # only a binary that is already loaded; pin it so that it is never unloaded before exit
             lib = ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_NOLOAD | os.RTLD_NODELETE)
-            lib.finalizePythonInterpreter
-        except (OSError, AttributeError):
-            return False
+        except OSError:
+            return None
         _PINNED[path] = lib
-    handler = ctypes.cast(lib.finalizePythonInterpreter, ctypes.c_void_p)
-    return _cxa_atexit()(handler, None, None) == 0
+    return lib
+
+
+def finalize_at_exit(resources: str | os.PathLike | None, model_identifier: str) -> bool:
+    """Register the FMU binary's ``finalizePythonInterpreter`` as a C exit handler (see the module docstring).
+
+    Does nothing (returns False) when the binary is not loaded in this process (:func:`loaded_binary`) or does
+    not export the function (this package's own binary, which orders its exit itself).
+    """
+    lib = loaded_binary(resources, model_identifier)
+    handler = getattr(lib, "finalizePythonInterpreter", None) if lib is not None else None
+    if handler is None:
+        return False
+    return _cxa_atexit()(ctypes.cast(handler, ctypes.c_void_p), None, None) == 0
 
 
 @functools.cache
@@ -136,8 +144,9 @@ def settle_instance(package_name: str, resources: str | os.PathLike | None, mode
 
     A slave instantiated from plain Python (a script, a test, pythonfmu's builder) is left alone.
     """
-    if not finalize_at_exit(resources, model_identifier):
+    if loaded_binary(resources, model_identifier) is None:
         return False
+    finalize_at_exit(resources, model_identifier)
     restore_sys_path(resources)
     point_package_at(package_name, resources)
     importlib.import_module(f"{package_name}.numerics.cache").adopt_fmu_cache(resources)

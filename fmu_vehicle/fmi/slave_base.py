@@ -521,28 +521,33 @@ class SlaveBase(Fmi2Slave):
         if self._phase == "instantiated":
             self._phase = "initialization"
 
-    def exit_initialization_mode(self):
+    def exit_initialization_mode(self) -> bool:
+        """fmi2ExitInitializationMode: the model built from the parameters; False (the instance failed, the
+        reason logged) when they are refused, which this package's FMU binary returns as fmi2Error."""
         try:
             problems = [f"{v.causality} '{v.name}': {p}" for v in self.VARIABLES
                         if v.causality in ("parameter", "input") and (p := _check(v, self.values[v.name]))]
             if problems:
-                self._fail("invalid start values: " + "; ".join(problems))
-                return
+                return self._fail("invalid start values: " + "; ".join(problems))
             if self._error is not None:
-                self._fail(self._error)
-                return
+                return self._fail(self._error)
             if not (self._model_ready and self._setup_key == self._input_key()):
                 self._build_model()
             self._model_ready = True
             bad = self._non_finite_output()
             if bad:
-                self._fail(f"initialization of {self.MODEL_NAME}: initial output '{bad}' = "
-                           f"{self._value(bad)!r} is not finite (check the parameters)")
-                return
+                return self._fail(f"initialization of {self.MODEL_NAME}: initial output '{bad}' = "
+                                  f"{self._value(bad)!r} is not finite (check the parameters)")
             self._phase = "stepping"
             self._max_h = self._max_step()
+            return True
         except Exception as exc:
-            self._fail(f"initialization of {self.MODEL_NAME} failed: {_model_error_text(exc)}")
+            return self._fail(f"initialization of {self.MODEL_NAME} failed: {_model_error_text(exc)}")
+
+    def refuses_steps(self) -> bool:
+        """True while every doStep is refused until a valid state is restored (a failed instance): what this
+        package's FMU binary reports as fmi2Terminated besides a refused last step."""
+        return self._phase == "failed"
 
     def _fail(self, message: str) -> bool:
         self._phase = "failed"
