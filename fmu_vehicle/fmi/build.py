@@ -75,8 +75,8 @@ BINARY_VARIABLE = "FMU_VEHICLE_FMU_BINARY"
 
 
 def default_binary() -> str:
-    """The FMU binary of a build that names none: ``$FMU_VEHICLE_FMU_BINARY``, else ``pythonfmu``."""
-    name = os.environ.get(BINARY_VARIABLE) or "pythonfmu"
+    """The FMU binary of a build that names none: ``$FMU_VEHICLE_FMU_BINARY``, else ``fmu_vehicle``."""
+    name = os.environ.get(BINARY_VARIABLE) or "fmu_vehicle"
     if name not in BINARIES:
         raise BuildError(f"{BINARY_VARIABLE}={name!r}: not one of {', '.join(BINARIES)}")
     return name
@@ -181,8 +181,7 @@ PROLOGUE = """\
 # one archive next to this script; it is unpacked once per machine into a per-user folder keyed by the
 # archive's members (next to this script when no such folder can be written) and imported from there. If an
 # earlier FMU of this build imported the package from a folder that is gone, the package is pointed at this
-# copy. Then one reference to this script's namespace is kept per execution (the FMU binary releases one it
-# does not own at each instantiation).
+# copy.
 import os as _os, sys as _sys
 def _package_folder(here, name):
     import hashlib, shutil, tempfile, zipfile
@@ -219,15 +218,26 @@ if "{alias}" not in _sys.modules:      # imported from the folder, which then le
 elif not _os.path.isdir(_sys.modules["{alias}"].__path__[0]):
     from {alias}.fmi.embedding import point_package_at as _point_package_at
     _point_package_at("{alias}", _package_folder(_os.path.dirname(_os.path.abspath(__file__)), "{alias}"))
+"""
+
+BINARY_PROLOGUE = {
+    "fmu_vehicle": """\
+# The entry of the FMU binary (fmu_vehicle/fmi/wrapper/instance.py).
+from {alias}.fmi.wrapper.instance import fmi2_instance
+""",
+    "pythonfmu": """\
+# One reference to this script's namespace is kept per execution (pythonfmu's binary releases one it does not
+# own at each instantiation).
 from {alias}.fmi.embedding import keep_namespace as _keep_namespace
 _keep_namespace(globals())
-from {alias}.fmi.wrapper.instance import fmi2_instance
-"""
+""",
+}
+"""What the prologue adds for each FMU binary."""
 
 
 REEXECUTION_GUARD = """\
 # Added by the build (see fmu_vehicle/fmi/build.py, _with_prologue): the script's own code, its imports
-# included, runs only when the module is imported. The FMU binary executes the script again at every
+# included, runs only when the module is imported. pythonfmu's binary executes the script again at every
 # instantiation (a fresh dictionary for its names) and keeps a list of the MRO of every class it finds there
 # for good, so every class defined or imported anew would stay in memory for the process lifetime; it gets the
 # classes of the imported module instead.
@@ -250,17 +260,20 @@ def _indented(code: str) -> str:
                    for i, line in enumerate(code.splitlines(keepends=True), start=1))
 
 
-def _with_prologue(script: str, alias: str) -> str:
-    """``script`` with PROLOGUE inserted before its first import, and everything from that import on run only at
-    the module's import (``REEXECUTION_GUARD``).  The guard starts at the first import, not at the first import
-    of the package: a class a re-execution imports (``from pathlib import Path``) is a class among its names,
-    and the binary would keep the list of its MRO (and their repr strings) for every instance.  A
-    ``from __future__`` import stays first."""
+def _with_prologue(script: str, alias: str, binary: str) -> str:
+    """``script`` with PROLOGUE and the ``binary``'s part of it (BINARY_PROLOGUE) inserted before its first import.
+    For pythonfmu's binary, which executes the script again at every instantiation, everything from that import
+    on runs only at the module's import (``REEXECUTION_GUARD``).  The guard starts at the first import, not at
+    the first import of the package: a class a re-execution imports (``from pathlib import Path``) is a class
+    among its names, and that binary would keep the list of its MRO (and their repr strings) for every
+    instance.  A ``from __future__`` import stays first."""
     if re.search(rf"^(?:from|import)\s+{alias}\b", script, re.M) is None:
         raise BuildError(f"the slave script does not import the fmu_vehicle package")
     match = re.search(r"^(?:from|import)\s+(?!__future__\b)", script, re.M)
-    body = _indented(script[match.start():]).rstrip("\n")
-    return script[:match.start()] + PROLOGUE.format(alias=alias) + REEXECUTION_GUARD.format(body=body)
+    head = script[:match.start()] + PROLOGUE.format(alias=alias) + BINARY_PROLOGUE[binary].format(alias=alias)
+    if binary != "pythonfmu":
+        return head + script[match.start():]
+    return head + REEXECUTION_GUARD.format(body=_indented(script[match.start():]).rstrip("\n"))
 
 
 def _stage_package(stage: Path, digest: str) -> str:
@@ -293,7 +306,7 @@ def _build_here(script: Path, work: Path, extra: list[Path], binary: str) -> Pat
         "version": version, "sources": digest, "python": platform.python_version(),
         "numba": numba.__version__, "binary": binary}) + "\n")
     staged_script = stage / f"{script.stem}_{digest[:DIGEST_CHARS]}.py"
-    staged_script.write_text(_with_prologue(_rename_imports(script.read_text(), alias), alias))
+    staged_script.write_text(_with_prologue(_rename_imports(script.read_text(), alias), alias, binary))
 
     # the staged package ships no data of its own: a slave that reads data files at import (start values)
     # reads the checkout's here, and its FMU resources folder inside the FMU
