@@ -142,10 +142,23 @@ static const char *ensure_python(void)
 }
 
 /* ---------------------------------------------------------------- messages */
+/* ``text`` as the logger's format, each '%' doubled (as the slave writes its messages: hosts that format the
+ * message and hosts that print it as it is both show the text). */
 static void log_text(Instance *c, fmi2Status status, const char *category, const char *text)
 {
-    if (c->logger && (c->logging_on || status >= fmi2Error))
-        c->logger(c->env, c->name, status, category, "%s", text);
+    if (!c->logger || !(c->logging_on || status >= fmi2Error))
+        return;
+    char *format = malloc(2 * strlen(text) + 1), *q = format;
+    if (!format)
+        return;
+    for (const char *p = text; *p; p++) {
+        *q++ = *p;
+        if (*p == '%')
+            *q++ = '%';
+    }
+    *q = '\0';
+    c->logger(c->env, c->name, status, category, format);
+    free(format);
 }
 
 /* Pass the slave's queued messages (each already a printf-safe format) to the logger; GIL held. */
@@ -473,142 +486,142 @@ EXPORT fmi2Status fmi2Reset(fmi2Component component)
 }
 
 /* ---------------------------------------------------------------- values */
-EXPORT fmi2Status fmi2SetReal(fmi2Component component, const fmi2ValueReference vr[], size_t nvr,
-                              const fmi2Real value[])
+/* One C value -> a new Python object (NULL with an exception set). */
+typedef PyObject *(*ToPython)(const void *values, size_t i);
+
+static PyObject *real_item(const void *values, size_t i) { return PyFloat_FromDouble(((const fmi2Real *)values)[i]); }
+static PyObject *integer_item(const void *values, size_t i) { return PyLong_FromLong(((const fmi2Integer *)values)[i]); }
+static PyObject *boolean_item(const void *values, size_t i)
 {
-    ENTER(c);
-    PyObject *refs = references(vr, nvr), *values = PyList_New((Py_ssize_t)nvr), *result = NULL;
-    for (size_t i = 0; values && i < nvr; i++)
-        PyList_SET_ITEM(values, (Py_ssize_t)i, PyFloat_FromDouble(value[i]));
-    if (refs && values)
-        result = PyObject_CallMethod(c->py, "set_real", "OO", refs, values);
-    Py_XDECREF(refs);
-    Py_XDECREF(values);
-    LEAVE(finish(c, result, "fmi2SetReal"));
+    return PyBool_FromLong(((const fmi2Boolean *)values)[i] != fmi2False);
 }
 
-EXPORT fmi2Status fmi2SetInteger(fmi2Component component, const fmi2ValueReference vr[], size_t nvr,
+/* A String: bytes that are not UTF-8 arrive as lone surrogates, which the slave refuses by name. */
+static PyObject *string_item(const void *values, size_t i)
+{
+    const char *text = ((const fmi2String *)values)[i];
+    if (!text)
+        return Py_NewRef(Py_None);
+    return PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "surrogateescape");
+}
+
+/* The slave's ``setter``(value references, values). */
+static fmi2Status set_values(fmi2Component component, const char *setter, const char *what,
+                             const fmi2ValueReference vr[], size_t nvr, const void *values, ToPython convert)
+{
+    ENTER(c);
+    PyObject *refs = references(vr, nvr), *list = PyList_New((Py_ssize_t)nvr), *result = NULL;
+    int ok = refs && list;
+    for (size_t i = 0; ok && i < nvr; i++) {
+        PyObject *item = convert(values, i);
+        ok = item != NULL;
+        if (ok)
+            PyList_SET_ITEM(list, (Py_ssize_t)i, item);
+    }
+    if (ok)
+        result = PyObject_CallMethod(c->py, setter, "OO", refs, list);
+    Py_XDECREF(refs);
+    Py_XDECREF(list);
+    LEAVE(finish(c, result, what));
+}
+
+EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Real value[])
+{
+    return set_values(c, "set_real", "fmi2SetReal", vr, nvr, value, real_item);
+}
+
+EXPORT fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
                                  const fmi2Integer value[])
 {
-    ENTER(c);
-    PyObject *refs = references(vr, nvr), *values = PyList_New((Py_ssize_t)nvr), *result = NULL;
-    for (size_t i = 0; values && i < nvr; i++)
-        PyList_SET_ITEM(values, (Py_ssize_t)i, PyLong_FromLong(value[i]));
-    if (refs && values)
-        result = PyObject_CallMethod(c->py, "set_integer", "OO", refs, values);
-    Py_XDECREF(refs);
-    Py_XDECREF(values);
-    LEAVE(finish(c, result, "fmi2SetInteger"));
+    return set_values(c, "set_integer", "fmi2SetInteger", vr, nvr, value, integer_item);
 }
 
-EXPORT fmi2Status fmi2SetBoolean(fmi2Component component, const fmi2ValueReference vr[], size_t nvr,
+EXPORT fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
                                  const fmi2Boolean value[])
 {
+    return set_values(c, "set_boolean", "fmi2SetBoolean", vr, nvr, value, boolean_item);
+}
+
+EXPORT fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2String value[])
+{
+    return set_values(c, "set_string", "fmi2SetString", vr, nvr, value, string_item);
+}
+
+/* One Python object -> the C value ``values[i]``; -1 with an exception set when it is not one. */
+typedef int (*FromPython)(PyObject *item, void *values, size_t i);
+
+static int real_value(PyObject *item, void *values, size_t i)
+{
+    double x = PyFloat_AsDouble(item);
+    ((fmi2Real *)values)[i] = x;
+    return x == -1.0 && PyErr_Occurred() ? -1 : 0;
+}
+
+static int integer_value(PyObject *item, void *values, size_t i)
+{
+    long x = PyLong_AsLong(item);
+    ((fmi2Integer *)values)[i] = (fmi2Integer)x;
+    return x == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
+static int boolean_value(PyObject *item, void *values, size_t i)
+{
+    int truth = PyObject_IsTrue(item);
+    ((fmi2Boolean *)values)[i] = truth > 0 ? fmi2True : fmi2False;
+    return truth < 0 ? -1 : 0;
+}
+
+/* A String: a pointer into the str object, valid while the result list is kept (Instance.strings). */
+static int string_value(PyObject *item, void *values, size_t i)
+{
+    const char *text = PyUnicode_Check(item) ? PyUnicode_AsUTF8(item) : NULL;
+    ((fmi2String *)values)[i] = text;
+    if (text)
+        return 0;
+    if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_TypeError, "get_string returned a value that is not a str");
+    return -1;
+}
+
+/* The slave's ``getter``(value references), a list of nvr values, into ``values``. */
+static fmi2Status get_values(fmi2Component component, const char *getter, const char *what,
+                             const fmi2ValueReference vr[], size_t nvr, void *values, FromPython convert)
+{
     ENTER(c);
-    PyObject *refs = references(vr, nvr), *values = PyList_New((Py_ssize_t)nvr), *result = NULL;
-    for (size_t i = 0; values && i < nvr; i++)
-        PyList_SET_ITEM(values, (Py_ssize_t)i, PyBool_FromLong(value[i] != fmi2False));
-    if (refs && values)
-        result = PyObject_CallMethod(c->py, "set_boolean", "OO", refs, values);
+    PyObject *refs = references(vr, nvr), *list = NULL;
+    if (refs)
+        list = PyObject_CallMethod(c->py, getter, "O", refs);
     Py_XDECREF(refs);
-    Py_XDECREF(values);
-    LEAVE(finish(c, result, "fmi2SetBoolean"));
-}
-
-EXPORT fmi2Status fmi2SetString(fmi2Component component, const fmi2ValueReference vr[], size_t nvr,
-                                const fmi2String value[])
-{
-    ENTER(c);
-    PyObject *refs = references(vr, nvr), *values = PyList_New((Py_ssize_t)nvr), *result = NULL;
-    for (size_t i = 0; values && i < nvr; i++) {
-        /* bytes that are not UTF-8 arrive as lone surrogates, which the slave refuses by name */
-        PyObject *text = value[i] ? PyUnicode_DecodeUTF8(value[i], (Py_ssize_t)strlen(value[i]), "surrogateescape")
-                                  : Py_NewRef(Py_None);
-        if (!text) {
-            PyErr_Clear();
-            text = Py_NewRef(Py_None);
-        }
-        PyList_SET_ITEM(values, (Py_ssize_t)i, text);
+    if (list && (!PyList_Check(list) || PyList_GET_SIZE(list) != (Py_ssize_t)nvr)) {
+        PyErr_Format(PyExc_TypeError, "%s returned %R, not a list of %zu values", getter, list, nvr);
+        Py_CLEAR(list);
     }
-    if (refs && values)
-        result = PyObject_CallMethod(c->py, "set_string", "OO", refs, values);
-    Py_XDECREF(refs);
-    Py_XDECREF(values);
-    LEAVE(finish(c, result, "fmi2SetString"));
-}
-
-/* ``getter``(vr) as a list of nvr items (new reference), or NULL with the exception set. */
-static PyObject *get_values(Instance *c, const char *getter, const fmi2ValueReference vr[], size_t nvr)
-{
-    PyObject *refs = references(vr, nvr);
-    if (!refs)
-        return NULL;
-    PyObject *result = PyObject_CallMethod(c->py, getter, "O", refs);
-    Py_DECREF(refs);
-    if (result && (!PyList_Check(result) || PyList_GET_SIZE(result) != (Py_ssize_t)nvr)) {
-        PyErr_Format(PyExc_TypeError, "%s returned %R, not a list of %zu values", getter, result, nvr);
-        Py_CLEAR(result);
-    }
-    return result;
-}
-
-EXPORT fmi2Status fmi2GetReal(fmi2Component component, const fmi2ValueReference vr[], size_t nvr, fmi2Real value[])
-{
-    ENTER(c);
-    PyObject *list = get_values(c, "get_real", vr, nvr);
-    for (size_t i = 0; list && i < nvr; i++) {
-        value[i] = PyFloat_AsDouble(PyList_GET_ITEM(list, (Py_ssize_t)i));
-        if (value[i] == -1.0 && PyErr_Occurred())
+    for (size_t i = 0; list && i < nvr; i++)
+        if (convert(PyList_GET_ITEM(list, (Py_ssize_t)i), values, i) < 0)
             Py_CLEAR(list);
-    }
-    LEAVE(finish(c, list, "fmi2GetReal"));
-}
-
-EXPORT fmi2Status fmi2GetInteger(fmi2Component component, const fmi2ValueReference vr[], size_t nvr,
-                                 fmi2Integer value[])
-{
-    ENTER(c);
-    PyObject *list = get_values(c, "get_integer", vr, nvr);
-    for (size_t i = 0; list && i < nvr; i++) {
-        long v = PyLong_AsLong(PyList_GET_ITEM(list, (Py_ssize_t)i));
-        value[i] = (fmi2Integer)v;
-        if (v == -1 && PyErr_Occurred())
-            Py_CLEAR(list);
-    }
-    LEAVE(finish(c, list, "fmi2GetInteger"));
-}
-
-EXPORT fmi2Status fmi2GetBoolean(fmi2Component component, const fmi2ValueReference vr[], size_t nvr,
-                                 fmi2Boolean value[])
-{
-    ENTER(c);
-    PyObject *list = get_values(c, "get_boolean", vr, nvr);
-    for (size_t i = 0; list && i < nvr; i++) {
-        int truth = PyObject_IsTrue(PyList_GET_ITEM(list, (Py_ssize_t)i));
-        value[i] = truth > 0 ? fmi2True : fmi2False;
-        if (truth < 0)
-            Py_CLEAR(list);
-    }
-    LEAVE(finish(c, list, "fmi2GetBoolean"));
-}
-
-EXPORT fmi2Status fmi2GetString(fmi2Component component, const fmi2ValueReference vr[], size_t nvr,
-                                fmi2String value[])
-{
-    ENTER(c);
-    PyObject *list = get_values(c, "get_string", vr, nvr);
-    for (size_t i = 0; list && i < nvr; i++) {
-        value[i] = PyUnicode_Check(PyList_GET_ITEM(list, (Py_ssize_t)i))
-                   ? PyUnicode_AsUTF8(PyList_GET_ITEM(list, (Py_ssize_t)i)) : NULL;
-        if (!value[i]) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_TypeError, "get_string returned a value that is not a str");
-            Py_CLEAR(list);
-        }
-    }
-    if (list)                      /* the texts live as long as the list: until the next fmi2GetString */
+    if (list && convert == string_value)   /* the texts live as long as the list: until the next fmi2GetString */
         Py_XSETREF(c->strings, Py_NewRef(list));
-    LEAVE(finish(c, list, "fmi2GetString"));
+    LEAVE(finish(c, list, what));
+}
+
+EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Real value[])
+{
+    return get_values(c, "get_real", "fmi2GetReal", vr, nvr, value, real_value);
+}
+
+EXPORT fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Integer value[])
+{
+    return get_values(c, "get_integer", "fmi2GetInteger", vr, nvr, value, integer_value);
+}
+
+EXPORT fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Boolean value[])
+{
+    return get_values(c, "get_boolean", "fmi2GetBoolean", vr, nvr, value, boolean_value);
+}
+
+EXPORT fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2String value[])
+{
+    return get_values(c, "get_string", "fmi2GetString", vr, nvr, value, string_value);
 }
 
 /* ---------------------------------------------------------------- stepping and status */
