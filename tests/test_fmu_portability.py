@@ -126,6 +126,16 @@ def test_c_host_reports_a_failing_step_with_its_status(scenario_fmus, c_host):
     assert "fmi2DoStep returned status 2" in run.stderr and "wheel_front.torque_brake" in run.stderr
 
 
+def test_c_host_runs_a_python_fmu_with_no_python_in_its_environment(scenario_fmus, c_host):
+    """The FMU binary links this Python's libpython and starts it with this Python's home: no LD_PRELOAD, no
+    PYTHONHOME or PYTHONPATH (docs/fmu_hosts.md); the numpy FMU runs, saves and restores its state, exits 0."""
+    fmu = Path(scenario_fmus["Powertrain"])
+    run = run_c_host(c_host, fmu, default_outputs(fmu), HOST_INPUTS["Powertrain"], 1e-3, 200, every=100,
+                     state_check=True, python=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.rows.shape[0] == 3 and np.isfinite(run.rows).all()
+
+
 SEQUENCE = """
 import json, sys
 from fmpy import simulate_fmu

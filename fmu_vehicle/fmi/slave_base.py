@@ -335,6 +335,9 @@ class SlaveBase(Fmi2Slave):
                                  f"{short(value)}: not one of its item values {var.items_text()}; ignored")
                     return
                 value = name
+            elif var.type == "String" and isinstance(value, str) and not _utf8(value):   # bytes that were not UTF-8
+                self._refuse(f"setString of '{var.name}': the value is not valid UTF-8 text, ignored")
+                return
             elif not _accepts(var, value):
                 self._refuse(f"setting {var.type} variable '{var.name}' to {short(value)}: wrong type, ignored")
                 return
