@@ -335,9 +335,6 @@ class SlaveBase(Fmi2Slave):
                                  f"{short(value)}: not one of its item values {var.items_text()}; ignored")
                     return
                 value = name
-            elif var.type == "String" and isinstance(value, str) and not _utf8(value):   # bytes that were not UTF-8
-                self._refuse(f"setString of '{var.name}': the value is not valid UTF-8 text, ignored")
-                return
             elif not _accepts(var, value):
                 self._refuse(f"setting {var.type} variable '{var.name}' to {short(value)}: wrong type, ignored")
                 return
@@ -385,7 +382,10 @@ class SlaveBase(Fmi2Slave):
         table, bad = self._by_type[kind], []
         for vr, value in zip(vrs, values):
             var = table.get(vr) if type(vr) is int else None
-            if var is None and kind == "String" and type(vr) is int and vr in self._by_type["Integer"] \
+            if kind == "String" and isinstance(value, str) and not _utf8(value):   # bytes that were not UTF-8
+                name = self.vars[vr].name if type(vr) is int and vr in self.vars else short(vr)
+                self._refuse(f"setString of '{name}': the value is not valid UTF-8 text, ignored")
+            elif var is None and kind == "String" and type(vr) is int and vr in self._by_type["Integer"] \
                     and self._by_type["Integer"][vr].type == "Enumeration":
                 self._set_enumeration_name(self._by_type["Integer"][vr], value)
             elif var is None:
