@@ -226,8 +226,9 @@ HIDDEN = importlib.util.find_spec("fmu_vehicle") is None
 '''
 
 #: Child code: ``case(fmu, name, start, actions)`` runs one bad-input scenario on a fresh instance and
-#: records it in ``BAD[name]``. Actions: ('set', 'Real'|'String'|..., name, value), ('step', t, h),
-#: ('terminate',). terminate and freeInstance always run afterwards (no crash allowed).
+#: records it in ``BAD[name]``, with the status of fmi2ExitInitializationMode and the errors logged up to it.
+#: Actions: ('set', 'Real'|'String'|..., name, value), ('step', t, h), ('terminate',). terminate and
+#: freeInstance always run afterwards (no crash allowed).
 BAD_INPUT_HARNESS = '''
 BAD = {}
 ASK_TERMINATED = True       # query fmi2GetBooleanStatus(fmi2Terminated) after a discard
@@ -235,7 +236,14 @@ ASK_TERMINATED = True       # query fmi2GetBooleanStatus(fmi2Terminated) after a
 
 def case(fmu, name, start=None, actions=()):
     MESSAGES.clear()
-    f = fmu.new(name, start=start)
+    f = fmu.new(name, start=start, init=False)
+    f.enterInitializationMode()
+    try:
+        f.exitInitializationMode()
+        exit_status = 0
+    except FMICallException as exc:
+        exit_status = exc.status
+    init_errors = [m for s, m in MESSAGES if s >= 3]
     statuses, terminated = [], []
     for act in actions:
         if act[0] == "set":
@@ -250,7 +258,8 @@ def case(fmu, name, start=None, actions=()):
         f.terminate()
     f.freeInstance()
     errors = [m for s, m in MESSAGES if s >= 3]
-    BAD[name] = dict(statuses=statuses, terminated=terminated, message=errors[-1] if errors else None,
+    BAD[name] = dict(exit=exit_status, init_errors=init_errors, statuses=statuses, terminated=terminated,
+                     message=errors[-1] if errors else None,
                      messages=[m for _, m in MESSAGES], statuses_logged=sorted({s for s, _ in MESSAGES}))
 '''
 
@@ -352,8 +361,10 @@ DISCARD = 2
 
 def assert_refused(r: dict, statuses: list, words: list):
     """A bad-input case from BAD_INPUT_HARNESS: the doStep statuses (FMPy raised FMICallException(status=2)
-    on a discard), the FMU reports itself terminated after a discard (when asked), and the last logged
-    error names the problem (logged as fmi2Error)."""
+    on a discard), the FMU reports itself terminated after a discard (when asked), the last logged
+    error names the problem (logged as fmi2Error), and fmi2ExitInitializationMode returned fmi2Error exactly
+    when a problem was found by then (a refused parameter or start value)."""
+    assert r["exit"] == (3 if r["init_errors"] else 0), r["messages"]
     assert r["statuses"] == statuses, r["messages"]
     assert all(r["terminated"][i] in (True, None) for i, s in enumerate(statuses) if s == DISCARD)
     assert r["message"] is not None and 3 in r["statuses_logged"], r["messages"]

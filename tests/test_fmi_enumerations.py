@@ -207,13 +207,18 @@ for label, action in (('zero', lambda f: f.setInteger([car.vr['model']], [0])),
     MESSAGES.clear()
     f = car.new('misuse', init=False)
     action(f)
-    f.enterInitializationMode(); f.exitInitializationMode()
+    f.enterInitializationMode()
+    try:
+        f.exitInitializationMode()
+        exit_status = 0
+    except FMICallException as exc:
+        exit_status = int(exc.status)
     try:
         f.doStep(0.0, 1e-3)
         status = 0
     except FMICallException as exc:
         status = int(exc.status)
-    res['misuse'][label] = (status, f.getInteger([car.vr['model']])[0], list(MESSAGES))
+    res['misuse'][label] = (exit_status, status, f.getInteger([car.vr['model']])[0], list(MESSAGES))
     f.terminate(); f.freeInstance()
 RESULT = res
 """
@@ -261,17 +266,18 @@ def test_each_model_item_builds_its_vehicle(selected):
 def test_item_out_of_range_and_string_hosts_get_a_message_naming_the_enumeration(selected):
     misuse = selected["misuse"]
     for label in ("zero", "three"):
-        status, value, messages = misuse[label]
-        assert (status, value) == (2, 1)                    # ignored (the default stays), next doStep Discard
+        exit_status, status, value, messages = misuse[label]
+        # ignored (the default stays); exitInitializationMode Error, then doStep Discard
+        assert (exit_status, status, value) == (3, 2, 1)
         text = " ".join(m for s, m in messages if s >= 3)
         assert "parameter 'model' (Enumeration of type Model)" in text
         assert "1 = halfcar7, 2 = halfcar7_forkarm" in text
-    status, value, messages = misuse["name"]                # an older script: the name is taken, with a warning
-    assert (status, value) == (0, 2)
+    exit_status, status, value, messages = misuse["name"]   # an older script: the name is taken, with a warning
+    assert (exit_status, status, value) == (0, 0, 2)
     assert any(s == 1 and "it is an Enumeration (type Model), set it with fmi2SetInteger to 2" in m
                for s, m in messages), messages
-    status, value, messages = misuse["unknown"]
-    assert (status, value) == (2, 1)
+    exit_status, status, value, messages = misuse["unknown"]
+    assert (exit_status, status, value) == (3, 2, 1)
     assert any(s >= 3 and "parameter 'model' set by fmi2SetString to 'truck'" in m and "1 = halfcar7" in m
                for s, m in messages), messages
 

@@ -3,8 +3,8 @@ instance each (harness: fmu_harness.py, ``CaseBatches``; ``_plan`` lists the cas
 
 Each case checks the FMI statuses returned, a logged message naming the variable, parameter or file (the
 messages logged while that case ran), that no NaN is published with status OK, and that the process exits 0
-after terminate/freeInstance of every instance and a garbage collection (a Python exception in the FMU would
-have released the instance: fmi2Fatal, then a crash; a failed process fails every case of its FMU).
+after terminate/freeInstance of every instance and a garbage collection (a failed process fails every case of
+its FMU). No call returns fmi2Fatal; refused parameters make fmi2ExitInitializationMode return fmi2Error.
 
 No case here depends on being the first use of its FMU in a process, so none runs alone: a state is read
 without pickle (``fmu_vehicle.fmi.state_format``), the crafted pickle's marker file is that case's own, every
@@ -20,7 +20,7 @@ import pytest
 from fmu_lists import HARNESS_FMUS
 from fmu_harness import CaseBatches
 
-OK, DISCARD, FATAL = 0, 2, 4
+OK, DISCARD, ERROR, FATAL = 0, 2, 3, 4
 pytestmark = pytest.mark.slow
 
 
@@ -135,7 +135,7 @@ def hostile(all_fmus, tmp_path_factory):
 @pytest.mark.parametrize("name", WITH_TEXT)
 def test_non_utf8_string_is_refused_and_initialization_fails(hostile, name):
     r = _run(hostile, name, "non_utf8_string")
-    assert r["statuses"] == [OK, OK, OK, DISCARD]
+    assert r["statuses"] == [OK, OK, ERROR, DISCARD]          # setString, enter, exitInitializationMode, step
     assert any(f"'{r['extra']['name']}'" in m and "UTF-8" in m for m in r["errors"])
 
 
@@ -219,7 +219,7 @@ def test_state_from_other_parameters_is_refused(hostile, name, parameter, value)
 @pytest.mark.parametrize("name, start, words", INVALID_STARTS)
 def test_invalid_parameters_fail_initialization_with_a_message(hostile, name, start, words):
     r = _run(hostile, name, "start_values", start=start)
-    assert r["statuses"] == [OK, OK, DISCARD, DISCARD]
+    assert r["statuses"] == [OK, ERROR, DISCARD, DISCARD]     # enter, exitInitializationMode, two steps
     for word in words:
         assert any(word in m for m in r["errors"]), r["errors"]
     assert not any("root:" in m for m in r["errors"])         # nothing of /etc/passwd
@@ -228,6 +228,6 @@ def test_invalid_parameters_fail_initialization_with_a_message(hostile, name, st
 def test_allowed_outside_file_errors_do_not_quote_its_content(hostile):
     secret = _secret_file(hostile.folder("Powertrain"))
     r = _run(hostile, "Powertrain", "start_values", start=_secret_start(secret))
-    assert r["statuses"] == [OK, OK, DISCARD, DISCARD]
+    assert r["statuses"] == [OK, ERROR, DISCARD, DISCARD]
     assert any("secret.json" in m for m in r["errors"])
     assert not any("s3cr3t" in m for m in r["errors"]), r["errors"]

@@ -116,12 +116,24 @@ def test_c_host_that_unloads_the_library_exits_0(scenario_fmus, c_host):
 
 
 def test_c_host_reports_a_failing_step_with_its_status(scenario_fmus, c_host):
-    """An invalid input in the C host: fmi2DoStep returns Discard, the host stops with code 3, no crash."""
+    """An invalid input in the C host: fmi2DoStep returns Discard, the host stops with code 3, no crash. (The
+    input is valid at initialization, -100 sin(2 pi 50 t) N m, and below its min 0 from the second step on: an
+    invalid initial input would make fmi2ExitInitializationMode return fmi2Error.)"""
     fmu = Path(scenario_fmus["VehicleLV"])
-    bad = Inputs(signals={"wheel_front.torque_brake": (-100.0, 0.0, 0.0)})      # min is 0
+    bad = Inputs(signals={"wheel_front.torque_brake": (0.0, -100.0, 50.0)})      # min is 0
     run = run_c_host(c_host, fmu, ["chassis.x"], bad, 1e-3, 10)
     assert run.returncode == 3, run.stderr[-2000:]
     assert "fmi2DoStep returned status 2" in run.stderr and "wheel_front.torque_brake" in run.stderr
+
+
+def test_c_host_runs_a_python_fmu_with_no_python_in_its_environment(scenario_fmus, c_host):
+    """The FMU binary links this Python's libpython and starts it with this Python's home: no LD_PRELOAD, no
+    PYTHONHOME or PYTHONPATH (docs/fmu_hosts.md); the numpy FMU runs, saves and restores its state, exits 0."""
+    fmu = Path(scenario_fmus["Powertrain"])
+    run = run_c_host(c_host, fmu, default_outputs(fmu), HOST_INPUTS["Powertrain"], 1e-3, 200, every=100,
+                     state_check=True, python=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.rows.shape[0] == 3 and np.isfinite(run.rows).all()
 
 
 SEQUENCE = """

@@ -23,14 +23,16 @@ Parameter tables and data files
     ``start_values``         input start values that follow from the FMUs' data files
 
 Running inside a host
-    ``embedding``            the FMU's Python code in its host process: shutdown, ``sys.path``, its own
-                             package copy
+    ``wrapper/``             the FMU binary: ``fmi2_python.c`` (FMI 2.0 CS in C, forwarding to the slave),
+                             ``instance`` (its Python side), ``library`` (compiled and cached per user)
+    ``embedding``            the FMU's Python code in its host process: its own package copy, the kernels it
+                             ships, and the corrections pythonfmu's binary needs (shutdown, ``sys.path``)
     ``messages``             short, safe text for FMI log messages
     ``state_format``         FMU states as a versioned byte format that cannot execute code
 
 Build
     ``build``                one FMU from its slave script: staging, the pythonfmu builder, post-processing
-    ``post_process``         ``modelDescription.xml`` patched from the slave's ``Var`` table
+    ``post_process``         ``modelDescription.xml`` patched from the slave's ``Var`` table, the binary put in
     ``build_cache``          the package's FMUs built on demand (``ensure_fmus``), rebuilt when stale
     ``version``              package version, build information, deterministic GUIDs
 

@@ -17,7 +17,8 @@ name through ``sys.modules``; a long-lived process would reuse stale code) that
    can import (static scan with ``modulefinder``; specifiers from pyproject.toml), for
    ``pythonfmu deploy``,
 4. runs ``FmuBuilder.build_FMU`` (with ``canGetAndSetFMUstate``/``canSerializeFMUstate`` when the
-   slave implements ``_state``/``_restore``) and ``post_process.patch_fmu``.
+   slave implements ``_state``/``_restore``) and ``post_process.patch_fmu``, which also puts the FMU binary
+   chosen by ``binary`` in place (:data:`BINARIES`).
 
 The finished FMU is copied into ``dest_dir`` under a temporary name and renamed, so the output folder
 never holds a half-written FMU.  Failures raise ``BuildError`` with one line naming the script.
@@ -66,20 +67,38 @@ NOT_SHIPPED = ("resources", *NOT_BUILT)
 declares, in its own resources folder) and NOT_BUILT."""
 _IMPORT = re.compile(r"^(\s*(?:from|import)\s+)fmu_vehicle(?=[.\s])", re.M)
 ERROR_TAG = "BUILD-ERROR: "
+BINARIES = ("fmu_vehicle", "pythonfmu")
+"""The FMU binaries a build can ship: ``fmu_vehicle``, this package's own FMI 2.0 library
+(``fmi/wrapper/fmi2_python.c``, linux64), or ``pythonfmu``, pythonfmu's export library (linux64 and win64)."""
+BINARY_VARIABLE = "FMU_VEHICLE_FMU_BINARY"
+"""Environment variable naming the binary :func:`default_binary` gives (one of BINARIES)."""
+
+
+def default_binary() -> str:
+    """The FMU binary of a build that names none: ``$FMU_VEHICLE_FMU_BINARY``, else ``fmu_vehicle``."""
+    name = os.environ.get(BINARY_VARIABLE) or "fmu_vehicle"
+    if name not in BINARIES:
+        raise BuildError(f"{BINARY_VARIABLE}={name!r}: not one of {', '.join(BINARIES)}")
+    return name
 
 
 class BuildError(FmuVehicleError):
     """An FMU could not be built (bad slave script, builder or post-processing failure)."""
 
 
-def build_fmu(slave_script: Path, dest_dir: Path, extra_resources: Iterable[Path] = ()) -> Path:
+def build_fmu(slave_script: Path, dest_dir: Path, extra_resources: Iterable[Path] = (),
+              binary: str | None = None) -> Path:
     """Build ``<MODEL_NAME>.fmu`` from ``slave_script`` into ``dest_dir`` and return its path.
 
     slave_script     ``fmu_vehicle/fmi/slaves/fmu_vehicle_<name>.py`` (unique module name)
     dest_dir         output folder (created); an existing FMU of the same name is replaced atomically
     extra_resources  files/folders shipped besides the slave's ``RESOURCES``; paths inside
                      ``<repo>/resources`` keep their relative path, others land at the top level
+    binary           the FMU binary, one of :data:`BINARIES` (None: :func:`default_binary`)
     """
+    binary = binary or default_binary()
+    if binary not in BINARIES:
+        raise BuildError(f"{Path(slave_script).name}: unknown FMU binary {binary!r} (one of {', '.join(BINARIES)})")
     slave_script = Path(slave_script).resolve()
     if not slave_script.is_file():
         raise BuildError(f"{slave_script}: slave script not found")
@@ -91,7 +110,7 @@ def build_fmu(slave_script: Path, dest_dir: Path, extra_resources: Iterable[Path
     with tempfile.TemporaryDirectory(prefix="fmu_vehicle_build_") as work:
         code = ("import sys; sys.path.insert(0, sys.argv[1]); "
                 "from fmu_vehicle.fmi.build import _worker; sys.exit(_worker(sys.argv[2:]))")
-        args = [sys.executable, "-c", code, str(REPO_DIR), str(slave_script), work,
+        args = [sys.executable, "-c", code, str(REPO_DIR), str(slave_script), work, binary,
                 *(str(Path(p).resolve()) for p in extra_resources)]
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         proc = subprocess.run(args, cwd=work, env=env, capture_output=True, text=True, timeout=CHILD_HANG_GUARD_S)
@@ -114,10 +133,10 @@ def build_fmu(slave_script: Path, dest_dir: Path, extra_resources: Iterable[Path
 
 # ---------------------------------------------------------------------- worker (fresh process)
 def _worker(argv: list[str]) -> int:
-    """Subprocess entry: ``<script> <workdir> [resources...]``; prints the built FMU path."""
+    """Subprocess entry: ``<script> <workdir> <binary> [resources...]``; prints the built FMU path."""
     try:
-        script, work, extra = Path(argv[0]), Path(argv[1]), [Path(p) for p in argv[2:]]
-        print(_build_here(script, work, extra))
+        script, work, binary, extra = Path(argv[0]), Path(argv[1]), argv[2], [Path(p) for p in argv[3:]]
+        print(_build_here(script, work, extra, binary))
         return 0
     except Exception as exc:  # one line for the parent
         message = " ".join(f"{type(exc).__name__}: {exc}".split()) if not isinstance(exc, FmuVehicleError) \
@@ -162,8 +181,7 @@ PROLOGUE = """\
 # one archive next to this script; it is unpacked once per machine into a per-user folder keyed by the
 # archive's members (next to this script when no such folder can be written) and imported from there. If an
 # earlier FMU of this build imported the package from a folder that is gone, the package is pointed at this
-# copy. Then one reference to this script's namespace is kept per execution (the FMU binary releases one it
-# does not own at each instantiation).
+# copy.
 import os as _os, sys as _sys
 def _package_folder(here, name):
     import hashlib, shutil, tempfile, zipfile
@@ -200,14 +218,26 @@ if "{alias}" not in _sys.modules:      # imported from the folder, which then le
 elif not _os.path.isdir(_sys.modules["{alias}"].__path__[0]):
     from {alias}.fmi.embedding import point_package_at as _point_package_at
     _point_package_at("{alias}", _package_folder(_os.path.dirname(_os.path.abspath(__file__)), "{alias}"))
+"""
+
+BINARY_PROLOGUE = {
+    "fmu_vehicle": """\
+# The entry of the FMU binary (fmu_vehicle/fmi/wrapper/instance.py).
+from {alias}.fmi.wrapper.instance import fmi2_instance
+""",
+    "pythonfmu": """\
+# One reference to this script's namespace is kept per execution (pythonfmu's binary releases one it does not
+# own at each instantiation).
 from {alias}.fmi.embedding import keep_namespace as _keep_namespace
 _keep_namespace(globals())
-"""
+""",
+}
+"""What the prologue adds for each FMU binary."""
 
 
 REEXECUTION_GUARD = """\
 # Added by the build (see fmu_vehicle/fmi/build.py, _with_prologue): the script's own code, its imports
-# included, runs only when the module is imported. The FMU binary executes the script again at every
+# included, runs only when the module is imported. pythonfmu's binary executes the script again at every
 # instantiation (a fresh dictionary for its names) and keeps a list of the MRO of every class it finds there
 # for good, so every class defined or imported anew would stay in memory for the process lifetime; it gets the
 # classes of the imported module instead.
@@ -230,17 +260,20 @@ def _indented(code: str) -> str:
                    for i, line in enumerate(code.splitlines(keepends=True), start=1))
 
 
-def _with_prologue(script: str, alias: str) -> str:
-    """``script`` with PROLOGUE inserted before its first import, and everything from that import on run only at
-    the module's import (``REEXECUTION_GUARD``).  The guard starts at the first import, not at the first import
-    of the package: a class a re-execution imports (``from pathlib import Path``) is a class among its names,
-    and the binary would keep the list of its MRO (and their repr strings) for every instance.  A
-    ``from __future__`` import stays first."""
+def _with_prologue(script: str, alias: str, binary: str) -> str:
+    """``script`` with PROLOGUE and the ``binary``'s part of it (BINARY_PROLOGUE) inserted before its first import.
+    For pythonfmu's binary, which executes the script again at every instantiation, everything from that import
+    on runs only at the module's import (``REEXECUTION_GUARD``).  The guard starts at the first import, not at
+    the first import of the package: a class a re-execution imports (``from pathlib import Path``) is a class
+    among its names, and that binary would keep the list of its MRO (and their repr strings) for every
+    instance.  A ``from __future__`` import stays first."""
     if re.search(rf"^(?:from|import)\s+{alias}\b", script, re.M) is None:
         raise BuildError(f"the slave script does not import the fmu_vehicle package")
     match = re.search(r"^(?:from|import)\s+(?!__future__\b)", script, re.M)
-    body = _indented(script[match.start():]).rstrip("\n")
-    return script[:match.start()] + PROLOGUE.format(alias=alias) + REEXECUTION_GUARD.format(body=body)
+    head = script[:match.start()] + PROLOGUE.format(alias=alias) + BINARY_PROLOGUE[binary].format(alias=alias)
+    if binary != "pythonfmu":
+        return head + script[match.start():]
+    return head + REEXECUTION_GUARD.format(body=_indented(script[match.start():]).rstrip("\n"))
 
 
 def _stage_package(stage: Path, digest: str) -> str:
@@ -260,7 +293,7 @@ def _stage_package(stage: Path, digest: str) -> str:
     return alias
 
 
-def _build_here(script: Path, work: Path, extra: list[Path]) -> Path:
+def _build_here(script: Path, work: Path, extra: list[Path], binary: str) -> Path:
     from fmu_vehicle.fmi.version import package_version
 
     stage = work / "stage"
@@ -271,9 +304,9 @@ def _build_here(script: Path, work: Path, extra: list[Path]) -> Path:
     import numba
     (stage / alias / "fmi" / "build_info.json").write_text(json.dumps({
         "version": version, "sources": digest, "python": platform.python_version(),
-        "numba": numba.__version__}) + "\n")
+        "numba": numba.__version__, "binary": binary}) + "\n")
     staged_script = stage / f"{script.stem}_{digest[:DIGEST_CHARS]}.py"
-    staged_script.write_text(_with_prologue(_rename_imports(script.read_text(), alias), alias))
+    staged_script.write_text(_with_prologue(_rename_imports(script.read_text(), alias), alias, binary))
 
     # the staged package ships no data of its own: a slave that reads data files at import (start values)
     # reads the checkout's here, and its FMU resources folder inside the FMU
@@ -301,9 +334,15 @@ def _build_here(script: Path, work: Path, extra: list[Path]) -> Path:
     if structure is None:
         raise BuildError(f"{script.name}: slave class {slave_cls.__name__} declares no STRUCTURE (which outputs "
                          f"depend on which inputs: fmu_vehicle.fmi.variables.Structure)")
-    patch_fmu(fmu, slave_cls.VARIABLES, structure, root_attrs={
+    binaries = None
+    tool = f"PythonFMU {pythonfmu_version}"
+    if binary == "fmu_vehicle":
+        from fmu_vehicle.fmi.wrapper.library import export_library
+        binaries = {f"binaries/linux64/{slave_cls.MODEL_NAME}.so": export_library().read_bytes()}
+        tool = f"PythonFMU {pythonfmu_version} slave API, fmu_vehicle FMI binary"
+    patch_fmu(fmu, slave_cls.VARIABLES, structure, binaries=binaries, root_attrs={
         "version": version,
-        "generationTool": f"fmu_vehicle {version} (PythonFMU {pythonfmu_version})",
+        "generationTool": f"fmu_vehicle {version} ({tool})",
         "copyright": f"fmu_vehicle developers, {slave_cls.LICENSE} license",
         "author": slave_cls.AUTHOR,
         "license": slave_cls.LICENSE,

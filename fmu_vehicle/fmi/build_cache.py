@@ -2,7 +2,8 @@
 
 An FMU in ``out`` is current when it was built from the sources the build would read now: the source digest
 recorded in its ``build_info.json`` (``fmu_vehicle.fmi.build.source_digest``: every code and data file of the
-package, and the version) equals the digest of the package as it is, and it runs the expected slave script.
+package, and the version) equals the digest of the package as it is, it runs the expected slave script, and it
+ships the FMU binary a build would choose now (``fmu_vehicle.fmi.build.default_binary``).
 
 How the FMUs are built: docs/fmus.md §1.
 """
@@ -24,13 +25,14 @@ def default_fmu_dir() -> Path:
 
 def fmu_is_current(fmu: Path, script: Path) -> bool:
     """True if ``fmu`` was built from the current sources and runs ``script`` (module docstring)."""
-    from fmu_vehicle.fmi.build import fmu_build_info, source_digest
+    from fmu_vehicle.fmi.build import default_binary, fmu_build_info, source_digest
 
     try:
         info = fmu_build_info(fmu)
     except (OSError, zipfile.BadZipFile, KeyError, ValueError):
         return False
-    return info.get("sources") == source_digest() and info["slave_module"].startswith(script.stem + "_")
+    return (info.get("sources") == source_digest() and info["slave_module"].startswith(script.stem + "_")
+            and info.get("binary", "pythonfmu") == default_binary())
 
 
 def ensure_fmus(names: Iterable[str], out: str | os.PathLike | None = None,

@@ -205,11 +205,20 @@ def patch_model_description(root: etree._Element, variables: Iterable[Var], stru
 
 
 def patch_fmu(fmu_path: Path, variables: Iterable[Var], structure: Structure,
-              root_attrs: Mapping[str, str] | None = None) -> None:
-    """Rewrite ``modelDescription.xml`` inside ``fmu_path`` (see ``patch_model_description``), atomically."""
+              root_attrs: Mapping[str, str] | None = None, binaries: Mapping[str, bytes] | None = None) -> None:
+    """Rewrite ``modelDescription.xml`` inside ``fmu_path`` (see ``patch_model_description``), atomically.
+
+    binaries  when given, archive name (``binaries/linux64/<id>.so``) -> bytes of the FMU's binaries, in place
+              of every file below ``binaries/`` the builder wrote (mode 0755)."""
     fmu_path = Path(fmu_path)
     with zipfile.ZipFile(fmu_path) as zin:
         entries = [(info, zin.read(info)) for info in zin.infolist()]
+    if binaries is not None:
+        entries = [(info, data) for info, data in entries if not info.filename.startswith("binaries/")]
+        for name, data in sorted(binaries.items()):
+            info = zipfile.ZipInfo(name, entries[0][0].date_time if entries else (2020, 1, 1, 0, 0, 0))
+            info.external_attr = 0o755 << 16
+            entries.append((info, data))
     parser = etree.XMLParser(remove_blank_text=True)
     xml = dict((i.filename, d) for i, d in entries).get(MODEL_DESCRIPTION)
     if xml is None:

@@ -40,30 +40,33 @@ host makes them every communication step (the model's own step may cost less tha
 Data files are read through ``Path(self.resources)`` (``fmi.resource_files``), never ``importlib.resources``
 (a package copy cached by an earlier instance may point at a deleted extraction folder).
 
-What the pythonfmu 0.7.0 wrapper does with Python results (read in ``fmi2.cpp`` and
-``PySlaveInstance.cpp``) and the rules that follow from it:
+The FMU binary (this package's own, ``fmi/wrapper``; pythonfmu's 0.7.0 export library with
+``build_fmu(binary="pythonfmu")``) calls the pythonfmu ``Fmi2Slave`` methods and turns their results into
+statuses; the rules that follow:
 
-* A Python exception escaping *any* callback (setup/enter/exit initialization, ``do_step``,
-  ``terminate``, every getter and setter, the state hooks and the static state serializers) becomes
-  ``fmi2Fatal``; the wrapper releases the Python instance, and the next call on the instance is a
-  use-after-free that crashes the host.  **No method of this class lets an exception escape.**
-* Only ``fmi2DoStep`` can report a failure without raising: ``do_step`` returning False gives
-  ``fmi2Discard`` (and ``fmi2Terminated`` = true, ``fmi2LastSuccessfulTime`` = step start).  Every other
-  call returns ``fmi2OK`` unless it raises (fatal): the wrapper discards the return value of
-  setup/initialization/terminate and of the state setter, takes getter results as plain lists, and
-  has no path to ``fmi2Error``.  So the least-bad correct answer to misuse is: do nothing harmful, log
-  the reason with status ``fmi2Error`` (naming the variable, parameter or file), and make the **next
-  ``fmi2DoStep`` return ``fmi2Discard``** with the same message, so that a host that logs nothing still
-  sees a failed status:
+* ``fmi2ExitInitializationMode`` returns fmi2Error (the reason logged) when ``exit_initialization_mode``
+  returns False: invalid parameters (pythonfmu's binary returns fmi2OK whatever it returns).
+* ``fmi2DoStep`` returns fmi2Discard when ``do_step`` returns False; ``fmi2Terminated`` is true after such a
+  step until a step, state or reset follows, and while ``refuses_steps()`` (pythonfmu's binary: from the first
+  Discard on, for good).
+* A Python exception escaping a callback becomes fmi2Error with its text logged (pythonfmu's binary:
+  ``fmi2Fatal``, and it releases the Python instance, so the next call on it is a use-after-free that crashes
+  the host).  **No method of this class lets an exception escape**, for both binaries.
+* Every other call returns fmi2OK: setters, getters, setup, terminate and the state setter have no status of
+  their own.  So the least-bad correct answer to misuse is: do nothing harmful, log the reason with status
+  ``fmi2Error`` (naming the variable, parameter or file), and make the **next ``fmi2DoStep`` return
+  ``fmi2Discard``** with the same message, so that a host that logs nothing still sees a failed status:
 
   - setter with an unknown value reference, a reference of another type, a value of the wrong type,
-    a String that is not valid UTF-8 (the wrapper then passes a NULL item, which is never touched),
+    a String that is not valid UTF-8 (this package's binary passes it with its bad bytes as lone surrogates;
+    pythonfmu's passes a NULL item, which is never touched),
     an output, or a fixed parameter after initialization: the value is ignored;
   - getter with an unknown or wrong-type reference: placeholder value (NaN, 0, false, "");
   - invalid parameters or initial inputs at ``fmi2ExitInitializationMode`` (NaN/inf, outside
     min/max, unknown choice, a file outside the resources, a model/data error from ``_setup``, a
-    non-finite initial output): the instance is *failed*; every later ``fmi2DoStep`` returns
-    ``fmi2Discard`` with the message (one-shot problems above discard one step, failures all);
+    non-finite initial output): that call returns fmi2Error and the instance is *failed*; every later
+    ``fmi2DoStep`` returns ``fmi2Discard`` with the message (one-shot problems above discard one step,
+    failures all);
   - a state that cannot be restored (see below): the instance is failed until a valid state is set.
 * ``do_step`` refuses (``fmi2Discard``, model untouched, the master may retry) a step size <= 0 or not
   finite, a step needing more than ``MAX_SUBSTEPS`` internal steps of ``INTERNAL_STEP``, a
@@ -75,8 +78,9 @@ What the pythonfmu 0.7.0 wrapper does with Python results (read in ``fmi2.cpp`` 
   the step start (never NaN with ``fmi2OK``), the step returns ``fmi2Discard`` and the instance stays
   failed until ``fmi2SetFMUstate`` restores a valid state.
 * Messages are one line, values and exception texts cut (``fmi.messages``): no tracebacks, no 1 MB
-  values.  They reach the host only if it instantiated with ``loggingOn`` (or turns logging on later:
-  a failed instance repeats its message on every refused step).
+  values.  Errors reach the host's logger always (this package's binary; pythonfmu's only with logging on),
+  other messages only if it instantiated with ``loggingOn`` (or turns logging on later: a failed instance
+  repeats its message on every refused step).
 
 FMU state (``--handle-state --serialize-state``, enabled by ``build.py`` when a slave overrides
 ``_state``/``_restore``): ``fmi.state_format``, plain data, no pickle.  A state carries the model name,
@@ -126,9 +130,9 @@ _PyErr_Occurred.argtypes = ()
 
 
 def _argument_conversion_failed() -> bool:
-    """True if the wrapper left a Python error pending while building this call's arguments.
+    """True if pythonfmu's binary left a Python error pending while building this call's arguments.
 
-    The wrapper converts ``fmi2SetString`` values with ``Py_BuildValue("s")``; for bytes that are not
+    That binary converts ``fmi2SetString`` values with ``Py_BuildValue("s")``; for bytes that are not
     UTF-8 that fails, the list item stays NULL and the error stays set.  A ctypes call of a Python C-API
     function re-raises a pending error, which is caught here (clearing it); the NULL items are never read.
     """
@@ -380,7 +384,10 @@ class SlaveBase(Fmi2Slave):
         table, bad = self._by_type[kind], []
         for vr, value in zip(vrs, values):
             var = table.get(vr) if type(vr) is int else None
-            if var is None and kind == "String" and type(vr) is int and vr in self._by_type["Integer"] \
+            if kind == "String" and isinstance(value, str) and not _utf8(value):   # bytes that were not UTF-8
+                name = self.vars[vr].name if type(vr) is int and vr in self.vars else short(vr)
+                self._refuse(f"setString of '{name}': the value is not valid UTF-8 text, ignored")
+            elif var is None and kind == "String" and type(vr) is int and vr in self._by_type["Integer"] \
                     and self._by_type["Integer"][vr].type == "Enumeration":
                 self._set_enumeration_name(self._by_type["Integer"][vr], value)
             elif var is None:
@@ -523,28 +530,33 @@ class SlaveBase(Fmi2Slave):
         if self._phase == "instantiated":
             self._phase = "initialization"
 
-    def exit_initialization_mode(self):
+    def exit_initialization_mode(self) -> bool:
+        """fmi2ExitInitializationMode: the model built from the parameters; False (the instance failed, the
+        reason logged) when they are refused, which this package's FMU binary returns as fmi2Error."""
         try:
             problems = [f"{v.causality} '{v.name}': {p}" for v in self.VARIABLES
                         if v.causality in ("parameter", "input") and (p := _check(v, self.values[v.name]))]
             if problems:
-                self._fail("invalid start values: " + "; ".join(problems))
-                return
+                return self._fail("invalid start values: " + "; ".join(problems))
             if self._error is not None:
-                self._fail(self._error)
-                return
+                return self._fail(self._error)
             if not (self._model_ready and self._setup_key == self._input_key()):
                 self._build_model()
             self._model_ready = True
             bad = self._non_finite_output()
             if bad:
-                self._fail(f"initialization of {self.MODEL_NAME}: initial output '{bad}' = "
-                           f"{self._value(bad)!r} is not finite (check the parameters)")
-                return
+                return self._fail(f"initialization of {self.MODEL_NAME}: initial output '{bad}' = "
+                                  f"{self._value(bad)!r} is not finite (check the parameters)")
             self._phase = "stepping"
             self._max_h = self._max_step()
+            return True
         except Exception as exc:
-            self._fail(f"initialization of {self.MODEL_NAME} failed: {_model_error_text(exc)}")
+            return self._fail(f"initialization of {self.MODEL_NAME} failed: {_model_error_text(exc)}")
+
+    def refuses_steps(self) -> bool:
+        """True while every doStep is refused until a valid state is restored (a failed instance): what this
+        package's FMU binary reports as fmi2Terminated besides a refused last step."""
+        return self._phase == "failed"
 
     def _fail(self, message: str) -> bool:
         self._phase = "failed"
