@@ -45,7 +45,8 @@ def run(a) -> int:
     from ..fmi.hosts import build_host, check_fmu, libpython
     fmus = [_fmu_file(fmu) for fmu in a.fmus]
     print(f"Python {sys.version.split()[0]} at {sys.executable}")
-    print(f"shared libpython for non-Python hosts: {libpython()} (LD_PRELOAD it in such hosts on Linux)")
+    print(f"shared libpython for non-Python hosts: {libpython()} (the FMU binary links it; on another machine "
+          f"LD_LIBRARY_PATH names its folder)")
     ok = True
     with tempfile.TemporaryDirectory(prefix="fmu_vehicle_host_") as work:
         host = build_host(Path(work) / "fmi2_host")

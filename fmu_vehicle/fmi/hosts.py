@@ -2,9 +2,10 @@
 
 ``check_fmu(fmu)`` runs one FMU in both, with the same parameters and inputs, and reports whether each
 process exited 0 and whether their outputs agree; ``fmu-vehicle doctor FMU`` prints that report. The C host
-loads the FMU binary as a non-Python importer does (``dlopen``), so it needs, as every such host on Linux,
-``LD_PRELOAD`` of this Python's ``libpython3.X.so`` and ``PYTHONPATH`` pointing at the packages the FMU
-imports (its ``requirements.txt``): :func:`host_environment` builds both from the running interpreter.
+loads the FMU binary as a non-Python importer does (``dlopen``). The package's FMU binary links this Python's
+``libpython3.X.so`` and starts the interpreter itself; an FMU built with pythonfmu's binary needs ``LD_PRELOAD``
+of that library. :func:`host_environment` sets it, and ``PYTHONPATH`` pointing at the packages the FMU imports
+(its ``requirements.txt``), from the running interpreter, so that the host runs either.
 
 The inputs are sinusoids ``u(t) = offset + amplitude sin(2 pi f t)`` evaluated at each step's start, in
 both hosts; outputs are compared row by row at the printed steps.
