@@ -147,7 +147,7 @@ def test_a_restored_state_continues_each_integrator_bit_for_bit(native_integrato
                       message="parameter 'integrator' can only be set before initialization ends")
             a.steps(0, 300)
             state = bytes(a.fmu.serializeFMUstate(a.fmu.getFMUstate()))
-            assert state[:8] == b"FVSTATE4" and int.from_bytes(state[128:136], "little") == item
+            assert state[:8] == b"FVSTATE5" and int.from_bytes(state[128:136], "little") == item
             rest = a.steps(300, 600)
             a.fmu.terminate()
             a.fmu.freeInstance()

@@ -17,18 +17,22 @@
    ``fmi.post_process.patch_model_description``). While stepping, outputs change only in ``fmi2DoStep``:
    ``ModelStructure/Outputs`` lists them with no dependencies on inputs.
 
-What stays settable in the native FMU until initialization ends: every Real parameter (``dt``, ``v0`` and ``x0``,
-held by the C layer, and the masses, inertias, springs, dampers and tire radii, which the C layer writes into
-the model's arrays of the instance: :mod:`.tunable` finds where at export) and the ``integrator``, among the
-methods the library carries: RK4 and the ``integrator`` set at export, plus the stepping integrators named in
-``export(integrators=...)`` (each one's entry point, ``step.integrator_cfuncs``: ABM4, BDF2, RK4E, costs
-compile time and library size, so an export carries only what it is asked for: docs/native.md §8); every
-input at any time. The other choices and the file names (``model``, ``road``, ..., ``road_file``) are fixed at
-export (their value is the start value in the modelDescription, and setting one to another value returns
-fmi2Error naming it; an Enumeration is an Integer in the C layer holding its item value). The FMU state can be
-saved, restored and serialized, with the integrator and its arrays (ABM4's history, BDF2's matrices, ...). A
-new coordinate partition during a run is made in the compiled step (``fv_repartition``). See docs/native.md §6
-and §8.
+What stays settable in the native FMU until initialization ends: every parameter the Python FMU lets a host
+set, but a user's file given by path (``road_file``: read at export into the image; setting it to another value
+returns fmi2Error saying so). The Real ones: ``dt``, ``v0`` and ``x0``, held by the C layer, and the masses,
+inertias, springs, dampers and tire radii, which the C layer writes into the model's arrays of the instance when
+initialization ends (:mod:`.tunable` finds where at export). The ``integrator``, among the methods the library
+carries: RK4 and the ``integrator`` set at export, plus the stepping integrators named in
+``export(integrators=...)`` (each one's entry point, ``step.integrator_cfuncs``: ABM4, BDF2, RK4E, costs compile
+time and library size, so an export carries only what it is asked for: docs/native.md §8). The choices
+(:data:`CHOICES`): the FMU carries one image per (model, road) (:func:`image_variants`: every shipped road, every
+vehicle of its kind whose compiled step has the export's sizes) and the C layer makes its instance from the one
+chosen; ``road_source`` and ``tire_source`` are the data's modes, ``steering_input`` the input the C layer
+ramps the rack to. An Enumeration is an Integer in the C layer holding its item value. The C layer holds every
+value set and makes them the instance's when initialization ends, so the order of the sets does not matter.
+Every input is settable at any time. The FMU state can be saved, restored and serialized, with the integrator
+and its arrays (ABM4's history, BDF2's matrices, ...) and the image it was made from. A new coordinate partition
+during a run is made in the compiled step (``fv_repartition``). See docs/native.md §6, §8 and §9.
 
 ``export(..., fmi_version=3)`` builds the same FMU as an FMI 3.0 Co-Simulation FMU into ``<dest_dir>/fmi3/``:
 ``c/fmi3_native.c`` over the FMI 2.0 layer in one library exporting only ``fmi3*`` (binaries in
@@ -158,6 +162,19 @@ class Variant(NamedTuple):
     tunables: dict | None = None
 
 
+def _model_ranges(variables, model: str, values: dict) -> list[Var]:
+    """``variables`` with each Real parameter's range narrowed to ``model``'s own
+    (``vehicle_parameters.model_range``: what the Python loader accepts for that vehicle file) and its start value
+    the one in ``values`` brought into it."""
+    out = []
+    for v in variables:
+        if v.causality == "parameter" and v.type == "Real" and v.min is not None and v.max is not None:
+            lo, hi = model_range(model, v.name, (v.min, v.max))
+            v = replace(v, start=min(max(values[v.name], lo), hi), min=lo, max=hi)
+        out.append(v)
+    return out
+
+
 def image_variants(fmu: str, variables, values: dict, log=lambda message: None) -> list[Variant]:
     """Every (model, road) a host can choose, the export's own first: each shipped vehicle of ``fmu``'s kind times
     each shipped road (only the export's road when ``road_file`` names a user's road: it replaces ``road``),
@@ -189,7 +206,9 @@ def image_variants(fmu: str, variables, values: dict, log=lambda message: None) 
                 log(f"{fmu}: model {model!r} not carried: {why}")
                 out += [Variant(model, r, None, why) for r in roads]
                 break
-            tunables = tunable_parameters(variables, v, image, lambda x: _image(fmu, x)[3], skip=OWN_KINDS,
+            ranged = _model_ranges(variables, model, v)    # probed within the model's own ranges
+            probe_at = {**v, **{x.name: x.start for x in ranged if x.causality == "parameter" and x.type == "Real"}}
+            tunables = tunable_parameters(ranged, probe_at, image, lambda x: _image(fmu, x)[3], skip=OWN_KINDS,
                                           log=lambda message: log(f"{fmu} ({model}, {road}): {message}"))
             name = IMAGE_FILE if not out else f"image-{len(out)}.bin"
             out.append(Variant(model, road, name, "", car, sim, p, image, tunables))
