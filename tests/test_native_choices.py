@@ -67,18 +67,24 @@ for case in spec["cases"]:
             fmu.doStep(i * 1e-3, 1e-3)
         if case.get("state"):            # a state taken here, restored into a fresh instance on another road
             state = fmu.serializeFMUstate(fmu.getFMUstate())
+            for i in range(spec["n_steps"], 2 * spec["n_steps"]):
+                fmu.doStep(i * 1e-3, 1e-3)
+            result = [fmu.getReal(outs)]
             other = FMU2Slave(guid=md.guid, unzipDirectory=folder, modelIdentifier=md.coSimulation.modelIdentifier,
                               instanceName="other")
             other.instantiate(loggingOn=False, callbacks=callbacks)
-            other.setupExperiment(startTime=0.0)
-            put(other, "road", case["state"])
-            other.enterInitializationMode(); other.exitInitializationMode()
-            other.setFMUstate(other.deSerializeFMUstate(state))
-            for f in (fmu, other):
+            try:
+                other.setupExperiment(startTime=0.0)
+                put(other, "road", case["state"])
+                other.enterInitializationMode(); other.exitInitializationMode()
+                other.setFMUstate(other.deSerializeFMUstate(state))
                 for i in range(spec["n_steps"], 2 * spec["n_steps"]):
-                    f.doStep(i * 1e-3, 1e-3)
-            result = [fmu.getReal(outs), other.getReal(outs)]
-            other.terminate(); other.freeInstance()
+                    other.doStep(i * 1e-3, 1e-3)
+                result.append(other.getReal(outs))
+                other.terminate()
+            except FMICallException as e:
+                result.append("refused: " + str(e))
+            other.freeInstance()
         else:
             result = fmu.getReal(outs)
         fmu.terminate()
@@ -153,8 +159,8 @@ def test_every_choice_set_at_run_time_equals_the_python_fmu(fmu, native_fmus, al
     for case in todo:
         name = case["name"]
         a, b = ours[name], python[name]
-        if name == "state":                    # the Python FMU's state does not carry its road: the first run only
-            a, b = a[0], b[0]
+        if name == "state":                    # the Python FMU's state does not carry its road (restored on the
+            a, b = a[0], b[0]                  # flat road it discards a step): the first instance only
         if isinstance(b, str):                 # the Python FMU refuses: so does the native one, saying why
             assert isinstance(a, str), (name, a, b)
             continue
