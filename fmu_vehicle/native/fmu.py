@@ -69,7 +69,7 @@ from .emit import (C_DIR, FMI3_EXPORTS, FMI_EXPORTS, RUNTIME_DEFINES, TARGETS, N
                    build_library, fresh_ir, method_defines, missing_tools)
 from .layout import ARRAY_DATA, make_image
 from .step import pack_system
-from .tunable import mass_offsets, tunable_parameters
+from .tunable import mass_offsets, moved, tunable_parameters
 
 FMI_C = C_DIR / "fmi2_native.c"
 FMI3_C = C_DIR / "fmi3_native.c"
@@ -181,7 +181,9 @@ def image_variants(fmu: str, variables, values: dict, log=lambda message: None) 
     with the other parameters at ``values``. A variant is carried (its image built, its tunable parameters found,
     ``tunable.tunable_parameters``) when the Python loader builds it and its compiled step has the export's
     sizes (``step.StepShape``: they are compile-time constants of the library's code; a vehicle with another
-    number of coordinates, such as the fork-arm variants, needs its own export); otherwise ``why`` says why not."""
+    number of coordinates, such as the fork-arm variants, needs its own export); otherwise ``why`` says why not.
+    A vehicle's tunable parameters are probed on its first road and carried over to its other roads
+    (``tunable.moved``: the same arrays, moved in the blob), or probed again where that fails."""
     models = [values["model"], *(m for m in KINDS[fmu].models if m != values["model"])]
     roads = [values["road"]] if values["road_file"].strip() else \
         [values["road"], *(r for r in SHIPPED_ROADS if r != values["road"])]
@@ -206,10 +208,13 @@ def image_variants(fmu: str, variables, values: dict, log=lambda message: None) 
                 log(f"{fmu}: model {model!r} not carried: {why}")
                 out += [Variant(model, r, None, why) for r in roads]
                 break
-            ranged = _model_ranges(variables, model, v)    # probed within the model's own ranges
-            probe_at = {**v, **{x.name: x.start for x in ranged if x.causality == "parameter" and x.type == "Real"}}
-            tunables = tunable_parameters(ranged, probe_at, image, lambda x: _image(fmu, x)[3], skip=OWN_KINDS,
-                                          log=lambda message: log(f"{fmu} ({model}, {road}): {message}"))
+            same_model = next((x for x in out if x.model == model and x.file), None)
+            tunables = None if same_model is None else moved(same_model.tunables, same_model.image, image)
+            if tunables is None:
+                ranged = _model_ranges(variables, model, v)    # probed within the model's own ranges
+                probe_at = {**v, **{x.name: x.start for x in ranged if x.causality == "parameter" and x.type == "Real"}}
+                tunables = tunable_parameters(ranged, probe_at, image, lambda x: _image(fmu, x)[3], skip=OWN_KINDS,
+                                              log=lambda message: log(f"{fmu} ({model}, {road}): {message}"))
             name = IMAGE_FILE if not out else f"image-{len(out)}.bin"
             out.append(Variant(model, road, name, "", car, sim, p, image, tunables))
     return out
