@@ -167,9 +167,10 @@ typedef struct {
  * (FV_WORK, FV_ABM_HIST, FV_ABM_CTL, FV_BDF_JAC, FV_BDF_LU, FV_BDF_PIV, FV_BDF_HMAT, FV_BDF_CTL, FV_RK4E_G,
  * FV_RK4E_STATS, each >= 1), the ranges a restored state's control integers must lie in (FV_ABM_CTL_LO/HI[],
  * FV_BDF_CTL_LO/HI[]), the methods' options (FV_BDF_RTOL, FV_BDF_ATOL, FV_RK4E_TOL, FV_RK4E_MAX_ITER,
- * FV_RK4E_MAX_SUB: the defaults of integrators.bdf.BDF2 and rk4e.RK4E, as the Python FMU's), the system's
- * switch_params (each variant's own) and FV_CARRIED, the text naming
- * the integrators the library carries with their item values (for messages). Which it carries besides RK4:
+ * FV_RK4E_MAX_SUB: the defaults of integrators.bdf.BDF2 and rk4e.RK4E, as the Python FMU's; the road's
+ * switching parameters are each variant's) and FV_CARRIED, the text naming the integrators the library carries
+ * with their item values (for messages); Model Exchange (fmi2_me.c): FV_N_EVENT_INDICATORS, FV_HAS_STEER,
+ * FV_NOMINALS[], FV_ME_BYTES (the largest of the variants' evaluation workspaces). Which it carries besides RK4:
  * -DFV_HAS_ABM4, -DFV_HAS_BDF2, -DFV_HAS_RK4E (native.emit.method_defines). */
 
 enum { S_INSTANTIATED, S_INIT, S_STEPPING, S_FAILED, S_TERMINATED };
@@ -206,7 +207,7 @@ typedef struct {
     int64_t eq_ints[FV_EQ_INTS];
     /* Model Exchange (fmi2_me.c): the mode, and the evaluation at (t, y, inputs) when me_fresh */
     int me, me_mode, me_fresh, me_snapped;
-    unsigned char me_snap[FV_ME_BYTES];   /* the evaluation's workspace at the last accepted state (FV_ME_RANGES) */
+    unsigned char me_snap[FV_ME_BYTES];   /* the evaluation's workspace at the last accepted state (var->me) */
     int64_t me_status, me_due;
     double me_ydot[FV_N_STATES], me_g[FV_N_EVENT_INDICATORS > 0 ? FV_N_EVENT_INDICATORS : 1];
 } Comp;
