@@ -36,6 +36,13 @@ def _inputs(info: dict) -> list[str]:
             if sv.get("causality") == "input" and next(iter(sv)).tag == "Real"]
 
 
+def _n_variables(info: dict) -> int:
+    """The FMU's variables but Model Exchange's states and derivatives (local): those of the C layer's table."""
+    from xml.etree import ElementTree
+    root = ElementTree.parse(f"{info['dir']}/modelDescription.xml").getroot()
+    return sum(1 for sv in root.iter("ScalarVariable") if sv.get("causality") != "local")
+
+
 def _tunable_real(info: dict) -> tuple[str, float, float]:
     """(name, start, max) of the first Real parameter held in the model's arrays (settable until initialization
     ends, like dt, v0 and x0)."""
@@ -127,17 +134,19 @@ def _flip(state: bytes, byte: int, bit: int) -> bytes:
     return bytes(out)
 
 
-def crafted_states(state: bytes, other: bytes, rng: random.Random) -> list[tuple[str, bytes, bool | None]]:
+def crafted_states(state: bytes, other: bytes, rng: random.Random, n_vars: int) -> list[tuple[str, bytes, bool | None]]:
     """[(what, bytes, True if it must be refused, None if it may be taken)] made from ``state`` (a serialized
-    state of this FMU: ``c/fmi2_native.c``) and ``other`` (bytes of another FMU's state)."""
+    state of this FMU, of ``n_vars`` variables: ``c/fmi2_native.c``) and ``other`` (bytes of another FMU's
+    state)."""
     n = len(state)
     y_at = HEAD
     n_states, n_outputs, n_key, nb = (int.from_bytes(state[72 + 8 * i:80 + 8 * i], "little") for i in (2, 3, 4, 5))
     # doubles: y, row, work (10 n), saved, ABM4 history (4 n), BDF2 J (n^2), LU (2 n^2), h, RK4E g (4 x the
-    # switching functions), counters (4); int64: ABM4 control (3), BDF2 pivots (2 n), BDF2 control (5)
-    ints = 3 + 2 * n_states + 5
+    # switching functions), counters (4), the parameter values (one per variable); int64: ABM4 control (3), BDF2
+    # pivots (2 n), BDF2 control (5), the image variant
+    ints = 3 + 2 * n_states + 5 + 1
     known = HEAD + 8 * (n_states + n_outputs + 10 * n_states + 1 + n_key + 4 * n_states + 3 * n_states ** 2 + 1 + 4
-                        + ints) + nb + 8
+                        + n_vars + ints) + nb + 8
     assert n > known and (n - known) % 32 == 0          # the g rows: 4 x (4 per wheel)
     ints_at = n - 8 - nb - 8 * ints
     out = [(f"truncated to {k} bytes", state[:k], True) for k in (0, 7, 8, 71, HEAD, n // 2, n - 8, n - 1)]
@@ -154,6 +163,7 @@ def crafted_states(state: bytes, other: bytes, rng: random.Random) -> list[tuple
     named += [(SCALARS + 8 * i, f"scalar {i}") for i in range(7)]
     named += [(ints_at + 8 * i, f"ABM4 control {i}") for i in (0, 1)] + [(ints_at + 24, "BDF2 pivot 0")]
     named += [(ints_at + 8 * (3 + 2 * n_states + i), f"BDF2 control {i}") for i in (0, 1)]
+    named += [(ints_at + 8 * (ints - 1), "image variant")]
     named += [(y_at + 8 * i, f"y[{i}]") for i in (0, n_states - 1)]
     may_take = ("scalar", "y[")        # a flip may leave a number finite and within its range: then it is taken
     for at, what in named:
@@ -161,7 +171,7 @@ def crafted_states(state: bytes, other: bytes, rng: random.Random) -> list[tuple
                     None if what.startswith(may_take) else True))
     for at, what, value in [(SCALARS + 8, "dt", 0.0), (SCALARS + 8, "dt", NAN), (SCALARS + 8, "dt", 1.0),
                             (SCALARS + 32, "v0", -1.0), (SCALARS + 48, "model time", INF), (y_at, "y[0]", INF),
-                            (y_at, "y[0]", NAN), (SCALARS, "time", NAN), (ints_at - 8 * 4, "RK4E counter 0", NAN)]:
+                            (y_at, "y[0]", NAN), (SCALARS, "time", NAN), (ints_at - 8 * (n_vars + 4), "RK4E counter 0", NAN)]:
         import struct
         out.append((f"{what} = {value}, check word right",
                     with_check(state[:at] + struct.pack("<d", value) + state[at + 8:]), True))
@@ -177,7 +187,7 @@ def test_crafted_states_are_refused_with_a_message_and_never_crash(native_fmus, 
     info = extract(native_fmus[name], tmp_path / name)
     state = _saved_state(info)
     foreign = _saved_state(extract(native_fmus[other], tmp_path / other))
-    cases = crafted_states(state, foreign, random.Random(SEED))
+    cases = crafted_states(state, foreign, random.Random(SEED), _n_variables(info))
     calls = [["init", 0, 0.0, {}], ["steps", 0, 0.0, 1e-3, 50], ["save", 0, "good"]]
     for what, data, refused in cases:
         calls += [["load", 0, data.hex()], ["steps", 0, 0.05, 1e-3, 20], ["load", 0, "good"]]
@@ -222,7 +232,7 @@ def test_the_fuzz_calls_under_address_and_undefined_behaviour_sanitizers(native_
                                             ["state_bytes", 0, "s"]], env=env)
     assert code == 0 and "Sanitizer" not in err, err
     own = bytes.fromhex(results[-1]["hex"])
-    cases = crafted_states(own, own[:100], random.Random(SEED))
+    cases = crafted_states(own, own[:100], random.Random(SEED), _n_variables(info))
     calls = [["init", 0, 0.0, {}], ["steps", 0, 0.0, 1e-3, 50]]
     for _, data, _ in cases:
         calls += [["load", 0, data.hex()], ["steps", 0, 0.05, 1e-3, 5]]

@@ -17,18 +17,22 @@
    ``fmi.post_process.patch_model_description``). While stepping, outputs change only in ``fmi2DoStep``:
    ``ModelStructure/Outputs`` lists them with no dependencies on inputs.
 
-What stays settable in the native FMU until initialization ends: every Real parameter (``dt``, ``v0`` and ``x0``,
-held by the C layer, and the masses, inertias, springs, dampers and tire radii, which the C layer writes into
-the model's arrays of the instance: :mod:`.tunable` finds where at export) and the ``integrator``, among the
-methods the library carries: RK4 and the ``integrator`` set at export, plus the stepping integrators named in
-``export(integrators=...)`` (each one's entry point, ``step.integrator_cfuncs``: ABM4, BDF2, RK4E, costs
-compile time and library size, so an export carries only what it is asked for: docs/native.md §8); every
-input at any time. The other choices and the file names (``model``, ``road``, ..., ``road_file``) are fixed at
-export (their value is the start value in the modelDescription, and setting one to another value returns
-fmi2Error naming it; an Enumeration is an Integer in the C layer holding its item value). The FMU state can be
-saved, restored and serialized, with the integrator and its arrays (ABM4's history, BDF2's matrices, ...). A
-new coordinate partition during a run is made in the compiled step (``fv_repartition``). See docs/native.md §6
-and §8.
+What stays settable in the native FMU until initialization ends: every parameter the Python FMU lets a host
+set, but a user's file given by path (``road_file``: read at export into the image; setting it to another value
+returns fmi2Error saying so). The Real ones: ``dt``, ``v0`` and ``x0``, held by the C layer, and the masses,
+inertias, springs, dampers and tire radii, which the C layer writes into the model's arrays of the instance when
+initialization ends (:mod:`.tunable` finds where at export). The ``integrator``, among the methods the library
+carries: RK4 and the ``integrator`` set at export, plus the stepping integrators named in
+``export(integrators=...)`` (each one's entry point, ``step.integrator_cfuncs``: ABM4, BDF2, RK4E, costs compile
+time and library size, so an export carries only what it is asked for: docs/native.md §8). The choices
+(:data:`CHOICES`): the FMU carries one image per (model, road) (:func:`image_variants`: every shipped road, every
+vehicle of its kind whose compiled step has the export's sizes) and the C layer makes its instance from the one
+chosen; ``road_source`` and ``tire_source`` are the data's modes, ``steering_input`` the input the C layer
+ramps the rack to. An Enumeration is an Integer in the C layer holding its item value. The C layer holds every
+value set and makes them the instance's when initialization ends, so the order of the sets does not matter.
+Every input is settable at any time. The FMU state can be saved, restored and serialized, with the integrator
+and its arrays (ABM4's history, BDF2's matrices, ...) and the image it was made from. A new coordinate partition
+during a run is made in the compiled step (``fv_repartition``). See docs/native.md §6, §8 and §11.
 
 The FMI 2.0 FMU is a Model Exchange FMU too (the same library, ``c/fmi2_me.c``): the vehicle's state vector is
 its continuous states (:func:`model_exchange_states`, appended to the description by
@@ -51,15 +55,19 @@ import zipfile
 from pathlib import Path
 from typing import NamedTuple
 
+import numpy as np
 from lxml import etree
 
-from ..errors import ModelError
+from ..errors import FmuVehicleError, ModelError
 from ..fmi.description3 import TYPES3, model_description3, time_reference
 from ..fmi.post_process import patch_model_description
+from ..fmi.resource_files import ALLOW_PARAMETER
+from ..fmi.roads import SHIPPED_ROADS
 from ..fmi.slave_base import SlaveBase
 from ..fmi.variables import Var
-from ..fmi.vehicle_parameters import parameter_table
-from ..fmi.vehicle_slave import load_vehicle, steering_input_limits, vehicle_structure, vehicle_variables
+from ..fmi.vehicle_parameters import KINDS, model_range, parameter_table
+from ..fmi.vehicle_slave import (STEERING_INPUTS, load_vehicle, steering_input_limits, vehicle_structure,
+                                 vehicle_variables)
 from ..fmi.version import package_version
 from ..paths import resource_path
 from ..util import atomic_write
@@ -67,7 +75,7 @@ from .emit import (C_DIR, FMI3_EXPORTS, FMI_EXPORTS, RUNTIME_DEFINES, TARGETS, _
                    method_defines, usable_targets)
 from .layout import ARRAY_DATA, make_image
 from .step import pack_system
-from .tunable import mass_offsets, tunable_parameters
+from .tunable import mass_offsets, moved, tunable_parameters
 
 FMI_C = C_DIR / "fmi2_native.c"
 FMI3_C = C_DIR / "fmi3_native.c"
@@ -85,7 +93,15 @@ tractor-semitrailer's twelve) and its towed units' outputs need nothing of their
 couplings' yaw through ``model.held``, in the image)."""
 
 # kinds of variable in the C table (c/fmi2_native.c)
-K_OUTPUT, K_WHEEL_INPUT, K_STEERING_ANGLE, K_RACK_TRAVEL, K_DT, K_V0, K_X0, K_FIXED, K_TUNABLE, K_INTEGRATOR = range(10)
+(K_OUTPUT, K_WHEEL_INPUT, K_STEERING_ANGLE, K_RACK_TRAVEL, K_DT, K_V0, K_X0, K_FIXED, K_TUNABLE, K_INTEGRATOR,
+ K_CHOICE) = range(11)
+CHOICES = ("model", "road", "road_source", "tire_source", "steering_input", ALLOW_PARAMETER)
+"""The Enumeration (and Boolean) parameters the C layer holds and takes until initialization ends (``K_CHOICE``):
+``model`` and ``road`` choose the image (:func:`image_variants`), ``road_source`` and ``tire_source`` the data's
+modes, ``steering_input`` the input that moves the rack; ``allow_external_files`` matters only for a
+``road_file``, which is read at export (with one, ``road`` and it stay fixed)."""
+FILE_PARAMETERS = ("road_file",)
+"""Parameters naming a user's file: read at export into the image, fixed (the C layer says why)."""
 OWN_KINDS = ("dt", "v0", "x0")
 """Real parameters the C layer holds itself (not in the image): never probed as tunable."""
 _TYPES = {"Real": 0, "Integer": 1, "Boolean": 2, "String": 3}
@@ -138,6 +154,78 @@ def _image(fmu: str, values: dict):
                                    p.data_type)
 
 
+class Variant(NamedTuple):
+    """One (model, road) of a native FMU: the image it carries for them (``file`` in its resources) or, when it
+    carries none (``file`` None), why."""
+    model: str
+    road: str
+    file: str | None
+    why: str = ""
+    car: object = None
+    sim: object = None
+    packed: object = None
+    image: object = None
+    tunables: dict | None = None
+
+
+def _model_ranges(variables, model: str, values: dict) -> list[Var]:
+    """``variables`` with each Real parameter's range narrowed to ``model``'s own
+    (``vehicle_parameters.model_range``: what the Python loader accepts for that vehicle file) and its start value
+    the one in ``values`` brought into it."""
+    out = []
+    for v in variables:
+        if v.causality == "parameter" and v.type == "Real" and v.min is not None and v.max is not None:
+            lo, hi = model_range(model, v.name, (v.min, v.max))
+            v = replace(v, start=min(max(values[v.name], lo), hi), min=lo, max=hi)
+        out.append(v)
+    return out
+
+
+def image_variants(fmu: str, variables, values: dict, log=lambda message: None) -> list[Variant]:
+    """Every (model, road) a host can choose, the export's own first: each shipped vehicle of ``fmu``'s kind times
+    each shipped road (only the export's road when ``road_file`` names a user's road: it replaces ``road``),
+    with the other parameters at ``values``. A variant is carried (its image built, its tunable parameters found,
+    ``tunable.tunable_parameters``) when the Python loader builds it and its compiled step has the export's
+    sizes (``step.StepShape``: they are compile-time constants of the library's code; a vehicle with another
+    number of coordinates, such as the fork-arm variants, needs its own export); otherwise ``why`` says why not.
+    A vehicle's tunable parameters are probed on its first road and carried over to its other roads
+    (``tunable.moved``: the same arrays, moved in the blob), or probed again where that fails."""
+    models = [values["model"], *(m for m in KINDS[fmu].models if m != values["model"])]
+    roads = [values["road"]] if values["road_file"].strip() else \
+        [values["road"], *(r for r in SHIPPED_ROADS if r != values["road"])]
+    out, shape = [], None
+    for model in models:
+        for road in roads:
+            v = {**values, "model": model, "road": road}
+            try:
+                car, sim, p, image = _image(fmu, v)
+            except FmuVehicleError as exc:
+                if shape is None:
+                    raise
+                out.append(Variant(model, road, None, f"the export could not build it: {exc}"))
+                log(f"{fmu}: model {model!r} on road {road!r} not carried: {exc}")
+                continue
+            if shape is None:
+                shape = p.shape
+            elif p.shape != shape:
+                diff = ", ".join(f"{name} {a}, this build's {b}" for name, a, b in zip(p.shape._fields, p.shape, shape)
+                                 if a != b)
+                why = (f"its compiled step has other sizes ({diff}): export it with --set model={model}")
+                log(f"{fmu}: model {model!r} not carried: {why}")
+                out += [Variant(model, r, None, why) for r in roads]
+                break
+            same_model = next((x for x in out if x.model == model and x.file), None)
+            tunables = None if same_model is None else moved(same_model.tunables, same_model.image, image)
+            if tunables is None:
+                ranged = _model_ranges(variables, model, v)    # probed within the model's own ranges
+                probe_at = {**v, **{x.name: x.start for x in ranged if x.causality == "parameter" and x.type == "Real"}}
+                tunables = tunable_parameters(ranged, probe_at, image, lambda x: _image(fmu, x)[3], skip=OWN_KINDS,
+                                              log=lambda message: log(f"{fmu} ({model}, {road}): {message}"))
+            name = IMAGE_FILE if not out else f"image-{len(out)}.bin"
+            out.append(Variant(model, road, name, "", car, sim, p, image, tunables))
+    return out
+
+
 def _c_number(x) -> str:
     if x is None:
         return "0.0"
@@ -151,10 +239,12 @@ def _c_string(text) -> str:
     return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def variable_rows(variables, car, tunables=()) -> list[tuple]:
+def variable_rows(variables, car, tunables=(), choices=()) -> list[tuple]:
     """(type, kind, index, start, min, max, string) of every variable, in the table's order (the value
-    reference is the position): where the C layer finds each value. ``tunables``: names of the parameters the
-    C layer takes until initialization ends (:mod:`.tunable`); every other one it does not hold is fixed."""
+    reference is the position): where the C layer finds each value. ``tunables``: names of the Real parameters
+    the C layer takes until initialization ends (:mod:`.tunable`); ``choices``: the Enumeration and Boolean
+    parameters it takes (:data:`CHOICES`; min and max their item values' range); every other one it does not
+    hold is fixed."""
     outputs = {name: i for i, name in enumerate(car.output_names)}
     rows = []
     for v in variables:
@@ -182,16 +272,26 @@ def variable_rows(variables, car, tunables=()) -> list[tuple]:
             rows.append((v.type, K_INTEGRATOR, 0, v.start, lo, hi, ""))
         elif v.name in tunables:
             rows.append((v.type, K_TUNABLE, 0, v.start, lo, hi, ""))
+        elif v.name in choices:
+            top = len(v.choices) if v.type == "Enumeration" else 1
+            rows.append((v.type, K_CHOICE, 0, v.start, 1 if v.type == "Enumeration" else 0, top, ""))
         else:
             rows.append((v.type, K_FIXED, 0, v.start, lo, hi, v.start))
     return rows
 
 
-def exported_variables(variables, values: dict, car) -> list[Var]:
+def exported_variables(variables, values: dict, cars) -> list[Var]:
     """The FMU's variables with every parameter's start value set to its export value (``values``) and the
-    steering input declared to the exported car's own rack end stops (``vehicle_slave.steering_input_limits``;
-    the Python FMU checks them at the step, as its model can change)."""
-    limits = steering_input_limits(car, values.get("steering_input"))
+    steering inputs declared to the rack end stops of the vehicles it carries (``cars``: the widest of their
+    ``vehicle_slave.steering_input_limits``; the C layer checks the chosen vehicle's own, as the Python FMU
+    does at the step)."""
+    limits = {}
+    if values.get("steering_input") is not None:
+        for car in cars:
+            for choice in STEERING_INPUTS:
+                for name, (lo, hi) in steering_input_limits(car, choice).items():
+                    a, b = limits.get(name, (lo, hi))
+                    limits[name] = (min(a, lo), max(b, hi))
     return [replace(v, start=values[v.name]) if v.causality == "parameter"
             else replace(v, min=limits[v.name][0], max=limits[v.name][1]) if v.name in limits else v
             for v in variables]
@@ -238,24 +338,26 @@ def _c_ranges(name: str, ranges) -> list[str]:
     return [f"#define FV_N_{name} {len(ranges)}", f"static const fv_range FV_{name}[] = {{", *rows, "};"]
 
 
-def config_header(model_id: str, guid: str, fixed, values: dict, car, sim, key_word: int, shape, image,
-                  tunables: dict, methods=()) -> str:
-    """``fv_fmu_config.h`` for ``c/fmi2_native.c``: the variable table ``fixed`` (:func:`exported_variables`),
-    where the ``tunables`` (``tunable.tunable_parameters``) live in the blob, where the bodies' masses lie
-    (``tunable.mass_offsets``: the C layer adds the total mass as ``Vehicle.total_mass_kg`` does), the sizes of
-    the equilibrium's scratch (``shape``: ``step.StepShape``), the start
-    table's first tire state, the steering input, the position of ``data.inputs`` in the image, the step
-    budget (the Python FMU's ``MAX_SUBSTEPS``) and the parts of the ``image``'s blob a restored state is
-    checked against (:func:`blob_ranges`); the integrators' part (:func:`integrator_config`, ``methods`` the
-    ones carried besides RK4)."""
+def config_header(model_id: str, guid: str, fixed, values: dict, variants, tunables, methods=()) -> str:
+    """``fv_fmu_config.h`` for ``c/fmi2_native.c``: the variable table ``fixed`` (:func:`exported_variables`;
+    ``tunables`` the names of the Real parameters it takes until initialization ends, the :data:`CHOICES`
+    present and not fixed by a ``road_file`` its Enumeration and Boolean ones), the value references and item
+    values of the choices, the step budget (the Python FMU's ``MAX_SUBSTEPS``), the sizes shared by every image
+    (the position of ``data.inputs``'s pointer among the words, the equilibrium's scratch, ``step.StepShape``)
+    and per (model, road) of ``variants`` (:func:`image_variants`) what :func:`variant_config` writes; the
+    integrators' part (:func:`integrator_config`, ``methods`` the ones carried besides RK4)."""
+    carried = [v for v in variants if v.file]
+    first = carried[0]
+    car, sim, shape, image = first.car, first.sim, first.packed.shape, first.image
     n_cols = sim.inputs.shape[1]
+    key_word = next(f.word for f in image.fields if f.path == "data.inputs") + ARRAY_DATA
+    by_file = ("road", ALLOW_PARAMETER) if values["road_file"].strip() else ()     # a road_file replaces the road
+    choices = [c for c in CHOICES if c in values and c not in by_file]
     lines = [f"#define FV_MODEL_IDENTIFIER {_c_string(model_id)}", f"#define FV_GUID {_c_string(guid)}",
-             f"#define FV_IMAGE_FILE {_c_string(IMAGE_FILE)}", f"#define FV_KEY_WORD {key_word}",
-             f"#define FV_N_INPUT_COLS {n_cols}",
-             f"#define FV_STEERING {dict(steering_wheel_angle=1, rack_travel=2).get(values.get('steering_input'), 0)}",
-             f"#define FV_RACK_GAIN {_c_number(car.rack_gain)}", f"#define FV_N_VARS {len(fixed)}",
+             f"#define FV_KEY_WORD {key_word}", f"#define FV_N_INPUTS {image.field('data.inputs').array.size}",
+             f"#define FV_N_INPUT_COLS {n_cols}", f"#define FV_N_VARS {len(fixed)}",
              "static const fv_var FV_VARS[FV_N_VARS] = {"]
-    for v, (type_, kind, index, start, lo, hi, string) in zip(fixed, variable_rows(fixed, car, tunables)):
+    for v, (type_, kind, index, start, lo, hi, string) in zip(fixed, variable_rows(fixed, car, tunables, choices)):
         if kind == K_WHEEL_INPUT:
             index = index[0] * n_cols + index[1]
         if type_ == "Enumeration":       # an Integer in the C layer, holding the item value of its option
@@ -264,29 +366,92 @@ def config_header(model_id: str, guid: str, fixed, values: dict, car, sim, key_w
         lines.append(f"    {{{_TYPES[type_]}, {kind}, {index}, {_c_number(number)}, {_c_number(lo)}, {_c_number(hi)}, "
                      f"{_c_string(string if type_ == 'String' else '')}, {_c_string(v.name)}}},")
     lines.append("};")
+    vr = {v.name: i for i, v in enumerate(fixed)}
+    table = {v.name: v for v in fixed}
+    lines += [f"#define FV_VR_{name.upper()} {vr.get(name, -1)}" for name in CHOICES[:-1]]
+    lines += [f"#define FV_ITEM_{name.upper()} {table[var].item_value(name) if var in table else 0}"
+              for var, name in (("road_source", "internal"), ("tire_source", "internal"),
+                                ("steering_input", "steering_wheel_angle"))]
     n_doubles, n_ints = shape.work_sizes()
-    writes = [(vr, offset) for vr, v in enumerate(fixed) if v.name in tunables for offset in tunables[v.name].offsets]
-    body_masses, rods = mass_offsets(car, image)
-    lines += [f"#define FV_N_TUNE_WRITES {len(writes)}", "static const fv_write FV_TUNE_WRITES[] = {",
-              *([f"    {{{vr}, {offset}}}," for vr, offset in writes] or ["    {0, -1},"]), "};",
-              f"#define FV_N_BODY_MASSES {len(body_masses)}",
-              f"static const int64_t FV_BODY_MASSES[FV_N_BODY_MASSES] = {{{', '.join(map(str, body_masses))}}};",
-              f"#define FV_ROD_MASS {_c_number(rods)}"]
     lines += [f"#define FV_TIRE_FROM {int(sim.start_table.tire_from)}",
               f"#define FV_EQ_DOUBLES {n_doubles}", f"#define FV_EQ_INTS {n_ints}",
-              f"#define FV_MAX_SUBSTEPS {int(SlaveBase.MAX_SUBSTEPS)}"]
-    model_arrays, index_arrays = blob_ranges(image, [offset for _vr, offset in writes])
-    lines += [*_c_ranges("BLOB_FIXED", model_arrays), *_c_ranges("BLOB_INDEX", index_arrays),
-              f"#define FV_INDEX_MAX {int(sim.system.model.mech.n)}",
-              f"#define FV_INPUTS_OFFSET {image.field('data.inputs').offset}"]
+              f"#define FV_MAX_SUBSTEPS {int(SlaveBase.MAX_SUBSTEPS)}",
+              f"#define FV_INDEX_MAX {int(sim.system.model.mech.n)}"]
+    rows = []
+    for k, variant in enumerate(variants):
+        if variant.file:
+            if (next(f.word for f in variant.image.fields if f.path == "data.inputs") + ARRAY_DATA != key_word
+                    or int(variant.sim.start_table.tire_from) != int(sim.start_table.tire_from)
+                    or int(variant.sim.system.model.mech.n) != int(sim.system.model.mech.n)):
+                raise ModelError(f"native FMU: model {variant.model!r} on road {variant.road!r} does not share the "
+                                 f"export's buffer layout")
+            text, row = variant_config(k, variant, fixed, tunables)
+            lines += text
+        else:
+            row = (f"    {{.why = {_c_string(variant.why)}, .model = {table['model'].item_value(variant.model)}, "
+                   f".road = {table['road'].item_value(variant.road)}}},")
+        rows.append(row)
+    lines += [f"#define FV_N_VARIANTS {len(variants)}", "static const fv_variant FV_VARIANTS[FV_N_VARIANTS] = {",
+              *rows, "};",
+              f"#define FV_MAX_TUNE_WRITES {max(1, max(len(_tune_writes(v, fixed, tunables)) for v in carried))}"]
     integrator = next(v for v in fixed if v.name == "integrator")
-    steer = next((f.offset for f in image.fields if f.path == "data.steer"), -1) if car.steer_drv >= 0 else -1
-    lines += [f"#define FV_N_EVENT_INDICATORS {int(shape.n_switch)}", f"#define FV_STEER_OFFSET {steer}",
+    me = [evaluation_workspace(v.image) for v in carried]
+    lines += [f"#define FV_N_EVENT_INDICATORS {int(shape.n_switch)}",
+              f"#define FV_HAS_STEER {int(car.steer_drv >= 0)}",
               "static const double FV_NOMINALS[] = {"
-              + ", ".join(_c_number(s.nominal) for s in model_exchange_states(car)) + "};"]
-    workspace = evaluation_workspace(image)
-    lines += [*_c_ranges("ME_RANGES", workspace), f"#define FV_ME_BYTES {max(1, sum(n for _o, n, _p in workspace))}"]
-    return "\n".join(lines + integrator_config(integrator, shape, sim.system, methods)) + "\n"
+              + ", ".join(_c_number(s.nominal) for s in model_exchange_states(car)) + "};",
+              f"#define FV_ME_BYTES {max(1, max(sum(n for _o, n, _p in w) for w in me))}"]
+    return "\n".join(lines + integrator_config(integrator, shape, methods)) + "\n"
+
+
+def _switch_params(system) -> np.ndarray:
+    """The system's switching parameters (``switch_params``: the road's slope breaks, RK4E's switching pass), flat."""
+    return np.ascontiguousarray(getattr(system, "switch_params", np.zeros(0)), dtype=np.float64).reshape(-1)
+
+
+def _tune_writes(variant, fixed, tunables) -> list[tuple[int, int]]:
+    """[(value reference, blob offset)] of the ``tunables``' entries in ``variant``'s image."""
+    return [(vr, offset) for vr, v in enumerate(fixed) if v.name in tunables
+            for offset in variant.tunables[v.name].offsets]
+
+
+def variant_config(k: int, variant, fixed, tunables) -> tuple[list[str], str]:
+    """(the static arrays of carried variant number ``k``, its row of ``FV_VARIANTS``): its image file and blob
+    size; the item values of its model and road; where the ``tunables``' values lie in its blob and the model's own
+    range of each Real parameter (``vehicle_parameters.model_range``, which the Python loader checks a parameter
+    set away from its start value against); where the bodies' masses lie (``tunable.mass_offsets``: the C layer
+    adds the total mass as ``Vehicle.total_mass_kg`` does) and the removed rods' mass; the steering's rack gain
+    and end stops; ``data.inputs`` and ``data.modes`` in the blob; the road's switching parameters (RK4E); the
+    parts of the blob a restored state is checked against (:func:`blob_ranges`); for Model Exchange the
+    evaluation's workspace (:func:`evaluation_workspace`) and ``data.steer`` (-1: no steering)."""
+    car, sim, image = variant.car, variant.sim, variant.image
+    writes = _tune_writes(variant, fixed, tunables)
+    body_masses, rods = mass_offsets(car, image)
+    model_arrays, index_arrays = blob_ranges(image, [offset for _vr, offset in writes])
+    ranges = [model_range(variant.model, v.name, (v.min, v.max)) if v.name in tunables else (-math.inf, math.inf)
+              for v in fixed]
+    steering = car.spec.steering
+    angle, travel = (steering.angle_limit_rad, steering.rack_travel_limit_m) if steering is not None else (0.0, 0.0)
+    sw = _switch_params(sim.system)
+    p = f"FV_V{k}_"
+    lines = [f"static const fv_write {p}TUNE[] = {{{', '.join(f'{{{vr}, {o}}}' for vr, o in writes) or '{0, -1}'}}};",
+             f"static const int64_t {p}BODIES[] = {{{', '.join(map(str, body_masses))}}};",
+             f"static const double {p}LO[FV_N_VARS] = {{{', '.join(_c_number(lo) for lo, _ in ranges)}}};",
+             f"static const double {p}HI[FV_N_VARS] = {{{', '.join(_c_number(hi) for _, hi in ranges)}}};",
+             f"static const double {p}SWITCH[] = {{{', '.join(_c_number(x) for x in sw.tolist() or [0.0])}}};",
+             *_c_ranges(f"V{k}_FIXED", model_arrays), *_c_ranges(f"V{k}_INDEX", index_arrays),
+             *_c_ranges(f"V{k}_ME", evaluation_workspace(image))]
+    steer = next((f.offset for f in image.fields if f.path == "data.steer"), -1) if car.steer_drv >= 0 else -1
+    table = {v.name: v for v in fixed}
+    row = (f"    {{{_c_string(variant.file)}, \"\", {table['model'].item_value(variant.model)}, "
+           f"{table['road'].item_value(variant.road)}, {len(image.blob)}, {image.field('data.inputs').offset}, "
+           f"{image.field('data.modes').offset}, {len(writes)}, {p}TUNE, {p}LO, {p}HI, {len(body_masses)}, {p}BODIES, "
+           f"{_c_number(rods)}, {_c_number(car.rack_gain)}, {_c_number(angle)}, {_c_number(travel)}, {sw.size}, "
+           f"{p}SWITCH, "
+           f"FV_N_V{k}_FIXED, FV_V{k}_FIXED, FV_N_V{k}_INDEX, FV_V{k}_INDEX, FV_N_V{k}_ME, FV_V{k}_ME, {steer}, "
+           f"{_c_string(variant.model)}, "
+           f"{_c_string(variant.road)}}},")
+    return lines, row
 
 
 def evaluation_workspace(image) -> list[tuple[int, int, str]]:
@@ -370,14 +535,13 @@ def add_model_exchange(root, model_id: str, states: list[MeState], n_event_indic
     structure.insert(1 if structure.find("Outputs") is not None else 0, derivatives)
 
 
-def integrator_config(integrator: Var, shape, system, methods=()) -> list[str]:
+def integrator_config(integrator: Var, shape, methods=()) -> list[str]:
     """The integrators' part of ``fv_fmu_config.h``: the item value of each method of the ``integrator``
     Enumeration (``FV_ITEM_RK4``, ...), the sizes of the stepper arrays (``abm.abm_arrays``, ``bdf.bdf_arrays``,
     ``rk4e``'s; each at least 1 for C), the ranges of their control integers a restored state is checked
     against (``CTL_RANGES``), the methods' options (the defaults of ``BDF2`` and ``RK4E``, as the Python FMU's
-    ``make_stepper`` uses them), the system's ``switch_params`` (RK4E's switching pass) and ``FV_CARRIED``, the
-    text naming RK4 and the ``methods`` the library carries with their item values."""
-    import numpy as np
+    ``make_stepper`` uses them; the road's switching parameters are each variant's: :func:`variant_config`) and
+    ``FV_CARRIED``, the text naming RK4 and the ``methods`` the library carries with their item values."""
     from ..integrators import abm, bdf, rk4e
     missing = {"rk4", abm.ABM4.name, bdf.BDF2.name, rk4e.RK4E.name} - set(integrator.choices)
     if missing:
@@ -389,7 +553,6 @@ def integrator_config(integrator: Var, shape, system, methods=()) -> list[str]:
     sizes = {"WORK": max(5 * n, awork.size, bwork.size, rk4e.N_WORK * n), "ABM_HIST": hist.size,
              "ABM_CTL": actl.size, "BDF_JAC": jac.size, "BDF_LU": lu.size, "BDF_PIV": piv.size, "BDF_HMAT": hmat.size,
              "BDF_CTL": bctl.size, "RK4E_G": rk4e.N_G * shape.n_switch, "RK4E_STATS": rk4e.N_STATS}
-    sw = np.ascontiguousarray(getattr(system, "switch_params", np.zeros(0)), dtype=np.float64).reshape(-1)
     lines = [f"#define FV_ITEM_{name.upper()} {integrator.item_value(name)}"
              for name in ("rk4", abm.ABM4.name, bdf.BDF2.name, rk4e.RK4E.name)]
     lines += [f"#define FV_{k} {max(1, int(v))}" for k, v in sizes.items()]
@@ -398,9 +561,7 @@ def integrator_config(integrator: Var, shape, system, methods=()) -> list[str]:
                   f"static const int64_t FV_{name}_CTL_HI[] = {{{', '.join(f'{hi}LL' for _, hi in ranges)}}};"]
     lines += [f"#define FV_BDF_RTOL {_c_number(bdf2.rtol)}", f"#define FV_BDF_ATOL {_c_number(bdf2.atol)}",
               f"#define FV_RK4E_TOL {_c_number(rk.tol)}", f"#define FV_RK4E_MAX_ITER {rk.max_iter}",
-              f"#define FV_RK4E_MAX_SUB {rk.max_sub}", f"#define FV_N_SWITCH_PARAMS {sw.size}",
-              "static const double FV_SWITCH_PARAMS[] = {"
-              + ", ".join(_c_number(x) for x in sw.tolist() or [0.0]) + "};"]
+              f"#define FV_RK4E_MAX_SUB {rk.max_sub}"]
     carried = [m for m in integrator.choices if m == "rk4" or m in methods]
     lines.append(f"#define FV_CARRIED {_c_string(', '.join(f'{integrator.item_value(m)} = {m}' for m in carried))}")
     return lines
@@ -496,17 +657,31 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
     values = parameter_values(variables, settings)
     methods = carried_integrators(values, integrators)
     usable = usable_targets(fmu, targets, log)
-    car, sim, p, image = _image(fmu, values)
-    tunables = tunable_parameters(variables, values, image, lambda v: _image(fmu, v)[3], skip=OWN_KINDS,
-                                  log=lambda message: log(f"{fmu}: {message}"))
-    key_word = next(f.word for f in image.fields if f.path == "data.inputs") + ARRAY_DATA
-    image_bytes = image.to_bytes()
+    variants = image_variants(fmu, variables, values, log)
+    carried = [v for v in variants if v.file]
+    car, sim, p = carried[0].car, carried[0].sim, carried[0].packed
+    tunables = set(carried[0].tunables)
+    for v in carried[1:]:
+        for name in tunables - set(v.tunables):
+            log(f"{fmu}: parameter {name!r} stays fixed at export: it is not settable for model {v.model!r} on road "
+                f"{v.road!r}")
+        tunables &= set(v.tunables)
+    images = {v.file: v.image.to_bytes() for v in carried}
     guid = str(uuid.uuid5(uuid.NAMESPACE_URL, "fmu_vehicle-native:" + hashlib.sha256(
-        image_bytes + repr((fmu, sorted(values.items(), key=str), methods)).encode()).hexdigest()))
-    description = (f"{fmu} (native build: compiled model, no Python on the host; the Real parameters and the "
-                   f"integrator settable until initialization ends, the choices of model, road, tire and files fixed "
-                   f"at export)")
-    table = exported_variables(variables, values, car)
+        b"".join(images.values()) + repr((fmu, sorted(values.items(), key=str), methods)).encode()).hexdigest()))
+    fixed_files = [name for name in FILE_PARAMETERS if name in values]
+    description = (f"{fmu} (native build: compiled model, no Python on the host; every parameter settable until "
+                   f"initialization ends as in the Python FMU, but the user's files ({', '.join(fixed_files)}), read "
+                   f"at export, and vehicles whose compiled step has other sizes, named in the model parameter's "
+                   f"description)")
+    table = exported_variables(variables, values, [v.car for v in carried])
+    table = [replace(v, description=f"{v.description} [native FMU: a user's file, read at export: fixed]")
+             if v.name in fixed_files else v for v in table]
+    absent = sorted({v.model for v in variants if v.model not in {c.model for c in carried}})
+    if absent:
+        table = [replace(v, description=f"{v.description} [native FMU: {', '.join(absent)} not carried, "
+                         f"{next(x.why for x in variants if x.model == absent[0] and not x.file)}]")
+                 if v.name == "model" else v for v in table]
     xml = model_description(fmu, guid, description, table, vehicle_structure(fmu, params), fmi_version,
                             model_exchange_states(car), p.shape.n_switch)
     log(f"{fmu}: compiling the model's kernels for a generic x86-64 CPU (minutes the first time, then cached)")
@@ -515,8 +690,7 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
     dest_dir = Path(dest_dir)
     with tempfile.TemporaryDirectory(prefix="fv_native_fmu_") as tmp:
         tmp = Path(tmp)
-        (tmp / "fv_fmu_config.h").write_text(config_header(fmu, guid, table, values, car, sim, key_word, p.shape,
-                                                                   image, tunables, methods))
+        (tmp / "fv_fmu_config.h").write_text(config_header(fmu, guid, table, values, variants, tunables, methods))
         layers, exports = [(FMI_C, [])], FMI_EXPORTS          # (C source, its own flags)
         if fmi_version == 3:        # the FMI 2.0 layer with FMI_API empty (its functions hidden), the adapter over it
             (tmp / "fv_fmi3_config.h").write_text(fmi3_config_header(table))
@@ -543,7 +717,8 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
         def write(stream):
             with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED) as z:
                 z.writestr("modelDescription.xml", xml)
-                z.writestr(f"resources/{IMAGE_FILE}", image_bytes)
+                for file, data in images.items():
+                    z.writestr(f"resources/{file}", data)
                 for name, lib in binaries.items():
                     folder = PLATFORMS3[name] if fmi_version == 3 else name
                     z.write(lib, f"binaries/{folder}/{fmu}{TARGETS[name].suffix}")

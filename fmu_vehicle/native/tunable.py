@@ -126,3 +126,28 @@ def mass_offsets(car, image) -> tuple[tuple[int, ...], float]:
         raise FmuVehicleError(f"native FMU: the bodies' masses in the image ({total} kg + rods {rods} kg) do not add "
                               f"up to the vehicle's {car.total_mass_kg} kg")
     return offsets, rods
+
+
+def moved(tunables: dict, image, other) -> dict | None:
+    """``tunables`` (found in ``image``) carried over to ``other``, the image of the same vehicle on another road:
+    each entry at the same element of the array of the same path (the road changes only the road's arrays, so
+    the others move in the blob but keep their paths, shapes and values). None if an entry's array differs in
+    shape or its value in ``other`` is not the one in ``image`` (then ``other`` is probed itself)."""
+    fields = sorted((f for f in image.fields if f.path.startswith("model.")), key=lambda f: f.offset)
+    others = {f.path: f for f in other.fields}
+    blob = np.frombuffer(image.blob, "<f8", len(image.blob) // 8)
+    other_blob = np.frombuffer(other.blob, "<f8", len(other.blob) // 8)
+    out = {}
+    for name, t in tunables.items():
+        offsets = []
+        for offset in t.offsets:
+            f = next((f for f in fields if f.offset <= offset < f.offset + f.array.nbytes), None)
+            g = None if f is None else others.get(f.path)
+            if g is None or g.array.shape != f.array.shape or g.array.strides != f.array.strides:
+                return None
+            moved_to = g.offset + offset - f.offset
+            if moved_to % 8 or offset % 8 or other_blob[moved_to // 8] != blob[offset // 8]:
+                return None
+            offsets.append(moved_to)
+        out[name] = Tunable(name, tuple(offsets))
+    return out

@@ -31,8 +31,8 @@ typedef struct {              /* fmi2FunctionTypes.h of the standard */
 /* the rack's ramp (data.steer in the blob: t0 [s], s0 [m], rate [m/s], gain) held at the steering input's
  * target from the model time on */
 static void me_hold_rack(Comp *c) {
-#if FV_STEER_OFFSET >= 0
-    double *steer = blob_double(c, FV_STEER_OFFSET);
+#if FV_HAS_STEER
+    double *steer = blob_double(c, c->var->steer_offset);
     steer[0] = c->t_model;
     steer[1] = rack_target(c);
     steer[2] = 0.0;
@@ -41,13 +41,13 @@ static void me_hold_rack(Comp *c) {
 #endif
 }
 
-/* the evaluation's workspace (FV_ME_RANGES of the blob) into the copy (save) or back from it */
+/* the evaluation's workspace (the image's me ranges of the blob) into the copy (save) or back from it */
 static void me_workspace(Comp *c, int save) {
     unsigned char *blob;
     fv_instance_blob(c->instance, &blob);
     size_t at = 0;
-    for (int i = 0; i < FV_N_ME_RANGES; i++) {
-        const fv_range *r = &FV_ME_RANGES[i];
+    for (int i = 0; i < c->var->n_me; i++) {
+        const fv_range *r = &c->var->me[i];
         if (save) memcpy(c->me_snap + at, blob + r->offset, (size_t)r->bytes);
         else memcpy(blob + r->offset, c->me_snap + at, (size_t)r->bytes);
         at += (size_t)r->bytes;
@@ -64,8 +64,8 @@ static fmi2Status me_evaluate(Comp *c, const char *fn) {
         if (c->me_snapped) me_workspace(c, 0);
         me_hold_rack(c);
         int64_t due = 0;
-        c->me_status = fv_evaluate(c->model, c->data, c->t_model, c->y, c->row, c->me_ydot, FV_SWITCH_PARAMS,
-                                   FV_N_SWITCH_PARAMS, c->me_g, &due);
+        c->me_status = fv_evaluate(c->model, c->data, c->t_model, c->y, c->row, c->me_ydot, c->var->switch_params,
+                                   c->var->n_switch, c->me_g, &due);
         c->me_due = due;
         c->me_fresh = 1;
     }

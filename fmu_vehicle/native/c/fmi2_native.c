@@ -11,10 +11,15 @@
  *
  * exactly as VehicleSimulator.advance calls the same kernels from Python. The variable table, the initial
  * state and the sizes come from the generated header fv_fmu_config.h (fmu_vehicle/native/fmu.py), made from the
- * same Var table as the Python FMU's modelDescription. Parameters that the Python loader needs were fixed at
- * export: setting one returns fmi2Error naming it. The integrator, the internal step dt, the start speed v0 and
- * the start position x0 stay settable before initialization ends: the static equilibrium at x0 is solved at
- * initialization by the compiled kernel the Python FMU runs (vehicle.equilibrium.static_equilibrium).
+ * same Var table as the Python FMU's modelDescription. Every parameter stays settable before initialization
+ * ends, as in the Python FMU: the integrator, the internal step dt, the start speed v0 and the start position x0,
+ * the Real parameters held in the model's arrays (K_TUNABLE), and the choices (K_CHOICE): the vehicle and the
+ * road choose the image the instance is made from (FV_VARIANTS, one per (model, road) the export built), the
+ * road and tire sources the data's modes, steering_input the input that moves the rack. The layer holds the
+ * values set and makes them the instance's at initialization (use_choices), so the order of the sets does not
+ * matter. A user's file (road_file) was read at export: setting it returns fmi2Error saying so. The static
+ * equilibrium at x0 is solved at initialization by the compiled kernel the Python FMU runs
+ * (vehicle.equilibrium.static_equilibrium).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -59,15 +64,18 @@ enum { T_REAL, T_INTEGER, T_BOOLEAN, T_STRING };
 enum {
     K_OUTPUT,          /* Real output: row[index] */
     K_WHEEL_INPUT,     /* Real input: the kernel's input matrix, flat index */
-    K_STEERING_ANGLE,  /* Real input: steering-wheel angle [rad]; the rack target is FV_RACK_GAIN x it if used */
+    K_STEERING_ANGLE,  /* Real input: steering-wheel angle [rad]; the rack target is the rack gain x it if used */
     K_RACK_TRAVEL,     /* Real input: rack travel [m]; the rack target if used */
     K_DT,              /* Real parameter: the internal step [s], settable before initialization */
     K_V0,              /* Real parameter: the start speed [m/s], settable before initialization */
     K_X0,              /* Real parameter: the start position on the road [m], settable before initialization */
     K_FIXED,           /* a parameter fixed at export (any type) */
-    K_TUNABLE,         /* Real parameter in the model's arrays (FV_TUNE_WRITES), settable before initialization ends */
-    K_INTEGRATOR       /* Integer (an Enumeration's item value) parameter: the method, settable before initialization
+    K_TUNABLE,         /* Real parameter in the model's arrays (fv_variant.tune), settable before initialization ends */
+    K_INTEGRATOR,      /* Integer (an Enumeration's item value) parameter: the method, settable before initialization
                         * among those the library carries */
+    K_CHOICE           /* Integer (an Enumeration's item value) or Boolean parameter held in Comp.par, settable before
+                        * initialization ends within [min, max]: model, road, road_source, tire_source, steering_input,
+                        * allow_external_files */
 };
 typedef struct {
     int type, kind, index;
@@ -86,22 +94,49 @@ typedef struct {
     const char *path;         /* the array(s) it holds, e.g. data.mech.indep */
 } fv_range;
 
+/* one (model, road) a host can choose: the image the export built for it, or why it has none */
+typedef struct {
+    const char *image;              /* its file in the FMU's resources; NULL: not carried */
+    const char *why;                /* why not carried */
+    int model, road;                /* the item values of its model and road */
+    int64_t blob_bytes;             /* the size of its blob */
+    int64_t inputs_offset, modes_offset;   /* data.inputs, data.modes (int64: road source, tire source) in the blob */
+    int n_tune;                     /* where each K_TUNABLE parameter's value lives in its blob */
+    const fv_write *tune;
+    const double *lo, *hi;          /* per variable: the model's own range of a K_TUNABLE parameter set away from its
+                                     * start value (vehicle_parameters.model_range, as the Python loader checks it) */
+    int n_bodies;                   /* blob offsets of the bodies' masses, in the order the total mass adds them */
+    const int64_t *bodies;
+    double rod_mass;                /* [kg] */
+    double rack_gain, angle_limit, rack_limit;   /* [m/rad], the rack end stops [rad] of the wheel, [m] */
+    int64_t n_switch;               /* the road's switching parameters (RK4E's switching pass; at least one) */
+    const double *switch_params;
+    int n_fixed;                    /* the model's arrays (never change in a run): a restored state's must be these */
+    const fv_range *fixed;
+    int n_index;                    /* the data's integer arrays: a restored state's within [0, FV_INDEX_MAX] */
+    const fv_range *index;
+    int n_me;                       /* Model Exchange: the evaluation's workspace (fmi2_me.c) */
+    const fv_range *me;
+    int64_t steer_offset;           /* data.steer in the blob (-1: no steering) */
+    const char *model_name, *road_name;
+} fv_variant;
+
 #include "fv_fmu_config.h"
-/* defines FV_MODEL_IDENTIFIER, FV_GUID, FV_N_VARS, FV_VARS[], FV_N_INPUT_COLS, FV_KEY_WORD, FV_STEERING
- * (0 none, 1 steering-wheel angle, 2 rack travel), FV_RACK_GAIN [m/rad], FV_IMAGE_FILE, FV_TIRE_FROM (the
- * start table's first tire state, vehicle.start), FV_TUNE_WRITES[FV_N_TUNE_WRITES] (where each K_TUNABLE
- * parameter's value lives), FV_BODY_MASSES[FV_N_BODY_MASSES] (blob offsets of the bodies' masses, in the order
- * the vehicle's total mass adds them) and FV_ROD_MASS [kg], the equilibrium's scratch sizes
- * FV_EQ_DOUBLES, FV_EQ_INTS (native.step.StepShape.work_sizes); the step budget FV_MAX_SUBSTEPS; for the check of
- * a state's blob FV_BLOB_FIXED[FV_N_BLOB_FIXED] (the model's arrays), FV_BLOB_INDEX[FV_N_BLOB_INDEX] (the data's
- * integer arrays), FV_INDEX_MAX and FV_INPUTS_OFFSET (data.inputs in the blob); the integrators: the item values
+/* defines FV_MODEL_IDENTIFIER, FV_GUID, FV_N_VARS, FV_VARS[], FV_N_INPUT_COLS, FV_N_INPUTS (data.inputs' size),
+ * FV_KEY_WORD, the value references FV_VR_MODEL, FV_VR_ROAD, FV_VR_ROAD_SOURCE, FV_VR_TIRE_SOURCE,
+ * FV_VR_STEERING_INPUT (-1: none) and the first item values FV_ITEM_INTERNAL (road_source, tire_source: the mode
+ * is the item value less it) and FV_ITEM_STEERING_WHEEL_ANGLE; FV_TIRE_FROM (the start table's first tire state,
+ * vehicle.start), the equilibrium's scratch sizes FV_EQ_DOUBLES, FV_EQ_INTS (native.step.StepShape.work_sizes);
+ * the step budget FV_MAX_SUBSTEPS; FV_INDEX_MAX; FV_VARIANTS[FV_N_VARIANTS] (the images, the first the export's)
+ * and FV_MAX_TUNE_WRITES; the integrators: the item values
  * FV_ITEM_RK4, FV_ITEM_ABM4, FV_ITEM_BDF2, FV_ITEM_RK4E of the integrator parameter, the sizes of their arrays
  * (FV_WORK, FV_ABM_HIST, FV_ABM_CTL, FV_BDF_JAC, FV_BDF_LU, FV_BDF_PIV, FV_BDF_HMAT, FV_BDF_CTL, FV_RK4E_G,
  * FV_RK4E_STATS, each >= 1), the ranges a restored state's control integers must lie in (FV_ABM_CTL_LO/HI[],
  * FV_BDF_CTL_LO/HI[]), the methods' options (FV_BDF_RTOL, FV_BDF_ATOL, FV_RK4E_TOL, FV_RK4E_MAX_ITER,
- * FV_RK4E_MAX_SUB: the defaults of integrators.bdf.BDF2 and rk4e.RK4E, as the Python FMU's), the system's
- * switch_params FV_SWITCH_PARAMS[FV_N_SWITCH_PARAMS] (at least one element) and FV_CARRIED, the text naming
- * the integrators the library carries with their item values (for messages). Which it carries besides RK4:
+ * FV_RK4E_MAX_SUB: the defaults of integrators.bdf.BDF2 and rk4e.RK4E, as the Python FMU's; the road's
+ * switching parameters are each variant's) and FV_CARRIED, the text naming the integrators the library carries
+ * with their item values (for messages); Model Exchange (fmi2_me.c): FV_N_EVENT_INDICATORS, FV_HAS_STEER,
+ * FV_NOMINALS[], FV_ME_BYTES (the largest of the variants' evaluation workspaces). Which it carries besides RK4:
  * -DFV_HAS_ABM4, -DFV_HAS_BDF2, -DFV_HAS_RK4E (native.emit.method_defines). */
 
 enum { S_INSTANTIATED, S_INIT, S_STEPPING, S_FAILED, S_TERMINATED };
@@ -113,6 +148,8 @@ typedef struct {
     int logging;
     int state;
     void *instance;
+    const fv_variant *var;           /* the variant the instance was made from */
+    char *resources;                 /* fmuResourceLocation: where the images are read from */
     int64_t *model, *data;
     double *inputs;                  /* the kernel's input matrix (data.inputs) inside the instance */
     double y[FV_N_STATES], row[FV_N_OUTPUTS], work[FV_WORK], saved[1 + FV_N_KEY];
@@ -124,6 +161,10 @@ typedef struct {
     int integrator;                  /* the integrator parameter's item value (FV_ITEM_*) */
     int fresh;                       /* 1: the next step restarts the method (the Python stepper's reset()) */
     double t, dt, steering_angle, rack_travel, v0, x0;
+    double par[FV_N_VARS];           /* the value set of each K_TUNABLE and K_CHOICE parameter (its start value) */
+    double own[FV_MAX_TUNE_WRITES];  /* the image's own values at var->tune[] (a parameter at its start value keeps
+                                      * the chosen vehicle file's value, as in the Python loader) */
+    int64_t variant;                 /* var's index in FV_VARIANTS */
     double t_model;                  /* the model's time [s]: 0 at the start, whatever the FMU's start time (the
                                       * Python FMU's simulator counts from 0 too) */
     /* the start table at x0 (vehicle.start) and the equilibrium's scratch */
@@ -132,7 +173,7 @@ typedef struct {
     int64_t eq_ints[FV_EQ_INTS];
     /* Model Exchange (fmi2_me.c): the mode, and the evaluation at (t, y, inputs) when me_fresh */
     int me, me_mode, me_fresh, me_snapped;
-    unsigned char me_snap[FV_ME_BYTES];   /* the evaluation's workspace at the last accepted state (FV_ME_RANGES) */
+    unsigned char me_snap[FV_ME_BYTES];   /* the evaluation's workspace at the last accepted state (var->me) */
     int64_t me_status, me_due;
     double me_ydot[FV_N_STATES], me_g[FV_N_EVENT_INDICATORS > 0 ? FV_N_EVENT_INDICATORS : 1];
 } Comp;
@@ -151,9 +192,9 @@ static const fv_field STATE_REALS[] = {
     FIELD("state vector y", y), FIELD("output row", row), FIELD("integrator scratch", work),
     FIELD("first-stage record", saved), FIELD("ABM4 history", hist), FIELD("BDF2 Jacobian", jac),
     FIELD("BDF2 LU factors", lu), FIELD("BDF2 step of the factors", hmat), FIELD("RK4E switching values", gw),
-    FIELD("RK4E counters", stats)};
+    FIELD("RK4E counters", stats), FIELD("parameter values", par)};
 static const fv_field STATE_INTS[] = {FIELD("ABM4 control", abm_ctl), FIELD("BDF2 pivots", piv),
-                                      FIELD("BDF2 control", bdf_ctl)};
+                                      FIELD("BDF2 control", bdf_ctl), FIELD("image variant", variant)};
 #undef FIELD
 #define N_FIELDS(table) (sizeof table / sizeof table[0])
 
@@ -239,12 +280,11 @@ static char *read_resource(Comp *c, const char *location, const char *file, int6
     return buf;
 }
 
-/* the rack travel [m] the next step ramps to, from the steering input the FMU was exported with */
+/* the rack travel [m] the next step ramps to, from the steering input chosen (steering_input) */
 static double rack_target(const Comp *c) {
-#if FV_STEERING == 1
-    return FV_RACK_GAIN * c->steering_angle;
-#elif FV_STEERING == 2
-    return c->rack_travel;
+#if FV_VR_STEERING_INPUT >= 0
+    return c->par[FV_VR_STEERING_INPUT] == FV_ITEM_STEERING_WHEEL_ANGLE ? c->var->rack_gain * c->steering_angle
+                                                                       : c->rack_travel;
 #else
     (void)c;
     return 0.0;
@@ -268,7 +308,9 @@ static void start_values(Comp *c) {
         else if (v->kind == K_V0) c->v0 = v->start;
         else if (v->kind == K_X0) c->x0 = v->start;
         else if (v->kind == K_INTEGRATOR) c->integrator = (int)v->start;
+        else if (v->kind == K_TUNABLE || v->kind == K_CHOICE) c->par[i] = v->start;
     }
+    c->variant = c->var - FV_VARIANTS;
 }
 
 /* 1 if x is the item value of an integrator this library carries: RK4 always, the others where the export
@@ -306,8 +348,8 @@ static int64_t advance(Comp *c, double t0, double h, int64_t n, int64_t *done) {
 #ifdef FV_HAS_RK4E
     case FV_ITEM_RK4E:
         if (fresh) c->saved[0] = 0.0;
-        return fv_advance_rk4e(c->model, c->data, t0, h, n, c->y, c->row, c->work, c->gw, FV_SWITCH_PARAMS,
-                               FV_N_SWITCH_PARAMS, FV_RK4E_TOL, FV_RK4E_MAX_ITER, FV_RK4E_MAX_SUB, c->stats, c->inputs,
+        return fv_advance_rk4e(c->model, c->data, t0, h, n, c->y, c->row, c->work, c->gw, c->var->switch_params,
+                               c->var->n_switch, FV_RK4E_TOL, FV_RK4E_MAX_ITER, FV_RK4E_MAX_SUB, c->stats, c->inputs,
                                c->saved, done);
 #endif
     default:
@@ -327,33 +369,125 @@ static double *blob_double(const Comp *c, int64_t offset) {
  * Vehicle.total_mass_kg adds them, so the sum is the Python one to the last bit. */
 static double total_mass(const Comp *c) {
     double bodies = 0.0;
-    for (int i = 0; i < FV_N_BODY_MASSES; i++) bodies += *blob_double(c, FV_BODY_MASSES[i]);
-    return bodies + FV_ROD_MASS;
+    for (int i = 0; i < c->var->n_bodies; i++) bodies += *blob_double(c, c->var->bodies[i]);
+    return bodies + c->var->rod_mass;
 }
 
-/* a K_TUNABLE parameter's value: its first entry in the model's arrays (every entry holds it) */
-static double tunable_value(const Comp *c, int vr) {
-    for (int i = 0; i < FV_N_TUNE_WRITES; i++)
-        if (FV_TUNE_WRITES[i].var == vr) return *blob_double(c, FV_TUNE_WRITES[i].offset);
-    return NAN;
-}
-
-static int new_instance(Comp *c, const char *resources) {
+/* open_image: a new instance (its buffers in *model, *data) from variant v's image; NULL and an error message if
+ * the image cannot be read or is not the one the build describes.
+ * load_variant: c's instance made from variant v's image (model, data, inputs, own values), the inputs set so
+ * far carried over from c's old instance (freed), if any. 0 and an error message on failure; c is unchanged then. */
+static void *open_image(Comp *c, const fv_variant *v, int64_t **model, int64_t **data) {
     int64_t n = 0;
-    char *image = read_resource(c, resources, FV_IMAGE_FILE, &n);
-    if (!image) return 0;
-    c->instance = fv_instance_new(image, n, &c->model, &c->data);
+    char *image = read_resource(c, c->resources, v->image, &n);
+    if (!image) return NULL;
+    void *instance = fv_instance_new(image, n, model, data);
     free(image);
-    if (!c->instance) { fail(c, fmi2Error, "%s", fv_last_error()); return 0; }
-    c->inputs = (double *)(intptr_t)c->model[FV_KEY_WORD];
+    if (!instance) { fail(c, fmi2Error, "the FMU resource %s: %s", v->image, fv_last_error()); return NULL; }
+    unsigned char *blob;
+    if (fv_instance_blob(instance, &blob) != v->blob_bytes) {
+        fv_instance_free(instance);
+        fail(c, fmi2Error, "the FMU resource %s is not the image this build was made with", v->image);
+        return NULL;
+    }
+    return instance;
+}
+
+/* c's instance replaced by `instance` (from variant v's image, not yet changed: its own values are read) */
+static void adopt(Comp *c, const fv_variant *v, void *instance) {
+    int64_t shape[5];
+    fv_shape(shape);
+    int64_t *model = (int64_t *)instance;          /* fv_instance_new: the model buffer, then the data buffer */
+    double *inputs = (double *)(intptr_t)model[FV_KEY_WORD];
+    if (c->instance) {
+        memcpy(inputs, c->inputs, sizeof(double) * FV_N_INPUTS);
+        fv_instance_free(c->instance);
+    }
+    c->instance = instance;
+    c->model = model;
+    c->data = model + shape[0];
+    c->inputs = inputs;
+    c->var = v;
+    c->variant = v - FV_VARIANTS;
+    for (int i = 0; i < v->n_tune; i++) c->own[i] = *blob_double(c, v->tune[i].offset);
+}
+
+static int load_variant(Comp *c, const fv_variant *v) {
+    int64_t *model, *data;
+    void *instance = open_image(c, v, &model, &data);
+    if (!instance) return 0;
+    adopt(c, v, instance);
     return 1;
+}
+
+/* the variant carried for model and road item values (NULL: none; *why then the reason, if the build knows one) */
+static const fv_variant *find_variant(double model, double road, const char **why) {
+    *why = NULL;
+    for (int i = 0; i < FV_N_VARIANTS; i++) {
+        const fv_variant *v = &FV_VARIANTS[i];
+        if (v->road != road || v->model != model) continue;
+        if (v->image) return v;
+        *why = v->why;
+    }
+    return NULL;
+}
+
+/* the item value of a choice (0 if the FMU has no such variable: vr -1) */
+static double choice(const Comp *c, int vr) { return vr >= 0 ? c->par[vr] : 0.0; }
+
+/* fmi2OK if the steering input x of kind K_STEERING_ANGLE or K_RACK_TRAVEL lies within the rack end stops of the
+ * vehicle of c's image (the Python FMU narrows the inputs to them), else fmi2Error naming it */
+static fmi2Status check_steering(Comp *c, const char *fn, int kind, double x) {
+    double limit = kind == K_STEERING_ANGLE ? c->var->angle_limit : c->var->rack_limit;
+    if (!(fabs(x) <= limit))
+        return fail(c, fmi2Error, "%s: %s = %g is beyond the rack end stops [%g, %g] of vehicle '%s'", fn,
+                    kind == K_STEERING_ANGLE ? "steering_wheel_angle" : "rack_travel_command", x, -limit, limit,
+                    c->var->model_name);
+    return fmi2OK;
+}
+
+/* Makes the values set the instance's (before initialization ends, and again whenever a host reads in
+ * initialization mode): the instance made from the image of the model and road chosen (a new one if they
+ * changed: the inputs carried over), the road and tire sources into the data's modes, each K_TUNABLE parameter
+ * into its entries of the model's arrays (the image's own value where it is at its start value: the Python loader
+ * keeps the chosen vehicle file's value then, and checks one set otherwise against the model's own range), the
+ * steering input within the chosen vehicle's rack end stops. fmi2Error naming what is refused. */
+static fmi2Status use_choices(Comp *c, const char *fn) {
+    double model = choice(c, FV_VR_MODEL);
+    const char *why;
+    const fv_variant *v = find_variant(model, choice(c, FV_VR_ROAD), &why);
+    if (!v)
+        return fail(c, fmi2Error, "%s: this native FMU does not carry model item %g on road item %g: %s", fn, model,
+                    choice(c, FV_VR_ROAD), why ? why : "no such choice");
+    if (v != c->var && !load_variant(c, v)) return fmi2Error;
+    for (int i = 0; i < v->n_tune; i++) {
+        int vr = v->tune[i].var;
+        double x = c->par[vr];
+        if (x != FV_VARS[vr].start && !(x >= v->lo[vr] && x <= v->hi[vr]))
+            return fail(c, fmi2Error, "%s: parameter '%s' = %.17g is outside [%g, %g] for model '%s' (the model's own "
+                        "range)", fn, FV_VARS[vr].name, x, v->lo[vr], v->hi[vr], v->model_name);
+    }
+    for (int i = 0; i < v->n_tune; i++) {
+        int vr = v->tune[i].var;
+        *blob_double(c, v->tune[i].offset) = c->par[vr] != FV_VARS[vr].start ? c->par[vr] : c->own[i];
+    }
+    unsigned char *blob;
+    fv_instance_blob(c->instance, &blob);
+    int64_t modes[2] = {FV_VR_ROAD_SOURCE >= 0 ? (int64_t)(choice(c, FV_VR_ROAD_SOURCE) - FV_ITEM_INTERNAL) : 0,
+                        FV_VR_TIRE_SOURCE >= 0 ? (int64_t)(choice(c, FV_VR_TIRE_SOURCE) - FV_ITEM_INTERNAL) : 0};
+    memcpy(blob + v->modes_offset, modes, sizeof modes);
+#if FV_VR_STEERING_INPUT >= 0
+    if (c->par[FV_VR_STEERING_INPUT] == FV_ITEM_STEERING_WHEEL_ANGLE)
+        return check_steering(c, fn, K_STEERING_ANGLE, c->steering_angle);
+    return check_steering(c, fn, K_RACK_TRAVEL, c->rack_travel);
+#else
+    return fmi2OK;
+#endif
 }
 
 /* ---- inquiry, instantiation ------------------------------------------------------------------------------ */
 FMI_API const char *fmi2GetTypesPlatform(void) { return "default"; }
 FMI_API const char *fmi2GetVersion(void) { return "2.0"; }
-
-static char *resources_location;    /* kept for fmi2Reset: the image is re-read from it */
 
 FMI_API fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2String fmuGUID,
                                       fmi2String fmuResourceLocation, const fmi2CallbackFunctions *functions,
@@ -377,10 +511,14 @@ FMI_API fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
     c->name = (char *)malloc(strlen(tmp.name) + 1);
     if (c->name) strcpy(c->name, tmp.name);
     c->logging = loggingOn;
-    if (!new_instance(c, fmuResourceLocation)) { free(c->name); free(c); return NULL; }
-    if (fmuResourceLocation && !resources_location) {
-        resources_location = (char *)malloc(strlen(fmuResourceLocation) + 1);
-        if (resources_location) strcpy(resources_location, fmuResourceLocation);
+    const char *location = fmuResourceLocation ? fmuResourceLocation : "";
+    c->resources = (char *)malloc(strlen(location) + 1);
+    if (c->resources) strcpy(c->resources, location);
+    if (!c->name || !c->resources || !load_variant(c, &FV_VARIANTS[0])) {
+        free(c->name);
+        free(c->resources);
+        free(c);
+        return NULL;
     }
     start_values(c);
     c->me = fmuType == fmi2ModelExchange;
@@ -393,6 +531,7 @@ FMI_API void fmi2FreeInstance(fmi2Component comp) {
     if (!c) return;
     fv_instance_free(c->instance);
     free(c->name);
+    free(c->resources);
     free(c);
 }
 
@@ -442,6 +581,10 @@ FMI_API fmi2Status fmi2ExitInitializationMode(fmi2Component comp) {
     Comp *c = (Comp *)comp;
     if (!c) return fmi2Error;
     if (c->state != S_INIT) return fail(c, fmi2Error, "fmi2ExitInitializationMode: not in initialization mode");
+    if (use_choices(c, "fmi2ExitInitializationMode") != fmi2OK) {
+        c->state = S_FAILED;
+        return fmi2Error;
+    }
     int64_t st = initial_outputs(c);
     c->fresh = 1;                   /* the Python stepper's evaluate(): a reset */
     if (st < 0) {
@@ -466,9 +609,7 @@ FMI_API fmi2Status fmi2Terminate(fmi2Component comp) {
 FMI_API fmi2Status fmi2Reset(fmi2Component comp) {
     Comp *c = (Comp *)comp;
     if (!c) return fmi2Error;
-    fv_instance_free(c->instance);
-    c->instance = NULL;
-    if (!new_instance(c, resources_location)) { c->state = S_FAILED; return fmi2Error; }
+    if (!load_variant(c, &FV_VARIANTS[0])) { c->state = S_FAILED; return fmi2Error; }
     start_values(c);
     c->state = S_INSTANTIATED;
     return fmi2OK;
@@ -477,7 +618,7 @@ FMI_API fmi2Status fmi2Reset(fmi2Component comp) {
 /* ---- get / set ------------------------------------------------------------------------------------------- */
 static double real_value(const Comp *c, const fv_var *v) {
     switch (v->kind) {
-    case K_TUNABLE: return tunable_value(c, (int)(v - FV_VARS));
+    case K_TUNABLE: return c->par[v - FV_VARS];
     case K_OUTPUT: return c->row[v->index];
     case K_WHEEL_INPUT: return c->inputs[v->index];
     case K_STEERING_ANGLE: return c->steering_angle;
@@ -495,7 +636,7 @@ FMI_API fmi2Status fmi2GetReal(fmi2Component comp, const fmi2ValueReference vr[]
     /* In initialization mode the outputs a master reads (and hands to other FMUs) are the initial outputs with
      * the inputs set so far, as fmi2ExitInitializationMode will compute them, not zeros. A failure is reported
      * by fmi2ExitInitializationMode, which computes them again. */
-    if (c->state == S_INIT) initial_outputs(c);
+    if (c->state == S_INIT && use_choices(c, "fmi2GetReal") == fmi2OK) initial_outputs(c);
     if (me_outputs(c) != fmi2OK) return fmi2Discard;    /* Model Exchange: the outputs at (t, y, inputs) */
     for (size_t i = 0; i < nvr; i++) {
         if (me_real(c, vr[i], &value[i])) continue;       /* a state or derivative (fmi2_me.c) */
@@ -525,6 +666,9 @@ FMI_API fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference vr[]
         if (!isfinite(x)) return fail(c, fmi2Error, "%s = %g is not finite", v->name, x);
         if (!(x >= v->min && x <= v->max))
             return fail(c, fmi2Error, "%s = %g is outside its range [%g, %g]", v->name, x, v->min, v->max);
+        if ((v->kind == K_STEERING_ANGLE || v->kind == K_RACK_TRAVEL) && c->state == S_STEPPING &&
+            check_steering(c, "fmi2SetReal", v->kind, x) != fmi2OK)
+            return fmi2Error;
     }
     for (size_t i = 0; i < nvr; i++) {
         const fv_var *v = &FV_VARS[vr[i]];
@@ -535,10 +679,7 @@ FMI_API fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference vr[]
         case K_DT: c->dt = value[i]; break;
         case K_V0: c->v0 = value[i]; break;
         case K_X0: c->x0 = value[i]; break;
-        case K_TUNABLE:
-            for (int k = 0; k < FV_N_TUNE_WRITES; k++)
-                if (FV_TUNE_WRITES[k].var == (int)vr[i]) *blob_double(c, FV_TUNE_WRITES[k].offset) = value[i];
-            break;
+        case K_TUNABLE: c->par[vr[i]] = value[i]; break;
         default: break;
         }
     }
@@ -552,7 +693,8 @@ FMI_API fmi2Status fmi2GetInteger(fmi2Component comp, const fmi2ValueReference v
     for (size_t i = 0; i < nvr; i++) {
         const fv_var *v = lookup(c, vr[i], T_INTEGER, "fmi2GetInteger");
         if (!v) return fmi2Error;
-        value[i] = v->kind == K_INTEGRATOR ? c->integrator : (fmi2Integer)v->start;
+        value[i] = v->kind == K_INTEGRATOR ? c->integrator : v->kind == K_CHOICE ? (fmi2Integer)c->par[vr[i]]
+                                                                                : (fmi2Integer)v->start;
     }
     return fmi2OK;
 }
@@ -563,7 +705,7 @@ FMI_API fmi2Status fmi2GetBoolean(fmi2Component comp, const fmi2ValueReference v
     for (size_t i = 0; i < nvr; i++) {
         const fv_var *v = lookup(c, vr[i], T_BOOLEAN, "fmi2GetBoolean");
         if (!v) return fmi2Error;
-        value[i] = v->start != 0.0;
+        value[i] = (v->kind == K_CHOICE ? c->par[vr[i]] : v->start) != 0.0;
     }
     return fmi2OK;
 }
@@ -579,10 +721,31 @@ FMI_API fmi2Status fmi2GetString(fmi2Component comp, const fmi2ValueReference vr
     return fmi2OK;
 }
 
-/* Integer, Boolean and String variables are parameters fixed at export, but for the integrator: setting one to
- * its own value is accepted (hosts set every parameter before initialization), to another value refused by
- * name. The integrator (an Integer holding its Enumeration item value) is settable to any method's item value
- * before initialization ends. Every value is checked before any is written. */
+/* fmi2OK if x may be the value of the choice v (value reference vr): an item value of it (an Enumeration's
+ * 1..n, a Boolean's 0..1), set before initialization ends (after it only its own value), and for the model one
+ * the FMU carries an image of (on some road), else fmi2Error naming the parameter and why. */
+static fmi2Status check_choice(Comp *c, const fv_var *v, int vr, double x, const char *fn) {
+    if (!(x >= v->min && x <= v->max))
+        return fail(c, fmi2Error, "%s: %g is not an item value of parameter '%s' (%g to %g)", fn, x, v->name, v->min,
+                    v->max);
+    if (x != c->par[vr] && c->state != S_INSTANTIATED && c->state != S_INIT)
+        return fail(c, fmi2Error, "parameter '%s' can only be set before initialization ends", v->name);
+    if (vr != FV_VR_MODEL) return fmi2OK;
+    const char *why = "no image";
+    for (int i = 0; i < FV_N_VARIANTS; i++) {
+        if (FV_VARIANTS[i].model != x) continue;
+        if (FV_VARIANTS[i].image) return fmi2OK;
+        why = FV_VARIANTS[i].why;
+    }
+    return fail(c, fmi2Error, "%s: parameter '%s' = %g: this native FMU does not carry that vehicle: %s", fn, v->name,
+                x, why);
+}
+
+/* Integer, Boolean and String parameters. The integrator (an Integer holding its Enumeration item value) is
+ * settable to any method's item value the library carries before initialization ends, a choice (K_CHOICE) to
+ * any of its items (check_choice). The others are fixed at export: setting one to its own value is accepted
+ * (hosts set every parameter before initialization), to another value refused by name, a String (a user's file,
+ * read at export) saying so. Every value is checked before any is written. */
 static fmi2Status set_fixed(Comp *c, const fmi2ValueReference vr[], size_t nvr, int type, const char *fn,
                             const double *numbers, const fmi2String *strings) {
     if (!c) return fmi2Error;
@@ -597,13 +760,23 @@ static fmi2Status set_fixed(Comp *c, const fmi2ValueReference vr[], size_t nvr, 
                 return fail(c, fmi2Error, "parameter '%s' can only be set before initialization ends", v->name);
             continue;
         }
+        if (v->kind == K_CHOICE) {
+            if (check_choice(c, v, (int)vr[i], numbers[i], fn) != fmi2OK) return fmi2Error;
+            continue;
+        }
         int same = strings ? (strings[i] && strcmp(strings[i], v->string) == 0) : numbers[i] == v->start;
+        if (!same && strings)
+            return fail(c, fmi2Error, "parameter '%s' names a user's file, which this native FMU read at export into "
+                        "its image (\"%s\"): it is fixed; export it again with --set %s=<path>", v->name, v->string,
+                        v->name);
         if (!same)
             return fail(c, fmi2Error, "parameter '%s' is fixed at export in this native FMU: export it again with "
                         "--set %s=<value>", v->name, v->name);
     }
-    for (size_t i = 0; i < nvr; i++)
+    for (size_t i = 0; i < nvr; i++) {
         if (FV_VARS[vr[i]].kind == K_INTEGRATOR) c->integrator = (int)numbers[i];
+        else if (FV_VARS[vr[i]].kind == K_CHOICE) c->par[vr[i]] = numbers[i];
+    }
     return fmi2OK;
 }
 
@@ -752,18 +925,25 @@ FMI_API fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp, const fmi2Va
  * (the coordinate partition, the wheel modes) within [0, FV_INDEX_MAX]; the inputs in the blob within their
  * ranges. Anything else is refused with a message naming the field. (FVSTATE3, before the other integrators,
  * had no integrator fields: such a state is refused by its magic.) */
-#define FV_STATE_MAGIC "FVSTATE4"
+#define FV_STATE_MAGIC "FVSTATE5"
 #define FV_N_SCALARS 7
 #define FV_N_HEAD 9
 #define FV_STATE_HEAD (8 + 64 + 8 * FV_N_HEAD + 8 * FV_N_SCALARS)
 
-static size_t state_size(Comp *c) {
-    unsigned char *blob;
-    int64_t nb = fv_instance_blob(c->instance, &blob);
-    size_t n = FV_STATE_HEAD + (size_t)nb + 8;
+/* the bytes of a state before its blob: header, STATE_REALS, STATE_INTS (the image variant last) */
+static size_t state_fields_size(void) {
+    size_t n = FV_STATE_HEAD;
     for (size_t i = 0; i < N_FIELDS(STATE_REALS); i++) n += 8 * STATE_REALS[i].count;
     for (size_t i = 0; i < N_FIELDS(STATE_INTS); i++) n += 8 * STATE_INTS[i].count;
     return n;
+}
+
+/* the size of a state of an instance whose blob has nb bytes */
+static size_t state_size_of(int64_t nb) { return state_fields_size() + (size_t)nb + 8; }
+
+static size_t state_size(Comp *c) {
+    unsigned char *blob;
+    return state_size_of(fv_instance_blob(c->instance, &blob));
 }
 
 /* The check word of p[0..n): sum over its little-endian 64-bit words w_i (the last one zero padded) of
@@ -840,9 +1020,8 @@ static fmi2Status check_finite(Comp *c, const char *fn, const char *what, const 
     return fmi2OK;
 }
 
-/* fmi2OK if in[0..n) is a serialized state this instance can take whole (the comment above), else fmi2Error
- * and why. Reads only in[0..n). */
-static fmi2Status check_state(Comp *c, const unsigned char *in, size_t n, const char *fn) {
+/* check_state's checks (below) */
+static fmi2Status check_state_in(Comp *c, const unsigned char *in, size_t n, const char *fn, void **other) {
     if (!in || n < FV_STATE_HEAD || memcmp(in, FV_STATE_MAGIC, 8) != 0)
         return fail(c, fmi2Error, "%s: not a state of a native fmu_vehicle FMU of this format (%zu bytes, magic %s)",
                     fn, n, FV_STATE_MAGIC);
@@ -852,12 +1031,28 @@ static fmi2Status check_state(Comp *c, const unsigned char *in, size_t n, const 
         if (guid[i] < 0x20 || guid[i] > 0x7e) { guid[i] = '?'; }
     if (strcmp(guid, FV_GUID) != 0)
         return fail(c, fmi2Error, "%s: the state belongs to another FMU or build (GUID %s, this FMU %s)", fn, guid, FV_GUID);
-    if (n != state_size(c))
-        return fail(c, fmi2Error, "%s: the state has %zu bytes, this FMU's have %zu (truncated or corrupt)", fn, n, state_size(c));
+    size_t fields = state_fields_size();
+    if (n < fields + 8)
+        return fail(c, fmi2Error, "%s: the state has %zu bytes, fewer than this FMU's %zu before the blob (truncated)",
+                    fn, n, fields + 8);
+    int64_t k = read_int64(in + fields - 8);       /* the image variant, the last of STATE_INTS */
+    if (k < 0 || k >= FV_N_VARIANTS || !FV_VARIANTS[k].image)
+        return fail(c, fmi2Error, "%s: the state's image variant %lld is not one this FMU carries (corrupt state)", fn,
+                    (long long)k);
+    const fv_variant *var = &FV_VARIANTS[k];
+    if (n != state_size_of(var->blob_bytes))
+        return fail(c, fmi2Error, "%s: the state has %zu bytes, this FMU's of model '%s' on road '%s' have %zu "
+                    "(truncated or corrupt)", fn, n, var->model_name, var->road_name, state_size_of(var->blob_bytes));
     if ((uint64_t)read_int64(in + n - 8) != state_check(in, n - 8))
         return fail(c, fmi2Error, "%s: the state's check word does not match its bytes (corrupt state)", fn);
     unsigned char *blob;
     int64_t nb = fv_instance_blob(c->instance, &blob);
+    if (var != c->var) {          /* the model's arrays of that variant's image, to check the state's against */
+        int64_t *model, *data;
+        *other = open_image(c, var, &model, &data);
+        if (!*other) return fmi2Error;
+        nb = fv_instance_blob(*other, &blob);
+    }
     const unsigned char *p = in + 8 + 64;
     int64_t shape[5];
     fv_shape(shape);
@@ -894,6 +1089,23 @@ static fmi2Status check_state(Comp *c, const unsigned char *in, size_t n, const 
     p += 8 * FV_N_SCALARS;
     for (size_t i = 0; i < N_FIELDS(STATE_REALS); i++) {
         if (check_finite(c, fn, STATE_REALS[i].name, p, STATE_REALS[i].count) != fmi2OK) return fmi2Error;
+        if (STATE_REALS[i].offset == offsetof(Comp, par))       /* the parameters and choices held */
+            for (int vr = 0; vr < FV_N_VARS; vr++) {
+                const fv_var *v = &FV_VARS[vr];
+                double x = read_double(p + 8 * vr);
+                if ((v->kind == K_TUNABLE || v->kind == K_CHOICE) && !(x >= v->min && x <= v->max))
+                    return fail(c, fmi2Error, "%s: the state's parameter '%s' = %g is outside its range [%g, %g] "
+                                "(corrupt state)", fn, v->name, x, v->min, v->max);
+                if (v->kind == K_CHOICE && x != floor(x))
+                    return fail(c, fmi2Error, "%s: the state's parameter '%s' = %g is not an item value (corrupt "
+                                "state)", fn, v->name, x);
+                if (v->kind != K_TUNABLE && v->kind != K_CHOICE && x != 0.0)
+                    return fail(c, fmi2Error, "%s: the state's value %g of '%s', which this FMU does not hold, is not 0 "
+                                "(corrupt state)", fn, x, v->name);
+                if ((vr == FV_VR_MODEL && x != var->model) || (vr == FV_VR_ROAD && x != var->road))
+                    return fail(c, fmi2Error, "%s: the state's parameter '%s' = %g is not the one of its image (model "
+                                "'%s' on road '%s') (corrupt state)", fn, v->name, x, var->model_name, var->road_name);
+            }
         p += 8 * STATE_REALS[i].count;
     }
     /* the integers the kernels index with (ABM4's ring index, BDF2's pivots) or branch on */
@@ -901,6 +1113,7 @@ static fmi2Status check_state(Comp *c, const unsigned char *in, size_t n, const 
         const fv_field *f = &STATE_INTS[i];
         for (size_t k = 0; k < f->count; k++) {
             int64_t v = read_int64(p + 8 * k), lo = 0, hi = FV_N_STATES - 1;
+            if (f->offset == offsetof(Comp, variant)) continue;     /* checked above */
             if (f->offset == offsetof(Comp, abm_ctl)) { lo = FV_ABM_CTL_LO[k]; hi = FV_ABM_CTL_HI[k]; }
             else if (f->offset == offsetof(Comp, bdf_ctl)) { lo = FV_BDF_CTL_LO[k]; hi = FV_BDF_CTL_HI[k]; }
             if (v < lo || v > hi)
@@ -910,16 +1123,16 @@ static fmi2Status check_state(Comp *c, const unsigned char *in, size_t n, const 
         p += 8 * f->count;
     }
     /* p is the state's blob now: nb bytes, the last of in[0..n) */
-    for (int i = 0; i < FV_N_BLOB_FIXED; i++) {
-        const fv_range *r = &FV_BLOB_FIXED[i];
+    for (int i = 0; i < var->n_fixed; i++) {
+        const fv_range *r = &var->fixed[i];
         if (r->offset < 0 || r->bytes < 0 || r->offset + r->bytes > nb)
             return fail(c, fmi2Error, "%s: the FMU's table of model arrays does not fit its blob (a build error)", fn);
         if (memcmp(p + r->offset, blob + r->offset, (size_t)r->bytes) != 0)
             return fail(c, fmi2Error, "%s: the state's model arrays (%s) differ from this FMU's: they never change in a "
                         "run (corrupt state, or one of another build)", fn, r->path);
     }
-    for (int i = 0; i < FV_N_BLOB_INDEX; i++) {
-        const fv_range *r = &FV_BLOB_INDEX[i];
+    for (int i = 0; i < var->n_index; i++) {
+        const fv_range *r = &var->index[i];
         if (r->offset < 0 || r->bytes < 0 || r->offset + r->bytes > nb)
             return fail(c, fmi2Error, "%s: the FMU's table of integer arrays does not fit its blob (a build error)", fn);
         for (int64_t k = 0; k < r->bytes / 8; k++) {
@@ -929,8 +1142,8 @@ static fmi2Status check_state(Comp *c, const unsigned char *in, size_t n, const 
                             r->path, (long long)k, (long long)v, FV_INDEX_MAX);
         }
     }
-    for (int i = 0; i < FV_N_TUNE_WRITES; i++) {      /* each tunable parameter: in range, the same in every entry */
-        const fv_write *w = &FV_TUNE_WRITES[i];
+    for (int i = 0; i < var->n_tune; i++) {      /* each tunable parameter: in range, the same in every entry */
+        const fv_write *w = &var->tune[i];
         if (w->offset < 0 || w->offset + 8 > nb || w->var < 0 || w->var >= FV_N_VARS)
             return fail(c, fmi2Error, "%s: the FMU's table of tunable parameters does not fit its blob (a build error)", fn);
         const fv_var *v = &FV_VARS[w->var];
@@ -939,14 +1152,14 @@ static fmi2Status check_state(Comp *c, const unsigned char *in, size_t n, const 
             return fail(c, fmi2Error, "%s: the state's parameter '%s' = %g is outside its range [%g, %g] (corrupt state)",
                         fn, v->name, x, v->min, v->max);
         for (int k = 0; k < i; k++)
-            if (FV_TUNE_WRITES[k].var == w->var && read_double(p + FV_TUNE_WRITES[k].offset) != x)
+            if (var->tune[k].var == w->var && read_double(p + var->tune[k].offset) != x)
                 return fail(c, fmi2Error, "%s: the state's parameter '%s' has two values, %g and %g (corrupt state)",
-                            fn, v->name, read_double(p + FV_TUNE_WRITES[k].offset), x);
+                            fn, v->name, read_double(p + var->tune[k].offset), x);
     }
     for (int i = 0; i < FV_N_VARS; i++) {
         const fv_var *v = &FV_VARS[i];
         if (v->kind != K_WHEEL_INPUT) continue;
-        int64_t at = FV_INPUTS_OFFSET + 8 * (int64_t)v->index;
+        int64_t at = var->inputs_offset + 8 * (int64_t)v->index;
         if (at < 0 || at + 8 > nb) return fail(c, fmi2Error, "%s: input '%s' is outside the blob (a build error)", fn, v->name);
         double x = read_double(p + at);
         if (!(x >= v->min && x <= v->max))
@@ -956,11 +1169,24 @@ static fmi2Status check_state(Comp *c, const unsigned char *in, size_t n, const 
     return fmi2OK;
 }
 
-/* Restore in[0..n) after check_state accepted all of it: nothing is written before that. */
+/* fmi2OK if in[0..n) is a serialized state this instance can take whole (the comment above), else fmi2Error
+ * and why. Reads only in[0..n). A state of another (model, road) than the instance's is checked against that
+ * variant's image, read for it: *other is then that new instance (the caller frees or adopts it), else NULL. */
+static fmi2Status check_state(Comp *c, const unsigned char *in, size_t n, const char *fn, void **other) {
+    *other = NULL;
+    fmi2Status st = check_state_in(c, in, n, fn, other);
+    if (st != fmi2OK && *other) { fv_instance_free(*other); *other = NULL; }
+    return st;
+}
+
+/* Restore in[0..n) after check_state accepted all of it: nothing is written before that. A state of another
+ * (model, road) brings its image's instance (the inputs are the state's). */
 static fmi2Status deserialize(Comp *c, const unsigned char *in, size_t n, const char *fn) {
+    void *other;
+    if (check_state(c, in, n, fn, &other) != fmi2OK) return fmi2Error;
+    if (other) adopt(c, &FV_VARIANTS[read_int64(in + state_fields_size() - 8)], other);
     unsigned char *blob;
     int64_t nb = fv_instance_blob(c->instance, &blob);
-    if (check_state(c, in, n, fn) != fmi2OK) return fmi2Error;
     const unsigned char *p = in + 8 + 64;
     int64_t head[FV_N_HEAD];
     double scalars[FV_N_SCALARS];
@@ -1035,7 +1261,9 @@ FMI_API fmi2Status fmi2DeSerializeFMUstate(fmi2Component comp, const fmi2Byte b[
     Comp *c = (Comp *)comp;
     if (!c || !s) return fmi2Error;
     /* checked against this instance before it is accepted: a foreign or cut state never becomes a state */
-    if (check_state(c, (const unsigned char *)b, n, "fmi2DeSerializeFMUstate") != fmi2OK) return fmi2Error;
+    void *other;
+    if (check_state(c, (const unsigned char *)b, n, "fmi2DeSerializeFMUstate", &other) != fmi2OK) return fmi2Error;
+    fv_instance_free(other);
     State *st = (State *)malloc(sizeof(State) + n);
     if (!st) return fail(c, fmi2Error, "fmi2DeSerializeFMUstate: out of memory");
     st->n = n;
