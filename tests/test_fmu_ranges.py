@@ -3,9 +3,9 @@
 Each Real parameter with a declared range is set alone (the others at their start values; a pair that
 constrains each other, ``fmu_ranges.PAIRS``, with its partner where the constraint holds) to both bounds
 and to interior points, not symmetric about the middle (``fmu_ranges.sweep_values``); the FMU must
-initialize (static equilibrium for the vehicles) and take 30 steps of 1 ms with finite outputs. In-process
-through the slave classes (the same calls as the FMU binary makes: setupExperiment, enter/exit
-initialization, doStep); the bounds also through the built FMUs in FMPy, one instance reset and
+initialize (static equilibrium for the vehicles) and take 30 steps of 1 ms with finite outputs. The interior
+points in-process through the slave classes (the same calls as the FMU binary makes: setupExperiment,
+enter/exit initialization, doStep); the bounds through the built FMUs in FMPy, one instance reset and
 re-initialized per value. A combination that breaks a constraint is refused naming both parameters.
 """
 import pytest
@@ -21,9 +21,11 @@ pytestmark = pytest.mark.slow
 
 @pytest.mark.parametrize("fmu", list(SCRIPTS))
 def test_every_swept_parameter_value_initializes_and_runs_in_process(fmu):
+    """The interior points (the bounds are the FMPy test's below)."""
     cls = slave_class(fmu)
+    ranges = {v.name: (v.min, v.max) for v in ranged_parameters(cls)}
     failures = [f"{name} = {value:g}: {problem}" for name, value, values in cases(fmu, cls)
-                if (problem := run_slave(cls, values)) is not None]
+                if value not in ranges[name] and (problem := run_slave(cls, values)) is not None]
     assert not failures, "\n".join(failures)
 
 

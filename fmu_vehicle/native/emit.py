@@ -53,8 +53,10 @@ RUNTIME_C = C_DIR / "runtime.c"
 ENTRY_SYMBOLS = {"advance": "fv_advance_raw", "final": "fv_final_raw", "prepare": "fv_prepare_raw",
                  "start": "fv_start_raw", "equilibrium": "fv_equilibrium_raw",
                  "repartition": "fv_repartition_raw", "advance_abm4": "fv_advance_abm4_raw",
-                 "advance_bdf2": "fv_advance_bdf2_raw", "advance_rk4e": "fv_advance_rk4e_raw"}
-"""Symbol of each ``step`` entry point in the object (``step.step_cfuncs``, then ``step.integrator_cfuncs``);
+                 "advance_bdf2": "fv_advance_bdf2_raw", "advance_rk4e": "fv_advance_rk4e_raw",
+                 "evaluate": "fv_evaluate_raw"}
+"""Symbol of each ``step`` entry point in the object (``step.step_cfuncs``, then ``step.integrator_cfuncs``
+and ``step.evaluate_cfunc``);
 ``c/runtime.c`` wraps them as fv_advance, fv_final, ..., fv_advance_abm4, ..."""
 
 LIBC_SYMBOLS = frozenset("""
@@ -116,9 +118,10 @@ def entry_ir(model_type, data_type, shape, methods=()) -> tuple[dict, dict]:
     advance of each integrator in ``methods``: ``step.integrator_cfuncs``, entry ``advance_<method>``),
     compiled in this process (which must compile for the portable CPU: :func:`fresh_ir`)."""
     from ..numerics.shared import shared_modules
-    from .step import integrator_cfuncs, step_cfuncs
+    from .step import evaluate_cfunc, integrator_cfuncs, step_cfuncs
     funcs = dict(zip(ENTRY_SYMBOLS, step_cfuncs(model_type, data_type, shape)))
     funcs.update({f"advance_{m}": f for m, f in integrator_cfuncs(model_type, data_type, shape, methods).items()})
+    funcs["evaluate"] = evaluate_cfunc(model_type, data_type, shape)
     irs = {k: cfunc_llvm_ir(f) for k, f in funcs.items()}
     names = {k: f.native_name for k, f in funcs.items()}
     for text in list(irs.values()):         # the kernels they reach through their one compiled copy, once each

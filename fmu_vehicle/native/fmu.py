@@ -34,6 +34,11 @@ Every input is settable at any time. The FMU state can be saved, restored and se
 and its arrays (ABM4's history, BDF2's matrices, ...) and the image it was made from. A new coordinate partition
 during a run is made in the compiled step (``fv_repartition``). See docs/native.md §6, §8 and §9.
 
+The FMI 2.0 FMU is a Model Exchange FMU too (the same library, ``c/fmi2_me.c``): the vehicle's state vector is
+its continuous states (:func:`model_exchange_states`, appended to the description by
+:func:`add_model_exchange`), the switching functions RK4E locates its event indicators, and a new coordinate
+partition or an origin rebase a step event (docs/native.md §10).
+
 ``export(..., fmi_version=3)`` builds the same FMU as an FMI 3.0 Co-Simulation FMU into ``<dest_dir>/fmi3/``:
 ``c/fmi3_native.c`` over the FMI 2.0 layer in one library exporting only ``fmi3*`` (binaries in
 ``x86_64-linux``/``x86_64-windows``), its modelDescription by ``fmi.description3`` from the same Var table and
@@ -298,19 +303,10 @@ def blob_ranges(image, holes=()) -> tuple[list, list]:
     a state must hold this instance's bytes there; [(offset, bytes, path)] of the data's int64 arrays (the
     coordinate partition, the wheel modes), whose every value must lie in [0, the mechanism's number of
     coordinates])."""
-    fixed, index = [], []
-    for f in sorted(image.fields, key=lambda f: f.offset):
-        n = int(f.array.nbytes)
-        if n == 0:
-            continue
-        if f.path.startswith("model."):
-            if fixed and f.offset <= fixed[-1][0] + fixed[-1][1]:
-                start, size, path = fixed[-1]
-                fixed[-1] = (start, max(size, f.offset + n - start), f"{path.split(' .. ')[0]} .. {f.path}")
-            else:
-                fixed.append((f.offset, n, f.path))
-        elif f.array.dtype.kind in "iu" and f.array.dtype.itemsize == 8:
-            index.append((f.offset, n, f.path))
+    fixed = merged_ranges(f for f in image.fields if f.path.startswith("model."))
+    index = [(f.offset, int(f.array.nbytes), f.path) for f in sorted(image.fields, key=lambda f: f.offset)
+             if f.array.nbytes and not f.path.startswith("model.") and f.array.dtype.kind in "iu"
+             and f.array.dtype.itemsize == 8]
     for hole in sorted(holes):
         for i, (start, size, path) in enumerate(fixed):
             if start <= hole < start + size:
@@ -318,6 +314,22 @@ def blob_ranges(image, holes=()) -> tuple[list, list]:
                 fixed[i:i + 1] = [r for r in parts if r[1] > 0]
                 break
     return fixed, index
+
+
+def merged_ranges(fields) -> list[tuple[int, int, str]]:
+    """[(offset, bytes, path)] of the image ``fields``' memory in the blob, in offset order, merged where they
+    touch or overlap (path "first .. last"); empty arrays left out."""
+    ranges = []
+    for f in sorted(fields, key=lambda f: f.offset):
+        n = int(f.array.nbytes)
+        if n == 0:
+            continue
+        if ranges and f.offset <= ranges[-1][0] + ranges[-1][1]:
+            start, size, path = ranges[-1]
+            ranges[-1] = (start, max(size, f.offset + n - start), f"{path.split(' .. ')[0]} .. {f.path}")
+        else:
+            ranges.append((f.offset, n, f.path))
+    return ranges
 
 
 def _c_ranges(name: str, ranges) -> list[str]:
@@ -371,6 +383,9 @@ def config_header(model_id: str, guid: str, fixed, values: dict, variants, tunab
                     or int(variant.sim.system.model.mech.n) != int(sim.system.model.mech.n)):
                 raise ModelError(f"native FMU: model {variant.model!r} on road {variant.road!r} does not share the "
                                  f"export's buffer layout")
+            if [s.nominal for s in model_exchange_states(variant.car)] != [s.nominal for s in model_exchange_states(car)]:
+                raise ModelError(f"native FMU: model {variant.model!r} has other kinds of states than the export's "
+                                 f"(Model Exchange nominals)")
             text, row = variant_config(k, variant, fixed, tunables)
             lines += text
         else:
@@ -380,6 +395,11 @@ def config_header(model_id: str, guid: str, fixed, values: dict, variants, tunab
     lines += [f"#define FV_N_VARIANTS {len(variants)}", "static const fv_variant FV_VARIANTS[FV_N_VARIANTS] = {",
               *rows, "};",
               f"#define FV_MAX_TUNE_WRITES {max(1, max(len(_tune_writes(v, fixed, tunables)) for v in carried))}"]
+    workspace = max(sum(n for _o, n, _p in evaluation_workspace(v.image)) for v in carried)
+    lines += [f"#define FV_N_EVENT_INDICATORS {int(shape.n_switch)}",
+              "static const double FV_NOMINALS[] = {"
+              + ", ".join(_c_number(s.nominal) for s in model_exchange_states(car)) + "};",
+              f"#define FV_ME_BYTES {max(1, workspace)}"]
     integrator = next(v for v in fixed if v.name == "integrator")
     return "\n".join(lines + integrator_config(integrator, shape, methods)) + "\n"
 
@@ -402,7 +422,9 @@ def variant_config(k: int, variant, fixed, tunables) -> tuple[list[str], str]:
     set away from its start value against); where the bodies' masses lie (``tunable.mass_offsets``: the C layer
     adds the total mass as ``Vehicle.total_mass_kg`` does) and the removed rods' mass; the steering's rack gain
     and end stops; ``data.inputs`` and ``data.modes`` in the blob; the road's switching parameters (RK4E); the
-    parts of the blob a restored state is checked against (:func:`blob_ranges`)."""
+    parts of the blob a restored state is checked against (:func:`blob_ranges`); for Model Exchange
+    (``c/fmi2_me.c``) ``data.steer`` in the blob (-1: the vehicle does not steer) and the evaluation's workspace
+    (:func:`evaluation_workspace`): the blob layouts of the variants differ (roads of other sizes)."""
     car, sim, image = variant.car, variant.sim, variant.image
     writes = _tune_writes(variant, fixed, tunables)
     body_masses, rods = mass_offsets(car, image)
@@ -417,15 +439,98 @@ def variant_config(k: int, variant, fixed, tunables) -> tuple[list[str], str]:
              f"static const double {p}LO[FV_N_VARS] = {{{', '.join(_c_number(lo if lo is not None else -math.inf) for lo, _ in ranges)}}};",
              f"static const double {p}HI[FV_N_VARS] = {{{', '.join(_c_number(hi if hi is not None else math.inf) for _, hi in ranges)}}};",
              f"static const double {p}SWITCH[] = {{{', '.join(_c_number(x) for x in sw.tolist() or [0.0])}}};",
-             *_c_ranges(f"V{k}_FIXED", model_arrays), *_c_ranges(f"V{k}_INDEX", index_arrays)]
+             *_c_ranges(f"V{k}_FIXED", model_arrays), *_c_ranges(f"V{k}_INDEX", index_arrays),
+             *_c_ranges(f"V{k}_ME", evaluation_workspace(image))]
+    steer = next((f.offset for f in image.fields if f.path == "data.steer"), -1) if car.steer_drv >= 0 else -1
     table = {v.name: v for v in fixed}
     row = (f"    {{{_c_string(variant.file)}, \"\", {table['model'].item_value(variant.model)}, "
            f"{table['road'].item_value(variant.road)}, {len(image.blob)}, {image.field('data.inputs').offset}, "
            f"{image.field('data.modes').offset}, {len(writes)}, {p}TUNE, {p}LO, {p}HI, {len(body_masses)}, {p}BODIES, "
            f"{_c_number(rods)}, {_c_number(car.rack_gain)}, {_c_number(angle)}, {_c_number(travel)}, {sw.size}, {p}SWITCH, "
            f"FV_N_V{k}_FIXED, FV_V{k}_FIXED, FV_N_V{k}_INDEX, FV_V{k}_INDEX, {_c_string(variant.model)}, "
-           f"{_c_string(variant.road)}}},")
+           f"{_c_string(variant.road)}, {steer}, FV_N_V{k}_ME, FV_V{k}_ME}},")
     return lines, row
+
+
+def evaluation_workspace(image) -> list[tuple[int, int, str]]:
+    """[(offset, bytes, path)] of the data's arrays in the ``image``'s blob (merged where they touch), but
+    ``data.inputs``: what an evaluation reads and writes besides the state and the inputs (the engine's warm
+    starts, the partition, the origin, the wheels' scratch). A Model Exchange instance (``c/fmi2_me.c``) keeps a
+    copy of it from the last accepted state and puts it back before each evaluation, so that a derivative
+    depends on (t, y, inputs) and that state only, not on the trial states a host's method tried before."""
+    ranges = merged_ranges(f for f in image.fields if f.path.startswith("data.") and f.path != "data.inputs")
+    inputs = image.field("data.inputs")
+    lo, hi = inputs.offset, inputs.offset + int(inputs.array.nbytes)
+    if any(o < hi and lo < o + n for o, n, _p in ranges):
+        raise ModelError("native FMU: data.inputs shares memory with another array of the workspace")
+    return ranges
+
+
+class MeState(NamedTuple):
+    """A continuous state of the Model Exchange FMU: its variable's name, description and nominal value."""
+    name: str
+    description: str
+    nominal: float
+
+
+STATE_NOMINALS = {"position": 1.0, "velocity": 1.0, "slip": 0.1, "brake": 0.01, "lateral": 0.1}
+"""Nominal value of each kind of state (``fmi2GetNominalsOfContinuousStates``; a host scales its absolute
+tolerance by them): the engine's positions [m or rad] and velocities [m/s or rad/s], the transient longitudinal
+slip kappa' [-], the brake bristle angle phi [rad] and the lateral transient slip q = tan(alpha') [-]."""
+
+
+def model_exchange_states(car) -> list[MeState]:
+    """The continuous states of the Model Exchange FMU: the vehicle's state vector y in its order
+    (docs/vehicle.md §6: the engine's independent positions and velocities, then per wheel kappa', phi and q),
+    named ``y[1]`` ... ``y[n]``. Which coordinate an engine slot holds depends on the coordinate partition of
+    the moment (a new partition is an event), so its description names the slot, not the coordinate."""
+    ni = (car.n_states - 3 * car.n_wheels) // 2
+    states = [MeState(f"y[{k + 1}]", f"independent position of the engine, partition slot {k + 1} [m or rad]",
+                      STATE_NOMINALS["position"]) for k in range(ni)]
+    states += [MeState(f"y[{ni + k + 1}]", f"independent velocity of the engine, partition slot {k + 1} "
+                       "[m/s or rad/s]", STATE_NOMINALS["velocity"]) for k in range(ni)]
+    for kind, what in (("slip", "transient longitudinal slip kappa' [-]"), ("brake", "brake bristle angle phi [rad]"),
+                       ("lateral", "lateral transient slip q = tan(alpha') [-]")):
+        for w in car.wheel_names:
+            states.append(MeState(f"y[{len(states) + 1}]", f"wheel '{w}': {what}", STATE_NOMINALS[kind]))
+    return states
+
+
+def add_model_exchange(root, model_id: str, states: list[MeState], n_event_indicators: int) -> None:
+    """Make the FMI 2.0 description ``root`` (written and patched for Co-Simulation) a Model Exchange one too:
+    the ``ModelExchange`` element (the same modelIdentifier), ``numberOfEventIndicators``, the ``states`` as
+    local continuous Real variables and their derivatives ``der(y[k])`` appended after the Co-Simulation
+    variables (value references len(table) + k and len(table) + n + k: every existing one stays), and
+    ``ModelStructure/Derivatives`` and ``InitialUnknowns`` entries for them (dependencies not given: on every
+    known)."""
+    root.set("numberOfEventIndicators", str(n_event_indicators))
+    me = etree.Element("ModelExchange", modelIdentifier=model_id, needsExecutionTool="false",
+                       completedIntegratorStepNotNeeded="false", canBeInstantiatedOnlyOncePerProcess="false",
+                       canNotUseMemoryManagementFunctions="true", canGetAndSetFMUstate="true",
+                       canSerializeFMUstate="true")
+    root.insert(0, me)
+    mv = root.find("ModelVariables")
+    first_vr, first_index, n = len(mv), len(mv) + 1, len(states)
+    for k, st in enumerate(states):
+        sv = etree.SubElement(mv, "ScalarVariable", name=st.name, valueReference=str(first_vr + k),
+                              description=st.description, causality="local", variability="continuous",
+                              initial="calculated")
+        etree.SubElement(sv, "Real", nominal=repr(float(st.nominal)))
+    for k, st in enumerate(states):
+        sv = etree.SubElement(mv, "ScalarVariable", name=f"der({st.name})", valueReference=str(first_vr + n + k),
+                              description=f"time derivative of {st.name}", causality="local",
+                              variability="continuous", initial="calculated")
+        etree.SubElement(sv, "Real", derivative=str(first_index + k))
+    structure = root.find("ModelStructure")
+    derivatives = etree.Element("Derivatives")
+    for k in range(n):
+        etree.SubElement(derivatives, "Unknown", index=str(first_index + n + k))
+    initial = structure.find("InitialUnknowns")
+    if initial is None:
+        initial = etree.SubElement(structure, "InitialUnknowns")
+    for k in range(2 * n):
+        etree.SubElement(initial, "Unknown", index=str(first_index + k))
+    structure.insert(1 if structure.find("Outputs") is not None else 0, derivatives)
 
 
 def integrator_config(integrator: Var, shape, methods=()) -> list[str]:
@@ -474,12 +579,15 @@ def fmi3_config_header(table) -> str:
     return "\n".join([*lines, "};"]) + "\n"
 
 
-def model_description(model_id: str, guid: str, description: str, table, structure, fmi_version: int = 2) -> bytes:
+def model_description(model_id: str, guid: str, description: str, table, structure, fmi_version: int = 2,
+                      states: list[MeState] | None = None, n_event_indicators: int = 0) -> bytes:
     """modelDescription.xml: the Var table ``table`` (:func:`exported_variables`); units, ranges and the
     ModelStructure by ``patch_model_description`` from ``structure``, the Python FMU's declaration
     (``fmi.vehicle_slave.vehicle_structure``: the C layer computes its outputs in Initialization Mode and in
     doStep as the Python FMU does). ``fmi_version`` 3: the FMI 3.0 description of the same table and structure
-    (``fmi.description3``; the instantiationToken is ``guid``)."""
+    (``fmi.description3``; the instantiationToken is ``guid``). ``states`` (FMI 2.0 only,
+    :func:`model_exchange_states`): the FMU is Model Exchange too (:func:`add_model_exchange`), with
+    ``n_event_indicators`` event indicators."""
     version = package_version()
     tool = {"generationTool": f"fmu_vehicle {version} (native)", "version": version}
     if fmi_version == 3:
@@ -504,6 +612,8 @@ def model_description(model_id: str, guid: str, description: str, table, structu
         if v.causality != "output":     # an output is initial="calculated": no start value
             node.set("start", v.start_text())
     patch_model_description(root, table, structure)
+    if states is not None:
+        add_model_exchange(root, model_id, states, n_event_indicators)
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
 
 
@@ -579,7 +689,8 @@ def export(fmu: str, dest_dir, *, settings: dict | None = None, targets=("linux6
         table = [replace(v, description=f"{v.description} [native FMU: {', '.join(absent)} not carried, "
                          f"{next(x.why for x in variants if x.model == absent[0] and not x.file)}]")
                  if v.name == "model" else v for v in table]
-    xml = model_description(fmu, guid, description, table, vehicle_structure(fmu, params), fmi_version)
+    xml = model_description(fmu, guid, description, table, vehicle_structure(fmu, params), fmi_version,
+                            model_exchange_states(car), p.shape.n_switch)
     log(f"{fmu}: compiling the model's kernels for a generic x86-64 CPU (minutes the first time, then cached)")
     irs, names = fresh_ir(p.model_type, p.data_type, p.shape, [type(sim.system).__module__, "fmu_vehicle.vehicle.dynamics"],
                           methods)

@@ -37,6 +37,10 @@ the stepper's (5, n_states) scratch in C order, ``key`` the system's inputs flat
 inputs_key``: for a vehicle, the memory of ``data.inputs``), ``saved`` the (1 + n_key,) first-same-as-last
 record (``RK4Stepper``).
 
+:func:`evaluate_cfunc` compiles one more, for a host that integrates the state itself (a native FMU in Model
+Exchange, docs/native.md §10): the derivative, the switching functions, the outputs and the rebase check at one
+state.
+
 See docs/native.md §1.
 """
 from __future__ import annotations
@@ -49,14 +53,14 @@ from numba import carray, cfunc, types
 from numba.extending import intrinsic
 
 from ..integrators.abm import abm_advance, abm_arrays, abm_reset
-from ..integrators.base import inputs_key, switch_count
+from ..integrators.base import inputs_key, switch_count, system_record, system_rhs, system_switch
 from ..integrators.bdf import bdf_advance, bdf_arrays, bdf_reset
 from ..integrators.rk4 import rk4_advance, rk4_final
 from ..integrators.rk4e import N_G, N_STATS, N_WORK, rk4e_advance
 from ..numerics.packing import packed, packed_value
 from ..vehicle.equilibrium import EquilibriumWork, static_equilibrium, work_shapes
 from ..vehicle.start import start_state
-from ..vehicle.stepping import prepare_step, refresh_levers, repartition_state
+from ..vehicle.stepping import prepare_step, rebase_due, refresh_levers, repartition_state
 
 _I64P = types.CPointer(types.int64)
 _F64P = types.CPointer(types.float64)
@@ -80,6 +84,9 @@ EQUILIBRIUM_SIGNATURE = types.int64(_I64P, _I64P, types.float64, types.float64, 
 
 REPARTITION_SIGNATURE = types.int64(_I64P, _I64P, _F64P)
 """C signature of the repartition entry point (module docstring)."""
+
+EVALUATE_SIGNATURE = types.int64(_I64P, _I64P, types.float64, _F64P, _F64P, _F64P, _F64P, types.int64, _F64P, _I64P)
+"""C signature of the Model Exchange evaluation entry point (:func:`evaluate_cfunc`)."""
 
 ABM4_SIGNATURE = types.int64(_I64P, _I64P, types.float64, types.float64, types.int64, _F64P, _F64P, _F64P, _I64P,
                              _F64P, _F64P, _F64P, types.int64, _I64P)
@@ -200,6 +207,40 @@ def step_cfuncs(model_type, data_type, shape: StepShape):
     return (cfunc(ADVANCE_SIGNATURE)(advance), cfunc(FINAL_SIGNATURE)(final),
             cfunc(PREPARE_SIGNATURE)(prepare), cfunc(START_SIGNATURE)(start),
             cfunc(EQUILIBRIUM_SIGNATURE)(equilibrium), cfunc(REPARTITION_SIGNATURE)(repartition))
+
+
+def evaluate_cfunc(model_type, data_type, shape: StepShape):
+    """The entry point of a host that integrates the state itself (an FMU in Model Exchange)::
+
+        int64 evaluate(model_buf, data_buf, t, y, row, ydot, sw, n_sw, g (n_switch,), due (1,) int64)
+
+    at the state ``y`` at the model time ``t`` [s]: an external load's levers about the wheel centres of the
+    outputs in ``row`` (``vehicle.stepping.refresh_levers``, as ``final``), the derivative dy/dt into ``ydot``
+    (``base.system_rhs``), the switching functions into ``g`` (``base.system_switch`` with the system's
+    ``switch_params`` ``sw``, ``n_sw`` of them: the values whose change of sign RK4E locates, now the event
+    indicators), the output row into ``row`` (``base.system_record``), and ``due[0]`` = 1 if the engine's
+    origin is to be rebased (``vehicle.stepping.rebase_due``). Returns the derivative's status: 0, 1 (the
+    state is valid, the coordinate partition should be renewed: ``repartition``), < 0 a failure (nothing
+    after the derivative is written then). A ``numba.cfunc``."""
+    shape = StepShape(*(int(v) for v in shape))
+    nm, nd, n, nout = shape[:4]
+    ng = shape.n_switch
+    mty, dty = model_type, data_type
+
+    def evaluate(model_buf, data_buf, t, y, row, ydot, sw, n_sw, g, due):
+        model = packed_value(carray(model_buf, nm), mty)
+        data = packed_value(carray(data_buf, nd), dty)
+        out, yy = carray(row, nout), carray(y, n)
+        refresh_levers(model, data, out)
+        st = system_rhs(t, yy, model, data, carray(ydot, n))
+        if st < 0:
+            return st
+        system_switch(t, yy, model, data, carray(sw, n_sw), carray(g, ng))
+        system_record(t, yy, model, data, out)
+        due[0] = 1 if rebase_due(model, data, yy) else 0
+        return st
+
+    return cfunc(EVALUATE_SIGNATURE)(evaluate)
 
 
 INTEGRATOR_ENTRIES = ("abm4", "bdf2", "rk4e")

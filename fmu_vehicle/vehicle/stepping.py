@@ -53,6 +53,21 @@ def rebase_origin(model, data, y):
     return False
 
 
+@njit
+def rebase_due(model, data, y):
+    """True if :func:`rebase_origin` would move the origin at ``y`` (the chassis x, an independent coordinate,
+    more than ``REBASE_DISTANCE`` from it): what a host that integrates the state itself (an FMU in Model
+    Exchange) asks at each completed step, to make the rebase an event. Changes nothing."""
+    cx = model.chassis_coords[0]
+    if cx < 0:
+        return False
+    indep = data.mech.indep
+    for k in range(indep.shape[0]):
+        if indep[k] == cx:
+            return abs(y[k]) > REBASE_DISTANCE
+    return False
+
+
 @njit(inline="always")
 def update_levers(model, data, row):
     """The lever r = P - c of each wheel's external load point P (inputs ``point.x/y/z``, global [m]) about its

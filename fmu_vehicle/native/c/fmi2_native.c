@@ -81,6 +81,8 @@ int64_t fv_equilibrium(int64_t *model_buf, int64_t *data_buf, double x0, double 
                        double *y_rest, double *speed_gain, double *spin_radius);
 int64_t fv_repartition(int64_t *model_buf, int64_t *data_buf, double *y);
 int64_t fv_instance_blob(void *instance, unsigned char **blob);
+int64_t fv_evaluate(int64_t *model_buf, int64_t *data_buf, double t, double *y, double *row, double *ydot,
+                    const double *sw, int64_t n_sw, double *g, int64_t *due);
 int64_t fv_advance_abm4(int64_t *model_buf, int64_t *data_buf, double t0, double h, int64_t nsteps, double *y,
                         double *row, double *hist, int64_t *ctl, double *work, double *key, double *saved,
                         int64_t fresh, int64_t *done);
@@ -148,6 +150,10 @@ typedef struct {
     int n_index;                    /* the data's integer arrays: a restored state's within [0, FV_INDEX_MAX] */
     const fv_range *index;
     const char *model_name, *road_name;
+    int64_t steer_offset;           /* Model Exchange (fmi2_me.c): data.steer in the blob (-1: the vehicle does not steer) */
+    int n_me;                       /* the evaluation's workspace (native.fmu.evaluation_workspace): what an ME
+                                     * instance copies at each accepted state and puts back before each evaluation */
+    const fv_range *me;
 } fv_variant;
 
 #include "fv_fmu_config.h"
@@ -157,7 +163,8 @@ typedef struct {
  * is the item value less it) and FV_ITEM_STEERING_WHEEL_ANGLE; FV_TIRE_FROM (the start table's first tire state,
  * vehicle.start), the equilibrium's scratch sizes FV_EQ_DOUBLES, FV_EQ_INTS (native.step.StepShape.work_sizes);
  * the step budget FV_MAX_SUBSTEPS; FV_INDEX_MAX; FV_VARIANTS[FV_N_VARIANTS] (the images, the first the export's)
- * and FV_MAX_TUNE_WRITES; the integrators: the item values
+ * and FV_MAX_TUNE_WRITES; for Model Exchange FV_N_EVENT_INDICATORS, FV_NOMINALS[FV_N_STATES] and FV_ME_BYTES (the
+ * largest variant's evaluation workspace); the integrators: the item values
  * FV_ITEM_RK4, FV_ITEM_ABM4, FV_ITEM_BDF2, FV_ITEM_RK4E of the integrator parameter, the sizes of their arrays
  * (FV_WORK, FV_ABM_HIST, FV_ABM_CTL, FV_BDF_JAC, FV_BDF_LU, FV_BDF_PIV, FV_BDF_HMAT, FV_BDF_CTL, FV_RK4E_G,
  * FV_RK4E_STATS, each >= 1), the ranges a restored state's control integers must lie in (FV_ABM_CTL_LO/HI[],
@@ -199,7 +206,15 @@ typedef struct {
     double y_rest[FV_N_STATES], speed_gain[FV_N_STATES], spin_radius[FV_N_STATES];
     double eq_work[FV_EQ_DOUBLES];
     int64_t eq_ints[FV_EQ_INTS];
+    /* Model Exchange (fmi2_me.c): the mode, and the evaluation at (t, y, inputs) when me_fresh */
+    int me, me_mode, me_fresh, me_snapped;
+    unsigned char me_snap[FV_ME_BYTES];   /* the evaluation's workspace at the last accepted state (var->me) */
+    int64_t me_status, me_due;
+    double me_ydot[FV_N_STATES], me_g[FV_N_EVENT_INDICATORS > 0 ? FV_N_EVENT_INDICATORS : 1];
 } Comp;
+
+static int me_real(Comp *c, fmi2ValueReference vr, double *value);     /* fmi2_me.c */
+static fmi2Status me_outputs(Comp *c);
 
 /* the arrays a run writes besides the instance's blob: what an FMU state saves (doubles, then int64) */
 typedef struct {
@@ -517,7 +532,10 @@ FMI_API fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
     tmp.name = (char *)(instanceName ? instanceName : "?");
     tmp.logger = functions ? functions->logger : NULL;
     tmp.env = functions ? functions->componentEnvironment : NULL;
-    if (fmuType != fmi2CoSimulation) { fail(&tmp, fmi2Error, "fmi2Instantiate: this FMU is Co-Simulation only"); return NULL; }
+    if (fmuType != fmi2CoSimulation && fmuType != fmi2ModelExchange) {
+        fail(&tmp, fmi2Error, "fmi2Instantiate: fmuType %d is neither Model Exchange nor Co-Simulation", (int)fmuType);
+        return NULL;
+    }
     if (!fmuGUID || strcmp(fmuGUID, FV_GUID) != 0) {
         fail(&tmp, fmi2Error, "fmi2Instantiate: GUID %s is not this FMU's %s", fmuGUID ? fmuGUID : "(null)", FV_GUID);
         return NULL;
@@ -538,6 +556,7 @@ FMI_API fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
         return NULL;
     }
     start_values(c);
+    c->me = fmuType == fmi2ModelExchange;
     c->state = S_INSTANTIATED;
     return c;
 }
@@ -610,6 +629,8 @@ FMI_API fmi2Status fmi2ExitInitializationMode(fmi2Component comp) {
                     fv_last_error());
     }
     c->state = S_STEPPING;
+    c->me_mode = 0;                 /* Model Exchange: event mode (fmi2_me.c) */
+    c->me_fresh = c->me_snapped = 0;
     return fmi2OK;
 }
 
@@ -651,7 +672,9 @@ FMI_API fmi2Status fmi2GetReal(fmi2Component comp, const fmi2ValueReference vr[]
      * the inputs set so far, as fmi2ExitInitializationMode will compute them, not zeros. A failure is reported
      * by fmi2ExitInitializationMode, which computes them again. */
     if (c->state == S_INIT && use_choices(c, "fmi2GetReal") == fmi2OK) initial_outputs(c);
+    if (me_outputs(c) != fmi2OK) return fmi2Discard;    /* Model Exchange: the outputs at (t, y, inputs) */
     for (size_t i = 0; i < nvr; i++) {
+        if (me_real(c, vr[i], &value[i])) continue;       /* a state or derivative (fmi2_me.c) */
         const fv_var *v = lookup(c, vr[i], T_REAL, "fmi2GetReal");
         if (!v) return fmi2Error;
         value[i] = real_value(c, v);
@@ -695,6 +718,7 @@ FMI_API fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference vr[]
         default: break;
         }
     }
+    c->me_fresh = 0;
     return fmi2OK;
 }
 
@@ -821,6 +845,7 @@ FMI_API fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real currentCommunicationP
     (void)noSetFMUStatePriorToCurrentPoint;
     Comp *c = (Comp *)comp;
     if (!c) return fmi2Error;
+    if (c->me) return fail(c, fmi2Error, "fmi2DoStep: the instance is Model Exchange");
     if (c->state != S_STEPPING)
         return fail(c, fmi2Error, "fmi2DoStep: the instance is %s", c->state == S_FAILED ? "failed (a step failed)"
                     : c->state == S_TERMINATED ? "terminated" : "not initialized");
@@ -1217,6 +1242,7 @@ static fmi2Status deserialize(Comp *c, const unsigned char *in, size_t n, const 
     for (size_t i = 0; i < N_FIELDS(STATE_INTS); i++)
         get(&p, (char *)c + STATE_INTS[i].offset, 8 * STATE_INTS[i].count);
     get(&p, blob, (size_t)nb);
+    c->me_fresh = c->me_snapped = 0;
     return fmi2OK;
 }
 
@@ -1280,3 +1306,6 @@ FMI_API fmi2Status fmi2DeSerializeFMUstate(fmi2Component comp, const fmi2Byte b[
     *s = st;                    /* a new state (FMI 2.0: *s on entry is not one to reuse) */
     return fmi2OK;
 }
+
+/* ---- Model Exchange ---------------------------------------------------------------------------------------- */
+#include "fmi2_me.c"

@@ -239,6 +239,8 @@ int64_t fv_start_raw(const double *y_rest, const double *speed_gain, const doubl
 int64_t fv_equilibrium_raw(int64_t *model_buf, int64_t *data_buf, double x0, double mass, int64_t work,
                            int64_t *ints, double *y_rest, double *speed_gain, double *spin_radius);
 int64_t fv_repartition_raw(int64_t *model_buf, int64_t *data_buf, double *y);
+int64_t fv_evaluate_raw(int64_t *model_buf, int64_t *data_buf, double t, double *y, double *row, double *ydot,
+                        const double *sw, int64_t n_sw, double *g, int64_t *due);
 #ifdef FV_HAS_ABM4
 int64_t fv_advance_abm4_raw(int64_t *model_buf, int64_t *data_buf, double t0, double h, int64_t nsteps, double *y,
                             double *row, double *hist, int64_t *ctl, double *work, double *key, double *saved,
@@ -341,6 +343,22 @@ FV_API int64_t fv_repartition(int64_t *model_buf, int64_t *data_buf, double *y) 
         return FV_STATUS_BAD_ARGUMENT;
     }
     int64_t status = fv_repartition_raw(model_buf, data_buf, y);
+    return fv_err.raised ? FV_STATUS_RAISED : status;
+}
+
+/* Model Exchange (native.step.evaluate_cfunc): at the state y at t [s], an external load's levers, ydot = dy/dt,
+ * the switching functions g (the system's, with its switch_params sw, n_sw of them), the output row and *due = 1
+ * if the origin is to be rebased. Returns the derivative's status (0, 1 a new partition is asked for, < 0 a
+ * failure, FV_STATUS_RAISED). Not exported by a step library (no FV_API): the FMI layer's own. */
+int64_t fv_evaluate(int64_t *model_buf, int64_t *data_buf, double t, double *y, double *row, double *ydot,
+                    const double *sw, int64_t n_sw, double *g, int64_t *due) {
+    fv_clear_error();
+    if (!model_buf || !data_buf || !y || !row || !ydot || !sw || n_sw < 0 || !g || !due) {
+        fv_raise("fv_evaluate: a null pointer or a negative count");
+        return FV_STATUS_BAD_ARGUMENT;
+    }
+    *due = 0;
+    int64_t status = fv_evaluate_raw(model_buf, data_buf, t, y, row, ydot, sw, n_sw, g, due);
     return fv_err.raised ? FV_STATUS_RAISED : status;
 }
 
