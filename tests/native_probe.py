@@ -14,7 +14,8 @@ that ``["instantiate", k]``, ``["setup", k, start_time]``, ``["enter", k]``, ``[
 ``["steps", k, t0, h, n]`` (n steps, stops at the first non-OK), ``["save", k, slot]`` (getFMUstate and
 serialize into a slot), ``["load", k, bytes_hex_or_slot]`` (deserialize and set; a slot name or hex bytes),
 ``["state_bytes", k, slot]`` (print the slot's hex), ``["free", k]``, ``["rss", k]`` (the process's resident
-memory [bytes] after a garbage collection and glibc's ``malloc_trim``).
+memory [bytes] after a garbage collection and glibc's ``malloc_trim``). :func:`run_case_script` runs a test's
+own child script (FMPy over a native and a Python FMU) the same way.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 from xml.etree import ElementTree
@@ -255,3 +257,14 @@ def asan_runtime() -> str | None:
 
 if __name__ == "__main__":
     child(json.loads(sys.stdin.read()))
+
+
+def run_case_script(script: str, spec: dict) -> list:
+    """Run ``script`` (Python source driving FMUs, typically through FMPy) in a child process with ``spec`` as
+    its JSON argument, in a fresh working folder; the JSON values of the lines it printed that start with
+    ``CASE,``. A crash of the child fails the calling test with its stderr."""
+    with tempfile.TemporaryDirectory(prefix="fv_cases_") as cwd:
+        proc = subprocess.run([sys.executable, "-c", script, json.dumps(spec)], capture_output=True, text=True,
+                              cwd=cwd)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return [json.loads(line[5:]) for line in proc.stdout.splitlines() if line.startswith("CASE,")]

@@ -9,11 +9,10 @@ cases run through FMPy in one child process (a crash there cannot take pytest do
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import tempfile
 
 import pytest
+
+from native_probe import run_case_script
 
 CASES_SCRIPT = """
 import json, sys
@@ -134,11 +133,7 @@ def cases(fmu: str) -> list[dict]:
 def run_cases(fmu_path, fmu: str, todo) -> dict:
     spec = {"fmu": str(fmu_path), "outputs": OUTPUTS[fmu], "cases": todo, "n_steps": N_STEPS,
             "torque": TORQUE[fmu], "torque_value": 200.0}
-    with tempfile.TemporaryDirectory(prefix="fv_choices_") as cwd:
-        proc = subprocess.run([sys.executable, "-c", CASES_SCRIPT, json.dumps(spec)], capture_output=True,
-                              text=True, cwd=cwd)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return dict(json.loads(line[5:]) for line in proc.stdout.splitlines() if line.startswith("CASE,"))
+    return dict(run_case_script(CASES_SCRIPT, spec))
 
 
 def _with_starts(todo, fmu):

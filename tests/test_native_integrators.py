@@ -119,9 +119,10 @@ class _Fmu:
 
 def _int_fields(state: bytes, n_states: int) -> int:
     """Offset of the ABM4 control integers in a serialized state (``c/fmi2_native.c``): the integer arrays
-    (ABM4 control (3), BDF2 pivots (2 n), BDF2 control (5)) lie just before the blob and its check word."""
+    (ABM4 control (3), BDF2 pivots (2 n), BDF2 control (5), the image variant (1)) lie just before the blob and its
+    check word."""
     nb = int.from_bytes(state[72 + 40:72 + 48], "little")
-    return len(state) - 8 - nb - 8 * (3 + 2 * n_states + 5)
+    return len(state) - 8 - nb - 8 * (3 + 2 * n_states + 5 + 1)
 
 
 def test_a_restored_state_continues_each_integrator_bit_for_bit(native_integrators_fmu, tmp_path):

@@ -6,17 +6,13 @@ there cannot take pytest down). An FMU state carries the parameter values it was
 state's parameter entries are checked (in range, equal to each other)."""
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-import tempfile
-
 import numpy as np
 import pytest
 
 from fmu_vehicle.fmi.vehicle_parameters import parameter_table
 from fmu_vehicle.fmi.vehicle_slave import vehicle_variables
 from fmu_vehicle.native.fmu import OWN_KINDS
+from native_probe import run_case_script
 
 CASES_SCRIPT = """
 import json, sys
@@ -70,12 +66,7 @@ def cases(fmu: str) -> list[tuple]:
 def run_cases(fmu_path, fmu: str, todo) -> dict:
     spec = {"fmu": str(fmu_path), "outputs": OUTPUTS[fmu], "cases": todo, "n_steps": N_STEPS,
             "torque": TORQUE[fmu], "torque_value": 200.0}
-    with tempfile.TemporaryDirectory(prefix="fv_tunable_") as cwd:
-        proc = subprocess.run([sys.executable, "-c", CASES_SCRIPT, json.dumps(spec)], capture_output=True,
-                              text=True, cwd=cwd)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    rows = [json.loads(line[5:]) for line in proc.stdout.splitlines() if line.startswith("CASE,")]
-    return {(name, value): result for name, value, result in rows}
+    return {(name, value): result for name, value, result in run_case_script(CASES_SCRIPT, spec)}
 
 
 @pytest.mark.slow

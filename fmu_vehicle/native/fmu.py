@@ -66,7 +66,8 @@ from ..fmi.roads import SHIPPED_ROADS
 from ..fmi.slave_base import SlaveBase
 from ..fmi.variables import Var
 from ..fmi.vehicle_parameters import KINDS, model_range, parameter_table
-from ..fmi.vehicle_slave import STEERING_INPUTS, load_vehicle, steering_input_limits, vehicle_structure, vehicle_variables
+from ..fmi.vehicle_slave import (STEERING_INPUTS, load_vehicle, steering_input_limits, vehicle_structure,
+                                 vehicle_variables)
 from ..fmi.version import package_version
 from ..paths import resource_path
 from ..util import atomic_write
@@ -350,7 +351,8 @@ def config_header(model_id: str, guid: str, fixed, values: dict, variants, tunab
     car, sim, shape, image = first.car, first.sim, first.packed.shape, first.image
     n_cols = sim.inputs.shape[1]
     key_word = next(f.word for f in image.fields if f.path == "data.inputs") + ARRAY_DATA
-    choices = [c for c in CHOICES if c in values and not (c in ("road", ALLOW_PARAMETER) and values["road_file"].strip())]
+    by_file = ("road", ALLOW_PARAMETER) if values["road_file"].strip() else ()     # a road_file replaces the road
+    choices = [c for c in CHOICES if c in values and c not in by_file]
     lines = [f"#define FV_MODEL_IDENTIFIER {_c_string(model_id)}", f"#define FV_GUID {_c_string(guid)}",
              f"#define FV_KEY_WORD {key_word}", f"#define FV_N_INPUTS {image.field('data.inputs').array.size}",
              f"#define FV_N_INPUT_COLS {n_cols}", f"#define FV_N_VARS {len(fixed)}",
@@ -429,15 +431,16 @@ def variant_config(k: int, variant, fixed, tunables) -> tuple[list[str], str]:
     writes = _tune_writes(variant, fixed, tunables)
     body_masses, rods = mass_offsets(car, image)
     model_arrays, index_arrays = blob_ranges(image, [offset for _vr, offset in writes])
-    ranges = [model_range(variant.model, v.name, (v.min, v.max)) if v.name in tunables else (None, None) for v in fixed]
+    ranges = [model_range(variant.model, v.name, (v.min, v.max)) if v.name in tunables else (-math.inf, math.inf)
+              for v in fixed]
     steering = car.spec.steering
     angle, travel = (steering.angle_limit_rad, steering.rack_travel_limit_m) if steering is not None else (0.0, 0.0)
     sw = _switch_params(sim.system)
     p = f"FV_V{k}_"
     lines = [f"static const fv_write {p}TUNE[] = {{{', '.join(f'{{{vr}, {o}}}' for vr, o in writes) or '{0, -1}'}}};",
              f"static const int64_t {p}BODIES[] = {{{', '.join(map(str, body_masses))}}};",
-             f"static const double {p}LO[FV_N_VARS] = {{{', '.join(_c_number(lo if lo is not None else -math.inf) for lo, _ in ranges)}}};",
-             f"static const double {p}HI[FV_N_VARS] = {{{', '.join(_c_number(hi if hi is not None else math.inf) for _, hi in ranges)}}};",
+             f"static const double {p}LO[FV_N_VARS] = {{{', '.join(_c_number(lo) for lo, _ in ranges)}}};",
+             f"static const double {p}HI[FV_N_VARS] = {{{', '.join(_c_number(hi) for _, hi in ranges)}}};",
              f"static const double {p}SWITCH[] = {{{', '.join(_c_number(x) for x in sw.tolist() or [0.0])}}};",
              *_c_ranges(f"V{k}_FIXED", model_arrays), *_c_ranges(f"V{k}_INDEX", index_arrays),
              *_c_ranges(f"V{k}_ME", evaluation_workspace(image))]
@@ -446,7 +449,8 @@ def variant_config(k: int, variant, fixed, tunables) -> tuple[list[str], str]:
     row = (f"    {{{_c_string(variant.file)}, \"\", {table['model'].item_value(variant.model)}, "
            f"{table['road'].item_value(variant.road)}, {len(image.blob)}, {image.field('data.inputs').offset}, "
            f"{image.field('data.modes').offset}, {len(writes)}, {p}TUNE, {p}LO, {p}HI, {len(body_masses)}, {p}BODIES, "
-           f"{_c_number(rods)}, {_c_number(car.rack_gain)}, {_c_number(angle)}, {_c_number(travel)}, {sw.size}, {p}SWITCH, "
+           f"{_c_number(rods)}, {_c_number(car.rack_gain)}, {_c_number(angle)}, {_c_number(travel)}, {sw.size}, "
+           f"{p}SWITCH, "
            f"FV_N_V{k}_FIXED, FV_V{k}_FIXED, FV_N_V{k}_INDEX, FV_V{k}_INDEX, {_c_string(variant.model)}, "
            f"{_c_string(variant.road)}, {steer}, FV_N_V{k}_ME, FV_V{k}_ME}},")
     return lines, row
@@ -538,8 +542,8 @@ def integrator_config(integrator: Var, shape, methods=()) -> list[str]:
     Enumeration (``FV_ITEM_RK4``, ...), the sizes of the stepper arrays (``abm.abm_arrays``, ``bdf.bdf_arrays``,
     ``rk4e``'s; each at least 1 for C), the ranges of their control integers a restored state is checked
     against (``CTL_RANGES``), the methods' options (the defaults of ``BDF2`` and ``RK4E``, as the Python FMU's
-    ``make_stepper`` uses them; the road's switching parameters are each variant's: :func:`variant_config`) and ``FV_CARRIED``, the
-    text naming RK4 and the ``methods`` the library carries with their item values."""
+    ``make_stepper`` uses them; the road's switching parameters are each variant's: :func:`variant_config`) and
+    ``FV_CARRIED``, the text naming RK4 and the ``methods`` the library carries with their item values."""
     from ..integrators import abm, bdf, rk4e
     missing = {"rk4", abm.ABM4.name, bdf.BDF2.name, rk4e.RK4E.name} - set(integrator.choices)
     if missing:
