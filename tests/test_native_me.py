@@ -1,4 +1,4 @@
-"""FMI 2.0 Model Exchange of the native vehicle FMUs (``c/fmi2_me.c``; docs/native.md §10): the session's native
+"""FMI 2.0 Model Exchange of the native vehicle FMUs (``c/fmi2_me.c``; docs/native.md §9): the session's native
 VehicleLV (``native_fmus``), integrated by FMPy's CVode at a relative tolerance of 1e-8, follows the project's
 adaptive reference integration of the same vehicle over the bumps (the event indicators are the switching
 functions RK4E locates) to well within 1e-6 of each output's magnitude, and differs from its own Co-Simulation
@@ -105,8 +105,8 @@ def test_smooth_run_me_equals_cs(native_fmus):
 
 def test_road_chosen_at_run_time(native_fmus):
     """``road`` set to 'flat' at run time on the VehicleLV exported on 'bumpy': the instance is made from the
-    flat road's image variant, whose blob has another layout (docs/native.md §9), and the evaluation's
-    workspace is that variant's (§10). From x0 = 14 m, where the export's road has its bumps (0.9 s), ME and CS
+    flat road's image variant, whose blob has another layout (docs/native.md §10), and the evaluation's
+    workspace is that variant's (§9). From x0 = 14 m, where the export's road has its bumps (0.9 s), ME and CS
     on the chosen road agree to 1e-6 of each output's magnitude, as on the smooth run (measured: 2.6e-7, the
     front wheel's spin), and CS on the export's road differs from them (measured: the front tire's vertical
     force by 2.2 times its magnitude on the flat road)."""

@@ -1,5 +1,5 @@
 """``fmu-vehicle export --native``: native vehicle FMUs (the compiled model and an FMI layer in C, no Python
-on the host), every Real parameter settable until initialization ends, the choices fixed at export
+on the host), every parameter but a user's road file settable until initialization ends
 (:mod:`fmu_vehicle.native.fmu`); FMI 2.0 Co-Simulation, or FMI 3.0 with ``--fmi-version 3`` (written to
 ``<out>/fmi3/``)."""
 from __future__ import annotations

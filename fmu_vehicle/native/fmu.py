@@ -32,12 +32,12 @@ ramps the rack to. An Enumeration is an Integer in the C layer holding its item 
 value set and makes them the instance's when initialization ends, so the order of the sets does not matter.
 Every input is settable at any time. The FMU state can be saved, restored and serialized, with the integrator
 and its arrays (ABM4's history, BDF2's matrices, ...) and the image it was made from. A new coordinate partition
-during a run is made in the compiled step (``fv_repartition``). See docs/native.md §6, §8 and §9.
+during a run is made in the compiled step (``fv_repartition``). See docs/native.md §6, §8 and §10.
 
 The FMI 2.0 FMU is a Model Exchange FMU too (the same library, ``c/fmi2_me.c``): the vehicle's state vector is
 its continuous states (:func:`model_exchange_states`, appended to the description by
 :func:`add_model_exchange`), the switching functions RK4E locates its event indicators, and a new coordinate
-partition or an origin rebase a step event (docs/native.md §10).
+partition or an origin rebase a step event (docs/native.md §9).
 
 ``export(..., fmi_version=3)`` builds the same FMU as an FMI 3.0 Co-Simulation FMU into ``<dest_dir>/fmi3/``:
 ``c/fmi3_native.c`` over the FMI 2.0 layer in one library exporting only ``fmi3*`` (binaries in
@@ -377,7 +377,7 @@ def config_header(model_id: str, guid: str, fixed, values: dict, variants, tunab
               f"#define FV_EQ_DOUBLES {n_doubles}", f"#define FV_EQ_INTS {n_ints}",
               f"#define FV_MAX_SUBSTEPS {int(SlaveBase.MAX_SUBSTEPS)}",
               f"#define FV_INDEX_MAX {int(sim.system.model.mech.n)}"]
-    rows = []
+    rows, nominals = [], [s.nominal for s in model_exchange_states(car)]
     for k, variant in enumerate(variants):
         if variant.file:
             if (next(f.word for f in variant.image.fields if f.path == "data.inputs") + ARRAY_DATA != key_word
@@ -385,7 +385,7 @@ def config_header(model_id: str, guid: str, fixed, values: dict, variants, tunab
                     or int(variant.sim.system.model.mech.n) != int(sim.system.model.mech.n)):
                 raise ModelError(f"native FMU: model {variant.model!r} on road {variant.road!r} does not share the "
                                  f"export's buffer layout")
-            if [s.nominal for s in model_exchange_states(variant.car)] != [s.nominal for s in model_exchange_states(car)]:
+            if [s.nominal for s in model_exchange_states(variant.car)] != list(nominals):
                 raise ModelError(f"native FMU: model {variant.model!r} has other kinds of states than the export's "
                                  f"(Model Exchange nominals)")
             text, row = variant_config(k, variant, fixed, tunables)
@@ -397,12 +397,11 @@ def config_header(model_id: str, guid: str, fixed, values: dict, variants, tunab
     lines += [f"#define FV_N_VARIANTS {len(variants)}", "static const fv_variant FV_VARIANTS[FV_N_VARIANTS] = {",
               *rows, "};",
               f"#define FV_MAX_TUNE_WRITES {max(1, max(len(_tune_writes(v, fixed, tunables)) for v in carried))}"]
-    workspace = max(sum(n for _o, n, _p in evaluation_workspace(v.image)) for v in carried)
-    lines += [f"#define FV_N_EVENT_INDICATORS {int(shape.n_switch)}",
-              "static const double FV_NOMINALS[] = {"
-              + ", ".join(_c_number(s.nominal) for s in model_exchange_states(car)) + "};",
-              f"#define FV_ME_BYTES {max(1, workspace)}"]
     integrator = next(v for v in fixed if v.name == "integrator")
+    me = [evaluation_workspace(v.image) for v in carried]
+    lines += [f"#define FV_N_EVENT_INDICATORS {int(shape.n_switch)}",
+              "static const double FV_NOMINALS[] = {" + ", ".join(map(_c_number, nominals)) + "};",
+              f"#define FV_ME_BYTES {max(1, max(sum(n for _o, n, _p in w) for w in me))}"]
     return "\n".join(lines + integrator_config(integrator, shape, methods)) + "\n"
 
 
@@ -424,9 +423,8 @@ def variant_config(k: int, variant, fixed, tunables) -> tuple[list[str], str]:
     set away from its start value against); where the bodies' masses lie (``tunable.mass_offsets``: the C layer
     adds the total mass as ``Vehicle.total_mass_kg`` does) and the removed rods' mass; the steering's rack gain
     and end stops; ``data.inputs`` and ``data.modes`` in the blob; the road's switching parameters (RK4E); the
-    parts of the blob a restored state is checked against (:func:`blob_ranges`); for Model Exchange
-    (``c/fmi2_me.c``) ``data.steer`` in the blob (-1: the vehicle does not steer) and the evaluation's workspace
-    (:func:`evaluation_workspace`): the blob layouts of the variants differ (roads of other sizes)."""
+    parts of the blob a restored state is checked against (:func:`blob_ranges`); for Model Exchange the
+    evaluation's workspace (:func:`evaluation_workspace`) and ``data.steer`` (-1: no steering)."""
     car, sim, image = variant.car, variant.sim, variant.image
     writes = _tune_writes(variant, fixed, tunables)
     body_masses, rods = mass_offsets(car, image)
@@ -450,9 +448,8 @@ def variant_config(k: int, variant, fixed, tunables) -> tuple[list[str], str]:
            f"{table['road'].item_value(variant.road)}, {len(image.blob)}, {image.field('data.inputs').offset}, "
            f"{image.field('data.modes').offset}, {len(writes)}, {p}TUNE, {p}LO, {p}HI, {len(body_masses)}, {p}BODIES, "
            f"{_c_number(rods)}, {_c_number(car.rack_gain)}, {_c_number(angle)}, {_c_number(travel)}, {sw.size}, "
-           f"{p}SWITCH, "
-           f"FV_N_V{k}_FIXED, FV_V{k}_FIXED, FV_N_V{k}_INDEX, FV_V{k}_INDEX, {_c_string(variant.model)}, "
-           f"{_c_string(variant.road)}, {steer}, FV_N_V{k}_ME, FV_V{k}_ME}},")
+           f"{p}SWITCH, FV_N_V{k}_FIXED, FV_V{k}_FIXED, FV_N_V{k}_INDEX, FV_V{k}_INDEX, FV_N_V{k}_ME, FV_V{k}_ME, "
+           f"{steer}, {_c_string(variant.model)}, {_c_string(variant.road)}}},")
     return lines, row
 
 

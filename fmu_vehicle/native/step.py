@@ -38,7 +38,7 @@ inputs_key``: for a vehicle, the memory of ``data.inputs``), ``saved`` the (1 + 
 record (``RK4Stepper``).
 
 :func:`evaluate_cfunc` compiles one more, for a host that integrates the state itself (a native FMU in Model
-Exchange, docs/native.md §10): the derivative, the switching functions, the outputs and the rebase check at one
+Exchange, docs/native.md §9): the derivative, the switching functions, the outputs and the rebase check at one
 state.
 
 See docs/native.md §1.

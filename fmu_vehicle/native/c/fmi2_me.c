@@ -29,7 +29,8 @@ typedef struct {              /* fmi2FunctionTypes.h of the standard */
 } fmi2EventInfo;
 
 /* the rack's ramp (data.steer in the blob of the instance's variant: t0 [s], s0 [m], rate [m/s], gain) held at
- * the steering input's target from the model time on; nothing if the chosen vehicle does not steer */
+ * the steering input's target from the model time on; nothing if the chosen vehicle does not steer (a kind's
+ * vehicles need not all steer: the offset is the variant's) */
 static void me_hold_rack(Comp *c) {
     if (c->var->steer_offset < 0) return;
     double *steer = blob_double(c, c->var->steer_offset);
@@ -62,8 +63,8 @@ static fmi2Status me_evaluate(Comp *c, const char *fn) {
         if (c->me_snapped) me_workspace(c, 0);
         me_hold_rack(c);
         int64_t due = 0;
-        c->me_status = fv_evaluate(c->model, c->data, c->t_model, c->y, c->row, c->me_ydot,
-                                   c->var->switch_params, c->var->n_switch, c->me_g, &due);
+        c->me_status = fv_evaluate(c->model, c->data, c->t_model, c->y, c->row, c->me_ydot, c->var->switch_params,
+                                   c->var->n_switch, c->me_g, &due);
         c->me_due = due;
         c->me_fresh = 1;
     }
@@ -89,7 +90,7 @@ static fmi2Status me_check(Comp *c, const char *fn, int modes) {
 }
 
 /* in initialization mode the state is the start the exit will compute (the equilibrium at x0, moving at v0) from
- * the values set so far (use_choices: the instance of the chosen model and road) */
+ * the values set so far (use_choices: the instance of the chosen model and road, as fmi2GetReal there) */
 static fmi2Status me_start(Comp *c, const char *fn) {
     if (c->state != S_INIT) return fmi2OK;
     c->me_fresh = c->me_snapped = 0;

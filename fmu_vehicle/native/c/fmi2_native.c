@@ -149,11 +149,11 @@ typedef struct {
     const fv_range *fixed;
     int n_index;                    /* the data's integer arrays: a restored state's within [0, FV_INDEX_MAX] */
     const fv_range *index;
-    const char *model_name, *road_name;
-    int64_t steer_offset;           /* Model Exchange (fmi2_me.c): data.steer in the blob (-1: the vehicle does not steer) */
-    int n_me;                       /* the evaluation's workspace (native.fmu.evaluation_workspace): what an ME
-                                     * instance copies at each accepted state and puts back before each evaluation */
+    int n_me;                       /* Model Exchange (fmi2_me.c): the evaluation's workspace in this blob
+                                     * (native.fmu.evaluation_workspace; the variants' blobs differ) */
     const fv_range *me;
+    int64_t steer_offset;           /* data.steer in the blob (-1: the vehicle does not steer) */
+    const char *model_name, *road_name;
 } fv_variant;
 
 #include "fv_fmu_config.h"
