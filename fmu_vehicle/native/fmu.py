@@ -385,7 +385,7 @@ def config_header(model_id: str, guid: str, fixed, values: dict, variants, tunab
                     or int(variant.sim.system.model.mech.n) != int(sim.system.model.mech.n)):
                 raise ModelError(f"native FMU: model {variant.model!r} on road {variant.road!r} does not share the "
                                  f"export's buffer layout")
-            if [s.nominal for s in model_exchange_states(variant.car)] != list(nominals):
+            if [s.nominal for s in model_exchange_states(variant.car)] != nominals:
                 raise ModelError(f"native FMU: model {variant.model!r} has other kinds of states than the export's "
                                  f"(Model Exchange nominals)")
             text, row = variant_config(k, variant, fixed, tunables)
