@@ -163,15 +163,15 @@ typedef struct {
  * is the item value less it) and FV_ITEM_STEERING_WHEEL_ANGLE; FV_TIRE_FROM (the start table's first tire state,
  * vehicle.start), the equilibrium's scratch sizes FV_EQ_DOUBLES, FV_EQ_INTS (native.step.StepShape.work_sizes);
  * the step budget FV_MAX_SUBSTEPS; FV_INDEX_MAX; FV_VARIANTS[FV_N_VARIANTS] (the images, the first the export's)
- * and FV_MAX_TUNE_WRITES; for Model Exchange FV_N_EVENT_INDICATORS, FV_NOMINALS[FV_N_STATES] and FV_ME_BYTES (the
- * largest variant's evaluation workspace); the integrators: the item values
+ * and FV_MAX_TUNE_WRITES; the integrators: the item values
  * FV_ITEM_RK4, FV_ITEM_ABM4, FV_ITEM_BDF2, FV_ITEM_RK4E of the integrator parameter, the sizes of their arrays
  * (FV_WORK, FV_ABM_HIST, FV_ABM_CTL, FV_BDF_JAC, FV_BDF_LU, FV_BDF_PIV, FV_BDF_HMAT, FV_BDF_CTL, FV_RK4E_G,
  * FV_RK4E_STATS, each >= 1), the ranges a restored state's control integers must lie in (FV_ABM_CTL_LO/HI[],
  * FV_BDF_CTL_LO/HI[]), the methods' options (FV_BDF_RTOL, FV_BDF_ATOL, FV_RK4E_TOL, FV_RK4E_MAX_ITER,
- * FV_RK4E_MAX_SUB: the defaults of integrators.bdf.BDF2 and rk4e.RK4E, as the Python FMU's), the system's
- * switch_params (each variant's own) and FV_CARRIED, the text naming
- * the integrators the library carries with their item values (for messages). Which it carries besides RK4:
+ * FV_RK4E_MAX_SUB: the defaults of integrators.bdf.BDF2 and rk4e.RK4E, as the Python FMU's; the road's
+ * switching parameters are each variant's) and FV_CARRIED, the text naming the integrators the library carries
+ * with their item values (for messages); Model Exchange (fmi2_me.c): FV_N_EVENT_INDICATORS,
+ * FV_NOMINALS[], FV_ME_BYTES (the largest of the variants' evaluation workspaces). Which it carries besides RK4:
  * -DFV_HAS_ABM4, -DFV_HAS_BDF2, -DFV_HAS_RK4E (native.emit.method_defines). */
 
 enum { S_INSTANTIATED, S_INIT, S_STEPPING, S_FAILED, S_TERMINATED };
