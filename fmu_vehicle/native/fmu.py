@@ -53,7 +53,6 @@ from dataclasses import replace
 import uuid
 import zipfile
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 from lxml import etree
@@ -377,7 +376,7 @@ def config_header(model_id: str, guid: str, fixed, values: dict, variants, tunab
               f"#define FV_EQ_DOUBLES {n_doubles}", f"#define FV_EQ_INTS {n_ints}",
               f"#define FV_MAX_SUBSTEPS {int(SlaveBase.MAX_SUBSTEPS)}",
               f"#define FV_INDEX_MAX {int(sim.system.model.mech.n)}"]
-    rows = []
+    rows, nominals = [], [s.nominal for s in model_exchange_states(car)]
     for k, variant in enumerate(variants):
         if variant.file:
             if (next(f.word for f in variant.image.fields if f.path == "data.inputs") + ARRAY_DATA != key_word
@@ -385,6 +384,9 @@ def config_header(model_id: str, guid: str, fixed, values: dict, variants, tunab
                     or int(variant.sim.system.model.mech.n) != int(sim.system.model.mech.n)):
                 raise ModelError(f"native FMU: model {variant.model!r} on road {variant.road!r} does not share the "
                                  f"export's buffer layout")
+            if [s.nominal for s in model_exchange_states(variant.car)] != nominals:
+                raise ModelError(f"native FMU: model {variant.model!r} has other kinds of states than the export's "
+                                 f"(Model Exchange nominals)")
             text, row = variant_config(k, variant, fixed, tunables)
             lines += text
         else:
@@ -397,9 +399,7 @@ def config_header(model_id: str, guid: str, fixed, values: dict, variants, tunab
     integrator = next(v for v in fixed if v.name == "integrator")
     me = [evaluation_workspace(v.image) for v in carried]
     lines += [f"#define FV_N_EVENT_INDICATORS {int(shape.n_switch)}",
-              f"#define FV_HAS_STEER {int(car.steer_drv >= 0)}",
-              "static const double FV_NOMINALS[] = {"
-              + ", ".join(_c_number(s.nominal) for s in model_exchange_states(car)) + "};",
+              "static const double FV_NOMINALS[] = {" + ", ".join(map(_c_number, nominals)) + "};",
               f"#define FV_ME_BYTES {max(1, max(sum(n for _o, n, _p in w) for w in me))}"]
     return "\n".join(lines + integrator_config(integrator, shape, methods)) + "\n"
 
@@ -447,10 +447,8 @@ def variant_config(k: int, variant, fixed, tunables) -> tuple[list[str], str]:
            f"{table['road'].item_value(variant.road)}, {len(image.blob)}, {image.field('data.inputs').offset}, "
            f"{image.field('data.modes').offset}, {len(writes)}, {p}TUNE, {p}LO, {p}HI, {len(body_masses)}, {p}BODIES, "
            f"{_c_number(rods)}, {_c_number(car.rack_gain)}, {_c_number(angle)}, {_c_number(travel)}, {sw.size}, "
-           f"{p}SWITCH, "
-           f"FV_N_V{k}_FIXED, FV_V{k}_FIXED, FV_N_V{k}_INDEX, FV_V{k}_INDEX, FV_N_V{k}_ME, FV_V{k}_ME, {steer}, "
-           f"{_c_string(variant.model)}, "
-           f"{_c_string(variant.road)}}},")
+           f"{p}SWITCH, FV_N_V{k}_FIXED, FV_V{k}_FIXED, FV_N_V{k}_INDEX, FV_V{k}_INDEX, FV_N_V{k}_ME, FV_V{k}_ME, "
+           f"{steer}, {_c_string(variant.model)}, {_c_string(variant.road)}}},")
     return lines, row
 
 

@@ -28,20 +28,19 @@ typedef struct {              /* fmi2FunctionTypes.h of the standard */
     fmi2Real nextEventTime;
 } fmi2EventInfo;
 
-/* the rack's ramp (data.steer in the blob: t0 [s], s0 [m], rate [m/s], gain) held at the steering input's
- * target from the model time on */
+/* the rack's ramp (data.steer in the blob of the instance's variant: t0 [s], s0 [m], rate [m/s], gain) held at
+ * the steering input's target from the model time on; nothing if the chosen vehicle does not steer (a kind's
+ * vehicles need not all steer: the offset is the variant's) */
 static void me_hold_rack(Comp *c) {
-#if FV_HAS_STEER
+    if (c->var->steer_offset < 0) return;
     double *steer = blob_double(c, c->var->steer_offset);
     steer[0] = c->t_model;
     steer[1] = rack_target(c);
     steer[2] = 0.0;
-#else
-    (void)c;
-#endif
 }
 
-/* the evaluation's workspace (the image's me ranges of the blob) into the copy (save) or back from it */
+/* the evaluation's workspace (the ranges var->me of the instance's variant: the variants' blobs differ) into
+ * the copy (save) or back from it */
 static void me_workspace(Comp *c, int save) {
     unsigned char *blob;
     fv_instance_blob(c->instance, &blob);
@@ -90,10 +89,12 @@ static fmi2Status me_check(Comp *c, const char *fn, int modes) {
     return fmi2OK;
 }
 
-/* in initialization mode the state is the start the exit will compute (the equilibrium at x0, moving at v0) */
+/* in initialization mode the state is the start the exit will compute (the equilibrium at x0, moving at v0) from
+ * the values set so far (use_choices: the instance of the chosen model and road, as fmi2GetReal there) */
 static fmi2Status me_start(Comp *c, const char *fn) {
     if (c->state != S_INIT) return fmi2OK;
     c->me_fresh = c->me_snapped = 0;
+    if (use_choices(c, fn) != fmi2OK) return fmi2Error;
     int64_t st = initial_outputs(c);
     if (st < 0)
         return fail(c, fmi2Error, "%s: initial state at x0 = %g m, v0 = %g m/s: the model failed with status %lld %s",

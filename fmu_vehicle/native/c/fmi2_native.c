@@ -115,9 +115,10 @@ typedef struct {
     const fv_range *fixed;
     int n_index;                    /* the data's integer arrays: a restored state's within [0, FV_INDEX_MAX] */
     const fv_range *index;
-    int n_me;                       /* Model Exchange: the evaluation's workspace (fmi2_me.c) */
+    int n_me;                       /* Model Exchange (fmi2_me.c): the evaluation's workspace in this blob
+                                     * (native.fmu.evaluation_workspace; the variants' blobs differ) */
     const fv_range *me;
-    int64_t steer_offset;           /* data.steer in the blob (-1: no steering) */
+    int64_t steer_offset;           /* data.steer in the blob (-1: the vehicle does not steer) */
     const char *model_name, *road_name;
 } fv_variant;
 
@@ -135,7 +136,7 @@ typedef struct {
  * FV_BDF_CTL_LO/HI[]), the methods' options (FV_BDF_RTOL, FV_BDF_ATOL, FV_RK4E_TOL, FV_RK4E_MAX_ITER,
  * FV_RK4E_MAX_SUB: the defaults of integrators.bdf.BDF2 and rk4e.RK4E, as the Python FMU's; the road's
  * switching parameters are each variant's) and FV_CARRIED, the text naming the integrators the library carries
- * with their item values (for messages); Model Exchange (fmi2_me.c): FV_N_EVENT_INDICATORS, FV_HAS_STEER,
+ * with their item values (for messages); Model Exchange (fmi2_me.c): FV_N_EVENT_INDICATORS,
  * FV_NOMINALS[], FV_ME_BYTES (the largest of the variants' evaluation workspaces). Which it carries besides RK4:
  * -DFV_HAS_ABM4, -DFV_HAS_BDF2, -DFV_HAS_RK4E (native.emit.method_defines). */
 
