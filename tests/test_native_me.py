@@ -105,7 +105,7 @@ def test_smooth_run_me_equals_cs(native_fmus):
 
 def test_road_chosen_at_run_time(native_fmus):
     """``road`` set to 'flat' at run time on the VehicleLV exported on 'bumpy': the instance is made from the
-    flat road's image variant, whose blob has another layout (docs/native.md §10), and the evaluation's
+    flat road's image variant, whose blob has another layout (docs/native.md §11), and the evaluation's
     workspace is that variant's (§9). From x0 = 14 m, where the export's road has its bumps (0.9 s), ME and CS
     on the chosen road agree to 1e-6 of each output's magnitude, as on the smooth run (measured: 2.6e-7, the
     front wheel's spin), and CS on the export's road differs from them (measured: the front tire's vertical
