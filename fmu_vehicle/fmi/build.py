@@ -268,7 +268,7 @@ def _with_prologue(script: str, alias: str, binary: str) -> str:
     among its names, and that binary would keep the list of its MRO (and their repr strings) for every
     instance.  A ``from __future__`` import stays first."""
     if re.search(rf"^(?:from|import)\s+{alias}\b", script, re.M) is None:
-        raise BuildError(f"the slave script does not import the fmu_vehicle package")
+        raise BuildError("the slave script does not import the fmu_vehicle package")
     match = re.search(r"^(?:from|import)\s+(?!__future__\b)", script, re.M)
     head = script[:match.start()] + PROLOGUE.format(alias=alias) + BINARY_PROLOGUE[binary].format(alias=alias)
     if binary != "pythonfmu":

@@ -53,6 +53,7 @@ from dataclasses import replace
 import uuid
 import zipfile
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from lxml import etree
