@@ -74,13 +74,16 @@ for setting in INPUTS['settings']:
 
 def declared(path: Path) -> dict:
     """The modelDescription's ModelStructure by name: {"initial" | "stepping": {output: {known: kind}}},
-    "parameters": the parameter names, "inputs": the input names."""
+    "parameters": the parameter names, "inputs": the input names. A native vehicle's Model Exchange states and
+    derivatives (initial unknowns without a dependencies attribute: they depend on every known) are left out:
+    the Co-Simulation declaration is what is compared."""
     md = read_model_description(str(path))
     out = {"parameters": {v.name for v in md.modelVariables if v.causality == "parameter"},
            "inputs": {v.name for v in md.modelVariables if v.causality == "input"}}
+    model_exchange = {n for d in md.derivatives for n in (d.variable.name, d.variable.derivative.name)}
     for key, unknowns in (("initial", md.initialUnknowns), ("stepping", md.outputs)):
         table = {}
-        for u in unknowns:
+        for u in (u for u in unknowns if u.variable.name not in model_exchange):
             assert u.dependencies is not None, f"{u.variable.name}: no dependencies attribute ({key})"
             kinds = u.dependenciesKind or []
             assert len(kinds) == len(u.dependencies), f"{u.variable.name}: dependenciesKind ({key})"

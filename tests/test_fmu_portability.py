@@ -240,8 +240,9 @@ def test_two_builds_from_different_sources_run_side_by_side(scenario_fmus, tmp_p
     shutil.copy(REPO_DIR / "pyproject.toml", src / "pyproject.toml")
     slave = src / "fmu_vehicle" / "fmi" / "slaves" / "fmu_vehicle_lead_vehicle.py"
     text = slave.read_text()
-    assert '"x": m.x,' in text
-    slave.write_text(text.replace('"x": m.x,', '"x": m.x + 1000.0,'))
+    assert 'return lead_parameters(profile, values["x0"])' in text      # the start 1000 m ahead: x + 1000 m
+    slave.write_text(text.replace('lead_parameters(profile, values["x0"])',
+                                  'lead_parameters(profile, values["x0"] + 1000.0)'))
     build = ("import sys; sys.path.insert(0, sys.argv[1]); from fmu_vehicle.fmi.build import build_fmu; "
              "from fmu_vehicle.fmi.registry import slave_script; print(build_fmu(slave_script('LeadVehicle'), sys.argv[2]))")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}

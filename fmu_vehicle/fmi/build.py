@@ -75,8 +75,11 @@ BINARY_VARIABLE = "FMU_VEHICLE_FMU_BINARY"
 
 
 def default_binary() -> str:
-    """The FMU binary of a build that names none: ``$FMU_VEHICLE_FMU_BINARY``, else ``fmu_vehicle``."""
-    name = os.environ.get(BINARY_VARIABLE) or "fmu_vehicle"
+    """The FMU binary of a build that names none: ``$FMU_VEHICLE_FMU_BINARY``, else ``fmu_vehicle`` where it can
+    be compiled (Linux, a C compiler, this Python's headers: ``wrapper.library.can_compile``), else ``pythonfmu``
+    (prebuilt, no compiler needed)."""
+    from fmu_vehicle.fmi.wrapper.library import can_compile
+    name = os.environ.get(BINARY_VARIABLE) or ("fmu_vehicle" if can_compile() else "pythonfmu")
     if name not in BINARIES:
         raise BuildError(f"{BINARY_VARIABLE}={name!r}: not one of {', '.join(BINARIES)}")
     return name

@@ -51,6 +51,15 @@ def compile_command(output: Path) -> list[str]:
             *libs, "-ldl", "-lpthread"]
 
 
+def can_compile() -> bool:
+    """Whether :func:`export_library` can build here: Linux, a C compiler and this Python's ``Python.h``."""
+    try:
+        compile_command(Path("out"))
+    except WrapperBuildError:
+        return False
+    return sys.platform.startswith("linux")
+
+
 def cache_root() -> Path:
     """The per-user cache folder of this package (``$XDG_CACHE_HOME/fmu_vehicle`` or ``~/.cache/fmu_vehicle``)."""
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "fmu_vehicle"
