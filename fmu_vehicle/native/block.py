@@ -30,7 +30,6 @@ import importlib.util
 import json
 import math
 import pickle
-import subprocess
 import sys
 import tempfile
 import uuid
@@ -47,8 +46,8 @@ from ..fmi.slave_base import SlaveBase
 from ..paths import resources_dir
 from ..util import atomic_write
 from .emit import (C_DIR, FMI_EXPORTS, LIBC_SYMBOLS, TARGETS, WINDOWS_SYMBOLS, NativeBuildError, _ir_cache_dir, _run,
-                   _store_ir, _touch, cached_object_code, check_symbols, check_versions, kernel_cache_dir, link,
-                   runtime_symbols, undefined_symbols, usable_targets)
+                   _store_ir, _touch, cached_object_code, check_symbols, check_versions, ir_child, link, runtime_symbols,
+                   undefined_symbols, usable_targets)
 
 BLOCK_C = C_DIR / "fmi2_block.c"
 BLOCK_FMUS = ("LeadVehicle", "Powertrain", "Controller")
@@ -143,23 +142,8 @@ def kernel_irs(requests) -> list[tuple[dict, dict]]:
 
 def _compile_irs(requests) -> list[tuple[dict, dict]]:
     """:func:`kernel_irs` of ``requests`` compiled in one child process."""
-    from ..numerics.jit import PORTABLE_CPU
-    from ..util import compiling_child_env
-    with tempfile.TemporaryDirectory(prefix="fv_block_ir_") as tmp:
-        request = Path(tmp) / "request.pkl"
-        request.write_bytes(pickle.dumps(list(requests)))
-        kernels = kernel_cache_dir() or Path(tmp) / "cache"
-        env = compiling_child_env(kernels, NUMBA_CPU_NAME=PORTABLE_CPU, NUMBA_CPU_FEATURES="")
-        proc = subprocess.run([sys.executable, "-m", "fmu_vehicle.native.block", str(request), tmp], env=env,
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise NativeBuildError(f"{', '.join(fmu for fmu, _ in requests)}: compiling the blocks' kernels failed "
-                                   f"(exit {proc.returncode}):\n{proc.stderr[-4000:]}")
-        out = []
-        for i in range(len(requests)):
-            names = json.loads((Path(tmp) / f"names-{i}.json").read_text())
-            out.append(({k: (Path(tmp) / f"{k}-{i}.ll").read_text() for k in names}, names))
-        return out
+    return ir_child("fmu_vehicle.native.block", list(requests), len(requests),
+                    f"{', '.join(fmu for fmu, _ in requests)}: compiling the blocks' kernels")
 
 
 def _child(request: str, out: str) -> None:

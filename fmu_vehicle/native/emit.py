@@ -250,20 +250,26 @@ def _store_ir(folder: Path, irs: dict, names: dict) -> None:
 
 def _compile_irs(entries, modules, methods=()) -> list[tuple[dict, dict]]:
     """The entry points' IR of ``entries`` compiled in one child process (:func:`fresh_irs`)."""
+    return ir_child("fmu_vehicle.native.emit", (list(modules), [(m, d, tuple(s)) for m, d, s in entries], methods),
+                    len(entries), "compiling the entry points")
+
+
+def ir_child(module: str, request, count: int, what: str) -> list[tuple[dict, dict]]:
+    """Run ``python -m module <request.pkl> <folder>`` for the portable CPU with the package's kernel cache and
+    read back the ``count`` IR sets it wrote: ``{name: IR text}`` from ``<name>-<i>.ll`` and the names from
+    ``names-<i>.json``. A failing child raises NativeBuildError starting with ``what``."""
     from ..numerics.jit import PORTABLE_CPU
     from ..util import compiling_child_env
     with tempfile.TemporaryDirectory(prefix="fv_native_ir_") as tmp:
-        request = Path(tmp) / "request.pkl"
-        request.write_bytes(pickle.dumps((list(modules), [(m, d, tuple(s)) for m, d, s in entries], methods)))
+        path = Path(tmp) / "request.pkl"
+        path.write_bytes(pickle.dumps(request))
         kernels = kernel_cache_dir() or Path(tmp) / "cache"
         env = compiling_child_env(kernels, NUMBA_CPU_NAME=PORTABLE_CPU, NUMBA_CPU_FEATURES="")
-        proc = subprocess.run([sys.executable, "-m", "fmu_vehicle.native.emit", str(request), tmp], env=env,
-                              capture_output=True, text=True)
+        proc = subprocess.run([sys.executable, "-m", module, str(path), tmp], env=env, capture_output=True, text=True)
         if proc.returncode != 0:
-            raise NativeBuildError(f"compiling the entry points failed (exit {proc.returncode}):\n"
-                                   f"{proc.stderr[-4000:]}")
+            raise NativeBuildError(f"{what} failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
         out = []
-        for i in range(len(entries)):
+        for i in range(count):
             names = json.loads((Path(tmp) / f"names-{i}.json").read_text())
             out.append(({k: (Path(tmp) / f"{k}-{i}.ll").read_text() for k in names}, names))
         return out
